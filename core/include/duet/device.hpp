@@ -1,0 +1,86 @@
+// Devices: discovery across every backend that loaded, and opening one by environment or spec.
+//
+// A Device is a cheap handle (copies share one device context). It is safe to use one Device from
+// several threads; each thread should create its own Queue.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace duet {
+
+namespace detail {
+struct DeviceCore;
+}
+class Queue;
+class Program;
+
+enum class DeviceKind { gpu, cpu, other };
+const char* to_string(DeviceKind kind);
+
+struct DeviceInfo {
+  std::string backend;        // "cuda" or "opencl"
+  int index = 0;              // position within its backend: open("<backend>:<index>")
+  std::string name;           // "NVIDIA H100 80GB HBM3", "pthread-skylake-avx512-..."
+  std::string vendor;         // "NVIDIA", "Portable Computing Language", ...
+  std::string platform;       // OpenCL platform name; "CUDA" for the CUDA backend
+  std::string driver;         // driver version string
+  std::string arch;           // "sm_90" on CUDA; the OpenCL C version on OpenCL
+  DeviceKind kind = DeviceKind::other;
+  std::uint64_t memory_bytes = 0;     // global memory
+  std::uint64_t max_alloc_bytes = 0;  // largest single allocation
+  std::uint64_t local_memory_bytes = 0;  // shared / __local memory per group
+  unsigned compute_units = 0;
+  std::size_t max_group_size = 0;     // most work-items in one group
+  bool supports_double = false;
+
+  std::string id() const { return backend + ":" + std::to_string(index); }
+};
+
+// One line per backend duet was built with: loaded or not, and why not.
+struct BackendStatus {
+  std::string name;
+  bool available = false;
+  std::string reason;  // empty when available
+  std::size_t device_count = 0;
+};
+
+std::vector<BackendStatus> backends();
+// Every device of every backend that loaded, CUDA first, then OpenCL (platform order).
+std::vector<DeviceInfo> devices();
+
+// Compile-time values for a kernel, emitted as #define NAME VALUE before the source.
+using Defines = std::vector<std::pair<std::string, std::string>>;
+
+class Device {
+ public:
+  // Honours DUET_BACKEND=cuda|opencl|auto (default auto) and DUET_DEVICE (index or name substring).
+  Device() = default;  // an empty handle; use open()
+  static Device open();
+  // spec: "auto", "cuda", "opencl", "cuda:0", "opencl:1", "opencl:NVIDIA" (name substring).
+  // An asked-for backend or device that is missing throws, naming what is available.
+  static Device open(std::string_view spec);
+
+  const DeviceInfo& info() const;
+  Queue queue() const;
+  // Compile dialect source (see kernels/prelude.h). `name` labels the source in compiler logs.
+  // A program with the same source and defines is compiled once per device and then shared.
+  Program compile(std::string_view source, const Defines& defines = {},
+                  std::string_view name = "kernel.duet") const;
+
+  bool operator==(const Device& o) const noexcept { return core_ == o.core_; }
+  bool operator!=(const Device& o) const noexcept { return core_ != o.core_; }
+
+  // Internal: the shared device state.
+  const std::shared_ptr<detail::DeviceCore>& core() const noexcept { return core_; }
+  explicit Device(std::shared_ptr<detail::DeviceCore> core) : core_(std::move(core)) {}
+
+ private:
+  std::shared_ptr<detail::DeviceCore> core_;
+};
+
+}  // namespace duet

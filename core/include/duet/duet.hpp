@@ -1,0 +1,12 @@
+// duet: one C++ interface over CUDA and OpenCL devices. Include this header for everything.
+#pragma once
+
+#include "duet/buffer.hpp"
+#include "duet/device.hpp"
+#include "duet/error.hpp"
+#include "duet/kernels.hpp"
+#include "duet/program.hpp"
+#include "duet/queue.hpp"
+#include "duet/scalar_type.hpp"
+#include "duet/span.hpp"
+#include "duet/version.hpp"

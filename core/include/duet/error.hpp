@@ -1,0 +1,109 @@
+// duet's error hierarchy. Every failure the library reports is a duet::Error subclass carrying a
+// portable kind; driver failures also carry the native code, its name and the call that failed.
+// Messages say what was wrong and what to do about it. Nothing in duet aborts the process.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace duet {
+
+enum class ErrorKind {
+  config,               // bad DUET_BACKEND / DUET_DEVICE value or device spec
+  backend_unavailable,  // asked-for backend did not load (no driver, no platform, ...)
+  device_not_found,     // index out of range or no name match
+  compile,              // the kernel source did not compile
+  kernel_not_found,     // no kernel of that name in the program
+  argument,             // wrong argument count, kind or type for a launch or call
+  buffer_size,          // a transfer or launch needs more elements than the buffer holds
+  out_of_memory,        // the device could not allocate
+  device_mismatch,      // an object of one device handed to another device
+  released,             // use of a released or moved-from object
+  driver,               // any other failure reported by the driver
+};
+
+const char* to_string(ErrorKind kind);
+
+class Error : public std::runtime_error {
+ public:
+  Error(ErrorKind kind, const std::string& message);
+  ErrorKind kind() const noexcept { return kind_; }
+
+ private:
+  ErrorKind kind_;
+};
+
+struct ConfigError : Error {
+  explicit ConfigError(const std::string& m) : Error(ErrorKind::config, m) {}
+};
+struct BackendUnavailableError : Error {
+  explicit BackendUnavailableError(const std::string& m) : Error(ErrorKind::backend_unavailable, m) {}
+};
+struct DeviceNotFoundError : Error {
+  explicit DeviceNotFoundError(const std::string& m) : Error(ErrorKind::device_not_found, m) {}
+};
+struct KernelNotFoundError : Error {
+  explicit KernelNotFoundError(const std::string& m) : Error(ErrorKind::kernel_not_found, m) {}
+};
+struct ArgumentError : Error {
+  explicit ArgumentError(const std::string& m) : Error(ErrorKind::argument, m) {}
+};
+struct BufferSizeError : Error {
+  explicit BufferSizeError(const std::string& m) : Error(ErrorKind::buffer_size, m) {}
+};
+struct DeviceMismatchError : Error {
+  explicit DeviceMismatchError(const std::string& m) : Error(ErrorKind::device_mismatch, m) {}
+};
+struct ReleasedError : Error {
+  explicit ReleasedError(const std::string& m) : Error(ErrorKind::released, m) {}
+};
+
+class OutOfMemoryError : public Error {
+ public:
+  OutOfMemoryError(const std::string& m, std::uint64_t requested, std::uint64_t device_memory)
+      : Error(ErrorKind::out_of_memory, m), requested_(requested), device_memory_(device_memory) {}
+  std::uint64_t requested_bytes() const noexcept { return requested_; }
+  std::uint64_t device_memory_bytes() const noexcept { return device_memory_; }
+
+ private:
+  std::uint64_t requested_;
+  std::uint64_t device_memory_;
+};
+
+// A driver call failed. native_name is e.g. "CUDA_ERROR_LAUNCH_FAILED" or "CL_OUT_OF_RESOURCES".
+class DriverError : public Error {
+ public:
+  DriverError(const std::string& backend, const std::string& call, long native_code,
+              const std::string& native_name, const std::string& detail = {});
+  const std::string& backend() const noexcept { return backend_; }
+  const std::string& call() const noexcept { return call_; }
+  long native_code() const noexcept { return native_code_; }
+  const std::string& native_name() const noexcept { return native_name_; }
+
+ private:
+  std::string backend_, call_;
+  long native_code_;
+  std::string native_name_;
+};
+
+// The kernel source did not compile. log() is the compiler's whole log; line() is the first line
+// of the user's own source (not the prelude) that the log points at, or 0 when it names none.
+class CompileError : public Error {
+ public:
+  CompileError(const std::string& backend, const std::string& source_name, const std::string& log,
+               std::vector<std::string> options, int line);
+  const std::string& backend() const noexcept { return backend_; }
+  const std::string& source_name() const noexcept { return source_name_; }
+  const std::string& log() const noexcept { return log_; }
+  const std::vector<std::string>& options() const noexcept { return options_; }
+  int line() const noexcept { return line_; }
+
+ private:
+  std::string backend_, source_name_, log_;
+  std::vector<std::string> options_;
+  int line_;
+};
+
+}  // namespace duet

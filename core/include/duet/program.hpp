@@ -1,0 +1,69 @@
+// Programs and kernels. A Program is dialect source compiled for one device; a Kernel is one entry
+// point of it, found by name. Both are cheap, copyable, thread-safe handles.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "duet/device.hpp"
+#include "duet/scalar_type.hpp"
+
+namespace duet {
+
+namespace backend {
+class ProgramImpl;
+class KernelImpl;
+}  // namespace backend
+
+// A kernel parameter as the dialect source declares it.
+struct KernelParam {
+  enum class Kind { buffer, scalar };
+  Kind kind = Kind::scalar;
+  ScalarType type = ScalarType::unknown;  // element type for buffers; unknown when not resolvable
+  std::string type_name;                  // as written, after defines are substituted
+  std::string name;
+  bool is_const = false;                  // buffer the kernel only reads
+};
+
+struct KernelSignature {
+  std::string name;
+  std::vector<KernelParam> params;
+};
+
+class Kernel {
+ public:
+  Kernel() = default;
+  const std::string& name() const;
+  // The parameters parsed from the dialect source; empty optional when they could not be parsed.
+  const std::optional<KernelSignature>& signature() const;
+  const Device& device() const;
+  backend::KernelImpl& impl() const;
+
+  struct State;
+  explicit Kernel(std::shared_ptr<const State> s) : state_(std::move(s)) {}
+
+ private:
+  std::shared_ptr<const State> state_;
+};
+
+class Program {
+ public:
+  Program() = default;
+  // Throws KernelNotFoundError (listing the kernels the program has) when there is no such kernel.
+  Kernel kernel(const std::string& name) const;
+  std::vector<std::string> kernel_names() const;
+  const Device& device() const;
+  bool valid() const noexcept { return state_ != nullptr; }
+  void release() noexcept { state_.reset(); }
+
+  struct State;
+  explicit Program(std::shared_ptr<State> s) : state_(std::move(s)) {}
+
+ private:
+  const State& state() const;
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace duet

@@ -1,0 +1,10 @@
+// duet's version.
+#pragma once
+
+#define DUET_VERSION_MAJOR 0
+#define DUET_VERSION_MINOR 1
+#define DUET_VERSION_PATCH 0
+
+namespace duet {
+const char* version();  // "0.1.0"
+}

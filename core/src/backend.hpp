@@ -1,0 +1,104 @@
+// The backend interface: the one place where CUDA and OpenCL differ. Each backend implements these
+// classes in backends/<name>/ and is registered in core/src/registry.cpp. Core checks every
+// argument (sizes, devices, released objects) before calling in, so implementations may assume
+// valid input and only translate driver failures into duet errors (DriverError, OutOfMemoryError).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "duet/device.hpp"
+#include "duet/error.hpp"
+
+namespace duet::backend {
+
+class DeviceImpl;
+
+class BufferImpl {
+ public:
+  virtual ~BufferImpl() = default;
+  virtual std::size_t bytes() const = 0;
+  virtual const DeviceImpl& device() const = 0;
+};
+
+class EventImpl {
+ public:
+  virtual ~EventImpl() = default;
+  virtual void wait() = 0;
+  // Milliseconds from this event to `later` (both recorded on the same queue).
+  virtual double elapsed_ms_until(EventImpl& later) = 0;
+};
+
+class KernelImpl {
+ public:
+  virtual ~KernelImpl() = default;
+  // Number of parameters when the backend can tell, else -1.
+  virtual int arg_count() const = 0;
+};
+
+class ProgramImpl {
+ public:
+  virtual ~ProgramImpl() = default;
+  // nullptr when the program has no kernel of that name.
+  virtual std::shared_ptr<KernelImpl> kernel(const std::string& name) = 0;
+  virtual std::vector<std::string> kernel_names() const = 0;
+};
+
+// A launch argument after core's checks: a buffer, or scalar bytes.
+struct LaunchArg {
+  const BufferImpl* buffer = nullptr;  // non-null for buffers
+  const void* scalar = nullptr;        // points at `scalar_size` bytes otherwise
+  std::size_t scalar_size = 0;
+};
+
+// Global sizes are already multiples of the local sizes; unused dimensions are 1.
+struct LaunchShape {
+  int dims = 1;
+  std::size_t global[3] = {1, 1, 1};
+  std::size_t local[3] = {1, 1, 1};
+};
+
+class QueueImpl {
+ public:
+  virtual ~QueueImpl() = default;
+  virtual void write(BufferImpl& dst, std::size_t offset, const void* src, std::size_t bytes) = 0;
+  virtual void read(const BufferImpl& src, std::size_t offset, void* dst, std::size_t bytes) = 0;
+  virtual void copy(const BufferImpl& src, std::size_t src_offset, BufferImpl& dst,
+                    std::size_t dst_offset, std::size_t bytes) = 0;
+  // pattern_size is a power of two from 1 to 128; bytes and offset are multiples of it.
+  virtual void fill(BufferImpl& dst, std::size_t offset, std::size_t bytes, const void* pattern,
+                    std::size_t pattern_size) = 0;
+  virtual void launch(KernelImpl& kernel, const LaunchShape& shape,
+                      const std::vector<LaunchArg>& args) = 0;
+  virtual std::shared_ptr<EventImpl> record() = 0;
+  virtual void finish() = 0;
+};
+
+struct BuildResult {
+  std::shared_ptr<ProgramImpl> program;  // null when the compile failed
+  std::string log;                       // the compiler's log (warnings too when it succeeded)
+  std::vector<std::string> options;      // the options the compiler was given
+};
+
+class DeviceImpl {
+ public:
+  virtual ~DeviceImpl() = default;
+  virtual const DeviceInfo& info() const = 0;
+  // Throws OutOfMemoryError when the device cannot provide `bytes` (> 0).
+  virtual std::shared_ptr<BufferImpl> allocate(std::size_t bytes) = 0;
+  virtual std::shared_ptr<QueueImpl> create_queue() = 0;
+  // `source` is complete: the backend's prelude, defines and the user's source (with #line marks).
+  virtual BuildResult build(const std::string& source, const std::string& name) = 0;
+};
+
+// What a backend's probe found: its devices, or why it is not available.
+struct Probe {
+  std::string name;
+  std::vector<std::shared_ptr<DeviceImpl>> devices;
+  bool available = false;
+  std::string reason;
+};
+
+}  // namespace duet::backend

@@ -1,0 +1,60 @@
+// Program and Kernel handles: kernel lookup by name, with the list of real names on a miss.
+#include "duet/program.hpp"
+
+#include "duet/error.hpp"
+#include "state.hpp"
+
+namespace duet {
+
+const Program::State& Program::state() const {
+  if (!state_) throw ReleasedError("the program was released or never compiled; compile it with Device::compile");
+  return *state_;
+}
+
+std::vector<std::string> Program::kernel_names() const {
+  auto names = state().impl->kernel_names();
+  if (names.empty())
+    for (const auto& [name, sig] : state().signatures) names.push_back(name);
+  return names;
+}
+
+const Device& Program::device() const { return state().device; }
+
+Kernel Program::kernel(const std::string& name) const {
+  state();  // throws on a released program
+  State& s = *state_;
+  std::lock_guard<std::mutex> lock(s.kernels_mutex);
+  auto found = s.kernels.find(name);
+  if (found != s.kernels.end()) return Kernel(found->second);
+
+  auto impl = s.impl->kernel(name);
+  if (!impl) {
+    std::string list;
+    for (const auto& n : kernel_names()) list += (list.empty() ? "" : ", ") + n;
+    throw KernelNotFoundError("the program has no kernel named '" + name + "'; its kernels are: " +
+                              (list.empty() ? "(none)" : list));
+  }
+  auto k = std::make_shared<Kernel::State>();
+  k->device = s.device;
+  k->program = s.impl;
+  k->impl = impl;
+  k->name = name;
+  auto sig = s.signatures.find(name);
+  if (sig != s.signatures.end()) k->signature = sig->second;
+  s.kernels.emplace(name, k);
+  return Kernel(std::move(k));
+}
+
+namespace {
+const Kernel::State& kernel_state(const std::shared_ptr<const Kernel::State>& s) {
+  if (!s) throw ReleasedError("the kernel handle is empty; get one with Program::kernel(name)");
+  return *s;
+}
+}  // namespace
+
+const std::string& Kernel::name() const { return kernel_state(state_).name; }
+const std::optional<KernelSignature>& Kernel::signature() const { return kernel_state(state_).signature; }
+const Device& Kernel::device() const { return kernel_state(state_).device; }
+backend::KernelImpl& Kernel::impl() const { return *kernel_state(state_).impl; }
+
+}  // namespace duet

@@ -1,0 +1,215 @@
+// Queue: every argument is checked here, once, before the backend is called: released objects,
+// objects of another device, sizes against buffers, and launch arguments against the kernel's
+// declared parameters. The backend then only enqueues.
+#include "duet/queue.hpp"
+
+#include <sstream>
+
+#include "state.hpp"
+
+namespace duet {
+namespace {
+
+std::string describe(const KernelParam& p) {
+  return p.kind == KernelParam::Kind::buffer ? "GLOBAL " + p.type_name + "* " + p.name
+                                             : p.type_name + " " + p.name;
+}
+
+std::string describe(const KernelArg& a) {
+  if (a.kind == KernelArg::Kind::buffer) return std::string("Buffer<") + to_string(a.type) + ">";
+  if (a.type == ScalarType::unknown) return "a " + std::to_string(a.size) + "-byte value";
+  return to_string(a.type);
+}
+
+std::string signature_text(const KernelSignature& sig) {
+  std::string s = sig.name + "(";
+  for (std::size_t i = 0; i < sig.params.size(); ++i) s += (i ? ", " : "") + describe(sig.params[i]);
+  return s + ")";
+}
+
+void check_same_device(const Device& queue_device, const Device& other, const std::string& what) {
+  if (queue_device != other)
+    throw DeviceMismatchError(what + " belongs to " + other.info().id() + " (" + other.info().name +
+                              ") but the queue is on " + queue_device.info().id() + " (" +
+                              queue_device.info().name + "); copy the data to this device first");
+}
+
+void check_range(const RawBuffer& b, std::size_t offset, std::size_t bytes, const char* what) {
+  if (offset > b.bytes() || bytes > b.bytes() - offset) {
+    std::ostringstream s;
+    s << what << " of " << bytes << " bytes at byte offset " << offset << " does not fit in a buffer of "
+      << b.bytes() << " bytes";
+    throw BufferSizeError(s.str());
+  }
+}
+
+void check_args(const Kernel& kernel, const std::vector<KernelArg>& args) {
+  const auto& sig = kernel.signature();
+  if (!sig) {
+    int count = kernel.impl().arg_count();
+    if (count >= 0 && static_cast<std::size_t>(count) != args.size())
+      throw ArgumentError("kernel '" + kernel.name() + "' takes " + std::to_string(count) +
+                          " arguments but the launch passes " + std::to_string(args.size()));
+    return;
+  }
+  if (sig->params.size() != args.size())
+    throw ArgumentError("kernel " + signature_text(*sig) + " takes " + std::to_string(sig->params.size()) +
+                        " arguments but the launch passes " + std::to_string(args.size()));
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const KernelParam& p = sig->params[i];
+    const KernelArg& a = args[i];
+    auto fail = [&](const std::string& why) {
+      throw ArgumentError("argument " + std::to_string(i + 1) + " of kernel '" + sig->name + "' ('" +
+                          describe(p) + "'): " + why);
+    };
+    bool want_buffer = p.kind == KernelParam::Kind::buffer;
+    if (want_buffer && a.kind != KernelArg::Kind::buffer)
+      fail("the kernel takes a buffer but the launch passes " + describe(a));
+    if (!want_buffer && a.kind == KernelArg::Kind::buffer)
+      fail("the kernel takes a scalar but the launch passes " + describe(a));
+    if (p.type == ScalarType::unknown) continue;
+    if (want_buffer) {
+      if (a.type != ScalarType::unknown && a.type != p.type)
+        fail("the kernel takes " + p.type_name + " elements but the launch passes " + describe(a));
+    } else if (a.type != p.type) {
+      if (a.type != ScalarType::unknown || a.size != size_of(p.type))
+        fail("the kernel takes " + p.type_name + " but the launch passes " + describe(a) +
+             "; convert it, e.g. static_cast<" +
+             (p.type == ScalarType::i32 ? std::string("int")
+              : p.type == ScalarType::u32 ? std::string("unsigned")
+              : p.type == ScalarType::i64 ? std::string("std::int64_t")
+              : p.type == ScalarType::u64 ? std::string("std::uint64_t")
+                                          : p.type_name) +
+             ">(value)");
+    }
+  }
+}
+
+Range default_local(const Range& global, std::size_t max_group) {
+  Range local = global.dims == 1   ? Range(256)
+                : global.dims == 2 ? Range(16, 16)
+                                   : Range(8, 8, 4);
+  // Shrink the largest dimension until the group fits the device.
+  auto total = [&] { return local.size[0] * local.size[1] * local.size[2]; };
+  while (total() > max_group) {
+    int d = 0;
+    for (int i = 1; i < 3; ++i)
+      if (local.size[static_cast<std::size_t>(i)] > local.size[static_cast<std::size_t>(d)]) d = i;
+    local.size[static_cast<std::size_t>(d)] /= 2;
+  }
+  return local;
+}
+
+}  // namespace
+
+const Queue::State& Queue::state() const {
+  if (!state_) throw ReleasedError("the queue was released or never created; get one with Device::queue()");
+  return *state_;
+}
+
+const Device& Queue::device() const { return state().device; }
+backend::QueueImpl& Queue::impl() const { return *state().impl; }
+
+void Queue::launch_args(const Kernel& kernel, const Range& global, const Range& local_in,
+                        const std::vector<KernelArg>& args) {
+  const State& s = state();
+  check_same_device(s.device, kernel.device(), "kernel '" + kernel.name() + "'");
+  const DeviceInfo& info = s.device.info();
+  if (global.dims < 1 || global.dims > 3)
+    throw ArgumentError("the global size of a launch needs 1 to 3 dimensions");
+  Range local = local_in.dims == 0 ? default_local(global, info.max_group_size) : local_in;
+  if (local.dims != global.dims)
+    throw ArgumentError("the local size has " + std::to_string(local.dims) +
+                        " dimension(s) but the global size has " + std::to_string(global.dims));
+  std::size_t group = 1;
+  for (int d = 0; d < 3; ++d) {
+    if (local[d] == 0) throw ArgumentError("a local size of 0 in dimension " + std::to_string(d));
+    group *= local[d];
+  }
+  if (group > info.max_group_size)
+    throw ArgumentError("a work-group of " + std::to_string(group) + " work-items is larger than " +
+                        info.id() + " allows (" + std::to_string(info.max_group_size) + ")");
+
+  std::vector<backend::LaunchArg> launch_args(args.size());
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i].kind == KernelArg::Kind::buffer) {
+      const RawBuffer& b = *args[i].buffer;
+      launch_args[i].buffer = &b.impl("buffer passed as a kernel argument");
+      check_same_device(s.device, b.device(), "buffer argument " + std::to_string(i + 1));
+    } else {
+      launch_args[i].scalar = args[i].bytes.data();
+      launch_args[i].scalar_size = args[i].size;
+    }
+  }
+  check_args(kernel, args);
+
+  backend::LaunchShape shape;
+  shape.dims = global.dims;
+  for (int d = 0; d < 3; ++d) {
+    if (global[d] == 0) return;  // nothing to run
+    shape.local[d] = local[d];
+    shape.global[d] = (global[d] + local[d] - 1) / local[d] * local[d];
+  }
+  s.impl->launch(kernel.impl(), shape, launch_args);
+}
+
+void Queue::write_bytes(RawBuffer& dst, std::size_t offset, const void* src, std::size_t bytes,
+                        const char* what) {
+  const State& s = state();
+  auto& impl = dst.impl("destination buffer");
+  check_same_device(s.device, dst.device(), "the destination buffer");
+  check_range(dst, offset, bytes, what);
+  if (bytes) s.impl->write(impl, offset, src, bytes);
+}
+
+void Queue::read_bytes(const RawBuffer& src, std::size_t offset, void* dst, std::size_t bytes,
+                       const char* what) {
+  const State& s = state();
+  auto& impl = src.impl("source buffer");
+  check_same_device(s.device, src.device(), "the source buffer");
+  check_range(src, offset, bytes, what);
+  if (bytes) s.impl->read(impl, offset, dst, bytes);
+}
+
+void Queue::copy_bytes(const RawBuffer& src, std::size_t src_offset, RawBuffer& dst,
+                       std::size_t dst_offset, std::size_t bytes) {
+  const State& s = state();
+  auto& src_impl = src.impl("source buffer");
+  auto& dst_impl = dst.impl("destination buffer");
+  check_same_device(s.device, src.device(), "the source buffer");
+  check_same_device(s.device, dst.device(), "the destination buffer");
+  check_range(src, src_offset, bytes, "copy source");
+  check_range(dst, dst_offset, bytes, "copy destination");
+  if (&src_impl == &dst_impl && src_offset < dst_offset + bytes && dst_offset < src_offset + bytes)
+    throw ArgumentError("copy source and destination ranges overlap in the same buffer");
+  if (bytes) s.impl->copy(src_impl, src_offset, dst_impl, dst_offset, bytes);
+}
+
+void Queue::fill_bytes(RawBuffer& dst, std::size_t offset, std::size_t bytes, const void* pattern,
+                       std::size_t pattern_size) {
+  const State& s = state();
+  auto& impl = dst.impl("buffer to fill");
+  check_same_device(s.device, dst.device(), "the buffer to fill");
+  if (pattern_size == 0 || pattern_size > 128 || (pattern_size & (pattern_size - 1)))
+    throw ArgumentError("fill needs an element of 1, 2, 4, ... or 128 bytes, not " +
+                        std::to_string(pattern_size));
+  if (offset % pattern_size || bytes % pattern_size)
+    throw ArgumentError("fill range must be whole elements");
+  check_range(dst, offset, bytes, "fill");
+  if (bytes) s.impl->fill(impl, offset, bytes, pattern, pattern_size);
+}
+
+Event Queue::record() { return Event(state().impl->record()); }
+
+void Queue::finish() { state().impl->finish(); }
+
+backend::EventImpl& Event::impl() const {
+  if (!impl_) throw ReleasedError("the event is empty; get one with Queue::record()");
+  return *impl_;
+}
+
+void Event::wait() const { impl().wait(); }
+
+double elapsed_ms(const Event& start, const Event& end) { return start.impl().elapsed_ms_until(end.impl()); }
+
+}  // namespace duet

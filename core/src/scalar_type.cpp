@@ -1,0 +1,63 @@
+// Names and sizes of the scalar types duet checks kernel arguments against.
+#include "duet/scalar_type.hpp"
+
+#include <map>
+
+namespace duet {
+
+const char* to_string(ScalarType t) {
+  switch (t) {
+    case ScalarType::i8: return "char";
+    case ScalarType::u8: return "uchar";
+    case ScalarType::i16: return "short";
+    case ScalarType::u16: return "ushort";
+    case ScalarType::i32: return "int";
+    case ScalarType::u32: return "uint";
+    case ScalarType::i64: return "long";
+    case ScalarType::u64: return "ulong";
+    case ScalarType::f16: return "half";
+    case ScalarType::f32: return "float";
+    case ScalarType::f64: return "double";
+    case ScalarType::unknown: break;
+  }
+  return "unknown";
+}
+
+std::size_t size_of(ScalarType t) {
+  switch (t) {
+    case ScalarType::i8:
+    case ScalarType::u8: return 1;
+    case ScalarType::i16:
+    case ScalarType::u16:
+    case ScalarType::f16: return 2;
+    case ScalarType::i32:
+    case ScalarType::u32:
+    case ScalarType::f32: return 4;
+    case ScalarType::i64:
+    case ScalarType::u64:
+    case ScalarType::f64: return 8;
+    case ScalarType::unknown: break;
+  }
+  return 0;
+}
+
+ScalarType scalar_type_from_name(const std::string& name) {
+  // Spellings valid in both dialect backends; "long" is 64-bit in OpenCL C, so only the
+  // fixed-width spellings below are accepted for 64-bit integers.
+  static const std::map<std::string, ScalarType> names = {
+      {"char", ScalarType::i8},          {"signed char", ScalarType::i8},
+      {"uchar", ScalarType::u8},         {"unsigned char", ScalarType::u8},
+      {"short", ScalarType::i16},        {"ushort", ScalarType::u16},
+      {"unsigned short", ScalarType::u16}, {"int", ScalarType::i32},
+      {"uint", ScalarType::u32},         {"unsigned int", ScalarType::u32},
+      {"unsigned", ScalarType::u32},     {"long", ScalarType::i64},
+      {"ulong", ScalarType::u64},        {"unsigned long", ScalarType::u64},
+      {"long long", ScalarType::i64},    {"unsigned long long", ScalarType::u64},
+      {"half", ScalarType::f16},         {"float", ScalarType::f32},
+      {"double", ScalarType::f64},
+  };
+  auto it = names.find(name);
+  return it == names.end() ? ScalarType::unknown : it->second;
+}
+
+}  // namespace duet

@@ -1,0 +1,184 @@
+// A small tokenizer over dialect source: enough to find `KERNEL void name(params)` and classify each
+// parameter as a buffer (a pointer) or a scalar, with its type after define substitution.
+#include "signature.hpp"
+
+#include <cctype>
+#include <set>
+#include <vector>
+
+namespace duet::detail {
+namespace {
+
+std::string strip_comments(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s.compare(i, 2, "//") == 0) {
+      while (i < s.size() && s[i] != '\n') ++i;
+      out += '\n';
+    } else if (s.compare(i, 2, "/*") == 0) {
+      std::size_t end = s.find("*/", i + 2);
+      for (std::size_t j = i; j < (end == std::string::npos ? s.size() : end); ++j)
+        if (s[j] == '\n') out += '\n';
+      i = end == std::string::npos ? s.size() : end + 1;
+      out += ' ';
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_ident(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+std::vector<std::string> tokenize(const std::string& s) {
+  std::vector<std::string> tokens;
+  for (std::size_t i = 0; i < s.size();) {
+    char c = s[i];
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+    } else if (is_ident_start(c)) {
+      std::size_t j = i;
+      while (j < s.size() && is_ident(s[j])) ++j;
+      tokens.push_back(s.substr(i, j - i));
+      i = j;
+    } else if (std::isdigit(static_cast<unsigned char>(c))) {
+      std::size_t j = i;
+      while (j < s.size() && (is_ident(s[j]) || s[j] == '.')) ++j;
+      tokens.push_back(s.substr(i, j - i));
+      i = j;
+    } else {
+      tokens.push_back(std::string(1, c));
+      ++i;
+    }
+  }
+  return tokens;
+}
+
+// Object-like #defines written in the source itself, after the caller's.
+Defines collect_defines(const std::string& source, const Defines& given) {
+  Defines all = given;
+  std::size_t pos = 0;
+  while (pos < source.size()) {
+    std::size_t end = source.find('\n', pos);
+    if (end == std::string::npos) end = source.size();
+    std::string line = source.substr(pos, end - pos);
+    pos = end + 1;
+    auto tokens = tokenize(line);
+    if (tokens.size() >= 3 && tokens[0] == "#" && tokens[1] == "define") {
+      std::size_t name_at = line.find(tokens[2], line.find("define") + 6);
+      std::size_t after = name_at + tokens[2].size();
+      if (after < line.size() && line[after] == '(') continue;  // function-like macro
+      std::string value = line.substr(after);
+      all.emplace_back(tokens[2], value);
+    }
+  }
+  return all;
+}
+
+std::vector<std::string> substitute(std::vector<std::string> tokens, const Defines& defines) {
+  for (int round = 0; round < 8; ++round) {
+    bool changed = false;
+    std::vector<std::string> out;
+    for (const auto& t : tokens) {
+      const std::string* value = nullptr;
+      for (auto it = defines.rbegin(); it != defines.rend(); ++it)
+        if (it->first == t) {
+          value = &it->second;
+          break;
+        }
+      if (value) {
+        for (auto& v : tokenize(*value)) out.push_back(v);
+        changed = true;
+      } else {
+        out.push_back(t);
+      }
+    }
+    tokens = std::move(out);
+    if (!changed) break;
+  }
+  return tokens;
+}
+
+bool parse_param(std::vector<std::string> tokens, const Defines& defines, KernelParam& param) {
+  static const std::set<std::string> qualifiers = {
+      "GLOBAL", "CONSTANT", "RESTRICT", "const", "volatile", "restrict", "__restrict__",
+      "__global", "global", "__constant", "constant", "__restrict"};
+  if (tokens.empty() || !is_ident_start(tokens.back()[0])) return false;
+  param.name = tokens.back();
+  tokens.pop_back();
+  bool pointer = false;
+  std::vector<std::string> type;
+  for (auto& t : tokens) {
+    if (t == "*") {
+      pointer = true;
+    } else if (t == "const" || t == "CONSTANT" || t == "__constant" || t == "constant") {
+      param.is_const = true;
+    } else if (t == "SHARED" || t == "__local" || t == "local" || t == "[" || t == "]" || t == "&") {
+      return false;  // not a form the dialect checks
+    } else if (!qualifiers.count(t)) {
+      type.push_back(t);
+    }
+  }
+  // Defines are substituted in the type only: a define may expand to "unsigned int" or to "const".
+  std::vector<std::string> resolved;
+  for (auto& t : substitute(type, defines)) {
+    if (t == "*") pointer = true;
+    else if (t == "const") param.is_const = true;
+    else if (!qualifiers.count(t)) resolved.push_back(t);
+  }
+  if (resolved.empty()) return false;
+  std::string name;
+  for (auto& t : resolved) name += (name.empty() ? "" : " ") + t;
+  param.kind = pointer ? KernelParam::Kind::buffer : KernelParam::Kind::scalar;
+  param.type_name = name;
+  param.type = scalar_type_from_name(name);
+  return true;
+}
+
+}  // namespace
+
+std::map<std::string, KernelSignature> parse_kernel_signatures(const std::string& source,
+                                                               const Defines& defines) {
+  std::string text = strip_comments(source);
+  Defines all = collect_defines(text, defines);
+  auto tokens = tokenize(text);
+  std::map<std::string, KernelSignature> result;
+  for (std::size_t i = 0; i + 3 < tokens.size(); ++i) {
+    if (tokens[i] != "KERNEL" || tokens[i + 1] != "void" || tokens[i + 3] != "(") continue;
+    KernelSignature sig;
+    sig.name = tokens[i + 2];
+    std::size_t j = i + 4;
+    int depth = 0;
+    std::vector<std::string> current;
+    bool ok = true, closed = false;
+    for (; j < tokens.size(); ++j) {
+      const std::string& t = tokens[j];
+      if (t == "(") ++depth;
+      if (t == ")" && depth-- == 0) {
+        closed = true;
+        break;
+      }
+      if (t == "," && depth == 0) {
+        KernelParam p;
+        if (!parse_param(current, all, p)) ok = false;
+        sig.params.push_back(p);
+        current.clear();
+      } else {
+        current.push_back(t);
+      }
+    }
+    if (!closed) break;
+    if (!current.empty() && !(current.size() == 1 && current[0] == "void")) {
+      KernelParam p;
+      if (!parse_param(current, all, p)) ok = false;
+      sig.params.push_back(p);
+    }
+    if (ok) result[sig.name] = sig;
+    i = j;
+  }
+  return result;
+}
+
+}  // namespace duet::detail

@@ -1,0 +1,18 @@
+// Reads kernel signatures out of dialect source, so launches can be checked before the driver sees
+// them on both backends (CUDA's driver cannot say whether a parameter is a pointer or a scalar).
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "duet/device.hpp"
+#include "duet/program.hpp"
+
+namespace duet::detail {
+
+// Every `KERNEL void name(...)` in `source`, with define names in parameter types replaced by their
+// values. Kernels whose parameters it cannot make sense of are left out.
+std::map<std::string, KernelSignature> parse_kernel_signatures(const std::string& source,
+                                                               const Defines& defines);
+
+}  // namespace duet::detail

@@ -1,0 +1,50 @@
+// The shared state behind the public handles: each public class is a thin handle over one of these,
+// which in turn owns the backend object. Core keeps here what is backend-neutral: the program cache
+// and the kernel signatures parsed from dialect source.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "backend.hpp"
+#include "duet/program.hpp"
+#include "duet/queue.hpp"
+
+namespace duet {
+
+namespace detail {
+
+struct DeviceCore {
+  std::shared_ptr<backend::DeviceImpl> impl;
+  std::mutex cache_mutex;
+  // Programs compiled on this device, by complete source text: each is compiled once.
+  std::map<std::string, std::shared_ptr<Program::State>> programs;
+};
+
+}  // namespace detail
+
+struct Program::State {
+  Device device;
+  std::shared_ptr<backend::ProgramImpl> impl;
+  std::map<std::string, KernelSignature> signatures;  // parsed from the dialect source
+  std::mutex kernels_mutex;
+  std::map<std::string, std::shared_ptr<const Kernel::State>> kernels;
+};
+
+struct Kernel::State {
+  Device device;
+  std::shared_ptr<backend::ProgramImpl> program;  // keeps the module alive
+  std::shared_ptr<backend::KernelImpl> impl;
+  std::string name;
+  std::optional<KernelSignature> signature;
+};
+
+struct Queue::State {
+  Device device;
+  std::shared_ptr<backend::QueueImpl> impl;
+};
+
+}  // namespace duet

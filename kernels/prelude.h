@@ -1,0 +1,67 @@
+// The duet kernel dialect. Kernels are written once with these macros and compiled as CUDA C++ by
+// NVRTC (DUET_CUDA defined) or as OpenCL C 1.2 (DUET_OPENCL defined). duet prepends this file, the
+// caller's defines and a #line mark to every source, so compiler messages point at the caller's lines.
+//
+//   KERNEL void name(GLOBAL const float* RESTRICT x, GLOBAL float* y, const int n)
+//   GLOBAL / CONSTANT        pointer to device memory / to read-only constant memory
+//   SHARED float tile[16];   memory shared by a work-group (CUDA block), declared in kernel scope
+//   DEVICE float f(...)      a helper function callable from kernels
+//   BARRIER()                work-group barrier that also orders SHARED and GLOBAL memory
+//   GLOBAL_ID(d) LOCAL_ID(d) GROUP_ID(d) LOCAL_SIZE(d) NUM_GROUPS(d) GLOBAL_SIZE(d), d = 0, 1, 2
+//   ATOMIC_ADD_INT(p, v) ATOMIC_ADD_UINT(p, v)  atomic add on 32-bit integers, returns the old value
+//   ATOMIC_MAX_INT(p, v) ATOMIC_MIN_INT(p, v)
+//   types: uint, ulong, uchar, ushort are available on both backends.
+
+#if defined(DUET_CUDA)
+
+typedef unsigned int uint;
+typedef unsigned long long ulong;
+typedef unsigned char uchar;
+typedef unsigned short ushort;
+
+#define KERNEL extern "C" __global__
+#define DEVICE static __device__ __forceinline__
+#define GLOBAL
+#define CONSTANT const
+#define SHARED __shared__
+#define RESTRICT __restrict__
+#define BARRIER() __syncthreads()
+
+DEVICE uint duet_pick(int d, uint x, uint y, uint z) { return d == 0 ? x : (d == 1 ? y : z); }
+#define LOCAL_ID(d) duet_pick((d), threadIdx.x, threadIdx.y, threadIdx.z)
+#define GROUP_ID(d) duet_pick((d), blockIdx.x, blockIdx.y, blockIdx.z)
+#define LOCAL_SIZE(d) duet_pick((d), blockDim.x, blockDim.y, blockDim.z)
+#define NUM_GROUPS(d) duet_pick((d), gridDim.x, gridDim.y, gridDim.z)
+#define GLOBAL_ID(d) ((size_t)GROUP_ID(d) * LOCAL_SIZE(d) + LOCAL_ID(d))
+#define GLOBAL_SIZE(d) ((size_t)NUM_GROUPS(d) * LOCAL_SIZE(d))
+
+#define ATOMIC_ADD_INT(p, v) atomicAdd((int*)(p), (int)(v))
+#define ATOMIC_ADD_UINT(p, v) atomicAdd((unsigned int*)(p), (unsigned int)(v))
+#define ATOMIC_MAX_INT(p, v) atomicMax((int*)(p), (int)(v))
+#define ATOMIC_MIN_INT(p, v) atomicMin((int*)(p), (int)(v))
+
+#elif defined(DUET_OPENCL)
+
+#define KERNEL __kernel
+#define DEVICE static inline
+#define GLOBAL __global
+#define CONSTANT __constant
+#define SHARED __local
+#define RESTRICT restrict
+#define BARRIER() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
+
+#define LOCAL_ID(d) get_local_id(d)
+#define GROUP_ID(d) get_group_id(d)
+#define LOCAL_SIZE(d) get_local_size(d)
+#define NUM_GROUPS(d) get_num_groups(d)
+#define GLOBAL_ID(d) get_global_id(d)
+#define GLOBAL_SIZE(d) get_global_size(d)
+
+#define ATOMIC_ADD_INT(p, v) atomic_add((volatile __global int*)(p), (int)(v))
+#define ATOMIC_ADD_UINT(p, v) atomic_add((volatile __global uint*)(p), (uint)(v))
+#define ATOMIC_MAX_INT(p, v) atomic_max((volatile __global int*)(p), (int)(v))
+#define ATOMIC_MIN_INT(p, v) atomic_min((volatile __global int*)(p), (int)(v))
+
+#else
+#error "duet: compile dialect sources through duet, which defines DUET_CUDA or DUET_OPENCL"
+#endif
