@@ -27,11 +27,11 @@ typedef unsigned short ushort;
 #define RESTRICT __restrict__
 #define BARRIER() __syncthreads()
 
-DEVICE uint duet_pick(int d, uint x, uint y, uint z) { return d == 0 ? x : (d == 1 ? y : z); }
-#define LOCAL_ID(d) duet_pick((d), threadIdx.x, threadIdx.y, threadIdx.z)
-#define GROUP_ID(d) duet_pick((d), blockIdx.x, blockIdx.y, blockIdx.z)
-#define LOCAL_SIZE(d) duet_pick((d), blockDim.x, blockDim.y, blockDim.z)
-#define NUM_GROUPS(d) duet_pick((d), gridDim.x, gridDim.y, gridDim.z)
+#define DUET_PICK(d, v) ((d) == 0 ? (v).x : ((d) == 1 ? (v).y : (v).z))
+#define LOCAL_ID(d) DUET_PICK(d, threadIdx)
+#define GROUP_ID(d) DUET_PICK(d, blockIdx)
+#define LOCAL_SIZE(d) DUET_PICK(d, blockDim)
+#define NUM_GROUPS(d) DUET_PICK(d, gridDim)
 #define GLOBAL_ID(d) ((size_t)GROUP_ID(d) * LOCAL_SIZE(d) + LOCAL_ID(d))
 #define GLOBAL_SIZE(d) ((size_t)NUM_GROUPS(d) * LOCAL_SIZE(d))
 

@@ -19,7 +19,12 @@ Kernel shared_kernel(const Queue& q, const char* file, const char* kernel, const
   return q.device().compile(embedded::kernel_source(file), defines, std::string(file) + ".duet").kernel(kernel);
 }
 
-void need(const char* call, const char* what, std::size_t have, std::size_t want) {
+// Checks the buffer is live (ReleasedError) before its size, so a released buffer is never
+// reported as a size problem.
+template <class T>
+void need(const char* call, const char* what, const Buffer<T>& buffer, std::size_t want) {
+  buffer.raw().impl(what);
+  const std::size_t have = buffer.size();
   if (have < want) {
     std::ostringstream s;
     s << call << ": " << what << " holds " << have << " elements but the call needs " << want;
@@ -36,8 +41,9 @@ int as_int(const char* call, const char* what, std::size_t v) {
 
 void elementwise(Queue& q, const char* name, const Buffer<float>& a, const Buffer<float>& b,
                  Buffer<float>& c) {
-  need(name, "a", a.size(), c.size());
-  need(name, "b", b.size(), c.size());
+  need(name, "c", c, 0);
+  need(name, "a", a, c.size());
+  need(name, "b", b, c.size());
   if (c.size() == 0) return;
   q.launch(shared_kernel(q, name, name), Range(c.size()), Range(256), a, b, c,
            static_cast<std::uint64_t>(c.size()));
@@ -56,10 +62,10 @@ void multiply(Queue& q, const Buffer<float>& a, const Buffer<float>& b, Buffer<f
 void matmul(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<float>& C, std::size_t M,
             std::size_t N, std::size_t K) {
   if (M == 0 || N == 0 || K == 0) throw ArgumentError("matmul: M, N and K must be at least 1");
-  need("matmul", "A (M x K)", A.size(), M * K);
-  need("matmul", "B (K x N)", B.size(), K * N);
-  need("matmul", "C (M x N)", C.size(), M * N);
   const int m = as_int("matmul", "M", M), n = as_int("matmul", "N", N), k = as_int("matmul", "K", K);
+  need("matmul", "A (M x K)", A, M * K);
+  need("matmul", "B (K x N)", B, K * N);
+  need("matmul", "C (M x N)", C, M * N);
   const std::size_t t = matmul_tile;
   q.launch(shared_kernel(q, "matmul", "matmul", {{"TS", std::to_string(matmul_tile)}}),
            Range((N + t - 1) / t * t, (M + t - 1) / t * t), Range(t, t), A, B, C, m, n, k);
@@ -71,12 +77,12 @@ void heat_step(Queue& q, const Buffer<float>& u, Buffer<float>& v, std::size_t n
   if (!(r > 0.0f && r <= 0.25f))
     throw ArgumentError("heat_step: r = " + std::to_string(r) +
                         " is outside (0, 0.25], where the explicit scheme is stable");
-  need("heat_step", "u", u.size(), nx * ny);
-  need("heat_step", "v", v.size(), nx * ny);
-  if (u.valid() && v.valid() && &u.raw().impl() == &v.raw().impl())
+  const int nxi = as_int("heat_step", "nx", nx), nyi = as_int("heat_step", "ny", ny);
+  need("heat_step", "u", u, nx * ny);
+  need("heat_step", "v", v, nx * ny);
+  if (&u.raw().impl() == &v.raw().impl())
     throw ArgumentError("heat_step: u and v must be different buffers");
-  q.launch(shared_kernel(q, "heat", "heat_step"), Range(nx, ny), Range(32, 8), u, v,
-           as_int("heat_step", "nx", nx), as_int("heat_step", "ny", ny), r);
+  q.launch(shared_kernel(q, "heat", "heat_step"), Range(nx, ny), Range(32, 8), u, v, nxi, nyi, r);
 }
 
 void heat(Queue& q, Buffer<float>& u, Buffer<float>& v, std::size_t nx, std::size_t ny, float r,

@@ -5,10 +5,12 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <type_traits>
 #include <utility>
 
 #include "duet/device.hpp"
+#include "duet/error.hpp"
 #include "duet/scalar_type.hpp"
 
 namespace duet {
@@ -46,7 +48,7 @@ class Buffer {
 
  public:
   Buffer() = default;
-  Buffer(const Device& device, std::size_t count) : raw_(device, count * sizeof(T)), count_(count) {}
+  Buffer(const Device& device, std::size_t count) : raw_(device, bytes_for(count)), count_(count) {}
   Buffer(Buffer&& o) noexcept : raw_(std::move(o.raw_)), count_(o.count_) { o.count_ = 0; }
   Buffer& operator=(Buffer&& o) noexcept {
     raw_ = std::move(o.raw_);
@@ -67,6 +69,14 @@ class Buffer {
   const RawBuffer& raw() const noexcept { return raw_; }
 
  private:
+  static std::size_t bytes_for(std::size_t count) {
+    if (count > static_cast<std::size_t>(-1) / sizeof(T))
+      throw OutOfMemoryError("a buffer of " + std::to_string(count) + " elements of " +
+                                 std::to_string(sizeof(T)) + " bytes does not fit in the address space",
+                             static_cast<std::uint64_t>(-1), 0);
+    return count * sizeof(T);
+  }
+
   RawBuffer raw_;
   std::size_t count_ = 0;
 };

@@ -59,7 +59,7 @@ class Event {
   std::shared_ptr<backend::EventImpl> impl_;
 };
 
-// Device time in milliseconds between two recorded events of the same queue.
+// Device time in milliseconds between two recorded events of the same queue. Waits for both.
 double elapsed_ms(const Event& start, const Event& end);
 
 // One launch argument, type-erased: a buffer or a scalar of at most 16 bytes.

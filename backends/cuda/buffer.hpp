@@ -1,0 +1,35 @@
+// Device memory from cuMemAlloc, freed when the last reference goes. The buffer keeps its device
+// (and so the device's context) alive, because freeing memory needs the context it came from.
+#pragma once
+
+#include <cuda.h>
+
+#include <memory>
+
+#include "backend.hpp"
+
+namespace duet::backend::cuda {
+
+class CudaDevice;
+
+class CudaBuffer final : public BufferImpl {
+ public:
+  // Allocates `bytes` (> 0) in `ctx`, the device's context; throws OutOfMemoryError when the device
+  // cannot provide them.
+  CudaBuffer(std::shared_ptr<const CudaDevice> device, CUcontext ctx, std::size_t bytes);
+  ~CudaBuffer() override;
+  CudaBuffer(const CudaBuffer&) = delete;
+  CudaBuffer& operator=(const CudaBuffer&) = delete;
+
+  std::size_t bytes() const override { return bytes_; }
+  const DeviceImpl& device() const override;
+  CUdeviceptr handle() const noexcept { return ptr_; }
+
+ private:
+  std::shared_ptr<const CudaDevice> device_;
+  CUcontext ctx_;
+  CUdeviceptr ptr_ = 0;
+  std::size_t bytes_;
+};
+
+}  // namespace duet::backend::cuda

@@ -1,0 +1,96 @@
+// CudaDevice (see device.hpp): the description of one GPU, its lazily retained primary context, and
+// the factories for buffers, queues and programs. The primary context (rather than a context of our
+// own) is what the CUDA runtime uses too, so duet and runtime-based code in one process share memory
+// and streams without copies.
+#include "device.hpp"
+
+#include <vector>
+
+#include "buffer.hpp"
+#include "context.hpp"
+#include "errors.hpp"
+#include "probes.hpp"
+#include "program.hpp"
+#include "queue.hpp"
+
+namespace duet::backend::cuda {
+namespace {
+
+int attribute(CUdevice device, CUdevice_attribute attr) {
+  int value = 0;
+  DUET_CU(cuDeviceGetAttribute, &value, attr, device);
+  return value;
+}
+
+}  // namespace
+
+CudaDevice::CudaDevice(int index, CUdevice device, int driver_version) : device_(device) {
+  char name[256] = {};
+  DUET_CU(cuDeviceGetName, name, static_cast<int>(sizeof(name) - 1), device);
+  std::size_t memory = 0;
+  DUET_CU(cuDeviceTotalMem, &memory, device);
+  const int major = attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  const int minor = attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+
+  info_.backend = "cuda";
+  info_.index = index;
+  info_.name = name;
+  info_.vendor = "NVIDIA";
+  info_.platform = "CUDA";
+  info_.driver = cuda_version_text(driver_version) + " driver";
+  info_.arch = "sm_" + std::to_string(major) + std::to_string(minor);
+  info_.kind = DeviceKind::gpu;
+  info_.memory_bytes = memory;
+  // CUDA has no per-allocation limit below the device's memory (unlike OpenCL's MAX_MEM_ALLOC_SIZE).
+  info_.max_alloc_bytes = memory;
+  // The static __shared__ limit (48 KiB); more needs a per-kernel opt-in that dialect kernels,
+  // which declare SHARED arrays statically, cannot make.
+  info_.local_memory_bytes =
+      static_cast<std::uint64_t>(attribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK));
+  info_.compute_units = static_cast<unsigned>(attribute(device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
+  info_.max_group_size =
+      static_cast<std::size_t>(attribute(device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK));
+  info_.supports_double = true;
+
+  const CUdevice_attribute grid[3] = {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
+                                      CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z};
+  const CUdevice_attribute block[3] = {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X,
+                                       CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y,
+                                       CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z};
+  for (int d = 0; d < 3; ++d) {
+    max_grid_[d] = static_cast<unsigned>(attribute(device, grid[d]));
+    max_block_[d] = static_cast<unsigned>(attribute(device, block[d]));
+  }
+}
+
+CudaDevice::~CudaDevice() {
+  if (context_) DUET_CU_NOTHROW(cuDevicePrimaryCtxRelease, device_);
+}
+
+CUcontext CudaDevice::context() const {
+  // call_once retries after a throw, so a transient failure (out of memory) is not remembered.
+  std::call_once(retain_once_, [this] {
+    CUcontext ctx = nullptr;
+    DUET_CU(cuDevicePrimaryCtxRetain, &ctx, device_);
+    context_ = ctx;
+  });
+  return context_;
+}
+
+std::shared_ptr<BufferImpl> CudaDevice::allocate(std::size_t bytes) {
+  return std::make_shared<CudaBuffer>(shared_from_this(), context(), bytes);
+}
+
+std::shared_ptr<QueueImpl> CudaDevice::create_queue() {
+  return std::make_shared<CudaQueue>(shared_from_this(), context());
+}
+
+BuildResult CudaDevice::build(const std::string& source, const std::string& name) {
+  BuildResult result;
+  std::vector<char> cubin;
+  if (!nvrtc_compile_cubin(source, name, info_.arch, cubin, result.log, result.options)) return result;
+  result.program = std::make_shared<CudaProgram>(shared_from_this(), context(), cubin, name);
+  return result;
+}
+
+}  // namespace duet::backend::cuda

@@ -1,0 +1,45 @@
+// One CUDA device. Its description is read from the driver when the device is probed; its primary
+// context is retained on first use (allocation, queue or build), not at probe time, because creating
+// a context costs time and memory on every GPU and listing devices should cost neither. Buffers,
+// queues, events and programs hold a shared_ptr to the device, so the context outlives them all.
+// Safe to use from several threads.
+#pragma once
+
+#include <cuda.h>
+
+#include <memory>
+#include <mutex>
+
+#include "backend.hpp"
+
+namespace duet::backend::cuda {
+
+class CudaDevice final : public DeviceImpl, public std::enable_shared_from_this<CudaDevice> {
+ public:
+  // Reads the description of CUDA device `device`; throws DriverError when the driver cannot.
+  CudaDevice(int index, CUdevice device, int driver_version);
+  ~CudaDevice() override;
+  CudaDevice(const CudaDevice&) = delete;
+  CudaDevice& operator=(const CudaDevice&) = delete;
+
+  const DeviceInfo& info() const override { return info_; }
+  std::shared_ptr<BufferImpl> allocate(std::size_t bytes) override;
+  std::shared_ptr<QueueImpl> create_queue() override;
+  BuildResult build(const std::string& source, const std::string& name) override;
+
+  // The retained primary context; retains it on the first call. Throws DriverError on failure.
+  CUcontext context() const;
+  // Launch limits per dimension, checked before cuLaunchKernel so a bad shape reads clearly.
+  unsigned max_grid(int d) const { return max_grid_[d]; }
+  unsigned max_block(int d) const { return max_block_[d]; }
+
+ private:
+  CUdevice device_;
+  DeviceInfo info_;
+  unsigned max_grid_[3] = {0, 0, 0};
+  unsigned max_block_[3] = {0, 0, 0};
+  mutable std::once_flag retain_once_;
+  mutable CUcontext context_ = nullptr;
+};
+
+}  // namespace duet::backend::cuda

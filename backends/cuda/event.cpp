@@ -1,0 +1,45 @@
+// CudaEvent (see event.hpp). Events keep the default flags: timing on, and a spinning wait, which
+// answers fastest when it completes; duet's waits are short synchronisation points, not idle time.
+#include "event.hpp"
+
+#include "context.hpp"
+#include "device.hpp"
+#include "errors.hpp"
+
+namespace duet::backend::cuda {
+
+CudaEvent::CudaEvent(std::shared_ptr<const CudaDevice> device, CUcontext ctx, CUstream stream)
+    : device_(std::move(device)), ctx_(ctx) {
+  ContextGuard guard(ctx_);
+  DUET_CU(cuEventCreate, &event_, CU_EVENT_DEFAULT);
+  const CUresult r = driver().cuEventRecord(event_, stream);
+  if (r != CUDA_SUCCESS) {
+    DUET_CU_NOTHROW(cuEventDestroy, event_);
+    throw_error(r, "cuEventRecord(event_, stream)");
+  }
+}
+
+CudaEvent::~CudaEvent() {
+  ContextGuard guard(ctx_, std::nothrow);
+  if (guard.ok()) DUET_CU_NOTHROW(cuEventDestroy, event_);
+}
+
+void CudaEvent::wait() {
+  ContextGuard guard(ctx_);
+  DUET_CU(cuEventSynchronize, event_);
+}
+
+double CudaEvent::elapsed_ms_until(EventImpl& later_impl) {
+  // Core does not know which backend an event came from; a mix-up must not become a bad cast.
+  auto* later = dynamic_cast<CudaEvent*>(&later_impl);
+  if (!later)
+    throw ArgumentError("elapsed_ms: the end event is not from a CUDA queue; time two events of one queue");
+  ContextGuard guard(ctx_);
+  DUET_CU(cuEventSynchronize, event_);
+  DUET_CU(cuEventSynchronize, later->event_);
+  float ms = 0.0f;
+  DUET_CU(cuEventElapsedTime, &ms, event_, later->event_);
+  return static_cast<double>(ms);
+}
+
+}  // namespace duet::backend::cuda

@@ -1,0 +1,33 @@
+// A point in a CUDA stream: a timing-enabled CUevent recorded when the object is made. Holding the
+// device keeps the event's context alive.
+#pragma once
+
+#include <cuda.h>
+
+#include <memory>
+
+#include "backend.hpp"
+
+namespace duet::backend::cuda {
+
+class CudaDevice;
+
+class CudaEvent final : public EventImpl {
+ public:
+  // Creates an event and records it on `stream` (of context `ctx`).
+  CudaEvent(std::shared_ptr<const CudaDevice> device, CUcontext ctx, CUstream stream);
+  ~CudaEvent() override;
+  CudaEvent(const CudaEvent&) = delete;
+  CudaEvent& operator=(const CudaEvent&) = delete;
+
+  void wait() override;
+  // Waits for both events, since the driver cannot time an event that has not completed.
+  double elapsed_ms_until(EventImpl& later) override;
+
+ private:
+  std::shared_ptr<const CudaDevice> device_;
+  CUcontext ctx_;
+  CUevent event_ = nullptr;
+};
+
+}  // namespace duet::backend::cuda

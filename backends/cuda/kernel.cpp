@@ -1,0 +1,36 @@
+// CudaKernel (see kernel.hpp). cuFuncGetParamInfo has no "count" query: it answers
+// CUDA_ERROR_INVALID_VALUE for the first index past the last parameter, so the count is the number
+// of indices that succeed. Any other answer means the driver cannot tell, and the kernel reports -1.
+#include "kernel.hpp"
+
+#include "context.hpp"
+#include "driver_api.hpp"
+#include "program.hpp"
+
+namespace duet::backend::cuda {
+
+CudaKernel::CudaKernel(std::shared_ptr<const CudaProgram> program, CUfunction fn, std::string name)
+    : program_(std::move(program)), fn_(fn), name_(std::move(name)) {
+#if CUDA_VERSION >= 12040
+  const DriverApi& api = driver();
+  if (!api.cuFuncGetParamInfo) return;
+  ContextGuard guard(program_->context(), std::nothrow);
+  if (!guard.ok()) return;
+  // Kernel parameters take at most 32 KiB, so this bound is never the reason the loop stops.
+  for (std::size_t i = 0; i < 32768; ++i) {
+    std::size_t offset = 0, size = 0;
+    const CUresult r = api.cuFuncGetParamInfo(fn_, i, &offset, &size);
+    if (r == CUDA_ERROR_INVALID_VALUE) {
+      sizes_known_ = true;
+      return;
+    }
+    if (r != CUDA_SUCCESS) break;
+    param_sizes_.push_back(size);
+  }
+  param_sizes_.clear();
+#endif
+}
+
+int CudaKernel::arg_count() const { return sizes_known_ ? static_cast<int>(param_sizes_.size()) : -1; }
+
+}  // namespace duet::backend::cuda

@@ -1,0 +1,40 @@
+// CudaProgram (see program.hpp). A cubin from a newer NVRTC than the driver may be refused, so a
+// failed load names both versions: that is the usual cause, and the error is otherwise cryptic.
+#include "program.hpp"
+
+#include "context.hpp"
+#include "device.hpp"
+#include "errors.hpp"
+#include "kernel.hpp"
+#include "nvrtc_api.hpp"
+
+namespace duet::backend::cuda {
+
+CudaProgram::CudaProgram(std::shared_ptr<const CudaDevice> device, CUcontext ctx,
+                         const std::vector<char>& cubin, const std::string& name)
+    : device_(std::move(device)), ctx_(ctx) {
+  ContextGuard guard(ctx_);
+  const CUresult r = driver().cuModuleLoadData(&module_, cubin.data());
+  if (r == CUDA_SUCCESS) return;
+  if (r == CUDA_ERROR_OUT_OF_MEMORY) throw_error(r, "cuModuleLoadData(" + name + ")");
+  const DeviceInfo& info = device_->info();
+  throw DriverError("cuda", "cuModuleLoadData(" + name + ")", static_cast<long>(r), result_name(r),
+                    result_text(r) + "; the " + info.arch + " cubin came from " + nvrtc_description() +
+                        " and " + info.name + " has a " + info.driver);
+}
+
+CudaProgram::~CudaProgram() {
+  ContextGuard guard(ctx_, std::nothrow);
+  if (guard.ok()) DUET_CU_NOTHROW(cuModuleUnload, module_);
+}
+
+std::shared_ptr<KernelImpl> CudaProgram::kernel(const std::string& name) {
+  ContextGuard guard(ctx_);
+  CUfunction fn = nullptr;
+  const CUresult r = driver().cuModuleGetFunction(&fn, module_, name.c_str());
+  if (r == CUDA_ERROR_NOT_FOUND) return nullptr;
+  check(r, ("cuModuleGetFunction(module, \"" + name + "\")").c_str());
+  return std::make_shared<CudaKernel>(shared_from_this(), fn, name);
+}
+
+}  // namespace duet::backend::cuda

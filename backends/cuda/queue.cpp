@@ -1,0 +1,154 @@
+// CudaQueue (see queue.hpp). Core has checked every size, range and device before these run, so
+// the code only maps each operation onto its stream-ordered driver call. Nothing here waits for
+// the device except finish() and the destructor.
+#include "queue.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "buffer.hpp"
+#include "context.hpp"
+#include "device.hpp"
+#include "errors.hpp"
+#include "event.hpp"
+#include "kernel.hpp"
+
+namespace duet::backend::cuda {
+namespace {
+
+// Core only hands a queue buffers of its own device, so they are CudaBuffers.
+CUdeviceptr address(const BufferImpl& b, std::size_t offset) {
+  return static_cast<const CudaBuffer&>(b).handle() + offset;
+}
+
+}  // namespace
+
+CudaQueue::CudaQueue(std::shared_ptr<const CudaDevice> device, CUcontext ctx)
+    : device_(std::move(device)), ctx_(ctx) {
+  ContextGuard guard(ctx_);
+  DUET_CU(cuStreamCreate, &stream_, CU_STREAM_NON_BLOCKING);
+}
+
+CudaQueue::~CudaQueue() {
+  ContextGuard guard(ctx_, std::nothrow);
+  if (!guard.ok()) return;
+  DUET_CU_NOTHROW(cuStreamSynchronize, stream_);
+  DUET_CU_NOTHROW(cuStreamDestroy, stream_);
+}
+
+void CudaQueue::write(BufferImpl& dst, std::size_t offset, const void* src, std::size_t bytes) {
+  ContextGuard guard(ctx_);
+  DUET_CU(cuMemcpyHtoDAsync, address(dst, offset), src, bytes, stream_);
+}
+
+void CudaQueue::read(const BufferImpl& src, std::size_t offset, void* dst, std::size_t bytes) {
+  ContextGuard guard(ctx_);
+  DUET_CU(cuMemcpyDtoHAsync, dst, address(src, offset), bytes, stream_);
+}
+
+void CudaQueue::copy(const BufferImpl& src, std::size_t src_offset, BufferImpl& dst, std::size_t dst_offset,
+                     std::size_t bytes) {
+  ContextGuard guard(ctx_);
+  DUET_CU(cuMemcpyDtoDAsync, address(dst, dst_offset), address(src, src_offset), bytes, stream_);
+}
+
+void CudaQueue::fill(BufferImpl& dst, std::size_t offset, std::size_t bytes, const void* pattern,
+                     std::size_t pattern_size) {
+  const auto* p = static_cast<const unsigned char*>(pattern);
+  // A pattern whose halves are equal (0.0, -1, 0x01010101) repeats its half, so shrink it: most
+  // fills then take the single 1-byte memset, the fastest path. Offset and size stay multiples.
+  std::size_t size = pattern_size;
+  while (size > 1 && std::memcmp(p, p + size / 2, size / 2) == 0) size /= 2;
+  const CUdeviceptr base = address(dst, offset);
+  const std::size_t count = bytes / size;
+
+  ContextGuard guard(ctx_);
+  switch (size) {
+    case 1:
+      DUET_CU(cuMemsetD8Async, base, p[0], count, stream_);
+      return;
+    case 2: {
+      std::uint16_t v;
+      std::memcpy(&v, p, sizeof(v));
+      DUET_CU(cuMemsetD16Async, base, v, count, stream_);
+      return;
+    }
+    case 4: {
+      std::uint32_t v;
+      std::memcpy(&v, p, sizeof(v));
+      DUET_CU(cuMemsetD32Async, base, v, count, stream_);
+      return;
+    }
+    default:
+      // CUDA has no memset wider than 32 bits. View the range as `count` rows of `size` bytes (the
+      // pitch) and set one 32-bit column per call: word w of every element gets word w of the pattern.
+      for (std::size_t w = 0; w < size / 4; ++w) {
+        std::uint32_t v;
+        std::memcpy(&v, p + 4 * w, sizeof(v));
+        DUET_CU(cuMemsetD2D32Async, base + 4 * w, size, v, 1, count, stream_);
+      }
+      return;
+  }
+}
+
+void CudaQueue::launch(KernelImpl& kernel_impl, const LaunchShape& shape,
+                       const std::vector<LaunchArg>& args) {
+  // Core hands a queue kernels compiled for its own device, so they are CudaKernels.
+  auto& kernel = static_cast<CudaKernel&>(kernel_impl);
+  const CudaDevice& device = *device_;
+  static const char* const axis[3] = {"x", "y", "z"};
+  unsigned grid[3], block[3];
+  for (int d = 0; d < 3; ++d) {
+    const std::size_t groups = shape.global[d] / shape.local[d];
+    // Core checks the group's total size; CUDA also limits each dimension (z: 64 threads, grid
+    // y and z: 65535 groups), which would otherwise surface as a bare CUDA_ERROR_INVALID_VALUE.
+    if (shape.local[d] > device.max_block(d))
+      throw ArgumentError("kernel '" + kernel.name() + "': a local size of " +
+                          std::to_string(shape.local[d]) + " in dimension " + axis[d] + " exceeds the " +
+                          std::to_string(device.max_block(d)) + " that " + device.info().name + " allows");
+    if (groups > device.max_grid(d))
+      throw ArgumentError("kernel '" + kernel.name() + "': " + std::to_string(groups) +
+                          " work-groups in dimension " + axis[d] + " exceed the " +
+                          std::to_string(device.max_grid(d)) + " that " + device.info().name +
+                          " allows; use larger work-groups or another dimension");
+    grid[d] = static_cast<unsigned>(groups);
+    block[d] = static_cast<unsigned>(shape.local[d]);
+  }
+
+  // cuLaunchKernel reads each parameter's bytes through a pointer: buffers pass their device address
+  // by value, scalars the bytes core already holds. It copies them all before returning.
+  std::vector<CUdeviceptr> addresses(args.size());
+  std::vector<void*> params(args.size());
+  const std::vector<std::size_t>* sizes = kernel.param_sizes();
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const LaunchArg& a = args[i];
+    const std::size_t given = a.buffer ? sizeof(CUdeviceptr) : a.scalar_size;
+    // The driver copies as many bytes as the kernel declares; a smaller argument would send
+    // whatever follows it in memory.
+    if (sizes && i < sizes->size() && (*sizes)[i] != given)
+      throw ArgumentError("kernel '" + kernel.name() + "': argument " + std::to_string(i + 1) + " is " +
+                          std::to_string(given) + " bytes but the kernel's parameter is " +
+                          std::to_string((*sizes)[i]) + " bytes");
+    if (a.buffer) {
+      addresses[i] = static_cast<const CudaBuffer*>(a.buffer)->handle();
+      params[i] = &addresses[i];
+    } else {
+      params[i] = const_cast<void*>(a.scalar);
+    }
+  }
+
+  ContextGuard guard(ctx_);
+  DUET_CU(cuLaunchKernel, kernel.handle(), grid[0], grid[1], grid[2], block[0], block[1], block[2], 0,
+          stream_, params.empty() ? nullptr : params.data(), nullptr);
+}
+
+std::shared_ptr<EventImpl> CudaQueue::record() { return std::make_shared<CudaEvent>(device_, ctx_, stream_); }
+
+void CudaQueue::finish() {
+  ContextGuard guard(ctx_);
+  DUET_CU(cuStreamSynchronize, stream_);
+}
+
+}  // namespace duet::backend::cuda

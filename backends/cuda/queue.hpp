@@ -1,0 +1,42 @@
+// A duet queue on CUDA: one non-blocking stream of the device's primary context. Transfers, fills
+// and launches are enqueued and return at once; only finish() (and events) wait. Non-blocking, so
+// the stream never serialises with the legacy default stream that other code in the process may
+// use. Used by one thread at a time, as the public Queue documents.
+#pragma once
+
+#include <cuda.h>
+
+#include <memory>
+
+#include "backend.hpp"
+
+namespace duet::backend::cuda {
+
+class CudaDevice;
+
+class CudaQueue final : public QueueImpl {
+ public:
+  CudaQueue(std::shared_ptr<const CudaDevice> device, CUcontext ctx);
+  // Waits for the stream's work first, so failures of work still queued are reported (on stderr)
+  // rather than lost, and host memory of pending reads is no longer written after the queue is gone.
+  ~CudaQueue() override;
+  CudaQueue(const CudaQueue&) = delete;
+  CudaQueue& operator=(const CudaQueue&) = delete;
+
+  void write(BufferImpl& dst, std::size_t offset, const void* src, std::size_t bytes) override;
+  void read(const BufferImpl& src, std::size_t offset, void* dst, std::size_t bytes) override;
+  void copy(const BufferImpl& src, std::size_t src_offset, BufferImpl& dst, std::size_t dst_offset,
+            std::size_t bytes) override;
+  void fill(BufferImpl& dst, std::size_t offset, std::size_t bytes, const void* pattern,
+            std::size_t pattern_size) override;
+  void launch(KernelImpl& kernel, const LaunchShape& shape, const std::vector<LaunchArg>& args) override;
+  std::shared_ptr<EventImpl> record() override;
+  void finish() override;
+
+ private:
+  std::shared_ptr<const CudaDevice> device_;
+  CUcontext ctx_;
+  CUstream stream_ = nullptr;
+};
+
+}  // namespace duet::backend::cuda

@@ -1,0 +1,17 @@
+// The OpenCL buffer. All the work of allocating (and of reporting a full device) happens in
+// OpenCLDevice::allocate, which is the only place that makes these, already committed to the device.
+#include "buffer.hpp"
+
+#include <utility>
+
+#include "device.hpp"
+
+namespace duet::backend::opencl {
+
+OpenCLBuffer::OpenCLBuffer(std::shared_ptr<const OpenCLDevice> device, cl::Buffer buffer,
+                           std::size_t bytes)
+    : device_(std::move(device)), buffer_(std::move(buffer)), bytes_(bytes) {}
+
+const DeviceImpl& OpenCLBuffer::device() const { return *device_; }
+
+}  // namespace duet::backend::opencl

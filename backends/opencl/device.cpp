@@ -1,0 +1,279 @@
+// The OpenCL device: its description, its lazily created context, and the three things a device
+// makes (buffers, queues, programs). Allocation is where OpenCL differs most from CUDA: drivers
+// such as NVIDIA's accept clCreateBuffer for memory they do not have and fail only when a later
+// command first touches the buffer, so a buffer is committed to the device before allocate()
+// returns, which lets an exhausted device be reported as OutOfMemoryError at the allocation that
+// caused it rather than as a driver error at some later launch. Build logs are normalised too, so
+// every driver's log names the user's file and line (see with_source_positions).
+#include "device.hpp"
+
+#include <cctype>
+#include <cstdio>
+#include <sstream>
+#include <vector>
+
+#include "buffer.hpp"
+#include "errors.hpp"
+#include "program.hpp"
+#include "queue.hpp"
+
+namespace duet::backend::opencl {
+
+namespace {
+
+// Drivers pad their strings: NUL terminators counted in the length, trailing blanks (NVIDIA's
+// OpenCL C version ends in a space).
+std::string trimmed(const std::string& s) {
+  const char* blanks = " \t\r\n\v\f";
+  auto first = s.find_first_not_of(blanks);
+  if (first == std::string::npos) return {};
+  auto last = s.find_last_not_of(std::string(blanks) + '\0');
+  return s.substr(first, last - first + 1);
+}
+
+template <class Object, class Info>
+std::string text_info(const Object& object, Info param) {
+  std::string value;
+  if (object.getInfo(param, &value) != CL_SUCCESS) return {};
+  return trimmed(value);
+}
+
+template <class T>
+T device_value(const cl::Device& device, cl_device_info param) {
+  T value{};
+  if (device.getInfo(param, &value) != CL_SUCCESS) return T{};
+  return value;
+}
+
+bool has_extension(const std::string& extensions, const std::string& name) {
+  std::istringstream words(extensions);
+  std::string word;
+  while (words >> word)
+    if (word == name) return true;
+  return false;
+}
+
+std::string format_bytes(std::uint64_t bytes) {
+  char text[64];
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  if (bytes >= 1024ull * 1024 * 1024)
+    std::snprintf(text, sizeof text, "%llu bytes (%.2f GiB)", static_cast<unsigned long long>(bytes),
+                  static_cast<double>(bytes) / gib);
+  else
+    std::snprintf(text, sizeof text, "%llu bytes (%.2f MiB)", static_cast<unsigned long long>(bytes),
+                  static_cast<double>(bytes) / (1024.0 * 1024.0));
+  return text;
+}
+
+// Reads `#line 12 "name"` (the name is optional); false for any other line.
+bool line_directive(const std::string& text, long& number, std::string& name) {
+  const char* blanks = " \t";
+  std::size_t i = text.find_first_not_of(blanks);
+  if (i == std::string::npos || text[i] != '#') return false;
+  i = text.find_first_not_of(blanks, i + 1);
+  if (i == std::string::npos || text.compare(i, 4, "line") != 0) return false;
+  i += 4;
+  const std::size_t first_digit = text.find_first_not_of(blanks, i);
+  if (first_digit == i || first_digit == std::string::npos) return false;
+  std::size_t end = first_digit;
+  while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+  if (end == first_digit || end - first_digit > 9) return false;
+  number = std::stol(text.substr(first_digit, end - first_digit));
+  i = text.find_first_not_of(blanks, end);
+  if (i != std::string::npos && text[i] == '"') {
+    const std::size_t close = text.find('"', i + 1);
+    if (close != std::string::npos) name = text.substr(i + 1, close - i - 1);
+  }
+  return true;
+}
+
+// The position each physical line of `source` has by its #line directives: "name:line", or empty
+// before the first directive that names a file.
+std::vector<std::string> line_positions(const std::string& source) {
+  std::vector<std::string> positions;
+  std::string file;
+  long line = 1;
+  for (std::size_t start = 0; start <= source.size();) {
+    std::size_t end = source.find('\n', start);
+    if (end == std::string::npos) end = source.size();
+    positions.push_back(file.empty() ? std::string() : file + ":" + std::to_string(line));
+    long number = 0;
+    if (line_directive(source.substr(start, end - start), number, file))
+      line = number;
+    else
+      ++line;
+    start = end + 1;
+  }
+  return positions;
+}
+
+// NVIDIA's OpenCL compiler ignores #line: it calls every source "<kernel>" and counts physical
+// lines, which would point users into duet's prelude. Its positions are rewritten to the ones the
+// directives give, so logs from every driver name the user's file and line alike.
+std::string with_source_positions(const std::string& log, const std::string& source) {
+  static const std::string tag = "<kernel>:";
+  if (log.find(tag) == std::string::npos) return log;
+  const std::vector<std::string> positions = line_positions(source);
+  std::string out;
+  std::size_t from = 0;
+  for (std::size_t at = log.find(tag); at != std::string::npos; at = log.find(tag, from)) {
+    std::size_t digits = at + tag.size(), end = digits;
+    while (end < log.size() && std::isdigit(static_cast<unsigned char>(log[end]))) ++end;
+    out.append(log, from, at - from);
+    const std::size_t physical = end > digits ? std::stoul(log.substr(digits, end - digits)) : 0;
+    if (physical >= 1 && physical <= positions.size() && !positions[physical - 1].empty())
+      out += positions[physical - 1];
+    else
+      out.append(log, at, end - at);
+    from = end;
+  }
+  out.append(log, from, std::string::npos);
+  return out;
+}
+
+const std::vector<std::string>& build_options() {
+  // -cl-std pins the language to what the dialect's OpenCL branch is written in, whatever newer
+  // version the driver defaults to; -cl-kernel-arg-info keeps parameter names and types queryable.
+  static const std::vector<std::string> options{"-cl-std=CL1.2", "-cl-kernel-arg-info"};
+  return options;
+}
+
+}  // namespace
+
+OpenCLDevice::OpenCLDevice(const cl::Platform& platform, const cl::Device& device, int index)
+    : platform_(platform), device_(device) {
+  info_.backend = "opencl";
+  info_.index = index;
+  info_.name = text_info(device_, CL_DEVICE_NAME);
+  info_.vendor = text_info(device_, CL_DEVICE_VENDOR);
+  info_.platform = text_info(platform_, CL_PLATFORM_NAME);
+  info_.driver = text_info(device_, CL_DRIVER_VERSION);
+  info_.arch = text_info(device_, CL_DEVICE_OPENCL_C_VERSION);
+
+  const auto type = device_value<cl_device_type>(device_, CL_DEVICE_TYPE);
+  if (type & CL_DEVICE_TYPE_GPU)
+    info_.kind = DeviceKind::gpu;
+  else if (type & CL_DEVICE_TYPE_CPU)
+    info_.kind = DeviceKind::cpu;
+  else
+    info_.kind = DeviceKind::other;
+
+  info_.memory_bytes = device_value<cl_ulong>(device_, CL_DEVICE_GLOBAL_MEM_SIZE);
+  info_.max_alloc_bytes = device_value<cl_ulong>(device_, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+  info_.local_memory_bytes = device_value<cl_ulong>(device_, CL_DEVICE_LOCAL_MEM_SIZE);
+  info_.compute_units = device_value<cl_uint>(device_, CL_DEVICE_MAX_COMPUTE_UNITS);
+  info_.max_group_size = device_value<std::size_t>(device_, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+  // Either sign counts: some drivers list cl_khr_fp64 without filling in the FP config, and
+  // OpenCL 1.2 made fp64 an optional core feature that needs no extension string.
+  info_.supports_double =
+      has_extension(text_info(device_, CL_DEVICE_EXTENSIONS), "cl_khr_fp64") ||
+      device_value<cl_device_fp_config>(device_, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
+}
+
+std::string OpenCLDevice::label() const { return info_.id() + " (" + info_.name + ")"; }
+
+const cl::Context& OpenCLDevice::context() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (context_() == nullptr) {
+    const cl_context_properties properties[] = {
+        CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform_()), 0};
+    cl_int err = CL_SUCCESS;
+    cl::Context context(device_, properties, nullptr, nullptr, &err);
+    if (err != CL_SUCCESS) throw_driver_error("clCreateContext", err, "for " + label());
+    cl::CommandQueue queue(context, device_, 0, &err);
+    if (err != CL_SUCCESS) throw_driver_error("clCreateCommandQueue", err, "for " + label());
+    // Assigned only once both exist, so a failure leaves nothing half made and the next use retries.
+    context_ = std::move(context);
+    commit_queue_ = std::move(queue);
+  }
+  return context_;
+}
+
+void OpenCLDevice::throw_out_of_memory(const char* call, cl_int code, std::size_t bytes) const {
+  throw OutOfMemoryError(label() + " could not allocate " + format_bytes(bytes) + ": " + call +
+                             " returned " + error_name(code) + "; the device has " +
+                             format_bytes(info_.memory_bytes) + ", at most " +
+                             format_bytes(info_.max_alloc_bytes) +
+                             " in one buffer. Allocate less, or free buffers first.",
+                         bytes, info_.memory_bytes);
+}
+
+void OpenCLDevice::commit(const cl::Buffer& buffer, std::size_t bytes) const {
+  // A migration with undefined content copies nothing, but makes the driver place the buffer on
+  // the device now. Waiting for it happens on this private queue, never on a user's queue, so no
+  // user work is synchronised by an allocation.
+  cl_mem mem = buffer();
+  cl_event event = nullptr;
+  cl_int err = clEnqueueMigrateMemObjects(commit_queue_(), 1, &mem,
+                                          CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED, 0, nullptr, &event);
+  if (err == CL_SUCCESS) {
+    err = clWaitForEvents(1, &event);
+    if (err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) {
+      cl_int status = CL_SUCCESS;
+      if (clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) ==
+              CL_SUCCESS &&
+          status < 0)
+        err = status;
+    }
+    clReleaseEvent(event);
+  }
+  if (err == CL_SUCCESS) return;
+  if (is_allocation_failure(err)) throw_out_of_memory("clEnqueueMigrateMemObjects", err, bytes);
+  throw_driver_error("clEnqueueMigrateMemObjects", err,
+                     "placing a new " + format_bytes(bytes) + " buffer on " + label());
+}
+
+std::shared_ptr<BufferImpl> OpenCLDevice::allocate(std::size_t bytes) {
+  const cl::Context& ctx = context();
+  cl_int err = CL_SUCCESS;
+  cl::Buffer buffer(ctx, CL_MEM_READ_WRITE, bytes, nullptr, &err);
+  if (err == CL_INVALID_BUFFER_SIZE || is_allocation_failure(err))
+    throw_out_of_memory("clCreateBuffer", err, bytes);
+  if (err != CL_SUCCESS)
+    throw_driver_error("clCreateBuffer", err, "allocating " + format_bytes(bytes) + " on " + label());
+  commit(buffer, bytes);
+  return std::make_shared<OpenCLBuffer>(shared_from_this(), std::move(buffer), bytes);
+}
+
+std::shared_ptr<QueueImpl> OpenCLDevice::create_queue() {
+  cl_int err = CL_SUCCESS;
+  // In order, because duet's queues promise that commands run in the order they were enqueued;
+  // profiling, because events measure device time from its timestamps.
+  cl::CommandQueue queue(context(), device_, CL_QUEUE_PROFILING_ENABLE, &err);
+  if (err != CL_SUCCESS) throw_driver_error("clCreateCommandQueue", err, "for " + label());
+  return std::make_shared<OpenCLQueue>(shared_from_this(), std::move(queue));
+}
+
+BuildResult OpenCLDevice::build(const std::string& source, const std::string& name) {
+  BuildResult result;
+  result.options = build_options();
+  std::string joined;
+  for (const auto& option : result.options) joined += (joined.empty() ? "" : " ") + option;
+
+  cl_int err = CL_SUCCESS;
+  cl::Program program(context(), source, false, &err);
+  if (err != CL_SUCCESS)
+    throw_driver_error("clCreateProgramWithSource", err, "for " + name + " on " + label());
+
+  cl_device_id id = device_();
+  const cl_int built = clBuildProgram(program(), 1, &id, joined.c_str(), nullptr, nullptr);
+  // The log is worth having either way: errors when the build failed, warnings when it did not.
+  std::string log;
+  program.getBuildInfo(device_, CL_PROGRAM_BUILD_LOG, &log);
+  result.log = with_source_positions(trimmed(log), source);
+
+  if (built == CL_BUILD_PROGRAM_FAILURE) {
+    if (result.log.empty())
+      result.log = "clBuildProgram returned CL_BUILD_PROGRAM_FAILURE and the driver gave no build log";
+    return result;
+  }
+  if (built != CL_SUCCESS) {
+    std::string detail = "building " + name + " on " + label() + " with options \"" + joined + "\"";
+    if (!result.log.empty()) detail += "; build log:\n" + result.log;
+    throw_driver_error("clBuildProgram", built, detail);
+  }
+  result.program = OpenCLProgram::create(shared_from_this(), std::move(program), name);
+  return result;
+}
+
+}  // namespace duet::backend::opencl

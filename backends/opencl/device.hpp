@@ -1,0 +1,47 @@
+// One OpenCL device as a duet backend device. It describes itself from the driver's queries at
+// probe time, and creates its cl::Context only when first used, because listing devices should not
+// cost a context on every GPU of the machine (NVIDIA's takes device memory and tens of
+// milliseconds). Buffers, queues and programs are created in that one context, so they can be used
+// together freely.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "backend.hpp"
+#include "cl_api.hpp"
+
+namespace duet::backend::opencl {
+
+class OpenCLDevice final : public DeviceImpl, public std::enable_shared_from_this<OpenCLDevice> {
+ public:
+  // Never throws for driver failures: a query the driver refuses leaves its field empty or zero.
+  OpenCLDevice(const cl::Platform& platform, const cl::Device& device, int index);
+
+  const DeviceInfo& info() const override { return info_; }
+  std::shared_ptr<BufferImpl> allocate(std::size_t bytes) override;
+  std::shared_ptr<QueueImpl> create_queue() override;
+  BuildResult build(const std::string& source, const std::string& name) override;
+
+  cl_device_id id() const { return device_(); }
+  // "opencl:0 (pthread-skylake-...)", for error details.
+  std::string label() const;
+
+ private:
+  const cl::Context& context() const;
+  void commit(const cl::Buffer& buffer, std::size_t bytes) const;
+  [[noreturn]] void throw_out_of_memory(const char* call, cl_int code, std::size_t bytes) const;
+
+  cl::Platform platform_;
+  cl::Device device_;
+  DeviceInfo info_;
+
+  // Created together on first use, then never changed, so references to them stay valid.
+  mutable std::mutex mutex_;
+  mutable cl::Context context_;
+  mutable cl::CommandQueue commit_queue_;
+};
+
+}  // namespace duet::backend::opencl

@@ -1,0 +1,49 @@
+// A point in an OpenCL queue's timeline. It is a marker enqueued with no wait list, which on an
+// in-order queue completes when everything before it has completed, and whose profiling end time
+// is the moment it was reached. Not every driver gives markers usable timestamps, so the event also
+// keeps the commands on either side of it: the last one enqueued before it, and the first one
+// enqueued after it, which the queue fills in later. When a marker's time is missing or impossible,
+// the end of the command before (for the later event) and the start of the command after (for the
+// earlier one) measure the same span from real commands' timestamps.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "backend.hpp"
+#include "cl_api.hpp"
+
+namespace duet::backend::opencl {
+
+// Shared by the events recorded since the last command and their queue, which sets it at the next
+// command; read after the events were waited for, possibly on another thread, hence the lock.
+class NextCommand {
+ public:
+  void set(const cl::Event& event);
+  cl::Event get() const;
+
+ private:
+  mutable std::mutex mutex_;
+  cl::Event event_;
+};
+
+class OpenCLEvent final : public EventImpl {
+ public:
+  OpenCLEvent(cl::Event marker, cl::Event previous, std::shared_ptr<NextCommand> next);
+
+  void wait() override;
+  // Blocks until both events have completed: their timestamps exist only then.
+  double elapsed_ms_until(EventImpl& later) override;
+
+ private:
+  std::optional<cl_ulong> marker_time() const;
+  std::optional<cl_ulong> previous_end() const;
+  std::optional<cl_ulong> next_start() const;
+
+  cl::Event marker_;
+  cl::Event previous_;  // null when nothing was enqueued before the marker
+  std::shared_ptr<NextCommand> next_;
+};
+
+}  // namespace duet::backend::opencl

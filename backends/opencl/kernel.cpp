@@ -1,0 +1,70 @@
+// Launching an OpenCL kernel: translating duet's checked arguments into clSetKernelArg calls and
+// the launch shape into clEnqueueNDRangeKernel. The launch only enqueues; nothing here waits for
+// the device.
+#include "kernel.hpp"
+
+#include <utility>
+
+#include "buffer.hpp"
+#include "errors.hpp"
+
+namespace duet::backend::opencl {
+
+namespace {
+
+std::string sizes(const std::size_t* values, int dims) {
+  std::string text = "{";
+  for (int d = 0; d < dims; ++d) text += (d ? ", " : "") + std::to_string(values[d]);
+  return text + "}";
+}
+
+}  // namespace
+
+OpenCLKernel::OpenCLKernel(cl::Kernel kernel, std::string name, cl_device_id device)
+    : kernel_(std::move(kernel)), name_(std::move(name)), device_(device) {
+  cl_uint count = 0;
+  if (clGetKernelInfo(kernel_(), CL_KERNEL_NUM_ARGS, sizeof count, &count, nullptr) == CL_SUCCESS)
+    arg_count_ = static_cast<int>(count);
+}
+
+std::string OpenCLKernel::describe(const LaunchShape& shape) const {
+  std::string text = "kernel '" + name_ + "', global " + sizes(shape.global, shape.dims) + ", local " +
+                     sizes(shape.local, shape.dims);
+  // Reported as the driver's own number rather than as a limit: NVIDIA answers 256 for kernels
+  // it then launches with 1024 work-items per group, but on other drivers it is the real bound.
+  std::size_t reported = 0;
+  if (clGetKernelWorkGroupInfo(kernel_(), device_, CL_KERNEL_WORK_GROUP_SIZE, sizeof reported,
+                               &reported, nullptr) == CL_SUCCESS)
+    text += " (the driver reports CL_KERNEL_WORK_GROUP_SIZE " + std::to_string(reported) +
+            " for this kernel)";
+  return text;
+}
+
+cl_event OpenCLKernel::enqueue(cl_command_queue queue, const LaunchShape& shape,
+                               const std::vector<LaunchArg>& args) const {
+  std::lock_guard<std::mutex> lock(launch_mutex_);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const LaunchArg& arg = args[i];
+    const auto index = static_cast<cl_uint>(i);
+    cl_int err;
+    if (arg.buffer != nullptr) {
+      cl_mem mem = static_cast<const OpenCLBuffer*>(arg.buffer)->mem();
+      err = clSetKernelArg(kernel_(), index, sizeof mem, &mem);
+    } else {
+      err = clSetKernelArg(kernel_(), index, arg.scalar_size, arg.scalar);
+    }
+    if (err != CL_SUCCESS)
+      throw_driver_error("clSetKernelArg", err,
+                         "argument " + std::to_string(i) + " of kernel '" + name_ + "' (" +
+                             (arg.buffer ? std::string("a buffer")
+                                         : std::to_string(arg.scalar_size) + "-byte scalar") +
+                             ")");
+  }
+  cl_event event = nullptr;
+  const cl_int err = clEnqueueNDRangeKernel(queue, kernel_(), static_cast<cl_uint>(shape.dims), nullptr,
+                                            shape.global, shape.local, 0, nullptr, &event);
+  if (err != CL_SUCCESS) throw_driver_error("clEnqueueNDRangeKernel", err, describe(shape));
+  return event;
+}
+
+}  // namespace duet::backend::opencl

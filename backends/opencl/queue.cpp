@@ -1,0 +1,103 @@
+// Transfers, fills, launches, events and finish on an OpenCL queue. Transfers pass CL_FALSE for
+// blocking, as duet's queues are asynchronous: the host memory must stay valid until the queue has
+// finished with it, as queue.hpp tells users. Zero-byte transfers and empty launches enqueue
+// nothing, because OpenCL refuses them as invalid values where CUDA accepts them.
+#include "queue.hpp"
+
+#include <string>
+#include <utility>
+
+#include "buffer.hpp"
+#include "device.hpp"
+#include "errors.hpp"
+#include "event.hpp"
+#include "kernel.hpp"
+
+namespace duet::backend::opencl {
+
+namespace {
+
+cl_mem mem_of(const BufferImpl& buffer) { return static_cast<const OpenCLBuffer&>(buffer).mem(); }
+
+}  // namespace
+
+OpenCLQueue::OpenCLQueue(std::shared_ptr<const OpenCLDevice> device, cl::CommandQueue queue)
+    : device_(std::move(device)), queue_(std::move(queue)) {}
+
+void OpenCLQueue::enqueued(cl_event event) {
+  last_ = cl::Event(event);
+  if (waiting_) {
+    waiting_->set(last_);
+    waiting_.reset();
+  }
+}
+
+void OpenCLQueue::fail(const char* call, cl_int code, const char* what, std::size_t bytes) const {
+  throw_driver_error(call, code,
+                     std::string(what) + " " + std::to_string(bytes) + " bytes on " + device_->label());
+}
+
+void OpenCLQueue::write(BufferImpl& dst, std::size_t offset, const void* src, std::size_t bytes) {
+  if (bytes == 0) return;
+  cl_event event = nullptr;
+  const cl_int err = clEnqueueWriteBuffer(queue_(), mem_of(dst), CL_FALSE, offset, bytes, src, 0,
+                                          nullptr, &event);
+  if (err != CL_SUCCESS) fail("clEnqueueWriteBuffer", err, "writing", bytes);
+  enqueued(event);
+}
+
+void OpenCLQueue::read(const BufferImpl& src, std::size_t offset, void* dst, std::size_t bytes) {
+  if (bytes == 0) return;
+  cl_event event = nullptr;
+  const cl_int err = clEnqueueReadBuffer(queue_(), mem_of(src), CL_FALSE, offset, bytes, dst, 0,
+                                         nullptr, &event);
+  if (err != CL_SUCCESS) fail("clEnqueueReadBuffer", err, "reading", bytes);
+  enqueued(event);
+}
+
+void OpenCLQueue::copy(const BufferImpl& src, std::size_t src_offset, BufferImpl& dst,
+                       std::size_t dst_offset, std::size_t bytes) {
+  if (bytes == 0) return;
+  cl_event event = nullptr;
+  const cl_int err = clEnqueueCopyBuffer(queue_(), mem_of(src), mem_of(dst), src_offset, dst_offset,
+                                         bytes, 0, nullptr, &event);
+  if (err != CL_SUCCESS) fail("clEnqueueCopyBuffer", err, "copying", bytes);
+  enqueued(event);
+}
+
+void OpenCLQueue::fill(BufferImpl& dst, std::size_t offset, std::size_t bytes, const void* pattern,
+                       std::size_t pattern_size) {
+  if (bytes == 0) return;
+  cl_event event = nullptr;
+  const cl_int err = clEnqueueFillBuffer(queue_(), mem_of(dst), pattern, pattern_size, offset, bytes, 0,
+                                         nullptr, &event);
+  if (err != CL_SUCCESS) fail("clEnqueueFillBuffer", err, "filling", bytes);
+  enqueued(event);
+}
+
+void OpenCLQueue::launch(KernelImpl& kernel, const LaunchShape& shape,
+                         const std::vector<LaunchArg>& args) {
+  for (int d = 0; d < shape.dims; ++d)
+    if (shape.global[d] == 0) return;
+  enqueued(static_cast<const OpenCLKernel&>(kernel).enqueue(queue_(), shape, args));
+}
+
+std::shared_ptr<EventImpl> OpenCLQueue::record() {
+  cl_event handle = nullptr;
+  cl_int err = clEnqueueMarkerWithWaitList(queue_(), 0, nullptr, &handle);
+  if (err != CL_SUCCESS) throw_driver_error("clEnqueueMarkerWithWaitList", err, "on " + device_->label());
+  cl::Event marker(handle);
+  // Submits what is queued: a driver may otherwise hold commands back until something blocks, so
+  // an Event::wait() from another thread could wait for ever and timings would include the delay.
+  err = clFlush(queue_());
+  if (err != CL_SUCCESS) throw_driver_error("clFlush", err, "on " + device_->label());
+  if (!waiting_) waiting_ = std::make_shared<NextCommand>();
+  return std::make_shared<OpenCLEvent>(std::move(marker), last_, waiting_);
+}
+
+void OpenCLQueue::finish() {
+  const cl_int err = clFinish(queue_());
+  if (err != CL_SUCCESS) throw_driver_error("clFinish", err, "on " + device_->label());
+}
+
+}  // namespace duet::backend::opencl

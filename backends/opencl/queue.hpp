@@ -1,0 +1,45 @@
+// An in-order OpenCL command queue with profiling on. Every command is enqueued without blocking
+// and returns at once. The queue remembers the event of the last command it enqueued, and hands
+// the next command's event to events recorded before it, so that events can still be timed on
+// drivers whose markers carry no usable timestamps (see event.hpp). Like duet's Queue, it is used
+// by one thread at a time.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "backend.hpp"
+#include "cl_api.hpp"
+
+namespace duet::backend::opencl {
+
+class OpenCLDevice;
+class NextCommand;
+
+class OpenCLQueue final : public QueueImpl {
+ public:
+  OpenCLQueue(std::shared_ptr<const OpenCLDevice> device, cl::CommandQueue queue);
+
+  void write(BufferImpl& dst, std::size_t offset, const void* src, std::size_t bytes) override;
+  void read(const BufferImpl& src, std::size_t offset, void* dst, std::size_t bytes) override;
+  void copy(const BufferImpl& src, std::size_t src_offset, BufferImpl& dst, std::size_t dst_offset,
+            std::size_t bytes) override;
+  void fill(BufferImpl& dst, std::size_t offset, std::size_t bytes, const void* pattern,
+            std::size_t pattern_size) override;
+  void launch(KernelImpl& kernel, const LaunchShape& shape, const std::vector<LaunchArg>& args) override;
+  std::shared_ptr<EventImpl> record() override;
+  void finish() override;
+
+ private:
+  // Takes ownership of the event of a command just enqueued.
+  void enqueued(cl_event event);
+  [[noreturn]] void fail(const char* call, cl_int code, const char* what, std::size_t bytes) const;
+
+  std::shared_ptr<const OpenCLDevice> device_;
+  cl::CommandQueue queue_;
+  cl::Event last_;
+  std::shared_ptr<NextCommand> waiting_;  // shared with the events recorded since the last command
+};
+
+}  // namespace duet::backend::opencl

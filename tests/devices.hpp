@@ -1,0 +1,48 @@
+// The devices the test run covers, chosen once by main.cpp from DUET_TEST_BACKEND, and the loop
+// every device test uses. for_each_device runs its body once per device inside a doctest SUBCASE
+// named after the device ("opencl:0 pthread-..."), with the device and the random seed attached as
+// INFO context, so every failure names the device it happened on. A duet::Error escaping the body
+// fails that device's subcase and lets the other devices run.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <duet/duet.hpp>
+#include <exception>
+#include <string>
+#include <vector>
+
+// Every device of the backend under test (empty for DUET_TEST_BACKEND=none or nvrtc).
+const std::vector<duet::Device>& test_devices();
+
+// The seed of this run's random inputs (DUET_TEST_SEED repeats a run).
+std::uint64_t test_seed();
+
+inline std::string device_label(const duet::Device& device) {
+  const duet::DeviceInfo& info = device.info();
+  return info.id() + " " + info.name;
+}
+
+template <class Body>
+void for_each_device(Body&& body) {
+  const std::vector<duet::Device>& devices = test_devices();
+  if (devices.empty()) {
+    FAIL_CHECK("no device to test: run with DUET_TEST_BACKEND=cuda or DUET_TEST_BACKEND=opencl");
+    return;
+  }
+  for (const duet::Device& device : devices) {
+    const std::string label = device_label(device);
+    SUBCASE(label.c_str()) {
+      INFO("device ", label, ", seed ", test_seed());
+      try {
+        body(device);
+      } catch (const duet::Error& e) {
+        FAIL_CHECK("unexpected duet error (" << std::string(duet::to_string(e.kind()))
+                                             << "): " << std::string(e.what()));
+      } catch (const std::exception& e) {
+        FAIL_CHECK("unexpected exception: " << std::string(e.what()));
+      }
+    }
+  }
+}

@@ -1,0 +1,136 @@
+// The test driver. DUET_TEST_BACKEND picks what one run covers:
+//   cuda | opencl  every device of that backend, plus the device-independent tests; exits 77
+//                  (CTest's SKIP_RETURN_CODE) with the reason from duet::backends() when the backend
+//                  is not built in, did not load, or has no device, so CI reports "skipped", never
+//                  "passed", for what did not run.
+//   none           only the device-independent tests (test suite "nodevice").
+//   nvrtc          only the offline NVRTC compiles (test suite "nvrtc"); exits 77 without NVRTC.
+//   unset / all    every device of every backend that loaded (for running the binary by hand).
+// DUET_TEST_SEED=<n> repeats the random inputs of an earlier run; every run prints its seed.
+// DUET_TEST_MIN_DEVICES=<n> exits 77 when fewer devices than that are found (the two-device run).
+// doctest's own command-line options (-tc, -sc, -s, ...) work as usual.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <duet/duet.hpp>
+#include <iostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "devices.hpp"
+
+namespace {
+
+constexpr int kSkipped = 77;
+
+std::vector<duet::Device> g_devices;
+std::uint64_t g_seed = 0;
+
+std::string env_or(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+std::uint64_t choose_seed() {
+  if (const char* s = std::getenv("DUET_TEST_SEED"); s && *s) return std::strtoull(s, nullptr, 0);
+  std::random_device rd;
+  return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+}
+
+void print_backends() {
+  for (const duet::BackendStatus& s : duet::backends()) {
+    std::cout << "  backend " << s.name << ": "
+              << (s.available ? std::to_string(s.device_count) + " device(s)" : "unavailable: " + s.reason)
+              << "\n";
+  }
+}
+
+// Opens every device of `backend` ("" for all backends). Returns a skip reason when there is none.
+std::string collect_devices(const std::string& backend) {
+  if (!backend.empty()) {
+    bool built = false;
+    for (const duet::BackendStatus& s : duet::backends()) {
+      if (s.name != backend) continue;
+      built = true;
+      if (!s.available) return "the " + backend + " backend is unavailable: " + s.reason;
+      if (s.device_count == 0) return "the " + backend + " backend has no devices";
+    }
+    if (!built) return "duet was built without the " + backend + " backend";
+  }
+  for (const duet::DeviceInfo& info : duet::devices()) {
+    if (!backend.empty() && info.backend != backend) continue;
+    g_devices.push_back(duet::Device::open(info.id()));
+  }
+  if (g_devices.empty()) return "no " + (backend.empty() ? std::string("") : backend + " ") + "devices found";
+  return {};
+}
+
+}  // namespace
+
+const std::vector<duet::Device>& test_devices() { return g_devices; }
+std::uint64_t test_seed() { return g_seed; }
+
+int main(int argc, char** argv) {
+  const std::string mode = env_or("DUET_TEST_BACKEND", "all");
+  g_seed = choose_seed();
+  std::cout << "duet " << duet::version() << " tests: DUET_TEST_BACKEND=" << mode << ", seed " << g_seed
+            << " (DUET_TEST_SEED=" << g_seed << " repeats this run)\n";
+
+  doctest::Context context;
+  context.applyCommandLine(argc, argv);
+
+  try {
+    if (mode == "none") {
+      context.setOption("test-suite", "nodevice");
+    } else if (mode == "nvrtc") {
+      try {
+        duet::compile_for_cuda_arch("KERNEL void probe(GLOBAL int* x) { x[0] = 1; }\n", {}, "sm_90",
+                                    "probe.duet");
+      } catch (const duet::BackendUnavailableError& e) {
+        std::cout << "SKIPPED: NVRTC is unavailable: " << e.what() << "\n";
+        return kSkipped;
+      } catch (const duet::Error&) {
+        // Any other failure is for the tests to report.
+      }
+      context.setOption("test-suite", "nvrtc");
+    } else if (mode == "cuda" || mode == "opencl" || mode == "all") {
+      print_backends();
+      const std::string reason = collect_devices(mode == "all" ? "" : mode);
+      if (!reason.empty()) {
+        if (mode != "all") {
+          std::cout << "SKIPPED: " << reason << "\n";
+          return kSkipped;
+        }
+        std::cout << reason << ": running the device-independent tests only\n";
+        context.setOption("test-suite", "nodevice");
+      } else {
+        context.setOption("test-suite-exclude", "nvrtc");
+      }
+      const long min_devices = std::strtol(env_or("DUET_TEST_MIN_DEVICES", "0").c_str(), nullptr, 10);
+      if (static_cast<long>(g_devices.size()) < min_devices) {
+        std::cout << "SKIPPED: this run needs " << min_devices << " devices and found " << g_devices.size()
+                  << "\n";
+        return kSkipped;
+      }
+      for (const duet::Device& d : g_devices) {
+        const duet::DeviceInfo& i = d.info();
+        std::cout << "  testing " << i.id() << ": " << i.name << " (" << i.vendor << ", " << i.driver << ", "
+                  << i.arch << ", max group " << i.max_group_size << ")\n";
+      }
+    } else {
+      std::cerr << "DUET_TEST_BACKEND=" << mode << " is not one of cuda, opencl, none, nvrtc, all\n";
+      return 2;
+    }
+  } catch (const duet::Error& e) {
+    std::cerr << "could not set up the devices under test (" << duet::to_string(e.kind()) << "): " << e.what()
+              << "\n";
+    return 1;
+  }
+
+  const int result = context.run();
+  g_devices.clear();
+  return result;
+}

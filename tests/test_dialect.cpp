@@ -1,0 +1,330 @@
+// User kernels written in the duet dialect (kernels/prelude.h) on every device: defines, the parsed
+// signature, 1D/2D/3D launches and the index macros, an automatic local size over a global size
+// that no group size divides, SHARED memory with BARRIER, and ATOMIC_ADD_INT.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <duet/duet.hpp>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "devices.hpp"
+#include "support.hpp"
+
+namespace {
+
+// T and UNROLL come from the defines; each work-item handles UNROLL consecutive elements.
+const char* const kSaxpy = R"(
+KERNEL void saxpy(const int n, const T alpha, GLOBAL const T* RESTRICT x, GLOBAL T* RESTRICT y) {
+  const int base = (int)GLOBAL_ID(0) * UNROLL;
+  for (int u = 0; u < UNROLL; ++u) {
+    const int i = base + u;
+    if (i < n) y[i] = alpha * x[i] + y[i];
+  }
+}
+)";
+
+const char* const kIds = R"(
+DEVICE int consistent(int d, size_t n) {
+  // GLOBAL_ID = GROUP_ID * LOCAL_SIZE + LOCAL_ID, the launch covers n, and groups tile it exactly.
+  return GLOBAL_ID(d) == (size_t)GROUP_ID(d) * LOCAL_SIZE(d) + LOCAL_ID(d) &&
+         GLOBAL_SIZE(d) >= n && GLOBAL_SIZE(d) == (size_t)NUM_GROUPS(d) * LOCAL_SIZE(d) &&
+         LOCAL_ID(d) < LOCAL_SIZE(d);
+}
+
+KERNEL void ids2d(GLOBAL int* gx, GLOBAL int* gy, GLOBAL int* ok, const int nx, const int ny) {
+  const int x = (int)GLOBAL_ID(0);
+  const int y = (int)GLOBAL_ID(1);
+  if (x < nx && y < ny) {
+    const int i = y * nx + x;
+    gx[i] = x;
+    gy[i] = y;
+    ok[i] = consistent(0, (size_t)nx) && consistent(1, (size_t)ny) && GLOBAL_ID(2) == 0;
+  }
+}
+
+KERNEL void ids3d(GLOBAL int* gx, GLOBAL int* gy, GLOBAL int* gz, GLOBAL int* ok, const int nx,
+                  const int ny, const int nz) {
+  const int x = (int)GLOBAL_ID(0);
+  const int y = (int)GLOBAL_ID(1);
+  const int z = (int)GLOBAL_ID(2);
+  if (x < nx && y < ny && z < nz) {
+    const int i = (z * ny + y) * nx + x;
+    gx[i] = x;
+    gy[i] = y;
+    gz[i] = z;
+    ok[i] = consistent(0, (size_t)nx) && consistent(1, (size_t)ny) && consistent(2, (size_t)nz);
+  }
+}
+
+KERNEL void mark(GLOBAL int* out, GLOBAL int* count, const int n) {
+  const size_t i = GLOBAL_ID(0);
+  if (i < (size_t)n) {
+    out[i] = (int)i;
+    ATOMIC_ADD_INT(count, 1);
+  }
+}
+)";
+
+// GROUP (a power of two) comes from the defines and must equal the launch's local size.
+const char* const kReduce = R"(
+KERNEL void block_sum(GLOBAL const int* RESTRICT in, GLOBAL int* RESTRICT partial, GLOBAL int* total,
+                      const int n) {
+  SHARED int tile[GROUP];
+  const int lid = (int)LOCAL_ID(0);
+  const int gid = (int)GLOBAL_ID(0);
+  tile[lid] = gid < n ? in[gid] : 0;
+  BARRIER();
+  for (int s = GROUP / 2; s > 0; s >>= 1) {
+    if (lid < s) tile[lid] += tile[lid + s];
+    BARRIER();
+  }
+  if (lid == 0) {
+    partial[GROUP_ID(0)] = tile[0];
+    ATOMIC_ADD_INT(total, tile[0]);
+  }
+}
+)";
+
+const char* const kAtomics = R"(
+KERNEL void tickets(GLOBAL int* counter, GLOBAL int* ticket, GLOBAL int* hist,
+                    GLOBAL const int* RESTRICT keys, const int n) {
+  const int i = (int)GLOBAL_ID(0);
+  if (i < n) {
+    ticket[i] = ATOMIC_ADD_INT(counter, 1);
+    ATOMIC_ADD_INT(&hist[keys[i]], 1);
+  }
+}
+)";
+
+std::size_t div_up(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+TEST_SUITE_BEGIN("device");
+
+TEST_CASE("user kernel with defines: saxpy with T=float, UNROLL=4 and T=int, UNROLL=3") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+
+    SUBCASE("float, UNROLL=4") {
+      const duet::Program p = dev.compile(kSaxpy, {{"T", "float"}, {"UNROLL", "4"}}, "saxpy.duet");
+      const duet::Kernel k = p.kernel("saxpy");
+      CHECK(k.name() == "saxpy");
+      const auto& sig = k.signature();
+      REQUIRE_MESSAGE(sig.has_value(), "the signature of saxpy was not parsed");
+      REQUIRE(sig->params.size() == 4);
+      CHECK(sig->params[0].kind == duet::KernelParam::Kind::scalar);
+      CHECK(sig->params[0].type == duet::ScalarType::i32);
+      CHECK(sig->params[0].name == "n");
+      CHECK(sig->params[1].kind == duet::KernelParam::Kind::scalar);
+      CHECK(sig->params[1].type == duet::ScalarType::f32);  // T substituted
+      CHECK(sig->params[1].type_name == "float");
+      CHECK(sig->params[2].kind == duet::KernelParam::Kind::buffer);
+      CHECK(sig->params[2].type == duet::ScalarType::f32);
+      CHECK(sig->params[2].is_const);
+      CHECK(sig->params[3].kind == duet::KernelParam::Kind::buffer);
+      CHECK_FALSE(sig->params[3].is_const);
+      CHECK(sig->params[3].name == "y");
+
+      for (const int n : {1, 5, 1001, 65537}) {
+        CAPTURE(n);
+        auto rng = make_rng("saxpy float", static_cast<std::uint64_t>(n));
+        const std::vector<float> x = random_floats(rng, static_cast<std::size_t>(n));
+        const std::vector<float> y = random_floats(rng, static_cast<std::size_t>(n));
+        const float alpha = 1.75f;
+        duet::Buffer<float> dx(dev, x.size()), dy(dev, y.size());
+        q.write(dx, x);
+        q.write(dy, y);
+        q.launch(k, duet::Range(div_up(static_cast<std::size_t>(n), 4)), duet::Range(), n, alpha, dx, dy);
+        const std::vector<float> got = q.to_vector(dy);
+        std::vector<double> want(x.size());
+        for (std::size_t i = 0; i < x.size(); ++i) want[i] = double(alpha) * x[i] + y[i];
+        // alpha*x + y: two roundings, or one with FMA.
+        check_close(
+            got, want,
+            [&](std::size_t i) {
+              return 2 * kUnitRoundoff * (std::fabs(double(alpha) * x[i]) + std::fabs(y[i]));
+            },
+            "saxpy<float>");
+      }
+    }
+
+    SUBCASE("int, UNROLL=3") {
+      const duet::Program p = dev.compile(kSaxpy, {{"T", "int"}, {"UNROLL", "3"}}, "saxpy.duet");
+      const duet::Kernel k = p.kernel("saxpy");
+      const int n = 10007;
+      auto rng = make_rng("saxpy int");
+      const std::vector<int> x = random_ints(rng, n, -1000, 1000);
+      const std::vector<int> y = random_ints(rng, n, -1000, 1000);
+      duet::Buffer<int> dx(dev, n), dy(dev, n);
+      q.write(dx, x);
+      q.write(dy, y);
+      q.launch(k, duet::Range(div_up(n, 3)), duet::Range(), n, -3, dx, dy);
+      std::vector<int> want(n);
+      for (int i = 0; i < n; ++i) want[i] = -3 * x[i] + y[i];
+      check_equal(q.to_vector(dy), want, "saxpy<int>");
+    }
+  });
+}
+
+TEST_CASE("2D launch writes GLOBAL_ID(0), GLOBAL_ID(1) everywhere") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    const duet::Program p = dev.compile(kIds, {}, "ids.duet");
+    const duet::Kernel k = p.kernel("ids2d");
+    const int nx = 13, ny = 7;
+    const std::size_t n = nx * ny;
+    for (const duet::Range& local : {duet::Range(), duet::Range(4, 2), duet::Range(16, 16)}) {
+      CAPTURE(local.dims);
+      CAPTURE(local[0]);
+      CAPTURE(local[1]);
+      duet::Buffer<int> gx(dev, n), gy(dev, n), ok(dev, n);
+      q.fill(gx, -1);
+      q.fill(gy, -1);
+      q.fill(ok, -1);
+      q.launch(k, duet::Range(nx, ny), local, gx, gy, ok, nx, ny);
+      std::vector<int> want_x(n), want_y(n);
+      for (int y = 0; y < ny; ++y)
+        for (int x = 0; x < nx; ++x) {
+          want_x[y * nx + x] = x;
+          want_y[y * nx + x] = y;
+        }
+      check_equal(q.to_vector(gx), want_x, "GLOBAL_ID(0)");
+      check_equal(q.to_vector(gy), want_y, "GLOBAL_ID(1)");
+      check_equal(q.to_vector(ok), std::vector<int>(n, 1), "index macros consistent");
+    }
+  });
+}
+
+TEST_CASE("3D launch writes GLOBAL_ID(0..2) everywhere") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    const duet::Program p = dev.compile(kIds, {}, "ids.duet");
+    const duet::Kernel k = p.kernel("ids3d");
+    const int nx = 5, ny = 3, nz = 11;
+    const std::size_t n = nx * ny * nz;
+    for (const duet::Range& local : {duet::Range(), duet::Range(2, 2, 2), duet::Range(4, 1, 3)}) {
+      CAPTURE(local.dims);
+      CAPTURE(local[0]);
+      CAPTURE(local[1]);
+      CAPTURE(local[2]);
+      duet::Buffer<int> gx(dev, n), gy(dev, n), gz(dev, n), ok(dev, n);
+      q.fill(gx, -1);
+      q.fill(gy, -1);
+      q.fill(gz, -1);
+      q.fill(ok, -1);
+      q.launch(k, duet::Range(nx, ny, nz), local, gx, gy, gz, ok, nx, ny, nz);
+      std::vector<int> want_x(n), want_y(n), want_z(n);
+      for (int z = 0; z < nz; ++z)
+        for (int y = 0; y < ny; ++y)
+          for (int x = 0; x < nx; ++x) {
+            const int i = (z * ny + y) * nx + x;
+            want_x[i] = x;
+            want_y[i] = y;
+            want_z[i] = z;
+          }
+      check_equal(q.to_vector(gx), want_x, "GLOBAL_ID(0)");
+      check_equal(q.to_vector(gy), want_y, "GLOBAL_ID(1)");
+      check_equal(q.to_vector(gz), want_z, "GLOBAL_ID(2)");
+      check_equal(q.to_vector(ok), std::vector<int>(n, 1), "index macros consistent");
+    }
+  });
+}
+
+TEST_CASE("automatic local size with a global size no group size divides") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    const duet::Program p = dev.compile(kIds, {}, "ids.duet");
+    const duet::Kernel k = p.kernel("mark");
+    for (const int n : {1, 3, 255, 257, 1000003}) {
+      CAPTURE(n);
+      const std::size_t guard = 64;  // elements past n that no work-item may touch
+      duet::Buffer<int> out(dev, n + guard), count(dev, 1);
+      q.fill(out, -7);
+      q.fill(count, 0);
+      q.launch(k, duet::Range(static_cast<std::size_t>(n)), duet::Range(), out, count, n);
+      std::vector<int> want(n + guard, -7);
+      std::iota(want.begin(), want.begin() + n, 0);
+      check_equal(q.to_vector(out), want, "out (first n written once, guard untouched)");
+      CHECK(q.to_vector(count)[0] == n);
+    }
+  });
+}
+
+TEST_CASE("SHARED memory and BARRIER: work-group reduction") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    for (const int group : {64, 256}) {
+      if (static_cast<std::size_t>(group) > dev.info().max_group_size) {
+        MESSAGE("skipped group size ", group, ": device max is ", dev.info().max_group_size);
+        continue;
+      }
+      CAPTURE(group);
+      const duet::Program p = dev.compile(kReduce, {{"GROUP", std::to_string(group)}}, "reduce.duet");
+      const duet::Kernel k = p.kernel("block_sum");
+      const int n = 10007;
+      const std::size_t groups = div_up(n, group);
+      auto rng = make_rng("reduce", group);
+      const std::vector<int> in = random_ints(rng, n, -1000, 1000);
+      duet::Buffer<int> din(dev, n), partial(dev, groups), total(dev, 1);
+      q.write(din, in);
+      q.fill(partial, 0x7fffffff);
+      q.fill(total, 0);
+      q.launch(k, duet::Range(groups * group), duet::Range(group), din, partial, total, n);
+      std::vector<int> want(groups, 0);
+      for (int i = 0; i < n; ++i) want[i / group] += in[i];
+      check_equal(q.to_vector(partial), want, "per-group sums");
+      CHECK(q.to_vector(total)[0] == std::accumulate(in.begin(), in.end(), 0));
+    }
+  });
+}
+
+TEST_CASE("ATOMIC_ADD_INT: returned old values and a histogram") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    const duet::Program p = dev.compile(kAtomics, {}, "atomics.duet");
+    const duet::Kernel k = p.kernel("tickets");
+    const int n = 100003, bins = 17, start = 5;
+    auto rng = make_rng("atomics");
+    const std::vector<int> keys = random_ints(rng, n, 0, bins - 1);
+    const std::vector<int> counter0{start};
+    duet::Buffer<int> counter(dev, 1), ticket(dev, n), hist(dev, bins), dkeys(dev, n);
+    q.write(counter, counter0);
+    q.write(dkeys, keys);
+    q.fill(ticket, -1);
+    q.fill(hist, 0);
+    q.launch(k, duet::Range(n), duet::Range(), counter, ticket, hist, dkeys, n);
+
+    CHECK(q.to_vector(counter)[0] == start + n);
+    // Every work-item saw a distinct old value: the tickets are a permutation of start..start+n-1.
+    std::vector<int> t = q.to_vector(ticket);
+    std::sort(t.begin(), t.end());
+    std::vector<int> want_t(n);
+    std::iota(want_t.begin(), want_t.end(), start);
+    check_equal(t, want_t, "sorted tickets");
+    std::vector<int> want_h(bins, 0);
+    for (int key : keys) ++want_h[key];
+    check_equal(q.to_vector(hist), want_h, "histogram");
+  });
+}
+
+TEST_CASE("a program lists its kernels and shared kernel sources compile as user programs") {
+  for_each_device([](const duet::Device& dev) {
+    const duet::Program p = dev.compile(kIds, {}, "ids.duet");
+    std::vector<std::string> names = p.kernel_names();
+    std::sort(names.begin(), names.end());
+    CHECK(names == std::vector<std::string>{"ids2d", "ids3d", "mark"});
+    CHECK(p.device() == dev);
+    CHECK(p.kernel("mark").device() == dev);
+    for (const char* const* name = duet::shared_kernel_names(); *name; ++name) {
+      INFO("kernel source ", std::string(*name));
+      const duet::Program shared = dev.compile(duet::shared_kernel_source(*name), {}, *name);
+      CHECK_FALSE(shared.kernel_names().empty());
+    }
+  });
+}
+
+TEST_SUITE_END();

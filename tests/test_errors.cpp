@@ -1,0 +1,380 @@
+// Errors that need a device, on every device: each asserts the exact duet error subclass and that
+// the message carries the useful part (the line, the kernel or parameter name, the size). Each also
+// checks that the device is still usable afterwards: nothing here may abort the process or leave a
+// queue broken.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <duet/duet.hpp>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "devices.hpp"
+#include "support.hpp"
+
+namespace {
+
+// The error is on line 3 of the user's source (line numbers count from the first character).
+const char* const kErrorOnLine3 =
+    "KERNEL void broken(GLOBAL float* x) {\n"  // 1
+    "  const int i = (int)GLOBAL_ID(0);\n"     // 2
+    "  x[i] = undeclared_thing_42 * 2.0f;\n"   // 3
+    "}\n";                                     // 4
+
+// Uses T and SCALE from the defines; the error is on line 5.
+const char* const kErrorOnLine5WithDefines =
+    "// scaled copy\n"                         // 1
+    "KERNEL void broken2(GLOBAL T* x) {\n"     // 2
+    "  const int i = (int)GLOBAL_ID(0);\n"     // 3
+    "  x[i] = (T)SCALE;\n"                     // 4
+    "  x[i] += no_such_function_xyz(x[i]);\n"  // 5
+    "}\n";                                     // 6
+
+const char* const kScale = R"(
+KERNEL void scale(GLOBAL float* data, const float factor, const int count) {
+  const int i = (int)GLOBAL_ID(0);
+  if (i < count) data[i] *= factor;
+}
+)";
+
+const char* const kTwoKernels = R"(
+KERNEL void alpha(GLOBAL int* x) { x[0] = 1; }
+KERNEL void beta(GLOBAL int* x) { x[0] = 2; }
+)";
+
+// Launches `scale` correctly and checks the result: the device still works after an error.
+void check_still_works(const duet::Device& dev, duet::Queue& q) {
+  const duet::Kernel k = dev.compile(kScale, {}, "scale.duet").kernel("scale");
+  duet::Buffer<float> data(dev, 33);
+  q.fill(data, 3.0f);
+  q.launch(k, duet::Range(33), duet::Range(), data, 2.0f, 33);
+  check_equal(q.to_vector(data), std::vector<float>(33, 6.0f), "scale after an error");
+}
+
+void check_compile_error(const duet::Device& dev, const char* source, const duet::Defines& defines,
+                         const std::string& name, int line, const std::string& in_log) {
+  CAPTURE(name);
+  const auto e = EXPECT_ERROR(duet::CompileError, dev.compile(source, defines, name));
+  if (!e) return;
+  CHECK(e->kind() == duet::ErrorKind::compile);
+  CHECK(e->line() == line);
+  CHECK(e->backend() == dev.info().backend);
+  CHECK(e->source_name() == name);
+  CHECK_FALSE(e->log().empty());
+  CHECK_CONTAINS(e->log(), in_log);
+  const std::string what = e->what();
+  const std::string l = std::to_string(line);
+  CHECK_MESSAGE((contains(what, name + ":" + l) || contains(what, "line " + l)),
+                "what() does not name line " << l << " of " << name << ": " << what);
+}
+
+}  // namespace
+
+TEST_SUITE_BEGIN("device");
+
+TEST_CASE("compile errors point at the user's line, with the full log") {
+  for_each_device([](const duet::Device& dev) {
+    check_compile_error(dev, kErrorOnLine3, {}, "bad_line3.duet", 3, "undeclared_thing_42");
+    check_compile_error(dev, kErrorOnLine5WithDefines, {{"T", "float"}, {"SCALE", "2"}, {"UNUSED", "1"}},
+                        "bad_line5.duet", 5, "no_such_function_xyz");
+    duet::Queue q = dev.queue();
+    check_still_works(dev, q);
+  });
+}
+
+TEST_CASE("unknown kernel name lists the kernels the program has") {
+  for_each_device([](const duet::Device& dev) {
+    const duet::Program p = dev.compile(kTwoKernels, {}, "two.duet");
+    const auto e = EXPECT_ERROR(duet::KernelNotFoundError, p.kernel("gamma"));
+    if (e) {
+      CHECK_CONTAINS(e->what(), "gamma");
+      CHECK_CONTAINS(e->what(), "alpha");
+      CHECK_CONTAINS(e->what(), "beta");
+    }
+    CHECK_NOTHROW(p.kernel("alpha"));
+  });
+}
+
+TEST_CASE("launch arguments are checked against the kernel's declaration") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    const duet::Kernel k = dev.compile(kScale, {}, "scale.duet").kernel("scale");
+    duet::Buffer<float> data(dev, 16);
+    duet::Buffer<int> ints(dev, 16);
+    const duet::Range global(16), local;
+
+    SUBCASE("too few and too many arguments") {
+      auto e = EXPECT_ERROR(duet::ArgumentError, q.launch(k, global, local, data, 2.0f));
+      if (e) CHECK_CONTAINS(e->what(), "scale");
+      e = EXPECT_ERROR(duet::ArgumentError, q.launch(k, global, local, data, 2.0f, 16, 16));
+      if (e) CHECK_CONTAINS(e->what(), "scale");
+      CHECK_THROWS_AS(q.launch(k, global, local), duet::ArgumentError);
+    }
+    SUBCASE("a scalar where a buffer is declared") {
+      const auto e = EXPECT_ERROR(duet::ArgumentError, q.launch(k, global, local, 1.0f, 2.0f, 16));
+      if (e) CHECK_CONTAINS(e->what(), "data");
+    }
+    SUBCASE("a buffer where a scalar is declared") {
+      const auto e = EXPECT_ERROR(duet::ArgumentError, q.launch(k, global, local, data, data, 16));
+      if (e) CHECK_CONTAINS(e->what(), "factor");
+    }
+    SUBCASE("a std::size_t where the kernel declares int") {
+      const auto e =
+          EXPECT_ERROR(duet::ArgumentError, q.launch(k, global, local, data, 2.0f, std::size_t{16}));
+      if (e) CHECK_CONTAINS(e->what(), "count");
+    }
+    SUBCASE("a double where the kernel declares float") {
+      const auto e = EXPECT_ERROR(duet::ArgumentError, q.launch(k, global, local, data, 2.0, 16));
+      if (e) CHECK_CONTAINS(e->what(), "factor");
+    }
+    SUBCASE("a Buffer<int> where the kernel declares GLOBAL float*") {
+      const auto e = EXPECT_ERROR(duet::ArgumentError, q.launch(k, global, local, ints, 2.0f, 16));
+      if (e) {
+        CHECK_CONTAINS(e->what(), "data");
+        CHECK_CONTAINS(e->what(), "float");
+        CHECK_CONTAINS(e->what(), "int");
+      }
+    }
+    SUBCASE("a local size larger than the device's maximum group size") {
+      const std::size_t max = dev.info().max_group_size;
+      CAPTURE(max);
+      const auto e = EXPECT_ERROR(duet::ArgumentError,
+                                  q.launch(k, duet::Range(4 * max), duet::Range(2 * max), data, 2.0f, 16));
+      if (e)
+        CHECK_MESSAGE(
+            (contains(e->what(), std::to_string(max)) || contains(e->what(), std::to_string(2 * max))),
+            "message names neither the local size nor the maximum: " << std::string(e->what()));
+      // Each dimension within the limit, the product over it.
+      CHECK_THROWS_AS(q.launch(k, duet::Range(max, 4), duet::Range(max, 2), data, 2.0f, 16),
+                      duet::ArgumentError);
+    }
+    check_still_works(dev, q);
+  });
+}
+
+TEST_CASE("transfers larger than the buffer throw BufferSizeError") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    duet::Buffer<float> b(dev, 10), small(dev, 5);
+    const std::vector<float> eleven(11, 1.0f), five(5, 1.0f), one(1, 1.0f);
+    std::vector<float> out11(11), out5(5), out1(1);
+
+    auto e = EXPECT_ERROR(duet::BufferSizeError, q.write(b, eleven));
+    if (e)  // 11 elements = 44 bytes into 10 elements = 40 bytes: in elements or in bytes.
+      CHECK_MESSAGE(((contains(e->what(), "11") && contains(e->what(), "10")) ||
+                     (contains(e->what(), "44") && contains(e->what(), "40"))),
+                    "message names neither the sizes in elements nor in bytes: " << std::string(e->what()));
+    CHECK_THROWS_AS(q.write(b, five, 6), duet::BufferSizeError);
+    CHECK_THROWS_AS(q.write(b, one, 10), duet::BufferSizeError);
+    CHECK_THROWS_AS(q.read(b, duet::Span<float>(out11)), duet::BufferSizeError);
+    CHECK_THROWS_AS(q.read(b, duet::Span<float>(out5), 6), duet::BufferSizeError);
+    CHECK_THROWS_AS(q.copy(b, small), duet::BufferSizeError);           // 10 into 5
+    CHECK_THROWS_AS(q.copy(small, 1, b, 0, 5), duet::BufferSizeError);  // source range past the end
+    CHECK_THROWS_AS(q.copy(small, 0, b, 6, 5), duet::BufferSizeError);  // destination range past the end
+    CHECK_THROWS_AS(q.fill_bytes(b.raw(), 8 * sizeof(float), 4 * sizeof(float), one.data(), sizeof(float)),
+                    duet::BufferSizeError);
+    // An offset so large that offset + size wraps around must not pass the check.
+    const std::size_t huge = std::numeric_limits<std::size_t>::max() / sizeof(float);
+    CHECK_THROWS_AS(q.write(b, one, huge), duet::BufferSizeError);
+    CHECK_THROWS_AS(q.read(b, duet::Span<float>(out1), huge), duet::BufferSizeError);
+    q.finish();
+    check_still_works(dev, q);
+  });
+}
+
+TEST_CASE("shared kernels check buffer sizes") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    duet::Buffer<float> a(dev, 10), b(dev, 10), c11(dev, 11), b5(dev, 5), c10(dev, 10);
+
+    auto e = EXPECT_ERROR(duet::BufferSizeError, duet::vector_add(q, a, b, c11));
+    if (e) CHECK_CONTAINS(e->what(), "11");
+    CHECK_THROWS_AS(duet::vector_add(q, a, b5, c10), duet::BufferSizeError);
+    CHECK_THROWS_AS(duet::multiply(q, a, b, c11), duet::BufferSizeError);
+    CHECK_THROWS_AS(duet::multiply(q, b5, a, c10), duet::BufferSizeError);
+
+    // matmul 3x4 * 4x5: A needs 12, B 20, C 15.
+    const std::size_t M = 3, N = 5, K = 4;
+    duet::Buffer<float> A(dev, M * K), B(dev, K * N), C(dev, M * N);
+    duet::Buffer<float> A_short(dev, M * K - 1), B_short(dev, K * N - 1), C_short(dev, M * N - 1);
+    CHECK_THROWS_AS(duet::matmul(q, A_short, B, C, M, N, K), duet::BufferSizeError);
+    CHECK_THROWS_AS(duet::matmul(q, A, B_short, C, M, N, K), duet::BufferSizeError);
+    CHECK_THROWS_AS(duet::matmul(q, A, B, C_short, M, N, K), duet::BufferSizeError);
+    CHECK_THROWS_AS(duet::matmul(q, A, B, C, M + 1, N, K), duet::BufferSizeError);  // M*K > A.size()
+
+    // heat on 4 x 5 = 20 cells.
+    duet::Buffer<float> u(dev, 20), v(dev, 20), u_short(dev, 19), v_short(dev, 19);
+    CHECK_THROWS_AS(duet::heat_step(q, u_short, v, 4, 5, 0.2f), duet::BufferSizeError);
+    CHECK_THROWS_AS(duet::heat_step(q, u, v_short, 4, 5, 0.2f), duet::BufferSizeError);
+    CHECK_THROWS_AS(duet::heat(q, u_short, v, 4, 5, 0.2f, 3), duet::BufferSizeError);
+    CHECK_THROWS_AS(duet::heat(q, u, v_short, 4, 5, 0.2f, 3), duet::BufferSizeError);
+    q.finish();
+    check_still_works(dev, q);
+  });
+}
+
+TEST_CASE("allocations the device cannot hold throw OutOfMemoryError") {
+  for_each_device([](const duet::Device& dev) {
+    const duet::DeviceInfo& info = dev.info();
+    const std::uint64_t request = 1ull << 62;
+    const auto e = EXPECT_ERROR(duet::OutOfMemoryError, duet::Buffer<char>(dev, request));
+    if (e) {
+      CHECK(e->kind() == duet::ErrorKind::out_of_memory);
+      CHECK(e->requested_bytes() == request);
+      CHECK(e->device_memory_bytes() == info.memory_bytes);
+      CHECK_MESSAGE((contains(e->what(), info.id()) || contains(e->what(), info.name)),
+                    "message names neither the device's id nor its name: " << std::string(e->what()));
+    }
+    if (info.max_alloc_bytes < info.memory_bytes) {
+      CAPTURE(info.max_alloc_bytes);
+      CHECK_THROWS_AS(duet::Buffer<char>(dev, info.max_alloc_bytes + 1), duet::OutOfMemoryError);
+    }
+    // count * sizeof(T) does not fit in 64 bits: this must not become a small allocation.
+    try {
+      duet::Buffer<double> overflow(dev, 1ull << 62);
+      FAIL_CHECK("Buffer<double>(dev, 2^62) succeeded with size() " << overflow.size() << " and bytes() "
+                                                                    << overflow.bytes());
+    } catch (const duet::Error& err) {
+      MESSAGE("Buffer<double>(dev, 2^62) threw a ", std::string(duet::to_string(err.kind())),
+              " error: ", std::string(err.what()));
+    }
+    duet::Queue q = dev.queue();
+    check_still_works(dev, q);
+  });
+}
+
+TEST_CASE("released and moved-from objects throw ReleasedError") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    const duet::Kernel k = dev.compile(kScale, {}, "scale.duet").kernel("scale");
+    duet::Buffer<float> ok_a(dev, 8), ok_b(dev, 8), ok_c(dev, 8);
+    const std::vector<float> eight(8, 1.0f);
+    std::vector<float> out(8);
+
+    SUBCASE("released buffer") {
+      duet::Buffer<float> b(dev, 8);
+      b.release();
+      CHECK_FALSE(b.valid());
+      CHECK_THROWS_AS(q.fill(b, 1.0f), duet::ReleasedError);
+      CHECK_THROWS_AS(q.write(b, eight), duet::ReleasedError);
+      CHECK_THROWS_AS(q.read(b, duet::Span<float>(out)), duet::ReleasedError);
+      CHECK_THROWS_AS(q.copy(ok_a, 0, b, 0, 8), duet::ReleasedError);
+      CHECK_THROWS_AS(q.copy(b, 0, ok_a, 0, 8), duet::ReleasedError);
+      CHECK_THROWS_AS(duet::vector_add(q, b, ok_b, ok_c), duet::ReleasedError);
+      CHECK_THROWS_AS(duet::vector_add(q, ok_a, ok_b, b), duet::ReleasedError);
+      const auto e =
+          EXPECT_ERROR(duet::ReleasedError, q.launch(k, duet::Range(8), duet::Range(), b, 2.0f, 8));
+      if (e) CHECK(e->kind() == duet::ErrorKind::released);
+    }
+    SUBCASE("moved-from buffer") {
+      duet::Buffer<float> b(dev, 8);
+      duet::Buffer<float> taken = std::move(b);
+      CHECK_THROWS_AS(q.fill(b, 1.0f), duet::ReleasedError);
+      CHECK_THROWS_AS(q.write(b, eight), duet::ReleasedError);
+      CHECK_THROWS_AS(q.read(b, duet::Span<float>(out)), duet::ReleasedError);
+      CHECK_THROWS_AS(duet::multiply(q, ok_a, b, ok_c), duet::ReleasedError);
+      CHECK_THROWS_AS(q.launch(k, duet::Range(8), duet::Range(), b, 2.0f, 8), duet::ReleasedError);
+      CHECK_NOTHROW(q.fill(taken, 1.0f));
+    }
+    SUBCASE("released queue") {
+      duet::Queue r = dev.queue();
+      r.release();
+      CHECK_FALSE(r.valid());
+      CHECK_THROWS_AS(r.finish(), duet::ReleasedError);
+      CHECK_THROWS_AS(r.record(), duet::ReleasedError);
+      CHECK_THROWS_AS(r.write(ok_a, eight), duet::ReleasedError);
+      CHECK_THROWS_AS(r.read(ok_a, duet::Span<float>(out)), duet::ReleasedError);
+      CHECK_THROWS_AS(r.fill(ok_a, 1.0f), duet::ReleasedError);
+      CHECK_THROWS_AS(duet::vector_add(r, ok_a, ok_b, ok_c), duet::ReleasedError);
+      CHECK_THROWS_AS(r.launch(k, duet::Range(8), duet::Range(), ok_a, 2.0f, 8), duet::ReleasedError);
+    }
+    SUBCASE("released program") {
+      duet::Program p = dev.compile(kScale, {}, "scale.duet");
+      const duet::Kernel kept = p.kernel("scale");
+      p.release();
+      CHECK_FALSE(p.valid());
+      CHECK_THROWS_AS(p.kernel("scale"), duet::ReleasedError);
+      CHECK_THROWS_AS(p.kernel_names(), duet::ReleasedError);
+      // A kernel taken earlier is its own handle and stays usable.
+      q.fill(ok_a, 2.0f);
+      q.launch(kept, duet::Range(8), duet::Range(), ok_a, 2.0f, 8);
+      check_equal(q.to_vector(ok_a), std::vector<float>(8, 4.0f), "kernel of a released program");
+    }
+    q.finish();
+    check_still_works(dev, q);
+  });
+}
+
+TEST_CASE("open: missing device index or name, DUET_DEVICE out of range") {
+  for_each_device([](const duet::Device& dev) {
+    const duet::DeviceInfo& info = dev.info();
+    auto e = EXPECT_ERROR(duet::DeviceNotFoundError, duet::Device::open(info.backend + ":999"));
+    if (e) {
+      CHECK_CONTAINS(e->what(), "999");
+      // It names what is available.
+      CHECK_MESSAGE((contains(e->what(), info.id()) || contains(e->what(), info.name)),
+                    "message does not name the available device: " << std::string(e->what()));
+    }
+    e = EXPECT_ERROR(duet::DeviceNotFoundError, duet::Device::open(info.backend + ":no-such-device-zz9"));
+    if (e) CHECK_CONTAINS(e->what(), "no-such-device-zz9");
+
+    EnvGuard backend("DUET_BACKEND", info.backend.c_str());
+    {
+      EnvGuard device("DUET_DEVICE", "999");
+      CHECK_THROWS_AS(duet::Device::open(), duet::DeviceNotFoundError);
+    }
+    {
+      EnvGuard device("DUET_DEVICE", "no-such-device-zz9");
+      CHECK_THROWS_AS(duet::Device::open(), duet::DeviceNotFoundError);
+    }
+  });
+}
+
+TEST_CASE("objects of another device are refused with DeviceMismatchError") {
+  // Any two devices of any backends; with PoCL, POCL_DEVICES="pthread pthread" gives two.
+  std::vector<duet::Device> two;
+  if (test_devices().size() >= 2) {
+    two = {test_devices()[0], test_devices()[1]};
+  } else {
+    const std::vector<duet::DeviceInfo> all = duet::devices();
+    if (all.size() >= 2) two = {duet::Device::open(all[0].id()), duet::Device::open(all[1].id())};
+  }
+  if (two.size() < 2) {
+    MESSAGE("skipped: this process sees fewer than two devices (POCL_DEVICES=\"pthread pthread\" gives two)");
+    return;
+  }
+  const duet::Device& d0 = two[0];
+  const duet::Device& d1 = two[1];
+  INFO("queue on ", device_label(d0), ", objects on ", device_label(d1), ", seed ", test_seed());
+  REQUIRE(d0 != d1);
+  duet::Queue q0 = d0.queue();
+  duet::Buffer<float> a0(d0, 8), b0(d0, 8), c0(d0, 8), a1(d1, 8);
+  const std::vector<float> eight(8, 1.0f);
+  std::vector<float> out(8);
+
+  auto e = EXPECT_ERROR(duet::DeviceMismatchError, q0.write(a1, eight));
+  if (e) CHECK_CONTAINS(e->what(), d1.info().id());
+  CHECK_THROWS_AS(q0.read(a1, duet::Span<float>(out)), duet::DeviceMismatchError);
+  CHECK_THROWS_AS(q0.fill(a1, 0.0f), duet::DeviceMismatchError);
+  CHECK_THROWS_AS(q0.copy(a1, b0), duet::DeviceMismatchError);
+  CHECK_THROWS_AS(q0.copy(a0, 0, a1, 0, 8), duet::DeviceMismatchError);
+  CHECK_THROWS_AS(duet::vector_add(q0, a0, a1, c0), duet::DeviceMismatchError);
+  CHECK_THROWS_AS(duet::matmul(q0, a0, b0, a1, 2, 2, 2), duet::DeviceMismatchError);
+
+  const duet::Kernel k0 = d0.compile(kScale, {}, "scale.duet").kernel("scale");
+  const duet::Kernel k1 = d1.compile(kScale, {}, "scale.duet").kernel("scale");
+  CHECK_THROWS_AS(q0.launch(k0, duet::Range(8), duet::Range(), a1, 2.0f, 8), duet::DeviceMismatchError);
+  CHECK_THROWS_AS(q0.launch(k1, duet::Range(8), duet::Range(), a0, 2.0f, 8), duet::DeviceMismatchError);
+
+  // Both devices still work.
+  q0.fill(a0, 1.0f);
+  q0.launch(k0, duet::Range(8), duet::Range(), a0, 3.0f, 8);
+  check_equal(q0.to_vector(a0), std::vector<float>(8, 3.0f), "device 0 after the errors");
+  duet::Queue q1 = d1.queue();
+  q1.fill(a1, 1.0f);
+  q1.launch(k1, duet::Range(8), duet::Range(), a1, 5.0f, 8);
+  check_equal(q1.to_vector(a1), std::vector<float>(8, 5.0f), "device 1 after the errors");
+}
+
+TEST_SUITE_END();

@@ -1,0 +1,74 @@
+// Offline CUDA compiles with NVRTC, no GPU needed (test suite "nvrtc", run by the ctest entry
+// duet.nvrtc; main.cpp exits 77 there when NVRTC cannot be loaded). Every shared kernel must compile
+// for sm_90 through the CUDA expansion of the dialect, and a CUDA compile error must come back as a
+// CompileError pointing at the user's line.
+#include <doctest/doctest.h>
+
+#include <duet/duet.hpp>
+#include <string>
+
+#include "support.hpp"
+
+TEST_SUITE_BEGIN("nvrtc");
+
+TEST_CASE("every shared kernel compiles for sm_90 with NVRTC") {
+  int count = 0;
+  for (const char* const* name = duet::shared_kernel_names(); *name; ++name, ++count) {
+    INFO("kernel source ", std::string(*name));
+    const char* source = duet::shared_kernel_source(*name);
+    REQUIRE(source != nullptr);
+    std::size_t cubin = 0;
+    try {
+      cubin = duet::compile_for_cuda_arch(source, {}, "sm_90", std::string(*name) + ".duet");
+    } catch (const duet::CompileError& e) {
+      FAIL_CHECK("NVRTC rejected " << std::string(*name) << " (line " << e.line() << "):\n" << e.log());
+    }
+    CHECK(cubin > 0);
+  }
+  CHECK(count >= 4);
+}
+
+TEST_CASE("a user kernel with defines compiles for several architectures") {
+  const char* source =
+      "KERNEL void saxpy(const int n, const T a, GLOBAL const T* RESTRICT x, GLOBAL T* y,\n"
+      "                  GLOBAL int* count) {\n"
+      "  SHARED T tile[GROUP];\n"
+      "  const int i = (int)GLOBAL_ID(0);\n"
+      "  tile[LOCAL_ID(0)] = i < n ? x[i] : (T)0;\n"
+      "  BARRIER();\n"
+      "  if (i < n) y[i] = a * tile[LOCAL_ID(0)] + y[i];\n"
+      "  if (i < n) ATOMIC_ADD_INT(count, 1);\n"
+      "}\n";
+  for (const char* arch : {"sm_80", "sm_90"}) {
+    INFO("arch ", std::string(arch));
+    CHECK(duet::compile_for_cuda_arch(source, {{"T", "float"}, {"GROUP", "128"}}, arch, "saxpy.duet") > 0);
+  }
+}
+
+TEST_CASE("a CUDA compile error is a CompileError at the user's line") {
+  const char* source =
+      "KERNEL void broken(GLOBAL float* x) {\n"  // 1
+      "  const int i = (int)GLOBAL_ID(0);\n"     // 2
+      "  x[i] = undeclared_thing_42 * 2.0f;\n"   // 3
+      "}\n";                                     // 4
+  for (const bool with_defines : {false, true}) {
+    CAPTURE(with_defines);
+    const duet::Defines defines =
+        with_defines ? duet::Defines{{"T", "float"}, {"A", "1"}, {"B", "2"}} : duet::Defines{};
+    const auto e =
+        EXPECT_ERROR(duet::CompileError, duet::compile_for_cuda_arch(source, defines, "sm_90", "bad.duet"));
+    if (!e) continue;
+    CHECK(e->line() == 3);
+    CHECK(e->backend() == "cuda");
+    CHECK(e->source_name() == "bad.duet");
+    CHECK_CONTAINS(e->log(), "undeclared_thing_42");
+    const std::string what = e->what();
+    CHECK_MESSAGE((contains(what, "bad.duet:3") || contains(what, "line 3")),
+                  "what() does not name line 3: " << what);
+  }
+  // A define the source needs but was not given is also the user's error, not a crash.
+  CHECK_THROWS_AS(duet::compile_for_cuda_arch("KERNEL void k(GLOBAL T* x) { x[0] = 0; }\n", {}, "sm_90"),
+                  duet::CompileError);
+}
+
+TEST_SUITE_END();
