@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The test suite: install what is missing, build duet into build/, run every test with CTest, then
+# install duet into build/install and build and run examples/consumer against that installation,
+# which tests the CMake package (find_package(duet), duet::duet) as a user's project sees it.
+# Usage: scripts/test.sh [extra cmake configure arguments...]
+set -euo pipefail
+
+repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build_dir=${DUET_BUILD_DIR:-build}
+
+"$repo_root/scripts/setup.sh" "$@"
+cd "$repo_root"
+# A failing test suite still lets the package test run, so one CI log shows both; the exit code
+# is nonzero when either fails.
+ctest_status=0
+ctest --test-dir "$build_dir" --output-on-failure || ctest_status=$?
+
+echo
+echo "=== package test: examples/consumer against $build_dir/install"
+prefix=$build_dir/install
+[[ $prefix == /* ]] || prefix=$repo_root/$prefix
+consumer_build=$build_dir/consumer
+rm -rf "$prefix"
+cmake --install "$build_dir" --prefix "$prefix"
+consumer_configure=(cmake -S examples/consumer -B "$consumer_build" -DCMAKE_BUILD_TYPE=Release
+                    "-DCMAKE_PREFIX_PATH=$prefix")
+if [[ ! -f $consumer_build/CMakeCache.txt ]]; then
+  consumer_configure+=(-G Ninja)
+fi
+"${consumer_configure[@]}"
+cmake --build "$consumer_build"
+
+status=0
+"$consumer_build/duet_consumer" || status=$?
+case $status in
+  0) echo "package test: passed" ;;
+  77) echo "package test: built and linked; run SKIPPED (no device)" ;;
+  *) echo "package test: FAILED (exit code $status)" >&2; exit "$status" ;;
+esac
+
+if ((ctest_status)); then
+  echo "test suite: FAILED (ctest exit code $ctest_status)" >&2
+  exit "$ctest_status"
+fi

@@ -1,0 +1,35 @@
+// The duet tool's subcommands, free of any command-line parsing: main.cpp maps the command line onto
+// these option structs and calls one function, whose return value is the process exit code.
+// duet::Error and other exceptions propagate to main, which prints them.
+#pragma once
+
+#include <string>
+
+namespace duet::tool {
+
+// `duet devices`: every device, the backends that did not load and the device open() would pick.
+int devices_command();
+
+struct RunOptions {
+  std::string device;  // a Device::open spec; empty: Device::open() (DUET_BACKEND / DUET_DEVICE)
+  bool quick = false;  // small sizes, fewer runs: a smoke test rather than a benchmark
+  int runs = 0;        // timed runs per kernel after the warm-up; 0: the default for the mode
+};
+// `duet run`: times and checks every shared kernel; nonzero when any check fails.
+int run_command(const RunOptions& options);
+
+struct HeatOptions {
+  std::string device;
+  int size = 512;  // grid is size x size cells
+  int steps = 1000;
+  float r = 0.24f;               // diffusion number, (0, 0.25]
+  std::string initial = "disc";  // "disc": a hot disc in the middle; "edge": one hot side
+  std::string png;               // output path; empty: no image
+};
+// `duet heat`: runs the heat equation, prints statistics of the field and writes a PNG of it.
+int heat_command(const HeatOptions& options);
+
+// `duet version`.
+int version_command();
+
+}  // namespace duet::tool

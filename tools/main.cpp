@@ -1,0 +1,105 @@
+// The `duet` command: maps the command line onto the subcommands in commands.hpp and turns every
+// failure into "duet: error: ..." and exit code 1. With no subcommand, `duet` means `duet run`, and
+// options given without one (`duet --quick`) are run's.
+#include <CLI/CLI.hpp>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "duet/duet.hpp"
+#include "report.hpp"
+
+namespace {
+
+using namespace duet::tool;
+
+const char* const kDeviceHelp =
+    "device spec for Device::open: auto, cuda, opencl, cuda:0, opencl:1 or a name substring such as "
+    "opencl:NVIDIA (default: DUET_BACKEND / DUET_DEVICE)";
+
+// `duet --quick` is `duet run --quick`: insert "run" when the first argument is an option that is
+// not one of the top-level ones, or when there are no arguments at all.
+std::vector<std::string> with_default_command(int argc, char** argv) {
+  std::vector<std::string> args(argv, argv + argc);
+  const bool top_level_option =
+      argc > 1 && (args[1] == "-h" || args[1] == "--help" || args[1] == "--version");
+  if (argc == 1 || (args[1].rfind("-", 0) == 0 && !top_level_option)) {
+    args.insert(args.begin() + 1, "run");
+  }
+  return args;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"duet: one interface over CUDA and OpenCL devices. Without a subcommand, runs `duet run`.",
+               "duet"};
+  app.set_version_flag("--version", std::string("duet ") + duet::version());
+  app.require_subcommand(1);
+
+  std::function<int()> command;
+
+  CLI::App* devices =
+      app.add_subcommand("devices", "list devices, unavailable backends and the default device");
+  devices->callback([&] { command = devices_command; });
+
+  RunOptions run;
+  CLI::App* run_app = app.add_subcommand(
+      "run", "time every shared kernel on one device and check it against a CPU reference");
+  run_app->add_option("-d,--device", run.device, kDeviceHelp);
+  run_app->add_flag("-q,--quick", run.quick, "small sizes and few runs: a smoke test");
+  run_app->add_option("--runs", run.runs, "timed runs per kernel (default 10 on GPUs, 5 on CPUs, 3 quick)")
+      ->check(CLI::Range(1, 1000));
+  run_app->callback([&] { command = [&run] { return run_command(run); }; });
+
+  HeatOptions heat;
+  CLI::App* heat_app = app.add_subcommand("heat", "run the 2D heat equation and write the field as a PNG");
+  heat_app->add_option("-d,--device", heat.device, kDeviceHelp);
+  heat_app->add_option("-n,--size", heat.size, "grid side in cells")
+      ->check(CLI::Range(3, 65536))
+      ->capture_default_str();
+  heat_app->add_option("-s,--steps", heat.steps, "number of time steps")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  heat_app->add_option("-r,--r", heat.r, "diffusion number r, in (0, 0.25]")->capture_default_str();
+  heat_app
+      ->add_option("--initial", heat.initial,
+                   "initial field: disc (hot disc in the middle) or edge (hot top side)")
+      ->check(CLI::IsMember({"disc", "edge"}))
+      ->capture_default_str();
+  heat_app->add_option("-o,--png", heat.png, "write the final field to this PNG file");
+  heat_app->callback([&] { command = [&heat] { return heat_command(heat); }; });
+
+  CLI::App* version = app.add_subcommand("version", "print the version and the backends built in");
+  version->callback([&] { command = version_command; });
+
+  const std::vector<std::string> args = with_default_command(argc, argv);
+  if (args.size() > 1 && args[1].rfind("-", 0) != 0) {
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands({})) known = known || sub->get_name() == args[1];
+    if (!known) {
+      std::cerr << "duet: error: unknown command '" << args[1]
+                << "' (commands: devices, run, heat, version; see duet --help)\n";
+      return 1;
+    }
+  }
+  std::vector<const char*> arg_pointers;
+  for (const auto& arg : args) arg_pointers.push_back(arg.c_str());
+  try {
+    app.parse(static_cast<int>(arg_pointers.size()), arg_pointers.data());
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  try {
+    return command ? command() : 1;
+  } catch (const std::exception& e) {
+    // duet::Error (CompileError with its log), bad arguments, an unwritable PNG file.
+    print_error(std::cerr, e);
+    return 1;
+  }
+}
