@@ -28,7 +28,7 @@ const char* const kErrorOnLine5WithDefines =
     "KERNEL void broken2(GLOBAL T* x) {\n"     // 2
     "  const int i = (int)GLOBAL_ID(0);\n"     // 3
     "  x[i] = (T)SCALE;\n"                     // 4
-    "  x[i] += no_such_function_xyz(x[i]);\n"  // 5
+    "  x[i] += no_such_value_xyz * x[i];\n"    // 5
     "}\n";                                     // 6
 
 const char* const kScale = R"(
@@ -77,7 +77,7 @@ TEST_CASE("compile errors point at the user's line, with the full log") {
   for_each_device([](const duet::Device& dev) {
     check_compile_error(dev, kErrorOnLine3, {}, "bad_line3.duet", 3, "undeclared_thing_42");
     check_compile_error(dev, kErrorOnLine5WithDefines, {{"T", "float"}, {"SCALE", "2"}, {"UNUSED", "1"}},
-                        "bad_line5.duet", 5, "no_such_function_xyz");
+                        "bad_line5.duet", 5, "no_such_value_xyz");
     duet::Queue q = dev.queue();
     check_still_works(dev, q);
   });

@@ -92,7 +92,7 @@ std::string available_devices_text() {
 
 const char* const valid_backends = "valid values are 'cuda', 'opencl' and 'auto'";
 
-// The devices of `backend` ("" = all, in auto's order of preference), as DeviceCores.
+// The devices of `backend` ("" = all), in order of preference, as DeviceCores.
 std::vector<std::shared_ptr<detail::DeviceCore>> candidates(const std::string& backend) {
   const auto& reg = registry();
   std::vector<std::shared_ptr<detail::DeviceCore>> out;
@@ -100,8 +100,9 @@ std::vector<std::shared_ptr<detail::DeviceCore>> candidates(const std::string& b
     if (!backend.empty() && reg.probes[b].name != backend) continue;
     for (auto& c : reg.cores[b]) out.push_back(c);
   }
-  if (backend.empty()) {
-    // auto: CUDA GPUs, then other GPUs, then CPUs, then the rest; stable within each rank.
+  {
+    // CUDA GPUs, then other GPUs, then CPUs, then the rest; stable within each rank. Within one
+    // backend this puts OpenCL GPUs before the CPU platform when no device is named.
     auto rank = [](const std::shared_ptr<detail::DeviceCore>& c) {
       const auto& i = c->impl->info();
       if (i.kind == DeviceKind::gpu) return i.backend == "cuda" ? 0 : 1;

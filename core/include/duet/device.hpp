@@ -59,6 +59,8 @@ using Defines = std::vector<std::pair<std::string, std::string>>;
 class Device {
  public:
   // Honours DUET_BACKEND=cuda|opencl|auto (default auto) and DUET_DEVICE (index or name substring).
+  // Without a device, the best one is taken: CUDA GPUs, then OpenCL GPUs, then CPUs. An index counts
+  // within the backend (the <index> of "opencl:<index>"); with auto it counts in that order.
   Device() = default;  // an empty handle; use open()
   static Device open();
   // spec: "auto", "cuda", "opencl", "cuda:0", "opencl:1", "opencl:NVIDIA" (name substring).
