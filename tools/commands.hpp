@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace duet::tool {
 
@@ -28,6 +29,10 @@ struct HeatOptions {
 };
 // `duet heat`: runs the heat equation, prints statistics of the field and writes a PNG of it.
 int heat_command(const HeatOptions& options);
+
+// `duet bench ARGS...` and `duet tune ARGS...`: they parse their own arguments.
+int bench_command(const std::vector<std::string>& args);
+int tune_command(const std::vector<std::string>& args);
 
 // `duet version`.
 int version_command();

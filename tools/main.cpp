@@ -74,6 +74,23 @@ int main(int argc, char** argv) {
   heat_app->add_option("-o,--png", heat.png, "write the final field to this PNG file");
   heat_app->callback([&] { command = [&heat] { return heat_command(heat); }; });
 
+  // bench and tune parse their own options (bench/bench_main.hpp, tools/tune_command.hpp).
+  std::vector<std::string> passthrough;
+  CLI::App* bench_app = app.add_subcommand("bench", "benchmark the shared kernels (see duet bench --help)");
+  bench_app->prefix_command();
+  bench_app->set_help_flag();
+  bench_app->callback([&] {
+    passthrough = bench_app->remaining();
+    command = [&passthrough] { return bench_command(passthrough); };
+  });
+  CLI::App* tune_app = app.add_subcommand("tune", "search kernel parameters for this device (see duet tune --help)");
+  tune_app->prefix_command();
+  tune_app->set_help_flag();
+  tune_app->callback([&] {
+    passthrough = tune_app->remaining();
+    command = [&passthrough] { return tune_command(passthrough); };
+  });
+
   CLI::App* version = app.add_subcommand("version", "print the version and the backends built in");
   version->callback([&] { command = version_command; });
 
@@ -83,7 +100,7 @@ int main(int argc, char** argv) {
     for (const CLI::App* sub : app.get_subcommands({})) known = known || sub->get_name() == args[1];
     if (!known) {
       std::cerr << "duet: error: unknown command '" << args[1]
-                << "' (commands: devices, run, heat, version; see duet --help)\n";
+                << "' (commands: devices, run, heat, bench, tune, version; see duet --help)\n";
       return 1;
     }
   }

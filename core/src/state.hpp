@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "backend.hpp"
 #include "duet/program.hpp"
@@ -22,6 +23,9 @@ struct DeviceCore {
   std::mutex cache_mutex;
   // Programs compiled on this device, by complete source text: each is compiled once.
   std::map<std::string, std::shared_ptr<Program::State>> programs;
+  // Shared kernels by "file/kernel;defines" (see shared/support.hpp): the launch fast path.
+  std::mutex shared_mutex;
+  std::unordered_map<std::string, Kernel> shared_kernels;
 };
 
 }  // namespace detail
