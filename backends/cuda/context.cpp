@@ -9,7 +9,11 @@ namespace duet::backend::cuda {
 ContextGuard::ContextGuard(CUcontext ctx) {
   CUcontext current = nullptr;
   DUET_CU(cuCtxGetCurrent, &current);
-  if (current != ctx) {
+  if (current == nullptr) {
+    // A thread with no context of its own keeps ours current: its next call then costs only the
+    // lookup above instead of a push and a pop (a launch fast path). Nobody else's state changes.
+    DUET_CU(cuCtxSetCurrent, ctx);
+  } else if (current != ctx) {
     DUET_CU(cuCtxPushCurrent, ctx);
     pushed_ = true;
   }

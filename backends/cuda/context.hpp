@@ -1,8 +1,9 @@
 // Makes a device's CUDA context current for the lifetime of a scope. Every driver call of the
 // backend runs inside one, because a duet device may be used from any thread and CUDA keeps the
-// current context per thread. The guard pushes only when the context is not already current and
-// pops what it pushed, so it costs one thread-local lookup in the common case and leaves the
+// current context per thread. On a thread with no current context the guard makes the device's
+// current and leaves it so; when another context is current it pushes and pops, leaving the
 // context stack of the calling thread (which the application or the CUDA runtime may own) intact.
+// Either way the common case costs one thread-local lookup.
 #pragma once
 
 #include <cuda.h>

@@ -33,6 +33,7 @@
   X(cuDevicePrimaryCtxRetain)        \
   X(cuDevicePrimaryCtxRelease)       \
   X(cuCtxGetCurrent)                 \
+  X(cuCtxSetCurrent)                 \
   X(cuCtxPushCurrent)                \
   X(cuCtxPopCurrent)                 \
   X(cuMemGetInfo)                    \
