@@ -33,6 +33,8 @@ int heat_command(const HeatOptions& options);
 // `duet bench ARGS...` and `duet tune ARGS...`: they parse their own arguments.
 int bench_command(const std::vector<std::string>& args);
 int tune_command(const std::vector<std::string>& args);
+// `duet cache [show|clear|warm]`.
+int cache_command(const std::vector<std::string>& args);
 
 // `duet version`.
 int version_command();

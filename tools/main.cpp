@@ -91,6 +91,14 @@ int main(int argc, char** argv) {
     command = [&passthrough] { return tune_command(passthrough); };
   });
 
+  CLI::App* cache_app = app.add_subcommand("cache", "show, clear or warm the compiled-program cache");
+  cache_app->prefix_command();
+  cache_app->set_help_flag();
+  cache_app->callback([&] {
+    passthrough = cache_app->remaining();
+    command = [&passthrough] { return cache_command(passthrough); };
+  });
+
   CLI::App* version = app.add_subcommand("version", "print the version and the backends built in");
   version->callback([&] { command = version_command; });
 
@@ -100,7 +108,7 @@ int main(int argc, char** argv) {
     for (const CLI::App* sub : app.get_subcommands({})) known = known || sub->get_name() == args[1];
     if (!known) {
       std::cerr << "duet: error: unknown command '" << args[1]
-                << "' (commands: devices, run, heat, bench, tune, version; see duet --help)\n";
+                << "' (commands: devices, run, heat, bench, tune, cache, version; see duet --help)\n";
       return 1;
     }
   }

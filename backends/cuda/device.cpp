@@ -9,6 +9,7 @@
 #include "buffer.hpp"
 #include "context.hpp"
 #include "errors.hpp"
+#include "nvrtc_api.hpp"
 #include "probes.hpp"
 #include "program.hpp"
 #include "queue.hpp"
@@ -85,12 +86,28 @@ std::shared_ptr<QueueImpl> CudaDevice::create_queue() {
   return std::make_shared<CudaQueue>(shared_from_this(), context());
 }
 
-BuildResult CudaDevice::build(const std::string& source, const std::string& name) {
+BuildResult CudaDevice::build(const std::string& source, const std::string& name,
+                              const std::vector<std::string>& options) {
   BuildResult result;
   std::vector<char> cubin;
-  if (!nvrtc_compile_cubin(source, name, info_.arch, cubin, result.log, result.options)) return result;
+  if (!nvrtc_compile_cubin(source, name, info_.arch, options, cubin, result.log, result.options))
+    return result;
   result.program = std::make_shared<CudaProgram>(shared_from_this(), context(), cubin, name);
   return result;
 }
+
+std::shared_ptr<ProgramImpl> CudaDevice::load_binary(const std::string& binary, const std::string& name) {
+  // A cubin is an ELF file; anything else (a truncated or foreign cache entry) is not handed to
+  // the driver at all.
+  if (binary.size() < 4 || binary.compare(0, 4, "\x7f" "ELF") != 0) return nullptr;
+  try {
+    return std::make_shared<CudaProgram>(shared_from_this(), context(),
+                                         std::vector<char>(binary.begin(), binary.end()), name);
+  } catch (const DriverError&) {
+    return nullptr;
+  }
+}
+
+std::string CudaDevice::compiler_identity() const { return nvrtc_description() + "; " + info_.driver; }
 
 }  // namespace duet::backend::cuda

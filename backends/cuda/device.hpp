@@ -25,7 +25,10 @@ class CudaDevice final : public DeviceImpl, public std::enable_shared_from_this<
   const DeviceInfo& info() const override { return info_; }
   std::shared_ptr<BufferImpl> allocate(std::size_t bytes) override;
   std::shared_ptr<QueueImpl> create_queue() override;
-  BuildResult build(const std::string& source, const std::string& name) override;
+  BuildResult build(const std::string& source, const std::string& name,
+                    const std::vector<std::string>& options) override;
+  std::shared_ptr<ProgramImpl> load_binary(const std::string& binary, const std::string& name) override;
+  std::string compiler_identity() const override;
 
   // The retained primary context; retains it on the first call. Throws DriverError on failure.
   CUcontext context() const;

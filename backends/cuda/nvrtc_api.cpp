@@ -119,7 +119,8 @@ std::string nvrtc_description() {
 }  // namespace cuda
 
 bool nvrtc_compile_cubin(const std::string& source, const std::string& name, const std::string& arch,
-                         std::vector<char>& cubin, std::string& log, std::vector<std::string>& options) {
+                         const std::vector<std::string>& extra, std::vector<char>& cubin,
+                         std::string& log, std::vector<std::string>& options) {
   std::string reason;
   const cuda::NvrtcApi* api = cuda::load_nvrtc(&reason);
   if (!api) throw BackendUnavailableError(reason);
@@ -127,6 +128,7 @@ bool nvrtc_compile_cubin(const std::string& source, const std::string& name, con
   // A real architecture (sm_XY, not compute_XY) makes NVRTC emit SASS, so the driver loads the
   // kernel without a second JIT step; -lineinfo keeps source lines for profilers and sanitizers.
   options = {"-arch=" + arch, "--std=c++17", "-lineinfo"};
+  options.insert(options.end(), extra.begin(), extra.end());
   cubin.clear();
   log.clear();
 

@@ -12,7 +12,7 @@ namespace duet::backend::cuda {
 
 CudaProgram::CudaProgram(std::shared_ptr<const CudaDevice> device, CUcontext ctx,
                          const std::vector<char>& cubin, const std::string& name)
-    : device_(std::move(device)), ctx_(ctx) {
+    : device_(std::move(device)), ctx_(ctx), cubin_(cubin.begin(), cubin.end()) {
   ContextGuard guard(ctx_);
   const CUresult r = driver().cuModuleLoadData(&module_, cubin.data());
   if (r == CUDA_SUCCESS) return;

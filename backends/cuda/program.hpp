@@ -26,6 +26,8 @@ class CudaProgram final : public ProgramImpl, public std::enable_shared_from_thi
   std::shared_ptr<KernelImpl> kernel(const std::string& name) override;
   // Empty: core knows the kernel names from the dialect source.
   std::vector<std::string> kernel_names() const override { return {}; }
+  // The cubin itself: loading it again needs the same architecture, which the cache key holds.
+  std::string binary() const override { return cubin_; }
 
   CUcontext context() const noexcept { return ctx_; }
 
@@ -33,6 +35,7 @@ class CudaProgram final : public ProgramImpl, public std::enable_shared_from_thi
   std::shared_ptr<const CudaDevice> device_;
   CUcontext ctx_;
   CUmodule module_ = nullptr;
+  std::string cubin_;
 };
 
 }  // namespace duet::backend::cuda

@@ -244,9 +244,11 @@ std::shared_ptr<QueueImpl> OpenCLDevice::create_queue() {
   return std::make_shared<OpenCLQueue>(shared_from_this(), std::move(queue));
 }
 
-BuildResult OpenCLDevice::build(const std::string& source, const std::string& name) {
+BuildResult OpenCLDevice::build(const std::string& source, const std::string& name,
+                                const std::vector<std::string>& options) {
   BuildResult result;
   result.options = build_options();
+  result.options.insert(result.options.end(), options.begin(), options.end());
   std::string joined;
   for (const auto& option : result.options) joined += (joined.empty() ? "" : " ") + option;
 
@@ -274,6 +276,33 @@ BuildResult OpenCLDevice::build(const std::string& source, const std::string& na
   }
   result.program = OpenCLProgram::create(shared_from_this(), std::move(program), name);
   return result;
+}
+
+std::shared_ptr<ProgramImpl> OpenCLDevice::load_binary(const std::string& binary, const std::string& name) {
+  if (binary.empty()) return nullptr;
+  cl_device_id id = device_();
+  const unsigned char* bytes = reinterpret_cast<const unsigned char*>(binary.data());
+  const std::size_t size = binary.size();
+  cl_int status = CL_SUCCESS, err = CL_SUCCESS;
+  cl_program handle = clCreateProgramWithBinary(context()(), 1, &id, &size, &bytes, &status, &err);
+  if (err != CL_SUCCESS || status != CL_SUCCESS) {
+    if (handle) clReleaseProgram(handle);
+    return nullptr;  // a foreign or damaged binary: the caller builds from source
+  }
+  cl::Program program(handle);  // takes ownership
+  std::string joined;
+  for (const auto& option : build_options()) joined += (joined.empty() ? "" : " ") + option;
+  if (clBuildProgram(program(), 1, &id, joined.c_str(), nullptr, nullptr) != CL_SUCCESS) return nullptr;
+  try {
+    return OpenCLProgram::create(shared_from_this(), std::move(program), name);
+  } catch (const DriverError&) {
+    return nullptr;
+  }
+}
+
+std::string OpenCLDevice::compiler_identity() const {
+  return info_.platform + " " + text_info(platform_, CL_PLATFORM_VERSION) + "; " +
+         text_info(device_, CL_DEVICE_VERSION) + "; driver " + info_.driver;
 }
 
 }  // namespace duet::backend::opencl

@@ -23,7 +23,10 @@ class OpenCLDevice final : public DeviceImpl, public std::enable_shared_from_thi
   const DeviceInfo& info() const override { return info_; }
   std::shared_ptr<BufferImpl> allocate(std::size_t bytes) override;
   std::shared_ptr<QueueImpl> create_queue() override;
-  BuildResult build(const std::string& source, const std::string& name) override;
+  BuildResult build(const std::string& source, const std::string& name,
+                    const std::vector<std::string>& options) override;
+  std::shared_ptr<ProgramImpl> load_binary(const std::string& binary, const std::string& name) override;
+  std::string compiler_identity() const override;
 
   cl_device_id id() const { return device_(); }
   // "opencl:0 (pthread-skylake-...)", for error details.

@@ -45,6 +45,17 @@ OpenCLProgram::OpenCLProgram(std::shared_ptr<const OpenCLDevice> device, cl::Pro
                              std::vector<std::string> kernel_names)
     : device_(std::move(device)), program_(std::move(program)), kernel_names_(std::move(kernel_names)) {}
 
+std::string OpenCLProgram::binary() const {
+  std::size_t size = 0;
+  if (clGetProgramInfo(program_(), CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) != CL_SUCCESS ||
+      size == 0)
+    return {};
+  std::string bytes(size, '\0');
+  unsigned char* where = reinterpret_cast<unsigned char*>(&bytes[0]);
+  if (clGetProgramInfo(program_(), CL_PROGRAM_BINARIES, sizeof where, &where, nullptr) != CL_SUCCESS) return {};
+  return bytes;
+}
+
 std::shared_ptr<KernelImpl> OpenCLProgram::kernel(const std::string& name) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto found = kernels_.find(name);

@@ -28,6 +28,8 @@ class OpenCLProgram final : public ProgramImpl {
 
   std::shared_ptr<KernelImpl> kernel(const std::string& name) override;
   std::vector<std::string> kernel_names() const override { return kernel_names_; }
+  // CL_PROGRAM_BINARIES for the program's one device; empty when the driver offers none.
+  std::string binary() const override;
 
  private:
   std::shared_ptr<const OpenCLDevice> device_;

@@ -44,6 +44,9 @@ class ProgramImpl {
   // nullptr when the program has no kernel of that name.
   virtual std::shared_ptr<KernelImpl> kernel(const std::string& name) = 0;
   virtual std::vector<std::string> kernel_names() const = 0;
+  // The compiled program as bytes that DeviceImpl::load_binary accepts on the same device, driver
+  // and compiler (for the on-disk cache); empty when there is nothing to export.
+  virtual std::string binary() const = 0;
 };
 
 // A launch argument after core's checks: a buffer, or scalar bytes.
@@ -89,8 +92,16 @@ class DeviceImpl {
   // Throws OutOfMemoryError when the device cannot provide `bytes` (> 0).
   virtual std::shared_ptr<BufferImpl> allocate(std::size_t bytes) = 0;
   virtual std::shared_ptr<QueueImpl> create_queue() = 0;
-  // `source` is complete: the backend's prelude, defines and the user's source (with #line marks).
-  virtual BuildResult build(const std::string& source, const std::string& name) = 0;
+  // `source` is complete: the backend's prelude, defines and the user's source (with #line marks),
+  // or a native CUDA C++ / OpenCL C source. `options` go to the compiler after the backend's own.
+  virtual BuildResult build(const std::string& source, const std::string& name,
+                            const std::vector<std::string>& options) = 0;
+  // A program from ProgramImpl::binary(); null when the driver rejects the bytes (then core builds
+  // from source again).
+  virtual std::shared_ptr<ProgramImpl> load_binary(const std::string& binary, const std::string& name) = 0;
+  // Everything besides source and options that decides the compiled code: compiler and driver
+  // versions. Part of the on-disk cache key.
+  virtual std::string compiler_identity() const = 0;
 };
 
 // What a backend's probe found: its devices, or why it is not available.

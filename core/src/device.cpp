@@ -9,7 +9,10 @@
 #include "duet/error.hpp"
 #include "duet/program.hpp"
 #include "duet/queue.hpp"
+#include "disk_cache.hpp"
+#include "duet/version.hpp"
 #include "embedded_kernels.hpp"
+#include "log.hpp"
 #include "signature.hpp"
 #include "source.hpp"
 #include "state.hpp"
@@ -82,27 +85,83 @@ Queue Device::queue() const {
   return Queue(std::move(state));
 }
 
+namespace {
+
+std::string joined(const std::vector<std::string>& options) {
+  std::string s;
+  for (const auto& o : options) s += (s.empty() ? "" : " ") + o;
+  return s;
+}
+
+// Compiles `full` (complete source for the backend) once per device: from the in-process cache,
+// else from the disk cache, else with the compiler (then stored on disk).
+std::shared_ptr<Program::State> build_program(const Device& device, const std::string& full,
+                                              const std::string& name,
+                                              const std::vector<std::string>& options) {
+  detail::DeviceCore& core = *device.core();
+  const DeviceInfo& info = device.info();
+  std::string key = joined(options) + '\n' + full;
+
+  std::lock_guard<std::mutex> lock(core.cache_mutex);
+  auto cached = core.programs.find(key);
+  if (cached != core.programs.end()) return cached->second;
+
+  // Everything that decides the compiled code, so an entry is only ever loaded where it was built.
+  const std::string disk_key = std::string("duet ") + version() + '\n' + info.backend + '\n' + info.name +
+                               '\n' + core.impl->compiler_identity() + '\n' + key;
+  std::shared_ptr<backend::ProgramImpl> program;
+  if (auto binary = detail::cache_load(disk_key)) {
+    program = core.impl->load_binary(*binary, name);
+    if (!program) detail::cache_count_rejected();
+    detail::log_debug(std::string("program cache ") + (program ? "hit" : "entry rejected by the driver") +
+                      ": " + name + " on " + info.id());
+  }
+  if (!program) {
+    detail::log_debug("program cache miss: compiling " + name + " on " + info.id());
+    backend::BuildResult built = core.impl->build(full, name, options);
+    if (!built.program)
+      throw CompileError(info.backend, name, built.log, built.options,
+                         detail::compile_error_line(built.log, name));
+    if (!built.log.empty()) detail::log_debug("compiler output for " + name + " on " + info.id() + ":\n" + built.log);
+    program = built.program;
+    detail::cache_store(disk_key, program->binary());
+  }
+  auto state = std::make_shared<Program::State>();
+  state->device = device;
+  state->impl = program;
+  core.programs.emplace(std::move(key), state);
+  return state;
+}
+
+void check_name(const std::string& name) {
+  if (name.empty() || name.find('"') != std::string::npos || name.find('\n') != std::string::npos)
+    throw ArgumentError("source name '" + name + "' must be non-empty without quotes or line breaks");
+}
+
+}  // namespace
+
 Program Device::compile(std::string_view source_view, const Defines& defines,
                         std::string_view name_view) const {
   const auto& i = info();
   std::string source(source_view), name(name_view);
-  if (name.empty() || name.find('"') != std::string::npos || name.find('\n') != std::string::npos)
-    throw ArgumentError("source name '" + name + "' must be non-empty without quotes or line breaks");
+  check_name(name);
   std::string full = detail::assemble_source(i.backend, source, defines, name);
+  auto state = build_program(*this, full, name, {});
+  // Signatures are parsed once per program; the state is shared by every later compile of it.
+  std::call_once(state->parsed, [&] { state->signatures = detail::parse_kernel_signatures(source, defines); });
+  return Program(std::move(state));
+}
 
-  std::lock_guard<std::mutex> lock(core_->cache_mutex);
-  auto cached = core_->programs.find(full);
-  if (cached != core_->programs.end()) return Program(cached->second);
-
-  backend::BuildResult built = core_->impl->build(full, name);
-  if (!built.program)
-    throw CompileError(i.backend, name, built.log, built.options,
-                       detail::compile_error_line(built.log, name));
-  auto state = std::make_shared<Program::State>();
-  state->device = *this;
-  state->impl = built.program;
-  state->signatures = detail::parse_kernel_signatures(source, defines);
-  core_->programs.emplace(std::move(full), state);
+Program Device::compile_native(std::string_view source_view, const std::vector<std::string>& options,
+                               std::string_view name_view) const {
+  info();
+  std::string source(source_view), name(name_view);
+  check_name(name);
+  for (const auto& o : options)
+    if (o.find('\n') != std::string::npos) throw ArgumentError("compiler option '" + o + "' contains a line break");
+  // The #line mark names the source in compiler messages, so errors map to the caller's lines.
+  auto state = build_program(*this, "#line 1 \"" + name + "\"\n" + source, name, options);
+  std::call_once(state->parsed, [&] { state->native_names = detail::native_kernel_names(source); });
   return Program(std::move(state));
 }
 

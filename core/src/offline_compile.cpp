@@ -17,7 +17,7 @@ std::size_t compile_for_cuda_arch(const std::string& source, const Defines& defi
   std::vector<char> cubin;
   std::string log;
   std::vector<std::string> options;
-  if (!backend::nvrtc_compile_cubin(full, name, arch, cubin, log, options))
+  if (!backend::nvrtc_compile_cubin(full, name, arch, {}, cubin, log, options))
     throw CompileError("cuda", name, log, options, detail::compile_error_line(log, name));
   return cubin.size();
 #else

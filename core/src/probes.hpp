@@ -15,9 +15,10 @@ Probe probe_cuda();
 
 // NVRTC without a GPU or driver: compile complete CUDA source for `arch` ("sm_90") to a cubin.
 // Returns false with `log` filled when the compile fails; throws BackendUnavailableError when NVRTC
-// cannot be loaded. `options` receives the options given to NVRTC.
+// cannot be loaded. `extra` are appended to duet's options; `options` receives all options given.
 bool nvrtc_compile_cubin(const std::string& source, const std::string& name, const std::string& arch,
-                         std::vector<char>& cubin, std::string& log, std::vector<std::string>& options);
+                         const std::vector<std::string>& extra, std::vector<char>& cubin,
+                         std::string& log, std::vector<std::string>& options);
 #endif
 
 #ifdef DUET_HAVE_OPENCL

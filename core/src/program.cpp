@@ -15,6 +15,7 @@ std::vector<std::string> Program::kernel_names() const {
   auto names = state().impl->kernel_names();
   if (names.empty())
     for (const auto& [name, sig] : state().signatures) names.push_back(name);
+  if (names.empty()) names = state().native_names;
   return names;
 }
 

@@ -181,4 +181,16 @@ std::map<std::string, KernelSignature> parse_kernel_signatures(const std::string
   return result;
 }
 
+std::vector<std::string> native_kernel_names(const std::string& source) {
+  auto tokens = tokenize(strip_comments(source));
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i + 2 < tokens.size(); ++i) {
+    const std::string& t = tokens[i];
+    if ((t == "__global__" || t == "__kernel" || t == "kernel") && tokens[i + 1] == "void" &&
+        is_ident_start(tokens[i + 2][0]))
+      names.push_back(tokens[i + 2]);
+  }
+  return names;
+}
+
 }  // namespace duet::detail

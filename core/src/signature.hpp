@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "duet/device.hpp"
 #include "duet/program.hpp"
@@ -14,5 +15,9 @@ namespace duet::detail {
 // values. Kernels whose parameters it cannot make sense of are left out.
 std::map<std::string, KernelSignature> parse_kernel_signatures(const std::string& source,
                                                                const Defines& defines);
+
+// Names of the kernels a native CUDA C++ or OpenCL C source defines (`__global__ void name`,
+// `__kernel void name`, `kernel void name`), for messages.
+std::vector<std::string> native_kernel_names(const std::string& source);
 
 }  // namespace duet::detail

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 #include <unordered_map>
 
 #include "backend.hpp"
@@ -33,7 +34,9 @@ struct DeviceCore {
 struct Program::State {
   Device device;
   std::shared_ptr<backend::ProgramImpl> impl;
+  std::once_flag parsed;
   std::map<std::string, KernelSignature> signatures;  // parsed from the dialect source
+  std::vector<std::string> native_names;              // kernels found in a native source
   std::mutex kernels_mutex;
   std::map<std::string, std::shared_ptr<const Kernel::State>> kernels;
 };

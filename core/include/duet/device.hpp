@@ -74,6 +74,13 @@ class Device {
   Program compile(std::string_view source, const Defines& defines = {},
                   std::string_view name = "kernel.duet") const;
 
+  // Compile a native source as it is: CUDA C++ on the CUDA backend (kernels declared
+  // extern "C" __global__, found by their plain names), OpenCL C on the OpenCL backend. `options`
+  // go to NVRTC or clBuildProgram after duet's own. Argument counts are checked where the driver
+  // can tell; kinds and types are not (there is no dialect signature to read).
+  Program compile_native(std::string_view source, const std::vector<std::string>& options = {},
+                         std::string_view name = "native") const;
+
   bool operator==(const Device& o) const noexcept { return core_ == o.core_; }
   bool operator!=(const Device& o) const noexcept { return core_ != o.core_; }
 

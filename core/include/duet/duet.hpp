@@ -2,6 +2,7 @@
 #pragma once
 
 #include "duet/buffer.hpp"
+#include "duet/cache.hpp"
 #include "duet/device.hpp"
 #include "duet/error.hpp"
 #include "duet/kernels.hpp"

@@ -1,0 +1,267 @@
+// On-disk program cache (see disk_cache.hpp and duet/cache.hpp). Files are named by a 64-bit FNV-1a
+// hash of the key; the key itself is inside, so equal hashes of different keys are only misses.
+#include "disk_cache.hpp"
+
+#include <atomic>
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <dirent.h>
+
+#include "duet/cache.hpp"
+#include "log.hpp"
+
+namespace duet {
+namespace detail {
+namespace {
+
+constexpr char kMagic[] = "duet-program-cache 1\n";
+constexpr const char* kSuffix = ".duetbin";
+
+std::uint64_t fnv1a(const std::string& s) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+struct State {
+  std::mutex mutex;
+  CacheStats stats;
+  bool resolved = false;
+  bool enabled = false;
+  std::string directory;
+  std::string disabled_reason;
+};
+
+State& state() {
+  static State s;
+  return s;
+}
+
+bool make_directories(const std::string& path) {
+  std::string partial;
+  std::stringstream parts(path);
+  std::string part;
+  if (!path.empty() && path[0] == '/') partial = "/";
+  while (std::getline(parts, part, '/')) {
+    if (part.empty()) continue;
+    partial += part + "/";
+    if (mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) return false;
+  }
+  return true;
+}
+
+// Reads the environment once: where the cache lives and whether it is on.
+void resolve(State& s) {
+  if (s.resolved) return;
+  s.resolved = true;
+  const char* off = std::getenv("DUET_CACHE");
+  if (off && (std::strcmp(off, "0") == 0 || std::strcmp(off, "off") == 0)) {
+    s.disabled_reason = "DUET_CACHE=" + std::string(off);
+    return;
+  }
+  if (const char* dir = std::getenv("DUET_CACHE_DIR"); dir && *dir) {
+    s.directory = dir;
+  } else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
+    s.directory = std::string(xdg) + "/duet";
+  } else if (const char* home = std::getenv("HOME"); home && *home) {
+    s.directory = std::string(home) + "/.cache/duet";
+  } else {
+    s.disabled_reason = "no DUET_CACHE_DIR, XDG_CACHE_HOME or HOME to put it in";
+    return;
+  }
+  s.enabled = true;
+}
+
+void disable(State& s, const std::string& why) {
+  if (!s.enabled) return;
+  s.enabled = false;
+  s.disabled_reason = why;
+  log_debug("program cache turned off: " + why);
+}
+
+std::string path_for(const State& s, const std::string& key) {
+  char name[32];
+  std::snprintf(name, sizeof name, "%016llx", static_cast<unsigned long long>(fnv1a(key)));
+  return s.directory + "/" + name + kSuffix;
+}
+
+void put_u64(std::string& out, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+bool get_u64(const std::string& in, std::size_t& pos, std::uint64_t& v) {
+  if (pos > in.size() || in.size() - pos < 8) return false;
+  v = 0;
+  for (int i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(in[pos + i])) << (8 * i);
+  pos += 8;
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::string> cache_load(const std::string& key) {
+  State& s = state();
+  std::string path;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    resolve(s);
+    if (!s.enabled) return std::nullopt;
+    path = path_for(s, key);
+  }
+  auto miss = [&s] {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    ++s.stats.misses;
+    return std::nullopt;
+  };
+  auto damaged = [&s] {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    ++s.stats.rejected;
+    ++s.stats.misses;
+    return std::nullopt;
+  };
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return miss();
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t magic = sizeof kMagic - 1;
+  std::size_t pos = magic;
+  std::uint64_t key_size = 0, payload_size = 0, checksum = 0;
+  if (data.compare(0, magic, kMagic) != 0 || !get_u64(data, pos, key_size) || data.size() - pos < key_size ||
+      data.compare(pos, key_size, key) != 0) {
+    log_debug("program cache: " + path + " holds another key or is not a duet cache file; rebuilding");
+    return damaged();
+  }
+  pos += key_size;
+  if (!get_u64(data, pos, payload_size) || payload_size > data.size() - pos ||
+      data.size() - pos - payload_size < 8) {
+    log_debug("program cache: " + path + " is truncated; rebuilding");
+    return damaged();
+  }
+  std::string payload = data.substr(pos, payload_size);
+  pos += payload_size;
+  if (!get_u64(data, pos, checksum) || checksum != fnv1a(payload)) {
+    log_debug("program cache: " + path + " fails its checksum; rebuilding");
+    return damaged();
+  }
+  std::lock_guard<std::mutex> lock(s.mutex);
+  ++s.stats.hits;
+  return payload;
+}
+
+void cache_store(const std::string& key, const std::string& payload) {
+  if (payload.empty()) return;
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  resolve(s);
+  if (!s.enabled) return;
+  if (!make_directories(s.directory)) {
+    disable(s, "cannot create " + s.directory + ": " + std::strerror(errno));
+    return;
+  }
+  std::string data = kMagic;
+  put_u64(data, key.size());
+  data += key;
+  put_u64(data, payload.size());
+  data += payload;
+  put_u64(data, fnv1a(payload));
+
+  const std::string path = path_for(s, key);
+  static std::atomic<unsigned> counter{0};
+  const std::string temp = path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++);
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out.write(data.data(), static_cast<std::streamsize>(data.size()));
+    out.close();
+    if (!out) {
+      std::remove(temp.c_str());
+      disable(s, "cannot write " + temp + " (read-only or full disk?)");
+      return;
+    }
+  }
+  // rename() replaces atomically: a reader sees the old file or the new one, never half of one.
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    std::remove(temp.c_str());
+    disable(s, "cannot rename into " + path + ": " + std::strerror(errno));
+    return;
+  }
+  ++s.stats.stored;
+  log_debug("program cache: stored " + path);
+}
+
+void cache_count_rejected() {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  --s.stats.hits;
+  ++s.stats.rejected;
+  ++s.stats.misses;
+}
+
+}  // namespace detail
+
+namespace {
+
+template <class F>
+void for_each_entry(const std::string& dir, F&& f) {
+  DIR* d = opendir(dir.c_str());
+  if (!d) return;
+  while (dirent* e = readdir(d)) {
+    std::string name = e->d_name;
+    const std::string suffix = detail::kSuffix;
+    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      f(dir + "/" + name);
+  }
+  closedir(d);
+}
+
+}  // namespace
+
+CacheStats cache_stats() {
+  auto& s = detail::state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return s.stats;
+}
+
+CacheInfo cache_info() {
+  auto& s = detail::state();
+  CacheInfo info;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    detail::resolve(s);
+    info.directory = s.directory;
+    info.enabled = s.enabled;
+    info.disabled_reason = s.disabled_reason;
+  }
+  for_each_entry(info.directory, [&](const std::string& path) {
+    struct stat st;
+    if (stat(path.c_str(), &st) == 0) {
+      ++info.entries;
+      info.bytes += static_cast<std::uint64_t>(st.st_size);
+    }
+  });
+  return info;
+}
+
+std::size_t clear_cache() {
+  auto& s = detail::state();
+  std::string dir;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    detail::resolve(s);
+    dir = s.directory;
+  }
+  std::size_t removed = 0;
+  for_each_entry(dir, [&](const std::string& path) { removed += std::remove(path.c_str()) == 0; });
+  return removed;
+}
+
+}  // namespace duet

@@ -1,0 +1,18 @@
+// The on-disk program cache behind duet/cache.hpp. A file holds a magic line, the full key text (so a
+// hash collision is a miss, never a wrong program), the payload and a checksum of the payload.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace duet::detail {
+
+// The payload stored under `key`, or nothing (absent, damaged, another key, cache off).
+std::optional<std::string> cache_load(const std::string& key);
+// Stores `payload` under `key`; failures turn the cache off for this process.
+void cache_store(const std::string& key, const std::string& payload);
+
+// Counts a program the driver refused to load from a cache entry.
+void cache_count_rejected();
+
+}  // namespace duet::detail

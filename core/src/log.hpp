@@ -1,0 +1,12 @@
+// duet's diagnostics on stderr, off unless DUET_LOG=debug: compiler warnings, program-cache hits
+// and misses, and why the on-disk cache turned itself off.
+#pragma once
+
+#include <string>
+
+namespace duet::detail {
+
+bool debug_enabled();
+void log_debug(const std::string& message);
+
+}  // namespace duet::detail

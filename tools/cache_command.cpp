@@ -1,0 +1,71 @@
+// `duet cache`: where the compiled-program cache is and what it holds (`show`), emptying it
+// (`clear`), and compiling every shared kernel source on one device while timing each program
+// (`warm`): run it twice and the second run shows what a program costs when it comes from disk.
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <iostream>
+
+#include "commands.hpp"
+#include "duet/duet.hpp"
+#include "table.hpp"
+
+namespace duet::tool {
+namespace {
+
+void show() {
+  const CacheInfo info = cache_info();
+  std::cout << "directory: " << (info.directory.empty() ? "(none)" : info.directory) << '\n'
+            << "state:     " << (info.enabled ? "on" : "off: " + info.disabled_reason) << '\n'
+            << "entries:   " << info.entries << " (" << fixed(static_cast<double>(info.bytes) / 1048576.0, 2)
+            << " MiB)\n";
+}
+
+int warm(const std::string& spec) {
+  const Device device = spec.empty() ? Device::open() : Device::open(spec);
+  std::cout << "compiling the shared kernel sources on " << device.info().id() << " (" << device.info().name
+            << "), program cache " << (cache_info().enabled ? "on" : "off") << '\n';
+  using Align = Table::Align;
+  Table table({{"program", Align::left}, {"ms", Align::right}, {"from", Align::left}});
+  double total = 0.0;
+  int programs = 0;
+  for (const char* const* name = shared_kernel_names(); *name; ++name) {
+    const CacheStats before = cache_stats();
+    const auto start = std::chrono::steady_clock::now();
+    device.compile(shared_kernel_source(*name), {}, std::string(*name) + ".duet");
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const CacheStats after = cache_stats();
+    const char* from = after.hits > before.hits ? "disk cache" : "compiler";
+    table.add_row({*name, fixed(ms, 2), from});
+    total += ms;
+    ++programs;
+  }
+  table.print(std::cout);
+  std::cout << programs << " programs in " << fixed(total, 1) << " ms (" << fixed(total / programs, 2)
+            << " ms per program)\n";
+  return 0;
+}
+
+}  // namespace
+
+int cache_command(const std::vector<std::string>& args) {
+  CLI::App app{"the compiled-program cache: show (default), clear, warm", "duet cache"};
+  std::string action = "show";
+  std::string device;
+  app.add_option("action", action, "show, clear or warm")->check(CLI::IsMember({"show", "clear", "warm"}));
+  app.add_option("-d,--device", device, "device for warm (default: Device::open())");
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (action == "clear") {
+    std::cout << "removed " << clear_cache() << " entries from " << cache_info().directory << '\n';
+    return 0;
+  }
+  if (action == "warm") return warm(device);
+  show();
+  return 0;
+}
+
+}  // namespace duet::tool
