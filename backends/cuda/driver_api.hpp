@@ -49,9 +49,11 @@
   X(cuStreamCreate)                  \
   X(cuStreamDestroy)                 \
   X(cuStreamSynchronize)             \
+  X(cuStreamWaitEvent)               \
   X(cuEventCreate)                   \
   X(cuEventRecord)                   \
   X(cuEventSynchronize)              \
+  X(cuEventQuery)                    \
   X(cuEventElapsedTime)              \
   X(cuEventDestroy)                  \
   X(cuModuleLoadData)                \

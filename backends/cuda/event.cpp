@@ -29,6 +29,14 @@ void CudaEvent::wait() {
   DUET_CU(cuEventSynchronize, event_);
 }
 
+bool CudaEvent::done() {
+  ContextGuard guard(ctx_);
+  const CUresult r = driver().cuEventQuery(event_);
+  if (r == CUDA_ERROR_NOT_READY) return false;
+  check(r, "cuEventQuery(event_)");
+  return true;
+}
+
 double CudaEvent::elapsed_ms_until(EventImpl& later_impl) {
   // Core does not know which backend an event came from; a mix-up must not become a bad cast.
   auto* later = dynamic_cast<CudaEvent*>(&later_impl);

@@ -21,6 +21,8 @@ class CudaEvent final : public EventImpl {
   CudaEvent& operator=(const CudaEvent&) = delete;
 
   void wait() override;
+  bool done() override;
+  CUevent handle() const noexcept { return event_; }
   // Waits for both events, since the driver cannot time an event that has not completed.
   double elapsed_ms_until(EventImpl& later) override;
 

@@ -146,6 +146,12 @@ void CudaQueue::launch(KernelImpl& kernel_impl, const LaunchShape& shape,
 
 std::shared_ptr<EventImpl> CudaQueue::record() { return std::make_shared<CudaEvent>(device_, ctx_, stream_); }
 
+void CudaQueue::wait_for(EventImpl& event) {
+  // Core only hands a queue events of its own device, so they are CudaEvents.
+  ContextGuard guard(ctx_);
+  DUET_CU(cuStreamWaitEvent, stream_, static_cast<CudaEvent&>(event).handle(), 0);
+}
+
 void CudaQueue::finish() {
   ContextGuard guard(ctx_);
   DUET_CU(cuStreamSynchronize, stream_);

@@ -31,6 +31,7 @@ class CudaQueue final : public QueueImpl {
             std::size_t pattern_size) override;
   void launch(KernelImpl& kernel, const LaunchShape& shape, const std::vector<LaunchArg>& args) override;
   std::shared_ptr<EventImpl> record() override;
+  void wait_for(EventImpl& event) override;
   void finish() override;
 
  private:

@@ -60,6 +60,16 @@ OpenCLEvent::OpenCLEvent(cl::Event marker, cl::Event previous, std::shared_ptr<N
 
 void OpenCLEvent::wait() { wait_for(marker_); }
 
+bool OpenCLEvent::done() {
+  cl_int status = CL_QUEUED;
+  const cl_int err =
+      clGetEventInfo(marker_(), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+  if (err != CL_SUCCESS) throw_driver_error("clGetEventInfo", err, "CL_EVENT_COMMAND_EXECUTION_STATUS");
+  if (status < 0)
+    throw_driver_error("clGetEventInfo", status, "a command before this event failed");
+  return status == CL_COMPLETE;
+}
+
 std::optional<cl_ulong> OpenCLEvent::marker_time() const {
   auto end = timestamp(marker_, CL_PROFILING_COMMAND_END);
   // A marker cannot be reached before the command ahead of it ended; a driver that says otherwise

@@ -35,6 +35,8 @@ class OpenCLEvent final : public EventImpl {
   void wait() override;
   // Blocks until both events have completed: their timestamps exist only then.
   double elapsed_ms_until(EventImpl& later) override;
+  bool done() override;
+  const cl::Event& marker() const noexcept { return marker_; }
 
  private:
   std::optional<cl_ulong> marker_time() const;

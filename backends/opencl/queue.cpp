@@ -95,6 +95,15 @@ std::shared_ptr<EventImpl> OpenCLQueue::record() {
   return std::make_shared<OpenCLEvent>(std::move(marker), last_, waiting_);
 }
 
+void OpenCLQueue::wait_for(EventImpl& event) {
+  // Core only hands a queue events of its own device, whose queues share one context.
+  cl_event handle = static_cast<OpenCLEvent&>(event).marker()();
+  cl_event barrier = nullptr;
+  const cl_int err = clEnqueueBarrierWithWaitList(queue_(), 1, &handle, &barrier);
+  if (err != CL_SUCCESS) throw_driver_error("clEnqueueBarrierWithWaitList", err, "on " + device_->label());
+  enqueued(barrier);
+}
+
 void OpenCLQueue::finish() {
   const cl_int err = clFinish(queue_());
   if (err != CL_SUCCESS) throw_driver_error("clFinish", err, "on " + device_->label());

@@ -29,6 +29,7 @@ class OpenCLQueue final : public QueueImpl {
             std::size_t pattern_size) override;
   void launch(KernelImpl& kernel, const LaunchShape& shape, const std::vector<LaunchArg>& args) override;
   std::shared_ptr<EventImpl> record() override;
+  void wait_for(EventImpl& event) override;
   void finish() override;
 
  private:

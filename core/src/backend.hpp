@@ -27,7 +27,9 @@ class EventImpl {
  public:
   virtual ~EventImpl() = default;
   virtual void wait() = 0;
-  // Milliseconds from this event to `later` (both recorded on the same queue).
+  // Whether everything before the event has completed; does not block.
+  virtual bool done() = 0;
+  // Milliseconds from this event to `later` (both recorded on the same queue); waits for both.
   virtual double elapsed_ms_until(EventImpl& later) = 0;
 };
 
@@ -76,6 +78,8 @@ class QueueImpl {
   virtual void launch(KernelImpl& kernel, const LaunchShape& shape,
                       const std::vector<LaunchArg>& args) = 0;
   virtual std::shared_ptr<EventImpl> record() = 0;
+  // Later work on this queue starts after `event` (of a queue of the same device) has completed.
+  virtual void wait_for(EventImpl& event) = 0;
   virtual void finish() = 0;
 };
 

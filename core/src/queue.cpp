@@ -102,17 +102,33 @@ Range default_local(const Range& global, std::size_t max_group) {
 
 }  // namespace
 
-const Queue::State& Queue::state() const {
+Queue::State& Queue::state() const {
   if (!state_) throw ReleasedError("the queue was released or never created; get one with Device::queue()");
   return *state_;
+}
+
+Queue::State& Queue::before_enqueue() const {
+  State& s = state();
+  // Someone kept the previous operation's event: record it now, before this operation, so it
+  // marks the end of its own operation and not of this one.
+  if (s.last && s.last.use_count() > 1) s.last->materialise();
+  s.last.reset();
+  return s;
+}
+
+Event Queue::after_enqueue(State& s) const {
+  s.last = std::make_shared<detail::EventState>();
+  s.last->device = s.device;
+  s.last->queue = s.impl;
+  return Event(s.last);
 }
 
 const Device& Queue::device() const { return state().device; }
 backend::QueueImpl& Queue::impl() const { return *state().impl; }
 
-void Queue::launch_args(const Kernel& kernel, const Range& global, const Range& local_in,
-                        const std::vector<KernelArg>& args) {
-  const State& s = state();
+Event Queue::launch_args(const Kernel& kernel, const Range& global, const Range& local_in,
+                         const std::vector<KernelArg>& args) {
+  State& s = state();
   check_same_device(s.device, kernel.device(), "kernel '" + kernel.name() + "'");
   const DeviceInfo& info = s.device.info();
   if (global.dims < 1 || global.dims > 3)
@@ -145,35 +161,42 @@ void Queue::launch_args(const Kernel& kernel, const Range& global, const Range& 
 
   backend::LaunchShape shape;
   shape.dims = global.dims;
+  bool empty = false;
   for (int d = 0; d < 3; ++d) {
-    if (global[d] == 0) return;  // nothing to run
+    empty = empty || global[d] == 0;
     shape.local[d] = local[d];
     shape.global[d] = (global[d] + local[d] - 1) / local[d] * local[d];
   }
-  s.impl->launch(kernel.impl(), shape, launch_args);
+  before_enqueue();
+  if (!empty) s.impl->launch(kernel.impl(), shape, launch_args);
+  return after_enqueue(s);
 }
 
-void Queue::write_bytes(RawBuffer& dst, std::size_t offset, const void* src, std::size_t bytes,
-                        const char* what) {
-  const State& s = state();
+Event Queue::write_bytes(RawBuffer& dst, std::size_t offset, const void* src, std::size_t bytes,
+                         const char* what) {
+  State& s = state();
   auto& impl = dst.impl("destination buffer");
   check_same_device(s.device, dst.device(), "the destination buffer");
   check_range(dst, offset, bytes, what);
+  before_enqueue();
   if (bytes) s.impl->write(impl, offset, src, bytes);
+  return after_enqueue(s);
 }
 
-void Queue::read_bytes(const RawBuffer& src, std::size_t offset, void* dst, std::size_t bytes,
-                       const char* what) {
-  const State& s = state();
+Event Queue::read_bytes(const RawBuffer& src, std::size_t offset, void* dst, std::size_t bytes,
+                        const char* what) {
+  State& s = state();
   auto& impl = src.impl("source buffer");
   check_same_device(s.device, src.device(), "the source buffer");
   check_range(src, offset, bytes, what);
+  before_enqueue();
   if (bytes) s.impl->read(impl, offset, dst, bytes);
+  return after_enqueue(s);
 }
 
-void Queue::copy_bytes(const RawBuffer& src, std::size_t src_offset, RawBuffer& dst,
-                       std::size_t dst_offset, std::size_t bytes) {
-  const State& s = state();
+Event Queue::copy_bytes(const RawBuffer& src, std::size_t src_offset, RawBuffer& dst,
+                        std::size_t dst_offset, std::size_t bytes) {
+  State& s = state();
   auto& src_impl = src.impl("source buffer");
   auto& dst_impl = dst.impl("destination buffer");
   check_same_device(s.device, src.device(), "the source buffer");
@@ -182,12 +205,14 @@ void Queue::copy_bytes(const RawBuffer& src, std::size_t src_offset, RawBuffer& 
   check_range(dst, dst_offset, bytes, "copy destination");
   if (&src_impl == &dst_impl && src_offset < dst_offset + bytes && dst_offset < src_offset + bytes)
     throw ArgumentError("copy source and destination ranges overlap in the same buffer");
+  before_enqueue();
   if (bytes) s.impl->copy(src_impl, src_offset, dst_impl, dst_offset, bytes);
+  return after_enqueue(s);
 }
 
-void Queue::fill_bytes(RawBuffer& dst, std::size_t offset, std::size_t bytes, const void* pattern,
-                       std::size_t pattern_size) {
-  const State& s = state();
+Event Queue::fill_bytes(RawBuffer& dst, std::size_t offset, std::size_t bytes, const void* pattern,
+                        std::size_t pattern_size) {
+  State& s = state();
   auto& impl = dst.impl("buffer to fill");
   check_same_device(s.device, dst.device(), "the buffer to fill");
   if (pattern_size == 0 || pattern_size > 128 || (pattern_size & (pattern_size - 1)))
@@ -196,20 +221,45 @@ void Queue::fill_bytes(RawBuffer& dst, std::size_t offset, std::size_t bytes, co
   if (offset % pattern_size || bytes % pattern_size)
     throw ArgumentError("fill range must be whole elements");
   check_range(dst, offset, bytes, "fill");
+  before_enqueue();
   if (bytes) s.impl->fill(impl, offset, bytes, pattern, pattern_size);
+  return after_enqueue(s);
 }
 
-Event Queue::record() { return Event(state().impl->record()); }
+Event Queue::record() {
+  State& s = before_enqueue();
+  auto e = std::make_shared<detail::EventState>();
+  e->device = s.device;
+  e->impl = s.impl->record();
+  return Event(std::move(e));
+}
+
+void Queue::wait(const Event& event) {
+  State& s = state();
+  check_same_device(s.device, event.device(), "the event");
+  backend::EventImpl& impl = event.impl();
+  before_enqueue();
+  s.impl->wait_for(impl);
+}
 
 void Queue::finish() { state().impl->finish(); }
 
-backend::EventImpl& Event::impl() const {
-  if (!impl_) throw ReleasedError("the event is empty; get one with Queue::record()");
-  return *impl_;
+namespace {
+detail::EventState& event_state(const std::shared_ptr<detail::EventState>& s) {
+  if (!s) throw ReleasedError("the event is empty; events come from queue operations and Queue::record()");
+  return *s;
 }
+}  // namespace
 
+backend::EventImpl& Event::impl() const { return event_state(state_).materialise(); }
+const Device& Event::device() const { return event_state(state_).device; }
 void Event::wait() const { impl().wait(); }
+bool Event::done() const { return impl().done(); }
 
-double elapsed_ms(const Event& start, const Event& end) { return start.impl().elapsed_ms_until(end.impl()); }
+double elapsed_ms(const Event& start, const Event& end) {
+  if (start.device() != end.device())
+    throw DeviceMismatchError("elapsed_ms: the events belong to different devices; time two events of one queue");
+  return start.impl().elapsed_ms_until(end.impl());
+}
 
 }  // namespace duet

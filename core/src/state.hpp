@@ -49,9 +49,33 @@ struct Kernel::State {
   std::optional<KernelSignature> signature;
 };
 
+namespace detail {
+
+// An Event's state. Operations hand out pending events (no driver event yet); one is recorded
+// when it is first used, or just before the next operation on its queue if it is still held, so it
+// always marks the point right after its own operation.
+struct EventState {
+  Device device;
+  std::mutex mutex;
+  std::shared_ptr<backend::EventImpl> impl;   // null while pending
+  std::shared_ptr<backend::QueueImpl> queue;  // where a pending event is recorded
+
+  backend::EventImpl& materialise() {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!impl) {
+      impl = queue->record();
+      queue.reset();
+    }
+    return *impl;
+  }
+};
+
+}  // namespace detail
+
 struct Queue::State {
   Device device;
   std::shared_ptr<backend::QueueImpl> impl;
+  std::shared_ptr<detail::EventState> last;  // the event of the latest operation, maybe pending
 };
 
 }  // namespace duet

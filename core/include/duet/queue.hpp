@@ -46,20 +46,31 @@ struct Range {
   std::size_t operator[](int i) const { return size[static_cast<std::size_t>(i)]; }
 };
 
-// A point in a queue's timeline.
+namespace detail {
+struct EventState;
+}
+
+// A point in a queue's timeline: it completes when everything enqueued on its queue before it has
+// completed. Every launch, transfer and fill returns one; Queue::record() makes one explicitly.
+// Events are cheap when unused: the driver's event is only created when an Event is kept past the
+// next operation on its queue, or used. Events may be waited on from any thread.
 class Event {
  public:
   Event() = default;
-  explicit Event(std::shared_ptr<backend::EventImpl> impl) : impl_(std::move(impl)) {}
+  explicit Event(std::shared_ptr<detail::EventState> state) : state_(std::move(state)) {}
+  // Blocks until the event has completed.
   void wait() const;
-  bool valid() const noexcept { return impl_ != nullptr; }
+  // Whether the event has completed; never blocks.
+  bool done() const;
+  bool valid() const noexcept { return state_ != nullptr; }
+  const Device& device() const;
   backend::EventImpl& impl() const;
 
  private:
-  std::shared_ptr<backend::EventImpl> impl_;
+  std::shared_ptr<detail::EventState> state_;
 };
 
-// Device time in milliseconds between two recorded events of the same queue. Waits for both.
+// Device time in milliseconds between two events of the same queue. Waits for both.
 double elapsed_ms(const Event& start, const Event& end);
 
 // One launch argument, type-erased: a buffer or a scalar of at most 16 bytes.
@@ -103,33 +114,34 @@ class Queue {
   // The global size is rounded up to a multiple of the local size; kernels guard their bounds.
   // Argument count, kinds and types are checked against the kernel's declaration before launch.
   template <class... Args>
-  void launch(const Kernel& kernel, const Range& global, const Range& local, const Args&... args) {
-    launch_args(kernel, global, local, {KernelArg::from(args)...});
+  Event launch(const Kernel& kernel, const Range& global, const Range& local, const Args&... args) {
+    return launch_args(kernel, global, local, {KernelArg::from(args)...});
   }
-  void launch_args(const Kernel& kernel, const Range& global, const Range& local,
-                   const std::vector<KernelArg>& args);
+  Event launch_args(const Kernel& kernel, const Range& global, const Range& local,
+                    const std::vector<KernelArg>& args);
 
   template <class T>
-  void write(Buffer<T>& dst, detail::NoDeduce<Span<const T>> src, std::size_t dst_offset = 0) {
-    write_bytes(dst.raw(), dst_offset * sizeof(T), src.data(), src.size_bytes(), "write");
+  Event write(Buffer<T>& dst, detail::NoDeduce<Span<const T>> src, std::size_t dst_offset = 0) {
+    return write_bytes(dst.raw(), dst_offset * sizeof(T), src.data(), src.size_bytes(), "write");
   }
   template <class T>
-  void read(const Buffer<T>& src, detail::NoDeduce<Span<T>> dst, std::size_t src_offset = 0) {
-    read_bytes(src.raw(), src_offset * sizeof(T), dst.data(), dst.size_bytes(), "read");
+  Event read(const Buffer<T>& src, detail::NoDeduce<Span<T>> dst, std::size_t src_offset = 0) {
+    return read_bytes(src.raw(), src_offset * sizeof(T), dst.data(), dst.size_bytes(), "read");
   }
   // Copies all of src into the start of dst; dst must be at least as large.
   template <class T>
-  void copy(const Buffer<T>& src, Buffer<T>& dst) {
-    copy_bytes(src.raw(), 0, dst.raw(), 0, src.bytes());
+  Event copy(const Buffer<T>& src, Buffer<T>& dst) {
+    return copy_bytes(src.raw(), 0, dst.raw(), 0, src.bytes());
   }
   template <class T>
-  void copy(const Buffer<T>& src, std::size_t src_offset, Buffer<T>& dst, std::size_t dst_offset,
-            std::size_t count) {
-    copy_bytes(src.raw(), src_offset * sizeof(T), dst.raw(), dst_offset * sizeof(T), count * sizeof(T));
+  Event copy(const Buffer<T>& src, std::size_t src_offset, Buffer<T>& dst, std::size_t dst_offset,
+             std::size_t count) {
+    return copy_bytes(src.raw(), src_offset * sizeof(T), dst.raw(), dst_offset * sizeof(T),
+                      count * sizeof(T));
   }
   template <class T>
-  void fill(Buffer<T>& dst, const T& value) {
-    fill_bytes(dst.raw(), 0, dst.bytes(), &value, sizeof(T));
+  Event fill(Buffer<T>& dst, const T& value) {
+    return fill_bytes(dst.raw(), 0, dst.bytes(), &value, sizeof(T));
   }
 
   // Blocking: waits for the queue, then returns the buffer's contents.
@@ -143,22 +155,29 @@ class Queue {
 
   // An event that completes when everything enqueued so far has completed.
   Event record();
+  // Work enqueued on this queue from now on starts only after `event` (from any queue of the same
+  // device) has completed. Does not block the host.
+  void wait(const Event& event);
   // Blocks until everything enqueued so far has completed.
   void finish();
 
-  void write_bytes(RawBuffer& dst, std::size_t offset, const void* src, std::size_t bytes, const char* what);
-  void read_bytes(const RawBuffer& src, std::size_t offset, void* dst, std::size_t bytes, const char* what);
-  void copy_bytes(const RawBuffer& src, std::size_t src_offset, RawBuffer& dst, std::size_t dst_offset,
-                  std::size_t bytes);
-  void fill_bytes(RawBuffer& dst, std::size_t offset, std::size_t bytes, const void* pattern,
-                  std::size_t pattern_size);
+  Event write_bytes(RawBuffer& dst, std::size_t offset, const void* src, std::size_t bytes, const char* what);
+  Event read_bytes(const RawBuffer& src, std::size_t offset, void* dst, std::size_t bytes, const char* what);
+  Event copy_bytes(const RawBuffer& src, std::size_t src_offset, RawBuffer& dst, std::size_t dst_offset,
+                   std::size_t bytes);
+  Event fill_bytes(RawBuffer& dst, std::size_t offset, std::size_t bytes, const void* pattern,
+                   std::size_t pattern_size);
 
   struct State;
   explicit Queue(std::shared_ptr<State> s) : state_(std::move(s)) {}
   backend::QueueImpl& impl() const;
 
  private:
-  const State& state() const;
+  State& state() const;
+  // Brackets every enqueue: materialises the previous operation's event if someone kept it, and
+  // hands out the event of the operation just enqueued.
+  State& before_enqueue() const;
+  Event after_enqueue(State& s) const;
   std::shared_ptr<State> state_;
 };
 

@@ -1,0 +1,99 @@
+// Events: every operation returns one, events order work across queues of one device, and events
+// kept past later operations still mark their own operation.
+#include <vector>
+
+#include "support.hpp"
+
+namespace {
+
+// A kernel slow enough that a consumer queue without a dependency would likely overtake it.
+const char* const kSlowFill = R"(
+KERNEL void slow_fill(GLOBAL float* out, const int n, const int rounds) {
+  const int i = (int)GLOBAL_ID(0);
+  if (i >= n) return;
+  float x = 0.0f;
+  for (int r = 0; r < rounds; ++r) x = x * 0.5f + 1.0f;  // converges to 2
+  out[i] = x + (float)i;
+}
+)";
+
+}  // namespace
+
+TEST_SUITE_BEGIN("device");
+
+TEST_CASE("operations return events that complete") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    duet::Buffer<float> a(dev, 1000), b(dev, 1000);
+    std::vector<float> host(1000, 1.5f), back(1000, 0.0f);
+    duet::Event w = q.write(a, host);
+    duet::Event c = q.copy(a, b);
+    duet::Event r = q.read(b, back);
+    r.wait();
+    CHECK(w.done());
+    CHECK(c.done());
+    CHECK(r.done());
+    CHECK(back == host);
+    CHECK(elapsed_ms(w, r) >= 0.0);
+    CHECK(w.device() == dev);
+  });
+}
+
+TEST_CASE("a queue waits for another queue's event") {
+  for_each_device([](const duet::Device& dev) {
+    const int n = 1 << 16;
+    const duet::Kernel k = dev.compile(kSlowFill, {}, "slow_fill.duet").kernel("slow_fill");
+    duet::Queue producer = dev.queue(), consumer = dev.queue();
+    duet::Buffer<float> out(dev, n), copy(dev, n);
+    consumer.fill(copy, kNaN);
+    consumer.finish();
+    for (int round = 0; round < 3; ++round) {
+      producer.fill(out, kNaN);
+      const duet::Event produced = producer.launch(k, duet::Range(n), duet::Range(), out, n, 2000);
+      consumer.wait(produced);
+      consumer.copy(out, copy);
+      const auto got = consumer.to_vector(copy);
+      std::size_t bad = 0;
+      for (int i = 0; i < n; ++i) bad += got[static_cast<std::size_t>(i)] != 2.0f + static_cast<float>(i);
+      CHECK(bad == 0);
+    }
+  });
+}
+
+TEST_CASE("an event kept past later operations marks its own operation") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    const int n = 1 << 14;
+    const duet::Kernel k = dev.compile(kSlowFill, {}, "slow_fill.duet").kernel("slow_fill");
+    duet::Buffer<float> out(dev, n);
+    const duet::Event start = q.record();
+    const duet::Event first = q.launch(k, duet::Range(n), duet::Range(), out, n, 10);
+    q.launch(k, duet::Range(n), duet::Range(), out, n, 20000);  // a long one after it
+    const duet::Event end = q.record();
+    q.finish();
+    // `first` was recorded before the long launch, so it ends well before `end`.
+    const double to_first = elapsed_ms(start, first), to_end = elapsed_ms(start, end);
+    CHECK(to_first >= 0.0);
+    CHECK(to_first <= to_end);
+  });
+}
+
+TEST_CASE("event errors") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    const duet::Event empty;
+    EXPECT_ERROR(duet::ReleasedError, empty.wait());
+    EXPECT_ERROR(duet::ReleasedError, q.wait(empty));
+    const auto& all = test_devices();
+    if (all.size() < 2) {
+      MESSAGE("skipped: waiting on another device's event needs two devices");
+      return;
+    }
+    const duet::Device& other = all[0] == dev ? all[1] : all[0];
+    duet::Queue oq = other.queue();
+    const duet::Event foreign = oq.record();
+    const auto e = EXPECT_ERROR(duet::DeviceMismatchError, q.wait(foreign));
+    if (e) CHECK_CONTAINS(e->what(), other.info().id());
+    EXPECT_ERROR(duet::DeviceMismatchError, duet::elapsed_ms(foreign, q.record()));
+  });
+}
