@@ -1,0 +1,114 @@
+// Reductions generated from a map expression, a reduce expression and an identity:
+//
+//   duet::ReductionKernel sum(device, "float", "float x", "x", "a + b", "0", "sum");
+//   duet::ReductionKernel dot(device, "float", "float x, float y", "x * y", "a + b", "0", "dot");
+//   duet::ReductionKernel max(device, "float", "float x", "x", "fmax(a, b)", "-INFINITY", "max");
+//   float total = sum.reduce<float>(queue, x);   // blocking: returns the value
+//   sum.reduce_into(queue, result, x);           // asynchronous: writes result[0]
+//
+// The result is reduce(... reduce(identity, map(0)) ..., map(n - 1)) in some order: duet maps every
+// element, accumulates many elements per work-item with a grid-stride loop, combines a work-group's
+// values in a tree in SHARED memory, and, when there was more than one group, combines the groups'
+// partial results in a second launch of one group. The reduce expression must therefore be
+// associative and commutative and `identity` its neutral element (reduce(identity, x) == x); for
+// floating-point sums the rounding depends on that order (and so on the device), but a given device
+// and length always give the same result.
+//
+// Types. The result type is one of the dialect's scalar types (see elementwise.hpp); every value is
+// accumulated in the result type: a float sum accumulates in float, a double or long result in
+// double or long. The map expression sees the inputs (as in ElementwiseKernel), `i` (size_t, the
+// element index) and `n` (ulong, the common length) and is converted to the result type. The reduce
+// expression sees `a` and `b` of the result type. An optional preamble is dialect code placed before
+// the kernels, for DEVICE helpers the expressions call. On CUDA duet defines INFINITY and NAN when
+// the compiler does not.
+//
+// Calling. Arguments are the inputs in order: a Buffer<T> is an array, a plain value is broadcast
+// (converted as in ElementwiseKernel). At least one input must be an array; every array must have
+// the same length, which may be 0 (the result is the identity) or 1. reduce<R> and reduce_into need
+// R to be exactly the result type.
+//
+// Errors. A malformed parameter list or result type, an unknown type, reserved or duplicate names, or
+// an empty map, reduce or identity expression throw ArgumentError when the kernel is constructed.
+// An expression that does not compile throws CompileError at the first call for those argument
+// kinds, with source_name() "<name>.map", "<name>.reduce", "<name>.identity" or "<name>.preamble"
+// and line() counting lines of that expression. Wrong arguments throw ArgumentError, arrays of
+// different lengths and a result buffer of 0 elements BufferSizeError.
+//
+// Handles and memory. A ReductionKernel is a cheap handle: copies share the compiled variants and
+// the scratch memory. It may be used from several threads at once, each with its own queue. It keeps
+// a small scratch buffer (the groups' partial results and a result slot) for each queue it was
+// called on, so that calls on one queue reuse it without allocating and calls on different queues
+// never share it; it holds those queues (at most 8, the least recently used is dropped) until the
+// kernel is destroyed.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "duet/buffer.hpp"
+#include "duet/device.hpp"
+#include "duet/elementwise.hpp"
+#include "duet/program.hpp"
+#include "duet/queue.hpp"
+#include "duet/scalar_type.hpp"
+
+namespace duet {
+
+class ReductionKernel {
+ public:
+  ReductionKernel() = default;
+  // Parses and checks everything but the expressions' C syntax (ArgumentError); compiles nothing yet.
+  ReductionKernel(const Device& device, std::string_view result_type, std::string_view inputs,
+                  std::string_view map_expr, std::string_view reduce_expr, std::string_view identity,
+                  std::string_view name = "reduction", std::string_view preamble = {});
+
+  // Blocking: enqueues the reduction on q, waits for q to finish, returns the value.
+  template <class R, class... Args>
+  R reduce(Queue& q, const Args&... args) const {
+    R value{};
+    reduce_args(q, &value, scalar_type_of<R>(), sizeof(R), {KernelArg::from(args)...});
+    return value;
+  }
+  // Asynchronous: enqueues the reduction on q, writing the value into result[0].
+  template <class R, class... Args>
+  void reduce_into(Queue& q, Buffer<R>& result, const Args&... args) const {
+    reduce_into_args(q, KernelArg::from(result), {KernelArg::from(args)...});
+  }
+
+  // Type-erased forms of the two calls. `result` points at `result_bytes` bytes of `result_type`.
+  void reduce_args(Queue& q, void* result, ScalarType result_type, std::size_t result_bytes,
+                   const std::vector<KernelArg>& args) const;
+  void reduce_into_args(Queue& q, const KernelArg& result, const std::vector<KernelArg>& args) const;
+
+  // The dialect source for these input kinds (one per input), with the device's group size.
+  std::string source(const std::vector<ArgKind>& kinds) const;
+  // The same generator without a device, for a work-group size `group_size` (a power of two);
+  // ArgumentError like the constructor. The program has two kernels: `duet_<name>` (each group
+  // reduces its share of the inputs into partials[group]) and `duet_<name>_finish` (one group reduces
+  // the partials into out[0]). Compiler logs name the expressions' lines "<name>.map:1" and so on.
+  static std::string generate_source(std::string_view result_type, std::string_view inputs,
+                                     std::string_view map_expr, std::string_view reduce_expr,
+                                     std::string_view identity, std::string_view name,
+                                     const std::vector<ArgKind>& kinds, std::size_t group_size,
+                                     std::string_view preamble = {});
+
+  const std::string& name() const;
+  ScalarType result_type() const;
+  const std::vector<GeneratedParam>& inputs() const;
+  const Device& device() const;
+  // Work-items per group (a power of two, at most 256) and the most groups of the first pass.
+  std::size_t group_size() const;
+  std::size_t max_groups() const;
+  bool valid() const noexcept { return state_ != nullptr; }
+
+  struct State;
+
+ private:
+  const State& state() const;
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace duet
