@@ -70,12 +70,12 @@ class ElementwiseKernel {
                     std::string_view body, std::string_view name = "elementwise",
                     std::string_view preamble = {});
 
-  // Asynchronous: enqueues the kernel on q and returns. Inputs, then outputs.
+  // Asynchronous: enqueues the kernel on q and returns its event. Inputs, then outputs.
   template <class... Args>
-  void operator()(Queue& q, const Args&... args) const {
-    call(q, {KernelArg::from(args)...});
+  Event operator()(Queue& q, const Args&... args) const {
+    return call(q, {KernelArg::from(args)...});
   }
-  void call(Queue& q, const std::vector<KernelArg>& args) const;
+  Event call(Queue& q, const std::vector<KernelArg>& args) const;
 
   // The compiled kernel for one combination of argument kinds (inputs then outputs; outputs are
   // always arrays), compiling it on first use. Calling it early reports a CompileError before any

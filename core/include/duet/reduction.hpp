@@ -72,16 +72,17 @@ class ReductionKernel {
     reduce_args(q, &value, scalar_type_of<R>(), sizeof(R), {KernelArg::from(args)...});
     return value;
   }
-  // Asynchronous: enqueues the reduction on q, writing the value into result[0].
+  // Asynchronous: enqueues the reduction on q, writing the value into result[0]; returns the event
+  // that completes when result[0] is written.
   template <class R, class... Args>
-  void reduce_into(Queue& q, Buffer<R>& result, const Args&... args) const {
-    reduce_into_args(q, KernelArg::from(result), {KernelArg::from(args)...});
+  Event reduce_into(Queue& q, Buffer<R>& result, const Args&... args) const {
+    return reduce_into_args(q, KernelArg::from(result), {KernelArg::from(args)...});
   }
 
   // Type-erased forms of the two calls. `result` points at `result_bytes` bytes of `result_type`.
   void reduce_args(Queue& q, void* result, ScalarType result_type, std::size_t result_bytes,
                    const std::vector<KernelArg>& args) const;
-  void reduce_into_args(Queue& q, const KernelArg& result, const std::vector<KernelArg>& args) const;
+  Event reduce_into_args(Queue& q, const KernelArg& result, const std::vector<KernelArg>& args) const;
 
   // The dialect source for these input kinds (one per input), with the device's group size.
   std::string source(const std::vector<ArgKind>& kinds) const;

@@ -158,16 +158,16 @@ Kernel ElementwiseKernel::kernel(const std::vector<ArgKind>& kinds) const {
   return k;
 }
 
-void ElementwiseKernel::call(Queue& q, const std::vector<KernelArg>& args) const {
+Event ElementwiseKernel::call(Queue& q, const std::vector<KernelArg>& args) const {
   const State& s = state();
   detail::gen::CheckedArgs checked =
       detail::gen::check_args(s.device, q, s.spec.all, s.spec.inputs.size(), args, s.spec.what);
   const Kernel k = kernel(checked.kinds);  // compiled even for n = 0, so errors do not depend on n
   const std::size_t n = checked.length;
-  if (n == 0) return;
+  if (n == 0) return q.record();
   const std::size_t groups = std::min(s.max_groups, (n + s.group - 1) / s.group);
   checked.launch.push_back(KernelArg::from(static_cast<std::uint64_t>(n)));
-  q.launch_args(k, Range(groups * s.group), Range(s.group), checked.launch);
+  return q.launch_args(k, Range(groups * s.group), Range(s.group), checked.launch);
 }
 
 }  // namespace duet

@@ -327,7 +327,7 @@ void ReductionKernel::reduce_args(Queue& q, void* result, ScalarType result_type
   q.finish();
 }
 
-void ReductionKernel::reduce_into_args(Queue& q, const KernelArg& result,
+Event ReductionKernel::reduce_into_args(Queue& q, const KernelArg& result,
                                        const std::vector<KernelArg>& args) const {
   State& s = const_cast<State&>(state());
   if (result.kind != KernelArg::Kind::buffer)
@@ -339,6 +339,7 @@ void ReductionKernel::reduce_into_args(Queue& q, const KernelArg& result,
   if (result.buffer->bytes() < size_of(s.spec.result))
     throw BufferSizeError(s.spec.what + ": the result buffer holds 0 elements; it needs 1");
   s.enqueue(q, args, &result);
+  return q.record();
 }
 
 }  // namespace duet
