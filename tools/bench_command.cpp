@@ -1,14 +1,9 @@
-// `duet bench`: the benchmark in bench/ (to be written).
-#include <iostream>
-
+// `duet bench`: the benchmark in bench/ (the same as the duet-bench executable).
+#include "bench_main.hpp"
 #include "commands.hpp"
 
 namespace duet::tool {
 
-int bench_command(const std::vector<std::string>& args) {
-  (void)args;
-  std::cerr << "duet bench: not implemented yet\n";
-  return 1;
-}
+int bench_command(const std::vector<std::string>& args) { return duet::bench::bench_main(args, "duet bench"); }
 
 }  // namespace duet::tool

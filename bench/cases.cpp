@@ -1,0 +1,572 @@
+// The benchmark's cases on one device: the copy ceiling, then every shared kernel at the plan's
+// sizes, then the launch overhead.
+//
+// Every case follows the same steps: allocate enough input/output sets that together they span
+// twice the last-level cache (so each run reads data no earlier run left cached), fill the inputs
+// with random values and poison the outputs with NaN, run once on every set (the warm-up, which also
+// compiles the kernel), time the runs with queue events while rotating through the sets, then read
+// every set's output back and check it against a double-precision CPU reference.
+//
+// Timed runs are enqueued back to back with an event between each two, behind a few large copies
+// that keep the device busy while the host enqueues: the device never waits for the host, and each
+// interval between two events is one run's device time.
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bench_main.hpp"
+#include "check.hpp"
+#include "duet/duet.hpp"
+// The matmul tuning table (duet::matmul_choice) is recorded with the results where it exists.
+#if __has_include("duet/tuning.hpp")
+#include "duet/tuning.hpp"
+#define DUET_BENCH_HAVE_TUNING 1
+#endif
+#include "json.hpp"
+#include "plan.hpp"
+
+namespace duet::bench {
+namespace {
+
+// Unit roundoff of float.
+constexpr double kFloatEps = 1.0 / (1 << 24);
+constexpr float kHeatR = 0.24f;
+
+// The second copy ceiling: a plain copy kernel, one float4 per work-item. A driver's copy is not
+// always the fastest way to move memory (PoCL's is a single-threaded memcpy), so the ceiling is the
+// better of the two.
+const char* const kCopyKernel = R"(
+KERNEL void bench_copy(GLOBAL const float* RESTRICT src, GLOBAL float* RESTRICT dst, const ulong n4) {
+  const size_t i = GLOBAL_ID(0);
+  if (i < n4) ((GLOBAL float4*)dst)[i] = ((GLOBAL const float4*)src)[i];
+}
+)";
+
+// Ceilings measured by a peer (cuBLAS SGEMM through CuPy, numpy's matmul) for one device, keyed by
+// kernel and size.
+struct PeerCeiling {
+  double value = NAN;
+  std::string label;
+};
+using PeerCeilings = std::map<std::pair<std::string, std::string>, PeerCeiling>;
+
+std::string simplified(const std::string& name) {
+  std::string out;
+  for (char c : name)
+    if (!std::isspace(static_cast<unsigned char>(c))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// The results marked role "ceiling" in peer files measured on a device of the same name.
+PeerCeilings load_peer_ceilings(const std::vector<std::string>& files, const DeviceInfo& info) {
+  PeerCeilings ceilings;
+  for (const auto& file : files) {
+    const Json root = read_json_file(file);
+    if (simplified(root["device"]["name"].str()) != simplified(info.name)) continue;
+    for (const Json& r : root["results"].array) {
+      if (r["role"].str() != "ceiling" || !r["ok"].boolean) continue;
+      const double value = r["value"].num(NAN);
+      if (!(value > 0.0)) continue;
+      ceilings[{r["kernel"].str(), r["size"].str()}] = {value, r["label"].str(r["impl"].str("peer")) + " (peer)"};
+    }
+  }
+  return ceilings;
+}
+
+struct Stats {
+  double median_ms = NAN;
+  double min_ms = NAN;
+  int runs = 0;
+};
+
+Stats summarize(std::vector<double> ms) {
+  Stats s;
+  if (ms.empty()) return s;
+  std::sort(ms.begin(), ms.end());
+  s.runs = static_cast<int>(ms.size());
+  s.min_ms = ms.front();
+  const std::size_t mid = ms.size() / 2;
+  s.median_ms = ms.size() % 2 ? ms[mid] : 0.5 * (ms[mid - 1] + ms[mid]);
+  return s;
+}
+
+class Bench {
+ public:
+  Bench(const Device& device, const Options& options)
+      : device_(device),
+        queue_(device.queue()),
+        plan_(plan_for(device.info(), options.smoke, options.runs, options.cache_mib)),
+        ceilings_(load_peer_ceilings(options.peers, device.info())) {
+    out_.info = device.info();
+    out_.mode = plan_.mode;
+    out_.cache_bytes = plan_.cache_bytes;
+    out_.fp32_peak_gflops = fp32_peak_gflops_for(device.info());
+#ifdef DUET_BENCH_HAVE_TUNING
+    try {
+      const MatmulChoice choice = matmul_choice(device.info());
+      out_.matmul_params = to_string(choice.params);
+      out_.matmul_params_source = choice.source;
+    } catch (const std::exception& e) {
+      out_.matmul_params_source = e.what();  // matmul itself will fail and say why
+    }
+#endif
+    selected_ = options.kernels.empty() ? kernel_names() : options.kernels;
+  }
+
+  DeviceResults run() {
+    const DeviceInfo& i = device_.info();
+    std::cout << "\n== " << i.id() << ": " << i.name << " (" << to_string(i.kind) << ", " << i.platform
+              << "), " << plan_.mode << " sizes, " << plan_.runs << " timed runs per case, rotating past "
+              << format_fixed(plan_.cache_bytes / 1e6, 0) << " MB of cache\n"
+              << std::flush;
+    guarded([&] { copy_case(); });
+    for (const auto& kernel : selected_) {
+      if (kernel == "vector_add" || kernel == "multiply") {
+        for (const std::size_t n : plan_.vector_n) guarded([&] { elementwise_case(kernel, n); });
+      } else if (kernel == "matmul") {
+        for (const std::size_t n : plan_.matmul) guarded([&] { matmul_case(n); });
+      } else if (kernel == "heat_step") {
+        for (const std::size_t side : plan_.heat_step) guarded([&] { heat_case(side, 1, plan_.runs); });
+      } else if (kernel == "heat") {
+        guarded([&] { heat_case(plan_.heat_side, plan_.heat_steps, plan_.heat_runs); });
+      } else if (kernel == "launch") {
+        guarded([&] { launch_case(); });
+      }
+    }
+    return std::move(out_);
+  }
+
+ private:
+  // Runs one case; an exception becomes a FAIL row for it (or completes the row the case started),
+  // and a fresh queue keeps whatever the failed one left behind out of the next case.
+  void guarded(const std::function<void()>& body) {
+    const std::size_t before = out_.rows.size();
+    try {
+      body();
+    } catch (const std::exception& e) {
+      if (out_.rows.size() == before) out_.rows.push_back(pending_);
+      Measurement& m = out_.rows.back();
+      m.ok = false;
+      m.failure = e.what();
+      report(m);
+      if (const auto* compile = dynamic_cast<const CompileError*>(&e)) std::cout << compile->log() << "\n";
+      queue_ = device_.queue();
+    }
+  }
+
+  // Starts a row; until the case pushes it, pending_ names what failed if the case throws.
+  Measurement& start(const std::string& kernel, const std::string& size) {
+    pending_ = Measurement();
+    pending_.kernel = kernel;
+    pending_.size = size;
+    return pending_;
+  }
+
+  void finish_row(Measurement& m) {
+    out_.rows.push_back(m);
+    report(out_.rows.back());
+  }
+
+  static void report(const Measurement& m) {
+    std::cout << "  " << m.kernel << " " << m.size << ": ";
+    if (m.skipped) {
+      std::cout << "skipped (" << m.failure << ")\n" << std::flush;
+      return;
+    }
+    if (std::isfinite(m.median_ms)) std::cout << format_fixed(m.median_ms, 4) << " ms, " << format_throughput(m);
+    if (std::isfinite(m.ratio)) std::cout << ", " << format_fixed(m.ratio, 3) << " of " << m.limit_name;
+    if (std::isfinite(m.max_error)) std::cout << ", max error " << format_scientific(m.max_error);
+    std::cout << " " << verdict(m);
+    if (!m.failure.empty()) std::cout << ": " << m.failure;
+    std::cout << "\n" << std::flush;
+  }
+
+  // How many sets of `set_bytes` to rotate through; 0 (and a skipped row) when one set does not fit.
+  int sets_for(Measurement& m, double set_bytes, double largest_buffer_bytes) {
+    const DeviceInfo& i = device_.info();
+    const double memory = static_cast<double>(i.memory_bytes);
+    if ((i.max_alloc_bytes && largest_buffer_bytes > static_cast<double>(i.max_alloc_bytes)) ||
+        (memory > 0 && set_bytes > 0.6 * memory)) {
+      m.skipped = true;
+      m.failure = "needs " + format_fixed(set_bytes / 1e9, 2) + " GB, more than this device offers";
+      finish_row(m);
+      return 0;
+    }
+    int sets = std::max(plan_.min_sets, static_cast<int>(std::ceil(plan_.rotation_bytes / set_bytes)));
+    sets = std::min(sets, 32);
+    while (sets > 1 && memory > 0 && sets * set_bytes > 0.5 * memory) --sets;
+    m.sets = sets;
+    return sets;
+  }
+
+  // Device time of `runs` runs, run r on set r % sets; see the top of the file.
+  Stats time_runs(int runs, int sets, int launches_per_run, const std::function<void(int)>& enqueue) {
+    if (filler_src_ && filler_ms_ > 0.0) {
+      // About 10 us of host time per launch and event; copies enough to cover that, at most 8.
+      const double host_ms = 0.01 * runs * (launches_per_run + 1);
+      const int copies = std::min(8, static_cast<int>(std::ceil(host_ms / filler_ms_)));
+      for (int c = 0; c < copies; ++c) queue_.copy(*filler_src_, *filler_dst_);
+    }
+    std::vector<Event> marks;
+    marks.reserve(static_cast<std::size_t>(runs) + 1);
+    marks.push_back(queue_.record());
+    for (int r = 0; r < runs; ++r) {
+      enqueue(r % sets);
+      marks.push_back(queue_.record());
+    }
+    marks.back().wait();
+    std::vector<double> ms;
+    for (int r = 0; r < runs; ++r) ms.push_back(elapsed_ms(marks[r], marks[r + 1]));
+    return summarize(ms);
+  }
+
+  void set_timing(Measurement& m, const Stats& t, double work, const std::string& unit, double per_unit) {
+    m.median_ms = t.median_ms;
+    m.min_ms = t.min_ms;
+    m.runs = t.runs;
+    m.work = work;
+    m.unit = unit;
+    m.value = t.median_ms > 0.0 ? work / (t.median_ms * 1e-3) / per_unit : NAN;
+  }
+
+  static void set_limit(Measurement& m, double limit, const std::string& name) {
+    if (!(limit > 0.0)) return;
+    m.limit = limit;
+    m.limit_name = name;
+    m.ratio = m.value / limit;
+  }
+
+  std::uint64_t seed(const std::string& what, int set) const {
+    std::uint64_t h = 1469598103934665603ull;
+    for (char c : what) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    return h ^ (static_cast<std::uint64_t>(set) << 48);
+  }
+
+  // --- the copy ceiling: device-to-device, bytes read + written ---------------------------------
+  void copy_case() {
+    const std::size_t n = plan_.copy_n;
+    Measurement& m = start("copy", count_label(n));
+    const double bytes = double(n) * sizeof(float);
+    if (!sets_for(m, 2.0 * bytes, bytes)) return;
+    m.sets = 1;  // each buffer is at least 4x the cache already
+    std::vector<float> host(n);
+    fill_random(host, -1.0f, 1.0f, seed("copy", 0));
+    auto src = std::make_unique<Buffer<float>>(device_, n);
+    auto dst = std::make_unique<Buffer<float>>(device_, n);
+    queue_.write(*src, host);
+    queue_.fill(*dst, std::numeric_limits<float>::quiet_NaN());
+    for (int w = 0; w < 2; ++w) queue_.copy(*src, *dst);
+    queue_.finish();
+    const Stats t = time_runs(plan_.runs, 1, 1, [&](int) { queue_.copy(*src, *dst); });
+    set_timing(m, t, 2.0 * bytes, "GB/s", 1e9);
+    const std::vector<float> got = queue_.to_vector(*dst);
+    m.max_error = max_abs_error(n, [&](std::size_t i) { return std::fabs(double(got[i]) - double(host[i])); });
+    m.tolerance = 0.0;
+    m.check = "every element";
+    m.ok = m.max_error <= m.tolerance;
+    if (m.ok) {
+      out_.copy_gbs = m.value;
+      out_.copy_source = "Queue::copy";
+    }
+    finish_row(m);
+    // Kept as the filler that keeps the device busy while later cases enqueue their runs.
+    filler_ms_ = t.median_ms;
+    filler_src_ = std::move(src);
+    filler_dst_ = std::move(dst);
+
+    guarded([&] { copy_kernel_case(host); });
+  }
+
+  // The same copy through a kernel, into the same buffers; the ceiling is the better of the two.
+  void copy_kernel_case(const std::vector<float>& host) {
+    const std::size_t n = plan_.copy_n;
+    Measurement& m = start("copy_kernel", count_label(n));
+    m.sets = 1;
+    const Kernel copy = device_.compile(kCopyKernel, {}, "bench_copy.duet").kernel("bench_copy");
+    const std::size_t group = std::min<std::size_t>(256, device_.info().max_group_size);
+    const std::uint64_t n4 = n / 4;
+    queue_.fill(*filler_dst_, std::numeric_limits<float>::quiet_NaN());
+    auto enqueue = [&](int) { queue_.launch(copy, Range(n4), Range(group), *filler_src_, *filler_dst_, n4); };
+    for (int w = 0; w < 2; ++w) enqueue(0);
+    queue_.finish();
+    const Stats t = time_runs(plan_.runs, 1, 1, enqueue);
+    set_timing(m, t, 2.0 * double(n) * sizeof(float), "GB/s", 1e9);
+    const std::vector<float> got = queue_.to_vector(*filler_dst_);
+    m.max_error = max_abs_error(n, [&](std::size_t i) { return std::fabs(double(got[i]) - double(host[i])); });
+    m.tolerance = 0.0;
+    m.check = "every element";
+    m.ok = m.max_error <= m.tolerance;
+    if (m.ok && !(m.value <= out_.copy_gbs)) {
+      out_.copy_gbs = m.value;
+      out_.copy_source = "copy kernel";
+    }
+    finish_row(m);
+  }
+
+  // --- vector_add, multiply: 12 bytes per element -------------------------------------------------
+  void elementwise_case(const std::string& kernel, std::size_t n) {
+    const bool add = kernel == "vector_add";
+    Measurement& m = start(kernel, count_label(n));
+    const int sets = sets_for(m, 3.0 * n * sizeof(float), double(n) * sizeof(float));
+    if (!sets) return;
+    struct Set {
+      std::vector<float> a, b;
+      Buffer<float> da, db, dc;
+    };
+    std::vector<Set> s(static_cast<std::size_t>(sets));
+    for (int k = 0; k < sets; ++k) {
+      Set& set = s[k];
+      set.a.resize(n);
+      set.b.resize(n);
+      fill_random(set.a, -1.0f, 1.0f, seed(kernel + "a", k));
+      fill_random(set.b, -1.0f, 1.0f, seed(kernel + "b", k));
+      set.da = Buffer<float>(device_, n);
+      set.db = Buffer<float>(device_, n);
+      set.dc = Buffer<float>(device_, n);
+      queue_.write(set.da, set.a);
+      queue_.write(set.db, set.b);
+      queue_.fill(set.dc, std::numeric_limits<float>::quiet_NaN());
+    }
+    auto enqueue = [&](int k) {
+      if (add)
+        vector_add(queue_, s[k].da, s[k].db, s[k].dc);
+      else
+        multiply(queue_, s[k].da, s[k].db, s[k].dc);
+    };
+    for (int k = 0; k < sets; ++k) enqueue(k);
+    queue_.finish();
+    const Stats t = time_runs(plan_.runs, sets, 1, enqueue);
+    set_timing(m, t, 3.0 * n * sizeof(float), "GB/s", 1e9);
+    set_limit(m, out_.copy_gbs, "copy bandwidth");
+
+    double worst = 0.0;
+    for (int k = 0; k < sets; ++k) {
+      const std::vector<float> got = queue_.to_vector(s[k].dc);
+      const double e = max_error_elementwise(s[k].a, s[k].b, got, add);
+      worst = (std::isnan(e) || e > worst) ? e : worst;
+    }
+    // a + b lies within 2 (a * b within 1) and is correctly rounded: 2 (1) roundoff units at most.
+    m.max_error = worst;
+    m.tolerance = (add ? 4.0 : 2.0) * kFloatEps;
+    m.check = std::to_string(sets) + " sets, every element";
+    m.ok = m.max_error <= m.tolerance;
+    finish_row(m);
+  }
+
+  // --- matmul: 2 M N K flops ------------------------------------------------------------------------
+  void matmul_case(std::size_t n) {
+    const std::size_t M = n, N = n, K = n;
+    Measurement& m = start("matmul", std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K));
+    const int sets = sets_for(m, double(M * K + K * N + M * N) * sizeof(float), double(M * N) * sizeof(float));
+    if (!sets) return;
+    struct Set {
+      std::vector<float> A, B;
+      Buffer<float> dA, dB, dC;
+    };
+    std::vector<Set> s(static_cast<std::size_t>(sets));
+    for (int k = 0; k < sets; ++k) {
+      Set& set = s[k];
+      set.A.resize(M * K);
+      set.B.resize(K * N);
+      fill_random(set.A, -1.0f, 1.0f, seed("matmul A", k));
+      fill_random(set.B, -1.0f, 1.0f, seed("matmul B", k));
+      set.dA = Buffer<float>(device_, M * K);
+      set.dB = Buffer<float>(device_, K * N);
+      set.dC = Buffer<float>(device_, M * N);
+      queue_.write(set.dA, set.A);
+      queue_.write(set.dB, set.B);
+      queue_.fill(set.dC, std::numeric_limits<float>::quiet_NaN());
+    }
+    auto enqueue = [&](int k) { matmul(queue_, s[k].dA, s[k].dB, s[k].dC, M, N, K); };
+    for (int k = 0; k < sets; ++k) enqueue(k);
+    queue_.finish();
+    const Stats t = time_runs(plan_.runs, sets, 1, enqueue);
+    set_timing(m, t, 2.0 * double(M) * double(N) * double(K), "GFLOP/s", 1e9);
+    const auto peer = ceilings_.find({m.kernel, m.size});
+    if (peer != ceilings_.end())
+      set_limit(m, peer->second.value, peer->second.label);
+    else
+      set_limit(m, out_.fp32_peak_gflops, "FP32 peak");
+
+    const bool full = double(M) * double(N) * double(K) <= plan_.matmul_full_check;
+    MatmulError worst;
+    std::size_t checked = 0;
+    for (int k = 0; k < sets; ++k) {
+      const std::vector<float> C = queue_.to_vector(s[k].dC);
+      const MatmulError e = matmul_error(s[k].A, s[k].B, C, M, N, K, full ? 0 : plan_.matmul_samples,
+                                         seed("matmul check", k));
+      if (std::isnan(e.max_relative) || e.max_relative > worst.max_relative) worst.max_relative = e.max_relative;
+      if (std::isnan(e.norm_relative) || e.norm_relative > worst.norm_relative)
+        worst.norm_relative = e.norm_relative;
+      checked = e.checked;
+    }
+    m.max_error = worst.max_relative;
+    m.norm_error = worst.norm_relative;
+    // A K-term float dot product is within about (K + 2) roundoffs of sum |a_k b_k|.
+    m.tolerance = double(K + 2) * kFloatEps;
+    m.check = std::to_string(sets) + " sets, " + (full ? "every entry" : std::to_string(checked) + " entries each");
+    m.ok = m.max_error <= m.tolerance;
+    finish_row(m);
+  }
+
+  // --- heat_step (steps == 1): 8 bytes per cell; heat (many steps): cells per second --------------
+  void heat_case(std::size_t side, int steps, int runs) {
+    const bool single = steps == 1;
+    const std::size_t cells = side * side;
+    const std::string grid = std::to_string(side) + "x" + std::to_string(side);
+    Measurement& m = start(single ? "heat_step" : "heat", single ? grid : grid + ", " + std::to_string(steps) + " steps");
+    const int sets = sets_for(m, 2.0 * cells * sizeof(float), double(cells) * sizeof(float));
+    if (!sets) return;
+    struct Set {
+      std::vector<float> initial;
+      Buffer<float> u, v;
+    };
+    std::vector<Set> s(static_cast<std::size_t>(sets));
+    auto reset = [&](Set& set) {
+      queue_.write(set.u, set.initial);
+      queue_.fill(set.v, std::numeric_limits<float>::quiet_NaN());
+    };
+    for (int k = 0; k < sets; ++k) {
+      Set& set = s[k];
+      set.initial.resize(cells);
+      fill_random(set.initial, 0.0f, 1.0f, seed(m.kernel, k));
+      set.u = Buffer<float>(device_, cells);
+      set.v = Buffer<float>(device_, cells);
+      reset(set);
+    }
+    // heat_step writes v from u and leaves u alone, so its runs repeat one step; heat() leaves the
+    // field in u (swapping the handles), so its runs go on stepping, which costs the same.
+    auto enqueue = [&](int k) {
+      if (single)
+        heat_step(queue_, s[k].u, s[k].v, side, side, kHeatR);
+      else
+        heat(queue_, s[k].u, s[k].v, side, side, kHeatR, steps);
+    };
+    for (int k = 0; k < sets; ++k) enqueue(k);
+    queue_.finish();
+    const Stats t = time_runs(runs, sets, steps, enqueue);
+    if (single) {
+      set_timing(m, t, 2.0 * double(cells) * sizeof(float), "GB/s", 1e9);
+      set_limit(m, out_.copy_gbs, "copy bandwidth");
+    } else {
+      set_timing(m, t, double(cells) * steps, "Gcell/s", 1e9);
+      // One step per pass moves 8 bytes per cell: copy bandwidth / 8 cells per second at best.
+      set_limit(m, out_.copy_gbs / 8.0, "one step per pass (copy / 8 B)");
+      m.note = "equivalent to " + format_fixed(m.value * 8.0, 1) + " GB/s at 8 bytes per cell-step";
+    }
+
+    double worst = 0.0;
+    for (int k = 0; k < sets; ++k) {
+      if (!single) {
+        // The timed runs stepped the field on; check one fresh run from the initial field.
+        reset(s[k]);
+        enqueue(k);
+      }
+      const std::vector<float> got = queue_.to_vector(single ? s[k].v : s[k].u);
+      const double e = max_abs_error(got, heat_reference(s[k].initial, side, side, kHeatR, steps));
+      worst = (std::isnan(e) || e > worst) ? e : worst;
+      if (!single && k == 0) {
+        // heat() may take several steps per pass; its result must be the same bits as one
+        // heat_step per step. The first set's buffers are free again for that.
+        reset(s[0]);
+        for (int step = 0; step < steps; ++step) {
+          heat_step(queue_, s[0].u, s[0].v, side, side, kHeatR);
+          std::swap(s[0].u, s[0].v);
+        }
+        const std::vector<float> stepped = queue_.to_vector(s[0].u);
+        m.identical = std::equal(got.begin(), got.end(), stepped.begin(), [](float a, float b) {
+                        return std::memcmp(&a, &b, sizeof a) == 0;
+                      })
+                          ? 1
+                          : 0;
+        m.note += std::string(m.identical ? "; bitwise identical" : "; NOT bitwise identical") + " to " +
+                  std::to_string(steps) + " single heat_step calls";
+      }
+    }
+    // A handful of float operations per step on values in [0, 1]; the scheme is stable for r <= 1/4,
+    // so rounding errors add up at most linearly in the number of steps.
+    m.max_error = worst;
+    m.tolerance = 16.0 * kFloatEps * steps;
+    m.check = std::to_string(sets) + " sets, every cell";
+    m.ok = m.max_error <= m.tolerance;
+    if (m.identical == 0) {
+      m.ok = false;
+      m.failure = "heat() gave other bits than " + std::to_string(steps) + " single heat_step calls";
+    }
+    finish_row(m);
+  }
+
+  // --- launch overhead: back-to-back vector_add on one element, host wall clock -------------------
+  void launch_case() {
+    const int launches = plan_.launches;
+    Measurement& m = start("launch", std::to_string(launches) + " launches");
+    m.sets = 1;
+    const std::vector<float> a{1.5f}, b{2.25f};
+    Buffer<float> da(device_, 1), db(device_, 1), dc(device_, 1);
+    queue_.write(da, a);
+    queue_.write(db, b);
+    queue_.fill(dc, std::numeric_limits<float>::quiet_NaN());
+    for (int w = 0; w < std::min(launches, 100); ++w) vector_add(queue_, da, db, dc);
+    queue_.finish();
+
+    using Clock = std::chrono::steady_clock;
+    std::vector<double> host_ms, device_ms;
+    for (int rep = 0; rep < plan_.launch_reps; ++rep) {
+      const auto begin = Clock::now();
+      const Event first = queue_.record();
+      for (int l = 0; l < launches; ++l) vector_add(queue_, da, db, dc);
+      const Event last = queue_.record();
+      queue_.finish();
+      host_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - begin).count());
+      device_ms.push_back(elapsed_ms(first, last));
+    }
+    const Stats host = summarize(host_ms), on_device = summarize(device_ms);
+    m.median_ms = host.median_ms;
+    m.min_ms = host.min_ms;
+    m.runs = host.runs;
+    m.work = launches;
+    m.unit = "us/launch";
+    m.value = host.median_ms * 1e3 / launches;
+    m.note = "device time " + format_fixed(on_device.median_ms * 1e3 / launches, 2) +
+             " us per launch; host time includes finish()";
+    const std::vector<float> got = queue_.to_vector(dc);
+    m.max_error = std::fabs(double(got[0]) - (1.5 + 2.25));
+    m.tolerance = 0.0;
+    m.check = "the one element";
+    m.ok = m.max_error <= m.tolerance;
+    finish_row(m);
+  }
+
+  Device device_;
+  Queue queue_;
+  Plan plan_;
+  PeerCeilings ceilings_;
+  DeviceResults out_;
+  std::vector<std::string> selected_;
+  Measurement pending_;
+  std::unique_ptr<Buffer<float>> filler_src_, filler_dst_;
+  double filler_ms_ = 0.0;
+};
+
+}  // namespace
+
+const std::vector<std::string>& kernel_names() {
+  static const std::vector<std::string> names{"copy",      "vector_add", "multiply", "matmul",
+                                              "heat_step", "heat",       "launch"};
+  return names;
+}
+
+DeviceResults bench_device(const Device& device, const Options& options) { return Bench(device, options).run(); }
+
+}  // namespace duet::bench

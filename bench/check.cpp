@@ -1,0 +1,148 @@
+// Parallel input generation and double-precision references for the benchmark.
+#include "check.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <utility>
+
+namespace duet::bench {
+
+void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body) {
+  const std::size_t threads =
+      std::max<std::size_t>(1, std::min<std::size_t>(std::thread::hardware_concurrency(), n));
+  if (threads == 1) {
+    if (n > 0) body(0, n);
+    return;
+  }
+  const std::size_t chunk = (n + threads - 1) / threads;
+  std::vector<std::thread> workers;
+  for (std::size_t t = 0; t < threads; ++t) {
+    const std::size_t begin = t * chunk;
+    const std::size_t end = std::min(n, begin + chunk);
+    if (begin < end) workers.emplace_back(body, begin, end);
+  }
+  for (auto& worker : workers) worker.join();
+}
+
+namespace {
+
+// SplitMix64's finaliser: a bijection on 64-bit integers whose output bits all depend on every
+// input bit, good enough to turn (seed, index) into independent-looking uniform bits.
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+// Keeps NaN: max(NaN, x) is NaN, whatever the order.
+double worse(double a, double b) { return (std::isnan(a) || a > b) ? a : b; }
+
+}  // namespace
+
+void fill_random(std::vector<float>& out, float lo, float hi, std::uint64_t seed) {
+  const std::uint64_t base = mix(seed);
+  parallel_for(out.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      // 24 random bits: an exact float in [0, 1), then an affine map onto [lo, hi).
+      const float unit = static_cast<float>(mix(base ^ i) >> 40) * (1.0f / 16777216.0f);
+      out[i] = lo + (hi - lo) * unit;
+    }
+  });
+}
+
+double max_abs_error(std::size_t n, const std::function<double(std::size_t)>& error_at) {
+  std::mutex mutex;
+  double worst = 0.0;
+  parallel_for(n, [&](std::size_t begin, std::size_t end) {
+    double local = 0.0;
+    for (std::size_t i = begin; i < end; ++i) local = worse(error_at(i), local);
+    std::lock_guard<std::mutex> lock(mutex);
+    worst = worse(local, worst);
+  });
+  return worst;
+}
+
+double max_error_elementwise(const std::vector<float>& a, const std::vector<float>& b,
+                             const std::vector<float>& got, bool add) {
+  if (add)
+    return max_abs_error(got.size(),
+                         [&](std::size_t i) { return std::fabs(double(got[i]) - (double(a[i]) + double(b[i]))); });
+  return max_abs_error(got.size(),
+                       [&](std::size_t i) { return std::fabs(double(got[i]) - double(a[i]) * double(b[i])); });
+}
+
+MatmulError matmul_error(const std::vector<float>& A, const std::vector<float>& B, const std::vector<float>& C,
+                         std::size_t M, std::size_t N, std::size_t K, std::size_t samples, std::uint64_t seed) {
+  std::vector<std::pair<std::size_t, std::size_t>> entries;
+  if (samples == 0) {
+    entries.reserve(M * N);
+    for (std::size_t i = 0; i < M; ++i)
+      for (std::size_t j = 0; j < N; ++j) entries.emplace_back(i, j);
+  } else {
+    entries = {{0, 0}, {0, N - 1}, {M - 1, 0}, {M - 1, N - 1}};
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<std::size_t> row(0, M - 1), column(0, N - 1);
+    for (std::size_t s = 0; s < samples; ++s) entries.emplace_back(row(rng), column(rng));
+  }
+
+  std::mutex mutex;
+  MatmulError result;
+  double error_squares = 0.0, reference_squares = 0.0;
+  parallel_for(entries.size(), [&](std::size_t begin, std::size_t end) {
+    double worst = 0.0, errors = 0.0, references = 0.0;
+    for (std::size_t e = begin; e < end; ++e) {
+      const auto [i, j] = entries[e];
+      double sum = 0.0, magnitude = 0.0;
+      for (std::size_t k = 0; k < K; ++k) {
+        const double product = double(A[i * K + k]) * double(B[k * N + j]);
+        sum += product;
+        magnitude += std::fabs(product);
+      }
+      const double error = std::fabs(double(C[i * N + j]) - sum);
+      worst = worse(magnitude > 0.0 ? error / magnitude : error, worst);
+      errors += error * error;
+      references += sum * sum;
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    result.max_relative = worse(worst, result.max_relative);
+    error_squares += errors;
+    reference_squares += references;
+  });
+  result.norm_relative =
+      reference_squares > 0.0 ? std::sqrt(error_squares / reference_squares) : std::sqrt(error_squares);
+  result.checked = entries.size();
+  return result;
+}
+
+std::vector<double> heat_reference(const std::vector<float>& initial, std::size_t nx, std::size_t ny, float r,
+                                   int steps) {
+  std::vector<double> u(initial.begin(), initial.end());
+  std::vector<double> v(u.size());
+  const double rr = r;  // the float the kernel sees, widened
+  for (int step = 0; step < steps; ++step) {
+    parallel_for(ny, [&](std::size_t y0, std::size_t y1) {
+      for (std::size_t y = y0; y < y1; ++y) {
+        for (std::size_t x = 0; x < nx; ++x) {
+          const std::size_t i = y * nx + x;
+          if (x == 0 || y == 0 || x + 1 == nx || y + 1 == ny) {
+            v[i] = u[i];
+          } else {
+            v[i] = u[i] + rr * (u[i - 1] + u[i + 1] + u[i - nx] + u[i + nx] - 4.0 * u[i]);
+          }
+        }
+      }
+    });
+    std::swap(u, v);
+  }
+  return u;
+}
+
+double max_abs_error(const std::vector<float>& got, const std::vector<double>& want) {
+  return max_abs_error(got.size(), [&](std::size_t i) { return std::fabs(double(got[i]) - want[i]); });
+}
+
+}  // namespace duet::bench
