@@ -1,0 +1,265 @@
+// The fast paths of the shared kernels against their plain definitions, on every device.
+// heat(steps) takes several steps per pass through shared memory (temporal blocking) and must give
+// the field that stepping once at a time with heat_step gives, bit for bit, whatever the grid, the
+// number of steps (also those that are not a multiple of the pass depth) and the tiles.
+// vector_add and multiply handle float4 vectors and an n % 4 tail; sizes around those widths and
+// around the chunk sizes check that every element is written (outputs are poisoned with NaN).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <duet/duet.hpp>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "devices.hpp"
+#include "support.hpp"
+
+namespace {
+
+// Bitwise comparison (NaN == NaN when the bits agree), reporting the first differences.
+void check_bitwise(const std::vector<float>& got, const std::vector<float>& want, std::size_t nx,
+                   const std::string& what) {
+  REQUIRE(got.size() == want.size());
+  std::size_t bad = 0;
+  std::string first;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (std::memcmp(&got[i], &want[i], sizeof(float)) == 0) continue;
+    if (bad < 5)
+      first += "\n  (" + std::to_string(i % nx) + ", " + std::to_string(i / nx) + ") got " +
+               std::to_string(got[i]) + " want " + std::to_string(want[i]);
+    ++bad;
+  }
+  INFO(what, ": ", bad, " of ", got.size(), " cells differ", first);
+  CHECK(bad == 0);
+}
+
+}  // namespace
+
+TEST_SUITE_BEGIN("device");
+
+TEST_CASE("heat: blocked steps are bitwise equal to repeated heat_step") {
+  struct Run {
+    std::size_t nx, ny;
+    int steps;
+  };
+  // Tiny grids (all boundary, one interior cell), odd sizes that are no multiple of any tile or
+  // group size, widths that are and are not multiples of 4 (the float4 one-step kernel), tall and
+  // wide grids, and step counts around the pass depths 2..8 (remainders 1, 2, 3, ...).
+  const Run runs[] = {{1, 1, 5},     {2, 3, 4},      {3, 3, 6},    {37, 61, 9},    {37, 61, 1},
+                      {129, 67, 13}, {129, 67, 4},   {128, 64, 8}, {100, 100, 11}, {96, 300, 7},
+                      {300, 17, 10}, {257, 203, 17}, {64, 5, 3},   {5, 64, 2},     {200, 131, 0}};
+  const float r = 0.23f;
+  for_each_device([&](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    for (const Run& run : runs) {
+      const std::size_t nx = run.nx, ny = run.ny;
+      const int steps = run.steps;
+      CAPTURE(nx);
+      CAPTURE(ny);
+      CAPTURE(steps);
+      auto rng = make_rng("heat blocking", nx * 100003 + ny * 101 + static_cast<std::size_t>(steps));
+      const std::vector<float> u0 = random_floats(rng, nx * ny, 0.0f, 1.0f);
+
+      // Reference: one heat_step per step, ping-ponging by hand.
+      duet::Buffer<float> a(dev, nx * ny), b(dev, nx * ny);
+      q.write(a, u0);
+      q.fill(b, kNaN);
+      for (int s = 0; s < steps; ++s) {
+        if (s % 2 == 0)
+          duet::heat_step(q, a, b, nx, ny, r);
+        else
+          duet::heat_step(q, b, a, nx, ny, r);
+      }
+      const std::vector<float> want = q.to_vector(steps % 2 == 0 ? a : b);
+
+      duet::Buffer<float> u(dev, nx * ny), v(dev, nx * ny);
+      q.write(u, u0);
+      q.fill(v, kNaN);
+      duet::heat(q, u, v, nx, ny, r, steps);
+      const std::vector<float> got = q.to_vector(u);
+      check_bitwise(got, want, nx, "heat vs repeated heat_step");
+
+      // And both close to the double-precision reference (so the two are not equally wrong).
+      const std::vector<double> ref = reference_heat(u0, nx, ny, r, steps);
+      const double tol = 32 * kUnitRoundoff * (steps + 1);
+      check_close(
+          got, ref, [&](std::size_t) { return tol; }, "heat vs double reference");
+    }
+  });
+}
+
+// Every kernel of heat.duet, launched directly, so that all of them run on every device (the
+// library picks some of them by device kind): heat_cells, heat_step with several row counts,
+// heat_step4 where nx % 4 == 0, and heat_block with several tile shapes and depths, including tiles
+// far smaller than the grid, against repeated heat_cells.
+TEST_CASE("heat.duet: every kernel and tile shape gives the same bits") {
+  struct Grid {
+    std::size_t nx, ny;
+  };
+  const Grid grids[] = {{1, 1}, {2, 3}, {4, 7}, {37, 61}, {64, 33}, {129, 67}, {128, 5}};
+  struct Block {
+    int depth, bx, by, kx, rh;
+  };
+  // The GPU configuration and another large one, then small tiles that give many groups on small
+  // grids.
+  const Block blocks[] = {{6, 32, 12, 3, 5}, {4, 32, 16, 3, 4}, {2, 8, 4, 2, 3},
+                          {3, 16, 2, 3, 5},  {1, 8, 8, 1, 4},   {5, 16, 4, 2, 6}};
+  const int steps = 11;
+  const float r = 0.21f;
+  for_each_device([&](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    const char* source = duet::shared_kernel_source("heat");
+    REQUIRE(source != nullptr);
+    const duet::Program plain = dev.compile(source, {}, "heat.duet");
+    const duet::Kernel cells = plain.kernel("heat_cells");
+    const duet::Kernel step = plain.kernel("heat_step");
+    const duet::Kernel step4 = plain.kernel("heat_step4");
+    for (const Grid& g : grids) {
+      const std::size_t nx = g.nx, ny = g.ny, n = nx * ny;
+      const int inx = static_cast<int>(nx), iny = static_cast<int>(ny);
+      CAPTURE(nx);
+      CAPTURE(ny);
+      auto rng = make_rng("heat kernels", nx * 1000 + ny);
+      const std::vector<float> u0 = random_floats(rng, n, 0.0f, 1.0f);
+      duet::Buffer<float> a(dev, n), b(dev, n);
+
+      // Runs `steps` steps of `one` (a launch from a to b) and returns the field.
+      auto run = [&](const std::function<void(duet::Buffer<float>&, duet::Buffer<float>&, int)>& one,
+                     int depth) {
+        q.write(a, u0);
+        q.fill(b, kNaN);
+        for (int done = 0; done < steps;) {
+          const int d = std::min(depth, steps - done);
+          one(a, b, d);
+          std::swap(a, b);
+          done += d;
+        }
+        return q.to_vector(a);
+      };
+      const std::vector<float> want =
+          run([&](duet::Buffer<float>& from, duet::Buffer<float>& to,
+                  int) { q.launch(cells, duet::Range(nx, ny), duet::Range(), from, to, inx, iny, r); },
+              1);
+      const double tol = 32 * kUnitRoundoff * (steps + 1);
+      check_close(
+          want, reference_heat(u0, nx, ny, r, steps), [&](std::size_t) { return tol; }, "heat_cells");
+
+      for (int rows : {1, 3, 8, 64}) {
+        CAPTURE(rows);
+        const std::size_t segments =
+            (ny + static_cast<std::size_t>(rows) - 1) / static_cast<std::size_t>(rows);
+        check_bitwise(run(
+                          [&](duet::Buffer<float>& from, duet::Buffer<float>& to, int) {
+                            q.launch(step, duet::Range(nx, segments), duet::Range(32, 1), from, to, inx, iny,
+                                     r, rows);
+                          },
+                          1),
+                      want, nx, "heat_step");
+        if (nx % 4 == 0)
+          check_bitwise(run(
+                            [&](duet::Buffer<float>& from, duet::Buffer<float>& to, int) {
+                              q.launch(step4, duet::Range(nx / 4, segments), duet::Range(16, 1), from, to,
+                                       inx, iny, r, rows);
+                            },
+                            1),
+                        want, nx, "heat_step4");
+      }
+      for (const Block& blk : blocks) {
+        CAPTURE(blk.depth);
+        CAPTURE(blk.bx);
+        CAPTURE(blk.by);
+        CAPTURE(blk.kx);
+        CAPTURE(blk.rh);
+        const duet::Kernel block = dev.compile(source,
+                                               {{"DEPTH", std::to_string(blk.depth)},
+                                                {"HB_BX", std::to_string(blk.bx)},
+                                                {"HB_BY", std::to_string(blk.by)},
+                                                {"HB_KX", std::to_string(blk.kx)},
+                                                {"HB_RH", std::to_string(blk.rh)}},
+                                               "heat.duet")
+                                       .kernel("heat_block");
+        const std::size_t tx = static_cast<std::size_t>(blk.bx * blk.kx - 2 * blk.depth);
+        const std::size_t ty = static_cast<std::size_t>(blk.by * blk.rh - 2 * blk.depth);
+        const duet::Range global((nx + tx - 1) / tx * static_cast<std::size_t>(blk.bx),
+                                 (ny + ty - 1) / ty * static_cast<std::size_t>(blk.by));
+        const duet::Range local(static_cast<std::size_t>(blk.bx), static_cast<std::size_t>(blk.by));
+        check_bitwise(run([&](duet::Buffer<float>& from, duet::Buffer<float>& to,
+                              int depth) { q.launch(block, global, local, from, to, inx, iny, r, depth); },
+                          blk.depth),
+                      want, nx, "heat_block");
+      }
+    }
+  });
+}
+
+TEST_CASE("heat: a run split into several calls equals one call, bitwise") {
+  const std::size_t nx = 203, ny = 149;
+  const float r = 0.25f;
+  for_each_device([&](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    auto rng = make_rng("heat split");
+    const std::vector<float> u0 = random_floats(rng, nx * ny, -1.0f, 1.0f);
+    duet::Buffer<float> u(dev, nx * ny), v(dev, nx * ny), w(dev, nx * ny), z(dev, nx * ny);
+    q.write(u, u0);
+    q.write(w, u0);
+    duet::heat(q, u, v, nx, ny, r, 23);
+    for (int part : {5, 1, 10, 7}) duet::heat(q, w, z, nx, ny, r, part);
+    check_bitwise(q.to_vector(w), q.to_vector(u), nx, "5+1+10+7 steps vs 23");
+  });
+}
+
+namespace {
+
+using ElementwiseFn = void (*)(duet::Queue&, const duet::Buffer<float>&, const duet::Buffer<float>&,
+                               duet::Buffer<float>&);
+
+void check_tails(const duet::Device& dev, const char* name, ElementwiseFn fn, bool add) {
+  // Around the float4 width, a group's chunk (256 work-items x up to 8 vectors) and beyond.
+  const std::size_t sizes[] = {1,
+                               3,
+                               4,
+                               5,
+                               8,
+                               1023,
+                               1024,
+                               1025,
+                               4095,
+                               4096,
+                               4097,
+                               8191,
+                               8193,
+                               (1u << 20) + 3,
+                               (1u << 20) + 4096 * 3 + 2};
+  duet::Queue q = dev.queue();
+  for (std::size_t n : sizes) {
+    CAPTURE(n);
+    auto rng = make_rng(name, n + 17);
+    const std::vector<float> a = random_floats(rng, n), b = random_floats(rng, n);
+    duet::Buffer<float> da(dev, n), db(dev, n), dc(dev, n);
+    q.write(da, a);
+    q.write(db, b);
+    q.fill(dc, kNaN);  // an element the kernel never writes stays NaN and fails
+    fn(q, da, db, dc);
+    const std::vector<float> c = q.to_vector(dc);
+    std::vector<float> want(n);
+    for (std::size_t i = 0; i < n; ++i) want[i] = add ? a[i] + b[i] : a[i] * b[i];
+    // One correctly rounded float operation per element: equal to the host's, bit for bit.
+    check_bitwise(c, want, n, name);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("vector_add and multiply at sizes around the vector width and chunk sizes") {
+  for_each_device([](const duet::Device& dev) {
+    check_tails(dev, "vector_add", duet::vector_add, true);
+    check_tails(dev, "multiply", duet::multiply, false);
+  });
+}
+
+TEST_SUITE_END();
