@@ -15,7 +15,7 @@ tail -3 "$out/build.log"
 status=0
 for backend in cuda opencl; do
   echo "=== DUET_BACKEND=$backend: ctest"
-  DUET_BACKEND=$backend ctest --test-dir "$build" -V > "$out/ctest-$backend.log" 2>&1 || status=1
+  DUET_BACKEND=$backend ctest --test-dir "$build" -j4 -V > "$out/ctest-$backend.log" 2>&1 || status=1
   grep -E "tests passed|Test +#|test cases:|Skipped|Failed|\*\*\*" "$out/ctest-$backend.log" | tail -20
   echo "=== DUET_BACKEND=$backend: duet run"
   DUET_BACKEND=$backend "$build/duet" run 2>&1 | tee "$out/run-$backend.txt" || status=1
