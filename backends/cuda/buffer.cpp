@@ -16,7 +16,11 @@ CudaBuffer::CudaBuffer(std::shared_ptr<const CudaDevice> device, CUcontext ctx, 
               info.id() + " (" + info.name + ")");
 }
 
+CudaBuffer::CudaBuffer(Wrapped, std::shared_ptr<const CudaDevice> device, CUdeviceptr ptr, std::size_t bytes)
+    : device_(std::move(device)), ptr_(ptr), bytes_(bytes), owns_(false) {}
+
 CudaBuffer::~CudaBuffer() {
+  if (!owns_) return;  // the memory belongs to whoever allocated it
   ContextGuard guard(ctx_, std::nothrow);
   if (guard.ok()) DUET_CU_NOTHROW(cuMemFree, ptr_);
 }

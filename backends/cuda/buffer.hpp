@@ -1,5 +1,6 @@
-// Device memory from cuMemAlloc, freed when the last reference goes. The buffer keeps its device
-// (and so the device's context) alive, because freeing memory needs the context it came from.
+// Device memory from cuMemAlloc, freed when the last reference goes; or memory another library
+// allocated (wrapped), which is never freed here. The buffer keeps its device (and so the device's
+// context) alive, because freeing memory needs the context it came from.
 #pragma once
 
 #include <cuda.h>
@@ -17,19 +18,25 @@ class CudaBuffer final : public BufferImpl {
   // Allocates `bytes` (> 0) in `ctx`, the device's context; throws OutOfMemoryError when the device
   // cannot provide them.
   CudaBuffer(std::shared_ptr<const CudaDevice> device, CUcontext ctx, std::size_t bytes);
+  // Adopts `ptr` (checked by CudaDevice::wrap) without taking ownership.
+  struct Wrapped {};
+  CudaBuffer(Wrapped, std::shared_ptr<const CudaDevice> device, CUdeviceptr ptr, std::size_t bytes);
   ~CudaBuffer() override;
   CudaBuffer(const CudaBuffer&) = delete;
   CudaBuffer& operator=(const CudaBuffer&) = delete;
 
   std::size_t bytes() const override { return bytes_; }
   const DeviceImpl& device() const override;
+  bool owns_memory() const override { return owns_; }
+  std::uintptr_t native_handle() const override { return static_cast<std::uintptr_t>(ptr_); }
   CUdeviceptr handle() const noexcept { return ptr_; }
 
  private:
   std::shared_ptr<const CudaDevice> device_;
-  CUcontext ctx_;
+  CUcontext ctx_ = nullptr;
   CUdeviceptr ptr_ = 0;
   std::size_t bytes_;
+  bool owns_ = true;
 };
 
 }  // namespace duet::backend::cuda

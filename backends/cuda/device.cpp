@@ -4,11 +4,14 @@
 // and streams without copies.
 #include "device.hpp"
 
+#include <cstdio>
+#include <string>
 #include <vector>
 
 #include "buffer.hpp"
 #include "context.hpp"
 #include "errors.hpp"
+#include "host_memory.hpp"
 #include "nvrtc_api.hpp"
 #include "probes.hpp"
 #include "program.hpp"
@@ -25,7 +28,7 @@ int attribute(CUdevice device, CUdevice_attribute attr) {
 
 }  // namespace
 
-CudaDevice::CudaDevice(int index, CUdevice device, int driver_version) : device_(device) {
+CudaDevice::CudaDevice(int index, int ordinal, CUdevice device, int driver_version) : device_(device) {
   char name[256] = {};
   DUET_CU(cuDeviceGetName, name, static_cast<int>(sizeof(name) - 1), device);
   std::size_t memory = 0;
@@ -52,6 +55,9 @@ CudaDevice::CudaDevice(int index, CUdevice device, int driver_version) : device_
   info_.max_group_size =
       static_cast<std::size_t>(attribute(device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK));
   info_.supports_double = true;
+  info_.native_index = ordinal;
+  // A view is passed to a kernel as its own address, so any element offset works.
+  info_.view_alignment = 1;
 
   const CUdevice_attribute grid[3] = {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
                                       CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z};
@@ -80,6 +86,72 @@ CUcontext CudaDevice::context() const {
 
 std::shared_ptr<BufferImpl> CudaDevice::allocate(std::size_t bytes) {
   return std::make_shared<CudaBuffer>(shared_from_this(), context(), bytes);
+}
+
+std::shared_ptr<HostMemoryImpl> CudaDevice::allocate_host(std::size_t bytes) {
+  return std::make_shared<CudaHostMemory>(shared_from_this(), context(), bytes);
+}
+
+namespace {
+
+std::string hex(std::uintptr_t v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(v));
+  return text;
+}
+
+}  // namespace
+
+std::shared_ptr<BufferImpl> CudaDevice::wrap(std::uintptr_t native, std::size_t bytes) {
+  const CUcontext ctx = context();
+  ContextGuard guard(ctx);
+  const auto ptr = static_cast<CUdeviceptr>(native);
+  const std::string what = "the CUdeviceptr " + hex(native) + " handed to Buffer::wrap for " + info_.id() +
+                           " (" + info_.name + ")";
+  const DriverApi& api = driver();
+
+  // The memory type tells whether the driver knows the address at all.
+  unsigned int type = 0;
+  CUresult r = api.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ptr);
+  if (r == CUDA_ERROR_INVALID_VALUE)
+    throw ArgumentError(what + " is not memory the CUDA driver knows: wrap device memory from cuMemAlloc, "
+                               "cudaMalloc or a library that uses them");
+  check(r, "cuPointerGetAttribute(CU_POINTER_ATTRIBUTE_MEMORY_TYPE)");
+  unsigned int managed = 0;
+  if (api.cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, ptr) != CUDA_SUCCESS) managed = 0;
+  if (type == CU_MEMORYTYPE_HOST && !managed)
+    throw ArgumentError(what + " is host memory (pinned or registered), not device memory; copy it to a "
+                               "duet buffer with Queue::write instead");
+  if (type != CU_MEMORYTYPE_DEVICE && type != CU_MEMORYTYPE_UNIFIED && !managed)
+    throw ArgumentError(what + " is not device memory (CUmemorytype " + std::to_string(type) + ")");
+
+  // Another device's memory, then another context's on this device: kernels of duet's context
+  // could not use either. Allocations from memory pools report no context; their ordinal decides.
+  int ordinal = -1;
+  if (api.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr) == CUDA_SUCCESS &&
+      ordinal >= 0 && ordinal != info_.native_index)
+    throw DeviceMismatchError(what + " is memory of CUDA device " + std::to_string(ordinal) + ", not of " +
+                              info_.id() + " (CUDA device " + std::to_string(info_.native_index) +
+                              "); wrap it for that device, or copy it with duet::copy");
+  CUcontext owner = nullptr;
+  if (!managed && api.cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, ptr) == CUDA_SUCCESS &&
+      owner != nullptr && owner != ctx)
+    throw ArgumentError(what + " was allocated in another CUDA context of this device; duet uses the "
+                               "device's primary context (the CUDA runtime's), whose kernels cannot reach "
+                               "it. Allocate it in the primary context (cudaMalloc, or cuMemAlloc after "
+                               "cuDevicePrimaryCtxRetain)");
+
+  // Big enough, where the driver can tell the allocation's extent.
+  CUdeviceptr base = 0;
+  std::size_t size = 0;
+  if (api.cuMemGetAddressRange(&base, &size, ptr) == CUDA_SUCCESS && size > 0) {
+    const std::size_t available = static_cast<std::size_t>(base + size - ptr);
+    if (available < bytes)
+      throw BufferSizeError(what + " has " + std::to_string(available) + " bytes left in its allocation (of " +
+                            std::to_string(size) + " bytes at " + hex(base) + "), fewer than the " +
+                            std::to_string(bytes) + " bytes asked for");
+  }
+  return std::make_shared<CudaBuffer>(CudaBuffer::Wrapped{}, shared_from_this(), ptr, bytes);
 }
 
 std::shared_ptr<QueueImpl> CudaDevice::create_queue() {

@@ -17,13 +17,17 @@ namespace duet::backend::cuda {
 class CudaDevice final : public DeviceImpl, public std::enable_shared_from_this<CudaDevice> {
  public:
   // Reads the description of CUDA device `device`; throws DriverError when the driver cannot.
-  CudaDevice(int index, CUdevice device, int driver_version);
+  // `ordinal` is the number cuDeviceGet took (DeviceInfo::native_index).
+  CudaDevice(int index, int ordinal, CUdevice device, int driver_version);
   ~CudaDevice() override;
   CudaDevice(const CudaDevice&) = delete;
   CudaDevice& operator=(const CudaDevice&) = delete;
 
   const DeviceInfo& info() const override { return info_; }
   std::shared_ptr<BufferImpl> allocate(std::size_t bytes) override;
+  std::shared_ptr<HostMemoryImpl> allocate_host(std::size_t bytes) override;
+  std::shared_ptr<BufferImpl> wrap(std::uintptr_t native, std::size_t bytes) override;
+  std::uintptr_t native_context() override { return reinterpret_cast<std::uintptr_t>(context()); }
   std::shared_ptr<QueueImpl> create_queue() override;
   BuildResult build(const std::string& source, const std::string& name,
                     const std::vector<std::string>& options) override;

@@ -39,6 +39,10 @@
   X(cuMemGetInfo)                    \
   X(cuMemAlloc)                      \
   X(cuMemFree)                       \
+  X(cuMemHostAlloc)                  \
+  X(cuMemFreeHost)                   \
+  X(cuMemGetAddressRange)            \
+  X(cuPointerGetAttribute)           \
   X(cuMemcpyHtoDAsync)               \
   X(cuMemcpyDtoHAsync)               \
   X(cuMemcpyDtoDAsync)               \

@@ -50,7 +50,8 @@ Probe probe() {
       CUdevice dev = 0;
       DUET_CU(cuDeviceGet, &dev, ordinal);
       p.devices.push_back(
-          std::make_shared<cuda::CudaDevice>(static_cast<int>(p.devices.size()), dev, api->driver_version));
+          std::make_shared<cuda::CudaDevice>(static_cast<int>(p.devices.size()), ordinal, dev,
+                                             api->driver_version));
     } catch (const std::exception& e) {
       skipped +=
           (skipped.empty() ? "" : "; ") + std::string("device ") + std::to_string(ordinal) + ": " + e.what();

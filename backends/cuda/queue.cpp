@@ -18,7 +18,8 @@
 namespace duet::backend::cuda {
 namespace {
 
-// Core only hands a queue buffers of its own device, so they are CudaBuffers.
+// Core only hands a queue buffers of its own device, so they are CudaBuffers. A view is its first
+// byte's address: offsets are plain address arithmetic on CUDA.
 CUdeviceptr address(const BufferImpl& b, std::size_t offset) {
   return static_cast<const CudaBuffer&>(b).handle() + offset;
 }
@@ -35,7 +36,64 @@ CudaQueue::~CudaQueue() {
   ContextGuard guard(ctx_, std::nothrow);
   if (!guard.ok()) return;
   DUET_CU_NOTHROW(cuStreamSynchronize, stream_);
+  reap(true);
   DUET_CU_NOTHROW(cuStreamDestroy, stream_);
+}
+
+void CudaQueue::reap(bool all) noexcept {
+  std::size_t kept = 0;
+  for (Staging& s : staging_) {
+    if (!all && driver().cuEventQuery(s.copied) == CUDA_ERROR_NOT_READY) {
+      staging_[kept++] = s;
+      continue;
+    }
+    DUET_CU_NOTHROW(cuEventDestroy, s.copied);
+    DUET_CU_NOTHROW(cuMemFreeHost, s.host);
+  }
+  staging_.resize(kept);
+}
+
+void* CudaQueue::map(BufferImpl& buffer, std::size_t offset, std::size_t bytes, MapAccess access) {
+  ContextGuard guard(ctx_);
+  reap(false);
+  void* host = nullptr;
+  const CUresult r = driver().cuMemHostAlloc(&host, bytes, CU_MEMHOSTALLOC_PORTABLE);
+  if (r == CUDA_ERROR_OUT_OF_MEMORY)
+    throw OutOfMemoryError("cuda: cannot allocate " + std::to_string(bytes) +
+                               " bytes of pinned staging memory to map a buffer (cuMemHostAlloc returned " +
+                               result_name(r) + "); map a smaller range",
+                           bytes, 0);
+  check(r, "cuMemHostAlloc(&host, bytes, CU_MEMHOSTALLOC_PORTABLE)");
+  if (access == MapAccess::write) return host;  // the caller overwrites it all
+  CUresult c = driver().cuMemcpyDtoHAsync(host, address(buffer, offset), bytes, stream_);
+  if (c == CUDA_SUCCESS) c = driver().cuStreamSynchronize(stream_);
+  if (c != CUDA_SUCCESS) {
+    DUET_CU_NOTHROW(cuMemFreeHost, host);
+    throw_error(c, "mapping a buffer: cuMemcpyDtoHAsync + cuStreamSynchronize");
+  }
+  return host;
+}
+
+void CudaQueue::unmap(BufferImpl& buffer, void* host, std::size_t offset, std::size_t bytes, MapAccess access) {
+  ContextGuard guard(ctx_);
+  if (access == MapAccess::read) {
+    // Nothing goes back, and map() waited for its own copy: the staging memory is free now.
+    DUET_CU_NOTHROW(cuMemFreeHost, host);
+    return;
+  }
+  Staging s;
+  s.host = host;
+  CUresult r = driver().cuMemcpyHtoDAsync(address(buffer, offset), host, bytes, stream_);
+  if (r == CUDA_SUCCESS) r = driver().cuEventCreate(&s.copied, CU_EVENT_DISABLE_TIMING);
+  if (r == CUDA_SUCCESS) r = driver().cuEventRecord(s.copied, stream_);
+  if (r != CUDA_SUCCESS) {
+    // Whatever was enqueued must finish before the memory goes.
+    DUET_CU_NOTHROW(cuStreamSynchronize, stream_);
+    if (s.copied) DUET_CU_NOTHROW(cuEventDestroy, s.copied);
+    DUET_CU_NOTHROW(cuMemFreeHost, host);
+    throw_error(r, "unmapping a buffer: cuMemcpyHtoDAsync + cuEventRecord");
+  }
+  staging_.push_back(s);
 }
 
 void CudaQueue::write(BufferImpl& dst, std::size_t offset, const void* src, std::size_t bytes) {
@@ -132,7 +190,7 @@ void CudaQueue::launch(KernelImpl& kernel_impl, const LaunchShape& shape,
                           std::to_string(given) + " bytes but the kernel's parameter is " +
                           std::to_string((*sizes)[i]) + " bytes");
     if (a.buffer) {
-      addresses[i] = static_cast<const CudaBuffer*>(a.buffer)->handle();
+      addresses[i] = address(*a.buffer, a.offset);
       params[i] = &addresses[i];
     } else {
       params[i] = const_cast<void*>(a.scalar);
@@ -155,6 +213,7 @@ void CudaQueue::wait_for(EventImpl& event) {
 void CudaQueue::finish() {
   ContextGuard guard(ctx_);
   DUET_CU(cuStreamSynchronize, stream_);
+  reap(true);
 }
 
 }  // namespace duet::backend::cuda

@@ -1,12 +1,15 @@
 // A duet queue on CUDA: one non-blocking stream of the device's primary context. Transfers, fills
 // and launches are enqueued and return at once; only finish() (and events) wait. Non-blocking, so
 // the stream never serialises with the legacy default stream that other code in the process may
-// use. Used by one thread at a time, as the public Queue documents.
+// use. Used by one thread at a time, as the public Queue documents. The driver cannot map device
+// memory into the host, so map() stages through pinned memory; the staging memory of an unmap that
+// copies back lives until that copy completed (checked at later maps, finish and destruction).
 #pragma once
 
 #include <cuda.h>
 
 #include <memory>
+#include <vector>
 
 #include "backend.hpp"
 
@@ -33,11 +36,23 @@ class CudaQueue final : public QueueImpl {
   std::shared_ptr<EventImpl> record() override;
   void wait_for(EventImpl& event) override;
   void finish() override;
+  void* map(BufferImpl& buffer, std::size_t offset, std::size_t bytes, MapAccess access) override;
+  void unmap(BufferImpl& buffer, void* host, std::size_t offset, std::size_t bytes, MapAccess access) override;
+  std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(stream_); }
 
  private:
+  // Pinned staging memory of an unmap whose copy back to the device may still run.
+  struct Staging {
+    void* host = nullptr;
+    CUevent copied = nullptr;
+  };
+  // Frees the staging memory whose copies have completed (all of it when `all`, after a sync).
+  void reap(bool all) noexcept;
+
   std::shared_ptr<const CudaDevice> device_;
   CUcontext ctx_;
   CUstream stream_ = nullptr;
+  std::vector<Staging> staging_;
 };
 
 }  // namespace duet::backend::cuda

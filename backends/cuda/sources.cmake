@@ -10,6 +10,7 @@ set(DUET_CUDA_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/driver_api.cpp
   ${CMAKE_CURRENT_LIST_DIR}/errors.cpp
   ${CMAKE_CURRENT_LIST_DIR}/event.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/host_memory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nvrtc_api.cpp
   ${CMAKE_CURRENT_LIST_DIR}/probe.cpp

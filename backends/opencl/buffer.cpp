@@ -9,8 +9,8 @@
 namespace duet::backend::opencl {
 
 OpenCLBuffer::OpenCLBuffer(std::shared_ptr<const OpenCLDevice> device, cl::Buffer buffer,
-                           std::size_t bytes)
-    : device_(std::move(device)), buffer_(std::move(buffer)), bytes_(bytes) {}
+                           std::size_t bytes, bool owns_memory)
+    : device_(std::move(device)), buffer_(std::move(buffer)), bytes_(bytes), owns_(owns_memory) {}
 
 const DeviceImpl& OpenCLBuffer::device() const { return *device_; }
 

@@ -1,8 +1,11 @@
-// Device memory of the OpenCL backend: one cl_mem in its device's context. The buffer holds its
-// device, so the device reference that core asks for stays valid as long as any buffer lives.
+// Device memory of the OpenCL backend: one cl_mem in its device's context, either allocated by duet
+// or wrapped (a cl_mem another library made, retained here and released when the object goes, which
+// frees nothing the owner still holds). The buffer holds its device, so the device reference that
+// core asks for stays valid as long as any buffer lives.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 #include "backend.hpp"
@@ -14,16 +17,21 @@ class OpenCLDevice;
 
 class OpenCLBuffer final : public BufferImpl {
  public:
-  OpenCLBuffer(std::shared_ptr<const OpenCLDevice> device, cl::Buffer buffer, std::size_t bytes);
+  // `buffer` holds one reference of its own (for a wrapped cl_mem, one retained by the caller).
+  OpenCLBuffer(std::shared_ptr<const OpenCLDevice> device, cl::Buffer buffer, std::size_t bytes,
+               bool owns_memory = true);
 
   std::size_t bytes() const override { return bytes_; }
   const DeviceImpl& device() const override;
+  bool owns_memory() const override { return owns_; }
+  std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(buffer_()); }
   cl_mem mem() const { return buffer_(); }
 
  private:
   std::shared_ptr<const OpenCLDevice> device_;
   cl::Buffer buffer_;  // its destructor releases the cl_mem and ignores the code, so it never throws
   std::size_t bytes_;
+  bool owns_;
 };
 
 }  // namespace duet::backend::opencl

@@ -14,6 +14,7 @@
 
 #include "buffer.hpp"
 #include "errors.hpp"
+#include "host_memory.hpp"
 #include "program.hpp"
 #include "queue.hpp"
 
@@ -168,6 +169,11 @@ OpenCLDevice::OpenCLDevice(const cl::Platform& platform, const cl::Device& devic
   info_.supports_double =
       has_extension(text_info(device_, CL_DEVICE_EXTENSIONS), "cl_khr_fp64") ||
       device_value<cl_device_fp_config>(device_, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
+  info_.native_index = index;
+  // In bits; a sub-buffer's origin must be a multiple of it. A driver that does not say gets the
+  // most any OpenCL 1.2 device may ask for (the size of long16, in bits), which is always safe.
+  const auto align_bits = device_value<cl_uint>(device_, CL_DEVICE_MEM_BASE_ADDR_ALIGN);
+  info_.view_alignment = align_bits >= 8 ? align_bits / 8 : 128;
 }
 
 std::string OpenCLDevice::label() const { return info_.id() + " (" + info_.name + ")"; }
@@ -233,6 +239,54 @@ std::shared_ptr<BufferImpl> OpenCLDevice::allocate(std::size_t bytes) {
     throw_driver_error("clCreateBuffer", err, "allocating " + format_bytes(bytes) + " on " + label());
   commit(buffer, bytes);
   return std::make_shared<OpenCLBuffer>(shared_from_this(), std::move(buffer), bytes);
+}
+
+std::shared_ptr<HostMemoryImpl> OpenCLDevice::allocate_host(std::size_t bytes) {
+  const cl::Context& ctx = context();
+  cl_int err = CL_SUCCESS;
+  cl::Buffer buffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, nullptr, &err);
+  if (err == CL_INVALID_BUFFER_SIZE || is_allocation_failure(err))
+    throw OutOfMemoryError(label() + " could not allocate " + format_bytes(bytes) +
+                               " of pinned host memory: clCreateBuffer(CL_MEM_ALLOC_HOST_PTR) returned " +
+                               error_name(err) + "; allocate less",
+                           bytes, info_.memory_bytes);
+  if (err != CL_SUCCESS)
+    throw_driver_error("clCreateBuffer", err,
+                       "allocating " + format_bytes(bytes) + " of host memory (CL_MEM_ALLOC_HOST_PTR) for " + label());
+  return std::make_shared<OpenCLHostMemory>(shared_from_this(), std::move(buffer), commit_queue_, bytes);
+}
+
+std::shared_ptr<BufferImpl> OpenCLDevice::wrap(std::uintptr_t native, std::size_t bytes) {
+  const cl::Context& ctx = context();
+  cl_mem mem = reinterpret_cast<cl_mem>(native);
+  char text[32];
+  std::snprintf(text, sizeof text, "%p", reinterpret_cast<void*>(native));
+  const std::string what = std::string("the cl_mem ") + text + " handed to Buffer::wrap for " + label();
+
+  cl_mem_object_type type = 0;
+  cl_int err = clGetMemObjectInfo(mem, CL_MEM_TYPE, sizeof type, &type, nullptr);
+  if (err == CL_INVALID_MEM_OBJECT) throw ArgumentError(what + " is not a valid OpenCL memory object");
+  if (err != CL_SUCCESS) throw_driver_error("clGetMemObjectInfo", err, "CL_MEM_TYPE of " + what);
+  if (type != CL_MEM_OBJECT_BUFFER)
+    throw ArgumentError(what + " is an image or pipe, not a buffer; only cl_mem buffers can be wrapped");
+
+  cl_context owner = nullptr;
+  err = clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof owner, &owner, nullptr);
+  if (err != CL_SUCCESS) throw_driver_error("clGetMemObjectInfo", err, "CL_MEM_CONTEXT of " + what);
+  if (owner != ctx())
+    throw DeviceMismatchError(what + " belongs to another OpenCL context; duet's buffers, queues and "
+                                     "kernels of this device live in the context Device::native_context() "
+                                     "returns: create the buffer in that context");
+
+  std::size_t size = 0;
+  err = clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof size, &size, nullptr);
+  if (err != CL_SUCCESS) throw_driver_error("clGetMemObjectInfo", err, "CL_MEM_SIZE of " + what);
+  if (size < bytes)
+    throw BufferSizeError(what + " holds " + std::to_string(size) + " bytes (CL_MEM_SIZE), fewer than the " +
+                          std::to_string(bytes) + " bytes asked for");
+  // Retained here, released by the buffer: the reference duet holds is its own, and the owner's
+  // stays the owner's to release.
+  return std::make_shared<OpenCLBuffer>(shared_from_this(), cl::Buffer(mem, true), bytes, false);
 }
 
 std::shared_ptr<QueueImpl> OpenCLDevice::create_queue() {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -22,6 +23,9 @@ class OpenCLDevice final : public DeviceImpl, public std::enable_shared_from_thi
 
   const DeviceInfo& info() const override { return info_; }
   std::shared_ptr<BufferImpl> allocate(std::size_t bytes) override;
+  std::shared_ptr<HostMemoryImpl> allocate_host(std::size_t bytes) override;
+  std::shared_ptr<BufferImpl> wrap(std::uintptr_t native, std::size_t bytes) override;
+  std::uintptr_t native_context() override { return reinterpret_cast<std::uintptr_t>(context()()); }
   std::shared_ptr<QueueImpl> create_queue() override;
   BuildResult build(const std::string& source, const std::string& name,
                     const std::vector<std::string>& options) override;
@@ -44,6 +48,8 @@ class OpenCLDevice final : public DeviceImpl, public std::enable_shared_from_thi
   // Created together on first use, then never changed, so references to them stay valid.
   mutable std::mutex mutex_;
   mutable cl::Context context_;
+  // duet's own queue: committing new buffers to the device, mapping host buffers. Users' work is
+  // never on it, so nothing done here waits for theirs.
   mutable cl::CommandQueue commit_queue_;
 };
 

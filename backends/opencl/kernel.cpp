@@ -3,7 +3,9 @@
 // the device.
 #include "kernel.hpp"
 
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "buffer.hpp"
 #include "errors.hpp"
@@ -42,6 +44,9 @@ std::string OpenCLKernel::describe(const LaunchShape& shape) const {
 
 cl_event OpenCLKernel::enqueue(cl_command_queue queue, const LaunchShape& shape,
                                const std::vector<LaunchArg>& args) const {
+  // Views become sub-buffers, released when this call returns: the enqueued launch keeps its own
+  // reference to each for as long as it runs.
+  std::vector<cl::Buffer> views;
   std::lock_guard<std::mutex> lock(launch_mutex_);
   for (std::size_t i = 0; i < args.size(); ++i) {
     const LaunchArg& arg = args[i];
@@ -49,6 +54,22 @@ cl_event OpenCLKernel::enqueue(cl_command_queue queue, const LaunchShape& shape,
     cl_int err;
     if (arg.buffer != nullptr) {
       cl_mem mem = static_cast<const OpenCLBuffer*>(arg.buffer)->mem();
+      // A view at offset 0 is the whole buffer to a kernel; an empty view is never dereferenced.
+      if (arg.offset != 0 && arg.bytes != 0) {
+        cl_buffer_region region{arg.offset, arg.bytes};
+        err = CL_SUCCESS;
+        cl_mem sub = clCreateSubBuffer(mem, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+        if (err != CL_SUCCESS)
+          throw_driver_error("clCreateSubBuffer", err,
+                             "a view of " + std::to_string(arg.bytes) + " bytes at byte offset " +
+                                 std::to_string(arg.offset) + " as argument " + std::to_string(i + 1) +
+                                 " of kernel '" + name_ + "'" +
+                                 (err == CL_MISALIGNED_SUB_BUFFER_OFFSET
+                                      ? ": the offset is not a multiple of CL_DEVICE_MEM_BASE_ADDR_ALIGN"
+                                      : ""));
+        views.emplace_back(sub);  // takes the reference clCreateSubBuffer returned
+        mem = sub;
+      }
       err = clSetKernelArg(kernel_(), index, sizeof mem, &mem);
     } else {
       err = clSetKernelArg(kernel_(), index, arg.scalar_size, arg.scalar);

@@ -104,6 +104,25 @@ void OpenCLQueue::wait_for(EventImpl& event) {
   enqueued(barrier);
 }
 
+void* OpenCLQueue::map(BufferImpl& buffer, std::size_t offset, std::size_t bytes, MapAccess access) {
+  const cl_map_flags flags = access == MapAccess::read    ? CL_MAP_READ
+                             : access == MapAccess::write ? CL_MAP_WRITE_INVALIDATE_REGION
+                                                          : CL_MAP_READ | CL_MAP_WRITE;
+  cl_event event = nullptr;
+  cl_int err = CL_SUCCESS;
+  void* host = clEnqueueMapBuffer(queue_(), mem_of(buffer), CL_TRUE, flags, offset, bytes, 0, nullptr, &event, &err);
+  if (err != CL_SUCCESS) fail("clEnqueueMapBuffer", err, "mapping", bytes);
+  enqueued(event);
+  return host;
+}
+
+void OpenCLQueue::unmap(BufferImpl& buffer, void* host, std::size_t, std::size_t bytes, MapAccess) {
+  cl_event event = nullptr;
+  const cl_int err = clEnqueueUnmapMemObject(queue_(), mem_of(buffer), host, 0, nullptr, &event);
+  if (err != CL_SUCCESS) fail("clEnqueueUnmapMemObject", err, "unmapping", bytes);
+  enqueued(event);
+}
+
 void OpenCLQueue::finish() {
   const cl_int err = clFinish(queue_());
   if (err != CL_SUCCESS) throw_driver_error("clFinish", err, "on " + device_->label());

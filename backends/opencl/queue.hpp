@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -31,6 +32,9 @@ class OpenCLQueue final : public QueueImpl {
   std::shared_ptr<EventImpl> record() override;
   void wait_for(EventImpl& event) override;
   void finish() override;
+  void* map(BufferImpl& buffer, std::size_t offset, std::size_t bytes, MapAccess access) override;
+  void unmap(BufferImpl& buffer, void* host, std::size_t offset, std::size_t bytes, MapAccess access) override;
+  std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(queue_()); }
 
  private:
   // Takes ownership of the event of a command just enqueued.

@@ -6,6 +6,7 @@ set(DUET_OPENCL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/device.cpp
   ${CMAKE_CURRENT_LIST_DIR}/errors.cpp
   ${CMAKE_CURRENT_LIST_DIR}/event.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/host_memory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel.cpp
   ${CMAKE_CURRENT_LIST_DIR}/probe.cpp
   ${CMAKE_CURRENT_LIST_DIR}/program.cpp

@@ -5,12 +5,14 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "duet/device.hpp"
 #include "duet/error.hpp"
+#include "duet/queue.hpp"
 
 namespace duet::backend {
 
@@ -21,6 +23,18 @@ class BufferImpl {
   virtual ~BufferImpl() = default;
   virtual std::size_t bytes() const = 0;
   virtual const DeviceImpl& device() const = 0;
+  // false for wrapped memory (DeviceImpl::wrap), which destroying this object never frees.
+  virtual bool owns_memory() const = 0;
+  // CUdeviceptr / cl_mem of the allocation's start, as an integer.
+  virtual std::uintptr_t native_handle() const = 0;
+};
+
+// Pinned host memory (DeviceImpl::allocate_host), freed when the object is destroyed.
+class HostMemoryImpl {
+ public:
+  virtual ~HostMemoryImpl() = default;
+  virtual void* data() const = 0;
+  virtual std::size_t bytes() const = 0;
 };
 
 class EventImpl {
@@ -51,9 +65,13 @@ class ProgramImpl {
   virtual std::string binary() const = 0;
 };
 
-// A launch argument after core's checks: a buffer, or scalar bytes.
+// A launch argument after core's checks: a buffer range, or scalar bytes. A buffer range that
+// starts at offset 0 may be passed as the whole buffer; one that does not is a view (core has
+// checked the offset is a multiple of DeviceInfo::view_alignment).
 struct LaunchArg {
   const BufferImpl* buffer = nullptr;  // non-null for buffers
+  std::size_t offset = 0;              // byte offset of the range into the buffer
+  std::size_t bytes = 0;               // size of the range in bytes
   const void* scalar = nullptr;        // points at `scalar_size` bytes otherwise
   std::size_t scalar_size = 0;
 };
@@ -81,6 +99,15 @@ class QueueImpl {
   // Later work on this queue starts after `event` (of a queue of the same device) has completed.
   virtual void wait_for(EventImpl& event) = 0;
   virtual void finish() = 0;
+  // Blocking: waits for the queue's earlier work, then returns a host address for the range
+  // (bytes > 0) holding its contents (unless access is write). Every map is followed by one unmap
+  // with the same arguments and the returned address, which enqueues the way back (unless access
+  // is read) and may return before it completed.
+  virtual void* map(BufferImpl& buffer, std::size_t offset, std::size_t bytes, MapAccess access) = 0;
+  virtual void unmap(BufferImpl& buffer, void* host, std::size_t offset, std::size_t bytes,
+                     MapAccess access) = 0;
+  // CUstream / cl_command_queue, as an integer.
+  virtual std::uintptr_t native_handle() const = 0;
 };
 
 struct BuildResult {
@@ -95,6 +122,16 @@ class DeviceImpl {
   virtual const DeviceInfo& info() const = 0;
   // Throws OutOfMemoryError when the device cannot provide `bytes` (> 0).
   virtual std::shared_ptr<BufferImpl> allocate(std::size_t bytes) = 0;
+  // Pinned (page-locked) host memory of `bytes` (> 0) for fast asynchronous transfers with this
+  // device; OutOfMemoryError when the system refuses.
+  virtual std::shared_ptr<HostMemoryImpl> allocate_host(std::size_t bytes) = 0;
+  // Adopts memory another library owns (`native` is a CUdeviceptr / cl_mem, non-zero) as a buffer
+  // of at least `bytes` (> 0) that never frees it. Validates what the driver can tell: that it is
+  // device memory of this device's context and large enough (ArgumentError, DeviceMismatchError,
+  // BufferSizeError with what was wrong).
+  virtual std::shared_ptr<BufferImpl> wrap(std::uintptr_t native, std::size_t bytes) = 0;
+  // CUcontext / cl_context, as an integer; created on first use.
+  virtual std::uintptr_t native_context() = 0;
   virtual std::shared_ptr<QueueImpl> create_queue() = 0;
   // `source` is complete: the backend's prelude, defines and the user's source (with #line marks),
   // or a native CUDA C++ / OpenCL C source. `options` go to the compiler after the backend's own.

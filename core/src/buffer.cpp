@@ -1,11 +1,14 @@
-// RawBuffer: allocation with the size checks every backend shares. Sizes above the device's largest
-// single allocation fail here, with the numbers, before the driver is asked (OpenCL drivers may
-// otherwise accept them and fail later, at first use).
+// RawBuffer: allocation with the size checks every backend shares, views, and wrapping memory
+// other libraries own; RawHostBuffer: pinned host memory. Sizes above the device's largest single
+// allocation fail here, with the numbers, before the driver is asked (OpenCL drivers may otherwise
+// accept them and fail later, at first use).
 #include "duet/buffer.hpp"
 
+#include <cstdio>
 #include <sstream>
 
 #include "duet/error.hpp"
+#include "duet/host_buffer.hpp"
 #include "state.hpp"
 
 namespace duet {
@@ -34,9 +37,107 @@ RawBuffer::RawBuffer(const Device& device, std::size_t bytes) : device_(device),
   impl_ = device.core()->impl->allocate(bytes == 0 ? 1 : bytes);
 }
 
+namespace {
+
+// Holds a wrapped buffer and the owner's release callback. Every handle of the memory (the buffer
+// and its views) shares this one object through an aliasing shared_ptr, so the callback runs once,
+// when the last of them goes, and after the backend object let go of the memory.
+struct ReleaseHook {
+  std::shared_ptr<backend::BufferImpl> impl;
+  std::function<void()> on_release;
+  ~ReleaseHook() {
+    impl.reset();
+    try {
+      on_release();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "duet: the release callback of a wrapped buffer threw: %s\n", e.what());
+    } catch (...) {
+      std::fprintf(stderr, "duet: the release callback of a wrapped buffer threw\n");
+    }
+  }
+};
+
+}  // namespace
+
+RawBuffer RawBuffer::wrap(const Device& device, std::uintptr_t native, std::size_t bytes,
+                          std::size_t byte_offset, std::function<void()> on_release) {
+  const DeviceInfo& info = device.info();  // ReleasedError-free: throws for an empty handle
+  if (native == 0)
+    throw ArgumentError("cannot wrap a null " + std::string(info.backend == "cuda" ? "CUdeviceptr" : "cl_mem") +
+                        " as a buffer of " + info.id());
+  if (byte_offset > static_cast<std::size_t>(-1) - bytes)
+    throw BufferSizeError("a wrapped range of " + std::to_string(bytes) + " bytes at byte offset " +
+                          std::to_string(byte_offset) + " does not fit in the address space");
+  // A zero-length wrap still checks the handle: the driver is asked about one byte.
+  std::shared_ptr<backend::BufferImpl> impl =
+      device.core()->impl->wrap(native, byte_offset + (bytes == 0 ? 1 : bytes));
+  RawBuffer out;
+  if (on_release) {
+    auto hook = std::make_shared<ReleaseHook>();
+    hook->impl = std::move(impl);
+    hook->on_release = std::move(on_release);
+    backend::BufferImpl* raw = hook->impl.get();
+    out.impl_ = std::shared_ptr<backend::BufferImpl>(std::move(hook), raw);
+  } else {
+    out.impl_ = std::move(impl);
+  }
+  out.device_ = device;
+  out.bytes_ = bytes;
+  out.offset_ = byte_offset;
+  return out;
+}
+
+RawBuffer RawBuffer::share() const noexcept {
+  RawBuffer out;
+  if (!impl_) return out;
+  out.impl_ = impl_;
+  out.device_ = device_;
+  out.bytes_ = bytes_;
+  out.offset_ = offset_;
+  return out;
+}
+
+RawBuffer RawBuffer::view(std::size_t offset, std::size_t bytes) const {
+  impl("buffer to view");
+  if (offset > bytes_ || bytes > bytes_ - offset) {
+    std::ostringstream s;
+    s << "a view of " << bytes << " bytes at byte offset " << offset << " goes past the end of the "
+      << bytes_ << " bytes it is made from";
+    throw BufferSizeError(s.str());
+  }
+  RawBuffer out = share();
+  out.offset_ = offset_ + offset;
+  out.bytes_ = bytes;
+  return out;
+}
+
+bool RawBuffer::owns_memory() const { return impl("buffer").owns_memory(); }
+
+std::uintptr_t RawBuffer::native_handle() const {
+  const backend::BufferImpl& b = impl("buffer");
+  // CUDA addresses are plain numbers, so the range's own start can be handed out; an OpenCL
+  // cl_mem has no address arithmetic, so it is the allocation's handle.
+  return device_.info().backend == "cuda" ? b.native_handle() + offset_ : b.native_handle();
+}
+
 void RawBuffer::release() noexcept {
   impl_.reset();
   bytes_ = 0;
+  offset_ = 0;
+}
+
+void RawBuffer::free_now() {
+  const backend::BufferImpl& b = impl("buffer to free");
+  if (!b.owns_memory())
+    throw ArgumentError(
+        "cannot free a wrapped external buffer: its memory belongs to the library that allocated it "
+        "(Buffer::wrap / from_dlpack). Free it through its owner; release() drops duet's reference");
+  const long others = impl_.use_count() - 1;
+  if (others > 0)
+    throw ArgumentError("cannot free the buffer now: " + std::to_string(others) +
+                        " other handle(s) (views, mappings or DLPack exports) still use its memory; "
+                        "drop them first, or call release() to drop only this handle");
+  release();
 }
 
 backend::BufferImpl& RawBuffer::impl(const char* what) const {
@@ -48,6 +149,31 @@ backend::BufferImpl& RawBuffer::impl(const char* what) const {
 
 const Device& RawBuffer::device() const {
   impl("buffer");
+  return device_;
+}
+
+RawHostBuffer::RawHostBuffer(const Device& device, std::size_t bytes) : device_(device), bytes_(bytes) {
+  device.info();  // throws for an empty handle
+  // Like device buffers, an empty host buffer is valid; it still holds a (1-byte) allocation so
+  // that data() is a real address.
+  impl_ = device.core()->impl->allocate_host(bytes == 0 ? 1 : bytes);
+  data_ = impl_->data();
+}
+
+void* RawHostBuffer::checked_data(const char* what) const {
+  if (!impl_)
+    throw ReleasedError(std::string("the ") + what + " was released or moved from; it holds no host memory");
+  return data_;
+}
+
+void RawHostBuffer::release() noexcept {
+  impl_.reset();
+  data_ = nullptr;
+  bytes_ = 0;
+}
+
+const Device& RawHostBuffer::device() const {
+  checked_data();
   return device_;
 }
 

@@ -76,6 +76,11 @@ int detail::compile_error_line(const std::string& log, const std::string& name) 
   return first_error_line(log, name);
 }
 
+std::uintptr_t Device::native_context() const {
+  info();  // throws on an empty handle
+  return core_->impl->native_context();
+}
+
 Queue Device::queue() const {
   const auto& i = info();  // throws on an empty handle
   (void)i;

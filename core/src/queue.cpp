@@ -3,6 +3,8 @@
 // declared parameters. The backend then only enqueues.
 #include "duet/queue.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <sstream>
 
 #include "state.hpp"
@@ -16,7 +18,9 @@ std::string describe(const KernelParam& p) {
 }
 
 std::string describe(const KernelArg& a) {
-  if (a.kind == KernelArg::Kind::buffer) return std::string("Buffer<") + to_string(a.type) + ">";
+  if (a.kind == KernelArg::Kind::buffer)
+    return std::string(a.buffer && a.buffer->valid() && a.buffer->offset() != 0 ? "BufferView<" : "Buffer<") +
+           to_string(a.type) + ">";
   if (a.type == ScalarType::unknown) return "a " + std::to_string(a.size) + "-byte value";
   return to_string(a.type);
 }
@@ -152,6 +156,19 @@ Event Queue::launch_args(const Kernel& kernel, const Range& global, const Range&
       const RawBuffer& b = *args[i].buffer;
       launch_args[i].buffer = &b.impl("buffer passed as a kernel argument");
       check_same_device(s.device, b.device(), "buffer argument " + std::to_string(i + 1));
+      launch_args[i].offset = b.offset();
+      launch_args[i].bytes = b.bytes();
+      if (b.offset() % info.view_alignment != 0) {
+        std::ostringstream m;
+        m << "argument " << (i + 1) << " of kernel '" << kernel.name() << "' is a view starting "
+          << b.offset() << " bytes into its buffer, but " << info.id() << " (" << info.name
+          << ") can pass a view to a kernel only at a multiple of " << info.view_alignment
+          << " bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN, the alignment of an OpenCL sub-buffer's origin); "
+             "start the view at a multiple of "
+          << info.view_alignment << " bytes, or pass the whole buffer with the offset as an argument. "
+                                    "Copies, reads and writes take views at any offset";
+        throw ArgumentError(m.str());
+      }
     } else {
       launch_args[i].scalar = args[i].bytes.data();
       launch_args[i].scalar_size = args[i].size;
@@ -178,8 +195,9 @@ Event Queue::write_bytes(RawBuffer& dst, std::size_t offset, const void* src, st
   auto& impl = dst.impl("destination buffer");
   check_same_device(s.device, dst.device(), "the destination buffer");
   check_range(dst, offset, bytes, what);
+  if (bytes && src == nullptr) throw ArgumentError(std::string(what) + ": the host memory is null");
   before_enqueue();
-  if (bytes) s.impl->write(impl, offset, src, bytes);
+  if (bytes) s.impl->write(impl, dst.offset() + offset, src, bytes);
   return after_enqueue(s);
 }
 
@@ -189,8 +207,9 @@ Event Queue::read_bytes(const RawBuffer& src, std::size_t offset, void* dst, std
   auto& impl = src.impl("source buffer");
   check_same_device(s.device, src.device(), "the source buffer");
   check_range(src, offset, bytes, what);
+  if (bytes && dst == nullptr) throw ArgumentError(std::string(what) + ": the host memory is null");
   before_enqueue();
-  if (bytes) s.impl->read(impl, offset, dst, bytes);
+  if (bytes) s.impl->read(impl, src.offset() + offset, dst, bytes);
   return after_enqueue(s);
 }
 
@@ -203,10 +222,12 @@ Event Queue::copy_bytes(const RawBuffer& src, std::size_t src_offset, RawBuffer&
   check_same_device(s.device, dst.device(), "the destination buffer");
   check_range(src, src_offset, bytes, "copy source");
   check_range(dst, dst_offset, bytes, "copy destination");
-  if (&src_impl == &dst_impl && src_offset < dst_offset + bytes && dst_offset < src_offset + bytes)
+  // Views make offsets relative; the overlap check compares positions in the allocation.
+  const std::size_t from = src.offset() + src_offset, to = dst.offset() + dst_offset;
+  if (&src_impl == &dst_impl && bytes && from < to + bytes && to < from + bytes)
     throw ArgumentError("copy source and destination ranges overlap in the same buffer");
   before_enqueue();
-  if (bytes) s.impl->copy(src_impl, src_offset, dst_impl, dst_offset, bytes);
+  if (bytes) s.impl->copy(src_impl, from, dst_impl, to, bytes);
   return after_enqueue(s);
 }
 
@@ -218,11 +239,11 @@ Event Queue::fill_bytes(RawBuffer& dst, std::size_t offset, std::size_t bytes, c
   if (pattern_size == 0 || pattern_size > 128 || (pattern_size & (pattern_size - 1)))
     throw ArgumentError("fill needs an element of 1, 2, 4, ... or 128 bytes, not " +
                         std::to_string(pattern_size));
-  if (offset % pattern_size || bytes % pattern_size)
-    throw ArgumentError("fill range must be whole elements");
+  if ((dst.offset() + offset) % pattern_size || bytes % pattern_size)
+    throw ArgumentError("fill range must be whole elements, aligned to the element size in the allocation");
   check_range(dst, offset, bytes, "fill");
   before_enqueue();
-  if (bytes) s.impl->fill(impl, offset, bytes, pattern, pattern_size);
+  if (bytes) s.impl->fill(impl, dst.offset() + offset, bytes, pattern, pattern_size);
   return after_enqueue(s);
 }
 
@@ -243,6 +264,134 @@ void Queue::wait(const Event& event) {
 }
 
 void Queue::finish() { state().impl->finish(); }
+
+std::uintptr_t Queue::native_handle() const {
+  // Work the caller enqueues natively comes after whatever duet enqueued, so an event still
+  // pending for duet's last operation is recorded now, before it.
+  return before_enqueue().impl->native_handle();
+}
+
+RawMapping Queue::map_bytes(const RawBuffer& buffer, MapAccess access) {
+  State& s = state();
+  auto& impl = buffer.impl("buffer to map");
+  check_same_device(s.device, buffer.device(), "the buffer to map");
+  RawMapping m;
+  before_enqueue();
+  if (buffer.bytes()) m.data_ = s.impl->map(impl, buffer.offset(), buffer.bytes(), access);
+  after_enqueue(s);
+  m.queue_ = *this;
+  m.buffer_ = buffer.share();
+  m.bytes_ = buffer.bytes();
+  m.access_ = access;
+  return m;
+}
+
+Event Queue::unmap_bytes(RawMapping& m) {
+  State& s = state();
+  // The mapping is over once this is called, whatever the driver answers: its address must not be
+  // used again, and a second unmap of it would be an error of its own.
+  RawBuffer buffer = std::move(m.buffer_);
+  void* data = m.data_;
+  m.data_ = nullptr;
+  m.queue_.release();
+  before_enqueue();
+  if (buffer.bytes()) s.impl->unmap(buffer.impl("mapped buffer"), data, buffer.offset(), buffer.bytes(), m.access_);
+  return after_enqueue(s);
+}
+
+RawMapping::RawMapping(RawMapping&& o) noexcept
+    : queue_(std::move(o.queue_)), buffer_(std::move(o.buffer_)), data_(o.data_), bytes_(o.bytes_),
+      access_(o.access_) {
+  o.queue_.release();
+  o.data_ = nullptr;
+  o.bytes_ = 0;
+}
+
+namespace {
+void unmap_quietly(RawMapping& m) noexcept {
+  if (!m.mapped()) return;
+  try {
+    m.unmap();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "duet: unmapping a mapped buffer failed: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "duet: unmapping a mapped buffer failed\n");
+  }
+}
+}  // namespace
+
+RawMapping& RawMapping::operator=(RawMapping&& o) noexcept {
+  if (this != &o) {
+    unmap_quietly(*this);
+    queue_ = std::move(o.queue_);
+    buffer_ = std::move(o.buffer_);
+    data_ = o.data_;
+    bytes_ = o.bytes_;
+    access_ = o.access_;
+    o.queue_.release();
+    o.data_ = nullptr;
+    o.bytes_ = 0;
+  }
+  return *this;
+}
+
+RawMapping::~RawMapping() { unmap_quietly(*this); }
+
+Event RawMapping::unmap() {
+  if (!mapped()) throw ReleasedError("the mapping was already unmapped (or never mapped); map it again with Queue::map");
+  Queue q = queue_;
+  return q.unmap_bytes(*this);
+}
+
+Event copy_between(Queue& from_queue, const RawBuffer& src, Queue& to_queue, RawBuffer& dst) {
+  src.impl("source buffer");
+  dst.impl("destination buffer");
+  const Device& from = from_queue.device();
+  const Device& to = to_queue.device();
+  check_same_device(from, src.device(), "the source buffer (of duet::copy's from_queue)");
+  check_same_device(to, dst.device(), "the destination buffer (of duet::copy's to_queue)");
+  const std::size_t bytes = src.bytes();
+  check_range(dst, 0, bytes, "duet::copy");
+  if (from == to) {
+    // One device: a device copy on to_queue, after what from_queue has enqueued so far.
+    if (&from_queue != &to_queue) to_queue.wait(from_queue.record());
+    return to_queue.copy_bytes(src, 0, dst, 0, bytes);
+  }
+  if (bytes == 0) return to_queue.record();
+
+  // Two devices: chunks through two pinned host buffers. Reading chunk i+1 into one overlaps
+  // writing chunk i from the other. The host waits for each read (the destination device cannot
+  // wait for another device's event) and for a write before its staging buffer is refilled.
+  constexpr std::size_t kChunk = std::size_t(8) << 20;
+  const std::size_t chunk = std::min(bytes, kChunk);
+  RawHostBuffer staging[2];
+  Event written[2];
+  Event last;
+  try {
+    for (std::size_t done = 0, i = 0; done < bytes; done += chunk, ++i) {
+      const std::size_t n = std::min(chunk, bytes - done);
+      RawHostBuffer& stage = staging[i % 2];
+      if (!stage.valid()) stage = RawHostBuffer(from, chunk);
+      if (written[i % 2].valid()) written[i % 2].wait();
+      from_queue.read_bytes(src, done, stage.data(), n, "duet::copy read").wait();
+      written[i % 2] = to_queue.write_bytes(dst, done, stage.data(), n, "duet::copy write");
+      last = written[i % 2];
+    }
+    last.wait();
+  } catch (...) {
+    // The staging memory is freed on the way out, so no transfer may still be using it.
+    try {
+      from_queue.finish();
+    } catch (...) {
+    }
+    try {
+      to_queue.finish();
+    } catch (...) {
+    }
+    throw;
+  }
+  return last;
+}
 
 namespace {
 detail::EventState& event_state(const std::shared_ptr<detail::EventState>& s) {

@@ -1,9 +1,22 @@
-// Typed device memory. A Buffer<T> owns `size()` elements of T on one device and frees them when it
-// is destroyed or released. It is move-only, like std::unique_ptr: a moved-from or released buffer
-// throws duet::ReleasedError when used. Transfers go through a Queue (see queue.hpp).
+// Typed device memory, views of it, and memory another library owns.
+//
+// A Buffer<T> holds `size()` elements of T on one device. It is move-only, like std::unique_ptr: a
+// moved-from or released buffer throws duet::ReleasedError when used. Transfers go through a Queue
+// (see queue.hpp).
+//
+// Memory is shared between a buffer and its views (BufferView<T>, from Buffer<T>::view): device
+// memory duet allocated is freed when the buffer and every view of it are gone. release() drops
+// one handle's reference; free_now() frees the memory at once and refuses when it cannot.
+//
+// Interop without copies: Buffer<T>::wrap adopts memory another library allocated (a CUdeviceptr
+// on CUDA, a cl_mem on OpenCL) without taking ownership, and native_handle() hands out duet's own.
+// Thread safety: a buffer handle may be read from several threads (native_handle, view, launches);
+// moving, releasing or freeing it needs the caller to ensure no other thread uses it meanwhile.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -19,19 +32,59 @@ namespace backend {
 class BufferImpl;
 }
 
-// The untyped part shared by every Buffer<T>.
+// The untyped part shared by every Buffer<T> and BufferView<T>: a byte range [offset(), offset() +
+// bytes()) of one device allocation.
 class RawBuffer {
  public:
   RawBuffer() = default;
+  // Allocates `bytes` on `device`; OutOfMemoryError when the device cannot provide them.
   RawBuffer(const Device& device, std::size_t bytes);
   RawBuffer(RawBuffer&&) noexcept = default;
   RawBuffer& operator=(RawBuffer&&) noexcept = default;
   RawBuffer(const RawBuffer&) = delete;
   RawBuffer& operator=(const RawBuffer&) = delete;
 
+  // Adopts memory another library owns, without copying and without taking ownership: duet never
+  // frees it. `native` is a CUdeviceptr (CUDA) or a cl_mem (OpenCL) of `device`; the buffer covers
+  // `bytes` bytes starting `byte_offset` bytes into it. Validated as far as the driver can tell:
+  //   CUDA: cuPointerGetAttribute must know the address as device (or managed) memory of this
+  //         device's context (the primary context, which the CUDA runtime uses too), with at least
+  //         byte_offset + bytes bytes left in its allocation (ArgumentError, DeviceMismatchError,
+  //         BufferSizeError).
+  //   OpenCL: the cl_mem must be a buffer of this device's context (Device::native_context()) with
+  //         CL_MEM_SIZE >= byte_offset + bytes. duet retains the cl_mem while it uses it and releases
+  //         that reference when the last handle goes; the memory stays the owner's. A handle that is
+  //         not a live cl_mem cannot be detected and is undefined behaviour, as in OpenCL itself.
+  // `on_release`, when given, runs exactly once, after duet's last handle of the memory (the buffer
+  // and every view of it) is gone: that is where the owner may free it (DLPack's deleter, for one).
+  // If wrap throws, on_release is not called and the memory stays entirely the caller's.
+  static RawBuffer wrap(const Device& device, std::uintptr_t native, std::size_t bytes,
+                        std::size_t byte_offset = 0, std::function<void()> on_release = {});
+
   bool valid() const noexcept { return impl_ != nullptr; }
   std::size_t bytes() const noexcept { return bytes_; }
+  // Bytes from the start of the device allocation (non-zero for views and offset wraps).
+  std::size_t offset() const noexcept { return offset_; }
+  // false for memory adopted with wrap(): duet never frees it.
+  bool owns_memory() const;
+  // The native memory handle, as an integer. CUDA: the CUdeviceptr of this range's first byte
+  // (offset() included). OpenCL: the cl_mem of the whole allocation (add offset() yourself, or make
+  // a sub-buffer); duet keeps its reference, so retain it if you keep it longer than the buffer.
+  std::uintptr_t native_handle() const;
+  // Another handle to bytes [offset, offset + bytes) of this range, sharing the memory.
+  // BufferSizeError when the range does not fit.
+  RawBuffer view(std::size_t offset, std::size_t bytes) const;
+  // Another handle to this same range (an empty one for an empty handle). Never throws.
+  RawBuffer share() const noexcept;
+
+  // Drops this handle's reference; the memory is freed when no handle (buffer or view) is left,
+  // and wrapped memory is never freed by duet (its on_release runs instead). Never throws.
   void release() noexcept;
+  // Frees the device memory now. ArgumentError, and nothing changes, when duet does not own the
+  // memory (wrapped: free it through its owner; release() drops duet's reference) or when other
+  // handles (views, DLPack exports, mappings) still use it.
+  void free_now();
+
   // Throws ReleasedError naming `what` when released; returns the backend object otherwise.
   backend::BufferImpl& impl(const char* what = "buffer") const;
   const Device& device() const;
@@ -40,13 +93,19 @@ class RawBuffer {
   std::shared_ptr<backend::BufferImpl> impl_;
   Device device_;
   std::size_t bytes_ = 0;
+  std::size_t offset_ = 0;
 };
+
+template <class T>
+class BufferView;
 
 template <class T>
 class Buffer {
   static_assert(std::is_trivially_copyable_v<T>, "Buffer<T> needs a trivially copyable T");
 
  public:
+  using value_type = T;
+
   Buffer() = default;
   Buffer(const Device& device, std::size_t count) : raw_(device, bytes_for(count)), count_(count) {}
   Buffer(Buffer&& o) noexcept : raw_(std::move(o.raw_)), count_(o.count_) { o.count_ = 0; }
@@ -57,11 +116,35 @@ class Buffer {
     return *this;
   }
 
+  // `count` elements of memory another library owns, without copying (see RawBuffer::wrap for
+  // the handle each backend takes, the checks, and when on_release runs). The result's
+  // owns_memory() is false; release() only drops duet's reference, free_now() throws ArgumentError.
+  static Buffer wrap(const Device& device, std::uintptr_t native, std::size_t count,
+                     std::size_t byte_offset = 0, std::function<void()> on_release = {}) {
+    return Buffer(RawBuffer::wrap(device, native, bytes_for(count), byte_offset, std::move(on_release)),
+                  count);
+  }
+
   std::size_t size() const noexcept { return count_; }
   std::size_t bytes() const noexcept { return count_ * sizeof(T); }
   bool valid() const noexcept { return raw_.valid(); }
-  // Frees the device memory now; later use throws ReleasedError.
-  void release() noexcept { raw_.release(); count_ = 0; }
+  bool owns_memory() const { return raw_.owns_memory(); }
+  // CUdeviceptr (CUDA) or cl_mem (OpenCL) as an integer; see RawBuffer::native_handle.
+  std::uintptr_t native_handle() const { return raw_.native_handle(); }
+  // Elements [offset, offset + count) as a view sharing this buffer's memory: usable as a kernel
+  // argument and in every transfer. BufferSizeError when the range does not fit. A view does not
+  // carry constness (like a pointer into the buffer, not a copy of it).
+  BufferView<T> view(std::size_t offset, std::size_t count) const;
+  // Drops this handle's reference (see RawBuffer::release); later use throws ReleasedError.
+  void release() noexcept {
+    raw_.release();
+    count_ = 0;
+  }
+  // Frees the device memory now; ArgumentError for wrapped memory or memory views still use.
+  void free_now() {
+    raw_.free_now();
+    count_ = 0;
+  }
   const Device& device() const { return raw_.device(); }
   static constexpr ScalarType element_type() { return scalar_type_of<T>(); }
 
@@ -69,6 +152,8 @@ class Buffer {
   const RawBuffer& raw() const noexcept { return raw_; }
 
  private:
+  Buffer(RawBuffer raw, std::size_t count) : raw_(std::move(raw)), count_(count) {}
+
   static std::size_t bytes_for(std::size_t count) {
     if (count > static_cast<std::size_t>(-1) / sizeof(T))
       throw OutOfMemoryError("a buffer of " + std::to_string(count) + " elements of " +
@@ -80,5 +165,69 @@ class Buffer {
   RawBuffer raw_;
   std::size_t count_ = 0;
 };
+
+// A sub-range of a Buffer<T>: `size()` elements starting `offset()` elements into it. A view shares
+// the buffer's memory and keeps it alive. It can be passed wherever a buffer is read or written:
+// Queue::write/read/copy/fill/map/to_vector, duet::copy, and as a kernel argument, where its
+// element type is checked against the kernel's parameter like a Buffer<T>'s.
+// Kernel arguments: on CUDA a view is its first element's address, at any offset. On OpenCL it
+// becomes a sub-buffer (clCreateSubBuffer), whose start must be a multiple of the device's
+// CL_DEVICE_MEM_BASE_ADDR_ALIGN (DeviceInfo::view_alignment bytes, e.g. 128 on PoCL); a view
+// that starts elsewhere is refused at launch with ArgumentError. Transfers take any offset.
+template <class T>
+class BufferView {
+ public:
+  using value_type = T;
+
+  BufferView() = default;
+  // The whole buffer.
+  BufferView(const Buffer<T>& buffer) : raw_(buffer.raw().share()), count_(buffer.size()) {}
+  BufferView(const BufferView& o) : raw_(o.raw_.share()), count_(o.count_), first_(o.first_) {}
+  BufferView& operator=(const BufferView& o) {
+    if (this != &o) *this = BufferView(o);
+    return *this;
+  }
+  BufferView(BufferView&&) noexcept = default;
+  BufferView& operator=(BufferView&&) noexcept = default;
+
+  std::size_t size() const noexcept { return count_; }
+  std::size_t bytes() const noexcept { return count_ * sizeof(T); }
+  // The first element's index in the buffer the view was made from.
+  std::size_t offset() const noexcept { return first_; }
+  bool valid() const noexcept { return raw_.valid(); }
+  const Device& device() const { return raw_.device(); }
+  std::uintptr_t native_handle() const { return raw_.native_handle(); }
+  // A view of elements [offset, offset + count) of this view.
+  BufferView view(std::size_t offset, std::size_t count) const {
+    check(offset, count, count_, "view of a view");
+    return BufferView(raw_.view(offset * sizeof(T), count * sizeof(T)), count, first_ + offset);
+  }
+  static constexpr ScalarType element_type() { return scalar_type_of<T>(); }
+
+  const RawBuffer& raw() const noexcept { return raw_; }
+  RawBuffer& raw() noexcept { return raw_; }
+
+  // Internal, for Buffer<T>::view.
+  static void check(std::size_t offset, std::size_t count, std::size_t size, const char* what) {
+    if (offset > size || count > size - offset)
+      throw BufferSizeError(std::string(what) + " of " + std::to_string(count) + " elements at element " +
+                            std::to_string(offset) + " goes past the end of the " + std::to_string(size) +
+                            " elements it is made from");
+  }
+  BufferView(RawBuffer raw, std::size_t count, std::size_t first)
+      : raw_(std::move(raw)), count_(count), first_(first) {}
+
+ private:
+  RawBuffer raw_;
+  std::size_t count_ = 0;
+  std::size_t first_ = 0;
+};
+
+template <class T>
+BufferView<T> Buffer<T>::view(std::size_t offset, std::size_t count) const {
+  raw_.impl("buffer to view");
+  BufferView<T>::check(offset, count, count_, "a view");
+  return BufferView<T>(raw_.view(offset * sizeof(T), count * sizeof(T)), count, offset);
+}
 
 }  // namespace duet

@@ -1,9 +1,13 @@
 // Devices: discovery across every backend that loaded, and opening one by environment or spec.
 //
 // A Device is a cheap handle (copies share one device context). It is safe to use one Device from
-// several threads; each thread should create its own Queue.
+// several threads at once: opening it, making queues, compiling (a program compiled concurrently
+// by several threads is compiled once and shared), allocating, launching and transferring. Each
+// thread should create its own Queue (see queue.hpp). Several devices, of one backend or of both,
+// may be open in one process at the same time; duet::copy (queue.hpp) moves data between them.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -37,6 +41,13 @@ struct DeviceInfo {
   unsigned compute_units = 0;
   std::size_t max_group_size = 0;     // most work-items in one group
   bool supports_double = false;
+  // A view (BufferView) passed as a kernel argument must start a multiple of this many bytes from
+  // the start of its allocation: CL_DEVICE_MEM_BASE_ADDR_ALIGN (in bytes) on OpenCL, where a view
+  // becomes a sub-buffer; 1 on CUDA, where any element offset works.
+  std::size_t view_alignment = 1;
+  // The device's number in the native API: the CUDA device ordinal (cuDeviceGet, cudaSetDevice,
+  // DLPack's device_id); on OpenCL the same as `index`.
+  int native_index = 0;
 
   std::string id() const { return backend + ":" + std::to_string(index); }
 };
@@ -80,6 +91,12 @@ class Device {
   // can tell; kinds and types are not (there is no dialect signature to read).
   Program compile_native(std::string_view source, const std::vector<std::string>& options = {},
                          std::string_view name = "native") const;
+
+  // The native context, as an integer: the CUcontext (CUDA; the device's primary context, which the
+  // CUDA runtime uses too) or the cl_context (OpenCL) that all of this device's buffers, queues and
+  // programs live in. Created on first use; valid as long as any handle of the device lives. duet
+  // keeps its reference: retain it (clRetainContext) to keep it longer, never release duet's.
+  std::uintptr_t native_context() const;
 
   bool operator==(const Device& o) const noexcept { return core_ == o.core_; }
   bool operator!=(const Device& o) const noexcept { return core_ != o.core_; }

@@ -1,9 +1,16 @@
-// Queues (CUDA streams / OpenCL command queues) and events.
+// Queues (CUDA streams / OpenCL command queues), events, mapping device memory into the host, and
+// copies between devices.
 //
 // Every launch and transfer is asynchronous: it is enqueued and the call returns. Host memory handed
 // to write()/read() must stay valid and unchanged until the queue has finished with it (finish(), or
-// an Event recorded after the transfer has completed). Only finish(), Event::wait() and the
-// functions documented as blocking wait for the device. A Queue may be used by one thread at a time.
+// an Event recorded after the transfer has completed). Only finish(), Event::wait(), map() and the
+// functions documented as blocking wait for the device. Copies from and to pinned memory
+// (HostBuffer, host_buffer.hpp) overlap kernels running on other queues of the device.
+//
+// Thread safety: a Queue may be used by one thread at a time; give each thread its own queue (they
+// are cheap). The Device they come from may be shared by any number of threads, and so may
+// Programs, Kernels and Events: an Event may be waited on, or passed to Queue::wait, from any thread.
+// Several queues of one device run concurrently; order work across them with events.
 #pragma once
 
 #include <array>
@@ -15,6 +22,7 @@
 
 #include "duet/buffer.hpp"
 #include "duet/error.hpp"
+#include "duet/host_buffer.hpp"
 #include "duet/program.hpp"
 #include "duet/span.hpp"
 
@@ -73,7 +81,15 @@ class Event {
 // Device time in milliseconds between two events of the same queue. Waits for both.
 double elapsed_ms(const Event& start, const Event& end);
 
-// One launch argument, type-erased: a buffer or a scalar of at most 16 bytes.
+// How a mapped range is used (Queue::map). `write` promises to overwrite the whole range, so its
+// old contents need not be fetched to the host (they are undefined in the mapping).
+enum class MapAccess { read, write, read_write };
+
+class RawMapping;
+template <class T>
+class Mapped;
+
+// One launch argument, type-erased: a buffer (or a view of one) or a scalar of at most 16 bytes.
 struct KernelArg {
   enum class Kind { buffer, scalar };
   Kind kind = Kind::scalar;
@@ -87,6 +103,14 @@ struct KernelArg {
     KernelArg a;
     a.kind = Kind::buffer;
     a.buffer = &b.raw();
+    a.type = scalar_type_of<T>();
+    return a;
+  }
+  template <class T>
+  static KernelArg from(const BufferView<T>& v) {
+    KernelArg a;
+    a.kind = Kind::buffer;
+    a.buffer = &v.raw();
     a.type = scalar_type_of<T>();
     return a;
   }
@@ -144,7 +168,30 @@ class Queue {
     return fill_bytes(dst.raw(), 0, dst.bytes(), &value, sizeof(T));
   }
 
-  // Blocking: waits for the queue, then returns the buffer's contents.
+  // The same operations on views (Buffer<T>::view): offsets count from the view's first element.
+  // A copy takes any mix of buffers and views of one element type.
+  template <class T>
+  Event write(BufferView<T> dst, detail::NoDeduce<Span<const T>> src, std::size_t dst_offset = 0) {
+    return write_bytes(dst.raw(), dst_offset * sizeof(T), src.data(), src.size_bytes(), "write");
+  }
+  template <class T>
+  Event read(const BufferView<T>& src, detail::NoDeduce<Span<T>> dst, std::size_t src_offset = 0) {
+    return read_bytes(src.raw(), src_offset * sizeof(T), dst.data(), dst.size_bytes(), "read");
+  }
+  template <class T>
+  Event copy(const BufferView<T>& src, detail::NoDeduce<BufferView<T>> dst) {
+    return copy_bytes(src.raw(), 0, dst.raw(), 0, src.bytes());
+  }
+  template <class T>
+  Event copy(const Buffer<T>& src, BufferView<T> dst) {
+    return copy_bytes(src.raw(), 0, dst.raw(), 0, src.bytes());
+  }
+  template <class T>
+  Event fill(BufferView<T> dst, const detail::NoDeduce<T>& value) {
+    return fill_bytes(dst.raw(), 0, dst.bytes(), &value, sizeof(T));
+  }
+
+  // Blocking: waits for the queue, then returns the buffer's (or view's) contents.
   template <class T>
   std::vector<T> to_vector(const Buffer<T>& src) {
     std::vector<T> out(src.size());
@@ -152,6 +199,27 @@ class Queue {
     finish();
     return out;
   }
+  template <class T>
+  std::vector<T> to_vector(const BufferView<T>& src) {
+    std::vector<T> out(src.size());
+    read(src, Span<T>(out));
+    finish();
+    return out;
+  }
+
+  // Maps a buffer (or view) into host memory. Blocking: it waits for the work enqueued before it on
+  // this queue and returns when the host may use the memory. The mapping's writes reach the device
+  // when it is unmapped (Mapped::unmap(), or its destructor); work enqueued after the unmap sees
+  // them. Do not use the buffer in device work while it is mapped.
+  //   OpenCL: clEnqueueMapBuffer, zero-copy where the driver can (CPU devices such as PoCL, and
+  //           integrated GPUs); a discrete GPU's driver copies behind the scenes.
+  //   CUDA:   the driver has no map of device memory, so duet stages through pinned host memory: map
+  //           copies the range to the host (skipped for MapAccess::write), unmap enqueues the copy
+  //           back (skipped for MapAccess::read) and frees the staging memory once it completed.
+  template <class T>
+  Mapped<T> map(Buffer<T>& buffer, MapAccess access = MapAccess::read_write);
+  template <class T>
+  Mapped<T> map(BufferView<T> view, MapAccess access = MapAccess::read_write);
 
   // An event that completes when everything enqueued so far has completed.
   Event record();
@@ -161,12 +229,20 @@ class Queue {
   // Blocks until everything enqueued so far has completed.
   void finish();
 
+  // The native queue, as an integer: the CUstream (CUDA) or cl_command_queue (OpenCL). Work you
+  // enqueue on it yourself runs in order with duet's work on this queue; events duet handed out
+  // before it still mark their own operations. Valid as long as any handle of this Queue lives;
+  // do not destroy it, and use it from the thread that uses the Queue.
+  std::uintptr_t native_handle() const;
+
   Event write_bytes(RawBuffer& dst, std::size_t offset, const void* src, std::size_t bytes, const char* what);
   Event read_bytes(const RawBuffer& src, std::size_t offset, void* dst, std::size_t bytes, const char* what);
   Event copy_bytes(const RawBuffer& src, std::size_t src_offset, RawBuffer& dst, std::size_t dst_offset,
                    std::size_t bytes);
   Event fill_bytes(RawBuffer& dst, std::size_t offset, std::size_t bytes, const void* pattern,
                    std::size_t pattern_size);
+  // Maps all of `buffer`'s range (see map()).
+  RawMapping map_bytes(const RawBuffer& buffer, MapAccess access);
 
   struct State;
   explicit Queue(std::shared_ptr<State> s) : state_(std::move(s)) {}
@@ -178,7 +254,93 @@ class Queue {
   // hands out the event of the operation just enqueued.
   State& before_enqueue() const;
   Event after_enqueue(State& s) const;
+  friend class RawMapping;
+  Event unmap_bytes(RawMapping& mapping);
   std::shared_ptr<State> state_;
 };
+
+// A mapped range of device memory (Queue::map): host-addressable until unmapped. Move-only. The
+// destructor unmaps if unmap() was not called (reporting a failure on stderr, since destructors
+// cannot throw); call unmap() to see errors and to get the event of the unmap.
+class RawMapping {
+ public:
+  RawMapping() = default;
+  RawMapping(RawMapping&& o) noexcept;
+  RawMapping& operator=(RawMapping&& o) noexcept;
+  RawMapping(const RawMapping&) = delete;
+  RawMapping& operator=(const RawMapping&) = delete;
+  ~RawMapping();
+
+  bool mapped() const noexcept { return queue_.valid(); }
+  // Null when not mapped (or for an empty range).
+  void* data() const noexcept { return data_; }
+  std::size_t bytes() const noexcept { return bytes_; }
+  // Enqueues the unmap on the queue that mapped the range; returns its event. ReleasedError when
+  // not mapped (any more).
+  Event unmap();
+
+ private:
+  friend class Queue;
+  Queue queue_;
+  RawBuffer buffer_;  // the mapped range; keeps the memory alive while mapped
+  void* data_ = nullptr;
+  std::size_t bytes_ = 0;
+  MapAccess access_ = MapAccess::read_write;
+};
+
+template <class T>
+class Mapped {
+ public:
+  Mapped() = default;
+  explicit Mapped(RawMapping raw) : raw_(std::move(raw)) {}
+
+  T* data() const noexcept { return static_cast<T*>(raw_.data()); }
+  std::size_t size() const noexcept { return raw_.bytes() / sizeof(T); }
+  bool mapped() const noexcept { return raw_.mapped(); }
+  T* begin() const noexcept { return data(); }
+  T* end() const noexcept { return data() + size(); }
+  T& operator[](std::size_t i) const noexcept { return data()[i]; }
+  operator Span<T>() const noexcept { return Span<T>(data(), size()); }
+  operator Span<const T>() const noexcept { return Span<const T>(data(), size()); }
+  Event unmap() { return raw_.unmap(); }
+
+ private:
+  RawMapping raw_;
+};
+
+template <class T>
+Mapped<T> Queue::map(Buffer<T>& buffer, MapAccess access) {
+  return Mapped<T>(map_bytes(buffer.raw(), access));
+}
+template <class T>
+Mapped<T> Queue::map(BufferView<T> view, MapAccess access) {
+  return Mapped<T>(map_bytes(view.raw(), access));
+}
+
+// Copies all of `src` into the start of `dst` where the two may live on different devices, even
+// of different backends; `from_queue` is a queue of src's device, `to_queue` of dst's device, and
+// dst must hold at least as many elements as src (BufferSizeError).
+//   Same device: a device-to-device copy on to_queue, after the work enqueued so far on from_queue
+//     (to_queue waits for its event). Asynchronous, like Queue::copy.
+//   Different devices: staged through pinned host memory in chunks of up to 8 MiB, two at a time,
+//     so reading chunk i+1 from the source device overlaps writing chunk i to the destination.
+//     This blocks the calling thread until the whole copy has completed (the host is the only
+//     place the two devices' queues can meet). The reads wait for the work enqueued before on
+//     from_queue; the writes are ordered after the work enqueued before on to_queue.
+// Returns an event of to_queue that completes when the copy has (already complete when staged).
+Event copy_between(Queue& from_queue, const RawBuffer& src, Queue& to_queue, RawBuffer& dst);
+
+template <class T>
+Event copy(Queue& from_queue, const Buffer<T>& src, Queue& to_queue, Buffer<T>& dst) {
+  return copy_between(from_queue, src.raw(), to_queue, dst.raw());
+}
+template <class T>
+Event copy(Queue& from_queue, const BufferView<T>& src, Queue& to_queue, detail::NoDeduce<BufferView<T>> dst) {
+  return copy_between(from_queue, src.raw(), to_queue, dst.raw());
+}
+template <class T>
+Event copy(Queue& from_queue, const Buffer<T>& src, Queue& to_queue, BufferView<T> dst) {
+  return copy_between(from_queue, src.raw(), to_queue, dst.raw());
+}
 
 }  // namespace duet

@@ -1,0 +1,212 @@
+// Views (Buffer<T>::view): bounds checked at creation, transfers at any offset, kernel arguments
+// (any offset on CUDA, CL_DEVICE_MEM_BASE_ADDR_ALIGN multiples on OpenCL, a clear ArgumentError
+// otherwise), argument type checks, and memory shared with the buffer they come from.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <duet/duet.hpp>
+#include <string>
+#include <vector>
+
+#include "devices.hpp"
+#include "support.hpp"
+
+namespace {
+
+const char* const kScale = R"(
+KERNEL void scale(GLOBAL float* x, const float factor, const uint n) {
+  const size_t i = GLOBAL_ID(0);
+  if (i < n) x[i] = x[i] * factor;
+}
+KERNEL void add_into(GLOBAL const float* RESTRICT a, GLOBAL float* RESTRICT out, const uint n) {
+  const size_t i = GLOBAL_ID(0);
+  if (i < n) out[i] = out[i] + a[i];
+}
+)";
+
+// The smallest element offset a view passed to a kernel may start at on this device.
+std::size_t kernel_view_step(const duet::Device& dev, std::size_t element_size) {
+  const std::size_t align = dev.info().view_alignment;
+  return align <= element_size ? 1 : align / element_size;
+}
+
+}  // namespace
+
+TEST_SUITE_BEGIN("device");
+
+TEST_CASE("views are bounds checked when they are made") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Buffer<float> b(dev, 100);
+    CHECK(b.view(0, 100).size() == 100);
+    CHECK(b.view(100, 0).size() == 0);  // an empty view at the very end
+    const duet::BufferView<float> v = b.view(10, 50);
+    CHECK(v.size() == 50);
+    CHECK(v.offset() == 10);
+    CHECK(v.bytes() == 50 * sizeof(float));
+    CHECK(v.device() == dev);
+    CHECK(v.view(5, 45).offset() == 15);
+
+    auto e = EXPECT_ERROR(duet::BufferSizeError, b.view(99, 2));
+    if (e) {
+      CHECK_CONTAINS(e->what(), "past the end");
+      CHECK_CONTAINS(e->what(), "100");
+    }
+    EXPECT_ERROR(duet::BufferSizeError, b.view(101, 0));
+    EXPECT_ERROR(duet::BufferSizeError, b.view(0, 101));
+    EXPECT_ERROR(duet::BufferSizeError, b.view(50, static_cast<std::size_t>(-1)));  // no wrap-around
+    EXPECT_ERROR(duet::BufferSizeError, v.view(40, 11));                            // past the view's end
+    CHECK(v.view(40, 10).size() == 10);
+
+    duet::Buffer<float> released(dev, 4);
+    released.release();
+    EXPECT_ERROR(duet::ReleasedError, released.view(0, 1));
+  });
+}
+
+TEST_CASE("write, read, copy and fill through views at any offset") {
+  for_each_device([](const duet::Device& dev) {
+    auto rng = make_rng("views transfers");
+    duet::Queue q = dev.queue();
+    const std::size_t n = 1000;
+    // Poisoned with a value check_equal can compare (NaN never equals itself).
+    const float poison = -12345.0f;
+    duet::Buffer<float> b(dev, n), c(dev, n);
+    q.fill(b, poison);
+    q.fill(c, poison);
+    std::vector<float> want(n, poison), want_c(n, poison);
+
+    // Odd offsets on purpose: transfers take views anywhere.
+    const duet::BufferView<float> v = b.view(3, 501);
+    const std::vector<float> data = random_floats(rng, 501);
+    q.write(v, data);
+    std::copy(data.begin(), data.end(), want.begin() + 3);
+    const std::vector<float> part = random_floats(rng, 20);
+    q.write(v, part, 7);  // offset within the view
+    std::copy(part.begin(), part.end(), want.begin() + 10);
+
+    std::vector<float> back(501, poison);
+    q.read(v, back);
+    q.finish();
+    check_equal(back, std::vector<float>(want.begin() + 3, want.begin() + 504), "read of the view");
+    check_equal(q.to_vector(v.view(100, 17)), std::vector<float>(want.begin() + 103, want.begin() + 120),
+                "to_vector of a view of a view");
+
+    q.fill(b.view(900, 33), 2.5f);
+    std::fill(want.begin() + 900, want.begin() + 933, 2.5f);
+
+    // Every mix of buffers and views in copies, and between views of one buffer.
+    q.copy(b.view(3, 100), c.view(17, 100));
+    std::copy(want.begin() + 3, want.begin() + 103, want_c.begin() + 17);
+    q.copy(b.view(0, 50), c);  // view into a buffer: lands at c's start
+    std::copy(want.begin(), want.begin() + 50, want_c.begin());
+    duet::Buffer<float> small(dev, 30);
+    q.fill(small, -1.0f);
+    q.copy(small, c.view(960, 40));  // buffer into a view
+    std::fill(want_c.begin() + 960, want_c.begin() + 990, -1.0f);
+    q.copy(b.view(900, 33), b.view(600, 33));  // disjoint views of one buffer
+    std::copy(want.begin() + 900, want.begin() + 933, want.begin() + 600);
+
+    check_equal(q.to_vector(b), want, "b after view writes, fill and copy");
+    check_equal(q.to_vector(c), want_c, "c after copies into views");
+
+    // Overlapping views of one buffer are refused, as overlapping ranges of one buffer are.
+    auto e = EXPECT_ERROR(duet::ArgumentError, q.copy(b.view(10, 20), b.view(25, 20)));
+    if (e) CHECK_CONTAINS(e->what(), "overlap");
+    EXPECT_ERROR(duet::BufferSizeError, q.copy(b.view(0, 20), c.view(0, 19)));
+    std::vector<float> too_much(11);
+    EXPECT_ERROR(duet::BufferSizeError, q.write(b.view(990, 10), too_much));
+    EXPECT_ERROR(duet::BufferSizeError, q.read(b.view(990, 10), duet::Span<float>(too_much)));
+  });
+}
+
+TEST_CASE("views as kernel arguments") {
+  for_each_device([](const duet::Device& dev) {
+    auto rng = make_rng("views kernels");
+    duet::Queue q = dev.queue();
+    const duet::Program p = dev.compile(kScale, {}, "views.duet");
+    const duet::Kernel scale = p.kernel("scale");
+    const duet::Kernel add_into = p.kernel("add_into");
+    const std::size_t step = kernel_view_step(dev, sizeof(float));
+    const std::size_t n = 4 * step + 300;
+    const std::vector<float> x = random_floats(rng, n);
+    duet::Buffer<float> b(dev, n);
+    q.write(b, x);
+
+    // Scale only [2*step, 2*step + 200): the elements around it must stay as they were.
+    const std::size_t first = 2 * step, count = 200;
+    const duet::BufferView<float> v = b.view(first, count);
+    q.launch(scale, duet::Range(count), duet::Range(), v, 3.0f, static_cast<std::uint32_t>(count));
+    std::vector<double> want(x.begin(), x.end());
+    for (std::size_t i = first; i < first + count; ++i) want[i] = 3.0 * static_cast<double>(x[i]);
+    const auto tol = [&want](std::size_t i) { return 4 * kFloatEps * (1.0 + std::fabs(want[i])); };
+    check_close(q.to_vector(b), want, tol, "scale of a view");
+
+    // Two disjoint views of one buffer in one launch: out[second..] += a[0..].
+    const std::size_t m = 100, second = (m + step - 1) / step * step;
+    q.launch(add_into, duet::Range(m), duet::Range(), b.view(0, m), b.view(second, m),
+             static_cast<std::uint32_t>(m));
+    for (std::size_t i = 0; i < m; ++i) want[second + i] += want[i];
+    check_close(q.to_vector(b), want, tol, "add_into between views");
+
+    // A view that starts off the alignment: fine on CUDA, a clear ArgumentError on OpenCL.
+    if (dev.info().view_alignment > sizeof(float)) {
+      auto e = EXPECT_ERROR(duet::ArgumentError, q.launch(scale, duet::Range(10), duet::Range(), b.view(1, 10),
+                                                          2.0f, 10u));
+      if (e) {
+        CHECK_CONTAINS(e->what(), "CL_DEVICE_MEM_BASE_ADDR_ALIGN");
+        CHECK_CONTAINS(e->what(), std::to_string(dev.info().view_alignment));
+        CHECK_CONTAINS(e->what(), "argument 1");
+      }
+    } else {
+      q.launch(scale, duet::Range(10), duet::Range(), b.view(1, 10), 2.0f, 10u);
+      for (std::size_t i = 1; i < 11; ++i) want[i] *= 2.0;
+      check_close(q.to_vector(b), want, tol, "scale of an unaligned view");
+    }
+  });
+}
+
+TEST_CASE("views keep the argument type checks") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    const duet::Kernel scale = dev.compile(kScale, {}, "views.duet").kernel("scale");
+    duet::Buffer<int> ints(dev, 64);
+    auto e = EXPECT_ERROR(duet::ArgumentError, q.launch(scale, duet::Range(8), duet::Range(), ints.view(0, 8), 1.0f, 8u));
+    if (e) {
+      CHECK_CONTAINS(e->what(), "float");
+      CHECK_CONTAINS(e->what(), "int");
+    }
+    duet::Buffer<float> f(dev, 64);
+    EXPECT_ERROR(duet::ArgumentError, q.launch(scale, duet::Range(8), duet::Range(), 1.0f, f.view(0, 8), 8u));
+    duet::BufferView<float> empty;
+    EXPECT_ERROR(duet::ReleasedError, q.launch(scale, duet::Range(8), duet::Range(), empty, 1.0f, 8u));
+  });
+}
+
+TEST_CASE("views share the buffer's memory and keep it alive") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    duet::Buffer<int> b(dev, 50);
+    q.fill(b, 7);
+    duet::BufferView<int> v = b.view(10, 20);
+    duet::BufferView<int> copy = v;  // copies of a view are views of the same memory
+    CHECK(copy.offset() == 10);
+    auto e = EXPECT_ERROR(duet::ArgumentError, b.free_now());
+    if (e) CHECK_CONTAINS(e->what(), "still use");
+    CHECK(b.valid());
+
+    b.release();  // drops the buffer's handle; the views still hold the memory
+    CHECK_FALSE(b.valid());
+    q.fill(v, 9);
+    check_equal(q.to_vector(copy), std::vector<int>(20, 9), "through a view after its buffer was released");
+
+    duet::Buffer<int> owned(dev, 8);
+    q.fill(owned, 1);
+    q.finish();
+    owned.free_now();  // no views: freed at once
+    CHECK_FALSE(owned.valid());
+    EXPECT_ERROR(duet::ReleasedError, q.fill(owned, 2));
+  });
+}
+
+TEST_SUITE_END();
