@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Everything the GPU machine proves, in one call: scripts/gpu-check.sh (build, the whole test suite
 # and `duet run` under DUET_BACKEND=cuda and =opencl), the program-cache timings (a second process
-# building every shared kernel source from the cache, per backend), then scripts/gpu-bench.sh (the
-# benchmark with CuPy beside it). Logs go to one archive, $OUT/gpu-all.tar.gz, as few files come back.
+# building every shared kernel source from the cache, per backend), the copy/compute overlap
+# benchmark and the CUDA runtime interop round trip, then scripts/gpu-bench.sh (the benchmark with
+# CuPy beside it). Logs go to one archive, $OUT/gpu-all.tar.gz, as few files come back.
 # Usage (GPU machine): source .device/setup.sh && scripts/gpu-all.sh
 set -uo pipefail
 out=${OUT:-gpu-out}
@@ -23,6 +24,16 @@ tail -40 "$work/check.txt"
   done
 } > "$work/cache.txt" 2>&1 || status=1
 cat "$work/cache.txt"
+
+{
+  for spec in cuda:0 opencl:NVIDIA; do
+    echo "=== copy/compute overlap, $spec"
+    "$build/duet-overlap" --device "$spec"
+  done
+  echo "=== zero-copy interop with the CUDA runtime"
+  "$build/tests/duet_cuda_interop"
+} > "$work/overlap.txt" 2>&1 || status=1
+cat "$work/overlap.txt"
 
 OUT=$work/bench scripts/gpu-bench.sh > "$work/bench.txt" 2>&1 || status=1
 tail -30 "$work/bench.txt"
