@@ -177,8 +177,11 @@ void CudaQueue::launch(KernelImpl& kernel_impl, const LaunchShape& shape,
 
   // cuLaunchKernel reads each parameter's bytes through a pointer: buffers pass their device address
   // by value, scalars the bytes core already holds. It copies them all before returning.
-  std::vector<CUdeviceptr> addresses(args.size());
-  std::vector<void*> params(args.size());
+  // Reused between launches (a queue is used by one thread at a time): launches allocate nothing.
+  std::vector<CUdeviceptr>& addresses = addresses_;
+  std::vector<void*>& params = params_;
+  addresses.resize(args.size());
+  params.resize(args.size());
   const std::vector<std::size_t>* sizes = kernel.param_sizes();
   for (std::size_t i = 0; i < args.size(); ++i) {
     const LaunchArg& a = args[i];

@@ -53,6 +53,8 @@ class CudaQueue final : public QueueImpl {
   CUcontext ctx_;
   CUstream stream_ = nullptr;
   std::vector<Staging> staging_;
+  std::vector<CUdeviceptr> addresses_;  // launch scratch: parameter values
+  std::vector<void*> params_;           // launch scratch: pointers to them
 };
 
 }  // namespace duet::backend::cuda

@@ -31,11 +31,16 @@ std::string signature_text(const KernelSignature& sig) {
   return s + ")";
 }
 
-void check_same_device(const Device& queue_device, const Device& other, const std::string& what) {
-  if (queue_device != other)
-    throw DeviceMismatchError(what + " belongs to " + other.info().id() + " (" + other.info().name +
-                              ") but the queue is on " + queue_device.info().id() + " (" +
-                              queue_device.info().name + "); copy the data to this device first");
+[[noreturn]] void device_mismatch(const Device& queue_device, const Device& other, const std::string& what) {
+  throw DeviceMismatchError(what + " belongs to " + other.info().id() + " (" + other.info().name +
+                            ") but the queue is on " + queue_device.info().id() + " (" +
+                            queue_device.info().name + "); use objects of the queue's device");
+}
+
+// Takes a plain string so the check costs nothing on the launch path; the message is built only on
+// a mismatch.
+void check_same_device(const Device& queue_device, const Device& other, const char* what) {
+  if (queue_device != other) device_mismatch(queue_device, other, what);
 }
 
 void check_range(const RawBuffer& b, std::size_t offset, std::size_t bytes, const char* what) {
@@ -47,7 +52,7 @@ void check_range(const RawBuffer& b, std::size_t offset, std::size_t bytes, cons
   }
 }
 
-void check_args(const Kernel& kernel, const std::vector<KernelArg>& args) {
+void check_args(const Kernel& kernel, Span<const KernelArg> args) {
   const auto& sig = kernel.signature();
   if (!sig) {
     int count = kernel.impl().arg_count();
@@ -113,27 +118,43 @@ Queue::State& Queue::state() const {
 
 Queue::State& Queue::before_enqueue() const {
   State& s = state();
-  // Someone kept the previous operation's event: record it now, before this operation, so it
-  // marks the end of its own operation and not of this one.
-  if (s.last && s.last.use_count() > 1) s.last->materialise();
+  if (!s.last) return s;
+  if (s.last.use_count() > 1) {
+    // Someone kept the previous operation's event: record it now, before this operation, so it
+    // marks the end of its own operation and not of this one.
+    s.last->materialise();
+  } else if (!s.last->impl) {
+    // Nobody kept it and it was never recorded: the next operation's event reuses it, so
+    // operations whose events are dropped allocate nothing.
+    s.spare = std::move(s.last);
+  }
   s.last.reset();
   return s;
 }
 
 Event Queue::after_enqueue(State& s) const {
-  s.last = std::make_shared<detail::EventState>();
-  s.last->device = s.device;
-  s.last->queue = s.impl;
+  if (s.spare) {
+    s.last = std::move(s.spare);
+  } else {
+    s.last = std::make_shared<detail::EventState>();
+    s.last->device = s.device;
+    s.last->queue = s.impl;
+  }
   return Event(s.last);
 }
 
 const Device& Queue::device() const { return state().device; }
 backend::QueueImpl& Queue::impl() const { return *state().impl; }
 
-Event Queue::launch_args(const Kernel& kernel, const Range& global, const Range& local_in,
+Event Queue::launch_args(const Kernel& kernel, const Range& global, const Range& local,
                          const std::vector<KernelArg>& args) {
+  return launch_args(kernel, global, local, Span<const KernelArg>(args.data(), args.size()));
+}
+
+Event Queue::launch_args(const Kernel& kernel, const Range& global, const Range& local_in,
+                         Span<const KernelArg> args) {
   State& s = state();
-  check_same_device(s.device, kernel.device(), "kernel '" + kernel.name() + "'");
+  if (s.device != kernel.device()) device_mismatch(s.device, kernel.device(), "kernel '" + kernel.name() + "'");
   const DeviceInfo& info = s.device.info();
   if (global.dims < 1 || global.dims > 3)
     throw ArgumentError("the global size of a launch needs 1 to 3 dimensions");
@@ -150,12 +171,14 @@ Event Queue::launch_args(const Kernel& kernel, const Range& global, const Range&
     throw ArgumentError("a work-group of " + std::to_string(group) + " work-items is larger than " +
                         info.id() + " allows (" + std::to_string(info.max_group_size) + ")");
 
-  std::vector<backend::LaunchArg> launch_args(args.size());
+  // The queue's own scratch: a queue is used by one thread at a time, and launches allocate nothing.
+  std::vector<backend::LaunchArg>& launch_args = s.launch_scratch;
+  launch_args.assign(args.size(), backend::LaunchArg{});
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i].kind == KernelArg::Kind::buffer) {
       const RawBuffer& b = *args[i].buffer;
       launch_args[i].buffer = &b.impl("buffer passed as a kernel argument");
-      check_same_device(s.device, b.device(), "buffer argument " + std::to_string(i + 1));
+      if (s.device != b.device()) device_mismatch(s.device, b.device(), "buffer argument " + std::to_string(i + 1));
       launch_args[i].offset = b.offset();
       launch_args[i].bytes = b.bytes();
       if (b.offset() % info.view_alignment != 0) {

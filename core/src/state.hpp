@@ -27,6 +27,12 @@ struct DeviceCore {
   // Shared kernels by "file/kernel;defines" (see shared/support.hpp): the launch fast path.
   std::mutex shared_mutex;
   std::unordered_map<std::string, Kernel> shared_kernels;
+  struct PlainKernel {
+    const char* file;
+    const char* kernel;
+    Kernel compiled;
+  };
+  std::vector<PlainKernel> plain_kernels;  // those without defines, by the callers' literals
 };
 
 }  // namespace detail
@@ -75,7 +81,9 @@ struct EventState {
 struct Queue::State {
   Device device;
   std::shared_ptr<backend::QueueImpl> impl;
-  std::shared_ptr<detail::EventState> last;  // the event of the latest operation, maybe pending
+  std::shared_ptr<detail::EventState> last;   // the event of the latest operation, maybe pending
+  std::shared_ptr<detail::EventState> spare;  // a pending event nobody kept, for reuse
+  std::vector<backend::LaunchArg> launch_scratch;
 };
 
 }  // namespace duet

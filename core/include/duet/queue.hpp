@@ -139,10 +139,13 @@ class Queue {
   // Argument count, kinds and types are checked against the kernel's declaration before launch.
   template <class... Args>
   Event launch(const Kernel& kernel, const Range& global, const Range& local, const Args&... args) {
-    return launch_args(kernel, global, local, {KernelArg::from(args)...});
+    const std::array<KernelArg, sizeof...(Args)> list{KernelArg::from(args)...};
+    return launch_args(kernel, global, local, Span<const KernelArg>(list.data(), list.size()));
   }
   Event launch_args(const Kernel& kernel, const Range& global, const Range& local,
                     const std::vector<KernelArg>& args);
+  Event launch_args(const Kernel& kernel, const Range& global, const Range& local,
+                    Span<const KernelArg> args);
 
   template <class T>
   Event write(Buffer<T>& dst, detail::NoDeduce<Span<const T>> src, std::size_t dst_offset = 0) {

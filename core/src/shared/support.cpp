@@ -11,9 +11,16 @@
 namespace duet::detail {
 
 Kernel shared_kernel(const Device& device, const char* file, const char* kernel, const Defines& defines) {
+  DeviceCore& core = *device.core();
+  if (defines.empty()) {
+    // The launch fast path: callers pass string literals, so their addresses identify the kernel
+    // without building a key.
+    std::lock_guard<std::mutex> lock(core.shared_mutex);
+    for (const auto& entry : core.plain_kernels)
+      if (entry.file == file && entry.kernel == kernel) return entry.compiled;
+  }
   std::string key = std::string(file) + "/" + kernel;
   for (const auto& [name, value] : defines) key += ";" + name + "=" + value;
-  DeviceCore& core = *device.core();
   {
     std::lock_guard<std::mutex> lock(core.shared_mutex);
     auto found = core.shared_kernels.find(key);
@@ -22,6 +29,7 @@ Kernel shared_kernel(const Device& device, const char* file, const char* kernel,
   Kernel k = device.compile(embedded::kernel_source(file), defines, std::string(file) + ".duet").kernel(kernel);
   std::lock_guard<std::mutex> lock(core.shared_mutex);
   core.shared_kernels.emplace(std::move(key), k);
+  if (defines.empty()) core.plain_kernels.push_back({file, kernel, k});
   return k;
 }
 
