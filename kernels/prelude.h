@@ -10,7 +10,12 @@
 //   GLOBAL_ID(d) LOCAL_ID(d) GROUP_ID(d) LOCAL_SIZE(d) NUM_GROUPS(d) GLOBAL_SIZE(d), d = 0, 1, 2
 //   ATOMIC_ADD_INT(p, v) ATOMIC_ADD_UINT(p, v)  atomic add on 32-bit integers, returns the old value
 //   ATOMIC_MAX_INT(p, v) ATOMIC_MIN_INT(p, v)
-//   types: uint, ulong, uchar, ushort are available on both backends.
+//   types: uint, ulong, uchar, ushort are available on both backends; double where the device
+//   supports it (DeviceInfo::supports_double).
+//   SHARED_MEM               address space of a pointer into SHARED memory, for reinterpreting a
+//                            shared array: (SHARED_MEM float*)&tile4[i] or (SHARED_MEM float4*)p.
+//                            float4 (members .x .y .z .w) exists on both backends; a float4 access
+//                            through GLOBAL or SHARED_MEM pointers must be 16-byte aligned.
 
 #if defined(DUET_CUDA)
 
@@ -24,6 +29,7 @@ typedef unsigned short ushort;
 #define GLOBAL
 #define CONSTANT const
 #define SHARED __shared__
+#define SHARED_MEM
 #define RESTRICT __restrict__
 #define BARRIER() __syncthreads()
 
@@ -42,11 +48,17 @@ typedef unsigned short ushort;
 
 #elif defined(DUET_OPENCL)
 
+// double is optional in OpenCL C 1.2; where the device has it, kernels may use it without asking.
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
 #define KERNEL __kernel
 #define DEVICE static inline
 #define GLOBAL __global
 #define CONSTANT __constant
 #define SHARED __local
+#define SHARED_MEM __local
 #define RESTRICT restrict
 #define BARRIER() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
 

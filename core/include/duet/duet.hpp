@@ -13,4 +13,5 @@
 #include "duet/reduction.hpp"
 #include "duet/scalar_type.hpp"
 #include "duet/span.hpp"
+#include "duet/tuning.hpp"
 #include "duet/version.hpp"

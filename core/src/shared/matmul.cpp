@@ -1,23 +1,105 @@
-// matmul: C = A * B with the tiled dialect kernel in kernels/matmul.duet.
+// matmul: C = A * B with the register-blocked dialect kernel in kernels/matmul.duet, its tile sizes
+// taken from the tuning table (core/src/tuning/). The parameters are looked up once per device and
+// kept, so a launch is a small cache lookup and no file is read on the launch path.
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "duet/kernels.hpp"
+#include "duet/tuning.hpp"
 #include "support.hpp"
 
 namespace duet {
 namespace {
-constexpr std::size_t matmul_tile = 16;
+
+Defines defines_for(const MatmulParams& p, std::size_t N, std::size_t K) {
+  // float4 accesses need rows that start 16-byte aligned: K % 4 for A, N % 4 for B and C.
+  return {{"BM", std::to_string(p.bm)},
+          {"BN", std::to_string(p.bn)},
+          {"BK", std::to_string(p.bk)},
+          {"TM", std::to_string(p.tm)},
+          {"TN", std::to_string(p.tn)},
+          {"WX", std::to_string(p.wx)},
+          {"PIPELINE", std::to_string(p.pipeline)},
+          {"VEC_A", K % 4 ? "0" : "1"},
+          {"VEC_B", N % 4 ? "0" : "1"}};
 }
+
+// What matmul() needs per device, worked out once: the parameters and the kernel's defines for
+// each combination of float4 rows (index: 2 * (K % 4 == 0) + (N % 4 == 0)).
+struct Choice {
+  MatmulParams params;
+  std::string problem;  // empty when the device can run params
+  Defines defines[4];
+};
+
+// The choice per device, for the life of the process. Devices are few; entries are matched by the
+// identity of the device's shared state without keeping it alive.
+std::shared_ptr<const Choice> choice_for(const Device& device) {
+  static std::mutex mutex;
+  static std::vector<std::pair<std::weak_ptr<detail::DeviceCore>, std::shared_ptr<const Choice>>> cache;
+  const std::shared_ptr<detail::DeviceCore>& core = device.core();
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const auto& [owner, choice] : cache)
+      if (!owner.owner_before(core) && !core.owner_before(owner)) return choice;
+  }
+  auto choice = std::make_shared<Choice>();
+  choice->params = matmul_choice(device.info()).params;  // may read the tuning file
+  choice->problem = matmul_params_problem(choice->params, device.info());
+  for (int vec = 0; vec < 4; ++vec)
+    choice->defines[vec] = defines_for(choice->params, vec & 1 ? 4 : 1, vec & 2 ? 4 : 1);
+  std::lock_guard<std::mutex> lock(mutex);
+  cache.erase(std::remove_if(cache.begin(), cache.end(), [](const auto& e) { return e.first.expired(); }),
+              cache.end());
+  cache.emplace_back(core, choice);
+  return choice;
+}
+
+void check_params(const char* call, const Device& device, const MatmulParams& p) {
+  const std::string problem = matmul_params_problem(p, device.info());
+  if (!problem.empty()) throw ArgumentError(std::string(call) + ": parameters not usable: " + problem);
+}
+
+void launch(const char* call, Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<float>& C,
+            std::size_t M, std::size_t N, std::size_t K, const MatmulParams& p, const Defines& defines) {
+  if (M == 0 || N == 0 || K == 0) throw ArgumentError(std::string(call) + ": M, N and K must be at least 1");
+  const int m = detail::as_int(call, "M", M), n = detail::as_int(call, "N", N),
+            k = detail::as_int(call, "K", K);
+  detail::need(call, "A (M x K)", A, M * K);
+  detail::need(call, "B (K x N)", B, K * N);
+  detail::need(call, "C (M x N)", C, M * N);
+  // The kernel numbers its groups with int.
+  const std::size_t groups = ((M + p.bm - 1) / p.bm) * ((N + p.bn - 1) / p.bn);
+  detail::as_int(call, "the number of tiles of C", groups);
+  const std::size_t threads = static_cast<std::size_t>(p.threads());
+  q.launch(detail::shared_kernel(q.device(), "matmul", "matmul", defines), Range(groups * threads),
+           Range(threads), A, B, C, m, n, k);
+}
+
+}  // namespace
 
 void matmul(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<float>& C, std::size_t M,
             std::size_t N, std::size_t K) {
-  if (M == 0 || N == 0 || K == 0) throw ArgumentError("matmul: M, N and K must be at least 1");
-  const int m = detail::as_int("matmul", "M", M), n = detail::as_int("matmul", "N", N),
-            k = detail::as_int("matmul", "K", K);
-  detail::need("matmul", "A (M x K)", A, M * K);
-  detail::need("matmul", "B (K x N)", B, K * N);
-  detail::need("matmul", "C (M x N)", C, M * N);
-  const std::size_t t = matmul_tile;
-  q.launch(detail::shared_kernel(q.device(), "matmul", "matmul", {{"TS", std::to_string(t)}}),
-           Range((N + t - 1) / t * t, (M + t - 1) / t * t), Range(t, t), A, B, C, m, n, k);
+  const std::shared_ptr<const Choice> c = choice_for(q.device());
+  if (!c->problem.empty())
+    throw ArgumentError("matmul: " + q.device().info().name +
+                        " cannot run any matmul parameters: " + c->problem);
+  launch("matmul", q, A, B, C, M, N, K, c->params, c->defines[2 * (K % 4 == 0) + (N % 4 == 0)]);
+}
+
+void matmul_with(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<float>& C, std::size_t M,
+                 std::size_t N, std::size_t K, const MatmulParams& p) {
+  check_params("matmul_with", q.device(), p);
+  launch("matmul_with", q, A, B, C, M, N, K, p, defines_for(p, N, K));
+}
+
+void matmul_prepare(const Device& device, const MatmulParams& p, std::size_t N, std::size_t K) {
+  check_params("matmul_prepare", device, p);
+  detail::shared_kernel(device, "matmul", "matmul", defines_for(p, N, K));
 }
 
 }  // namespace duet

@@ -1,0 +1,134 @@
+// Tuned kernel parameters. duet::matmul takes its tile sizes from a table of entries per device
+// (core/src/tuning/): an entry for the device's name, else for its architecture, else for its vendor
+// and kind, else for its kind, else the default, so the kernel always compiles with some parameters
+// on unknown hardware. A tuning file can override the table: the file named by DUET_TUNING_FILE
+// (set but empty: no file), else $XDG_CONFIG_HOME/duet/tuning.txt, else ~/.config/duet/tuning.txt.
+// `duet tune` searches the parameters on a device and prints (or saves) the entry for it.
+//
+// Both the built-in table and the file hold one entry per line:
+//
+//   matmul device="NVIDIA H100 80GB HBM3" backend=cuda BM=128 BN=256 BK=8 TM=8 TN=16 WX=8 PIPELINE=1
+//
+// `matmul`, then selector keys saying which devices the entry is for (all must match; none: every
+// device), then the parameters (all seven). Selectors: device (the whole device name), arch ("sm_90"),
+// vendor (part of the vendor name), kind (gpu, cpu, other), backend (cuda, opencl); a value with
+// spaces is written in double quotes. '#' starts a comment; blank lines are ignored.
+//
+// Everything here is thread-safe. The file is read by matmul_choice() each time it is called;
+// duet::matmul calls it once per device and keeps the answer, so a program sees the file as it was
+// when it first multiplied on that device.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "duet/buffer.hpp"
+#include "duet/device.hpp"
+#include "duet/queue.hpp"
+
+namespace duet {
+
+// Parameters of the matmul kernel (kernels/matmul.duet): a work-group computes a BM x BN tile of C
+// walking K in slices of BK; each of its (BM/TM) * (BN/TN) work-items computes TM x TN outputs; WX
+// of every 32 consecutive work-items lie along N. PIPELINE 1 overlaps each slice's barrier with
+// arithmetic (GPUs); 0 is plain double buffering (CPUs, where fewer values live across barriers).
+struct MatmulParams {
+  int bm = 32, bn = 32, bk = 8, tm = 4, tn = 4, wx = 8, pipeline = 0;
+
+  int threads() const { return (bm / tm) * (bn / tn); }
+  // Bytes of shared (local) memory the kernel declares with these parameters.
+  std::size_t shared_bytes() const;
+  bool operator==(const MatmulParams& o) const {
+    return bm == o.bm && bn == o.bn && bk == o.bk && tm == o.tm && tn == o.tn && wx == o.wx &&
+           pipeline == o.pipeline;
+  }
+  bool operator!=(const MatmulParams& o) const { return !(*this == o); }
+};
+
+// "BM=128 BN=128 BK=8 TM=8 TN=8 WX=8 PIPELINE=1".
+std::string to_string(const MatmulParams& p);
+
+// Empty when the kernel compiles and launches with `p` on `device`; otherwise the rule `p` breaks
+// (tile shapes, work-group size, shared memory).
+std::string matmul_params_problem(const MatmulParams& p, const DeviceInfo& device);
+
+// The parameters duet::matmul uses on `device`, and where they came from ("built-in entry
+// arch=sm_90", "/home/me/.config/duet/tuning.txt:3"). Entries the device cannot run are passed over.
+struct MatmulChoice {
+  MatmulParams params;
+  std::string source;
+};
+MatmulChoice matmul_choice(const DeviceInfo& device);
+inline MatmulParams matmul_params(const DeviceInfo& device) { return matmul_choice(device).params; }
+
+// duet::matmul with explicit parameters (for `duet tune` and tests): the same checks and kernel,
+// asynchronous like every launch. ArgumentError when matmul_params_problem(p, device) is not empty.
+void matmul_with(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<float>& C, std::size_t M,
+                 std::size_t N, std::size_t K, const MatmulParams& p);
+
+// Compiles (or finds in the cache) the kernel matmul_with would launch for these N and K (which
+// decide its vector loads), without launching it: lets a caller compile several in parallel.
+void matmul_prepare(const Device& device, const MatmulParams& p, std::size_t N, std::size_t K);
+
+namespace tuning {
+
+// Which devices an entry is for; an empty field matches every device.
+struct Selector {
+  std::string device;   // the whole name, case-insensitive
+  std::string arch;     // case-insensitive
+  std::string vendor;   // part of the vendor name, case-insensitive
+  std::string kind;     // "gpu", "cpu" or "other"
+  std::string backend;  // "cuda" or "opencl"
+
+  bool matches(const DeviceInfo& device) const;
+  // Device name 4, architecture 3, vendor 2, kind 1, nothing 0; a backend adds a half.
+  double specificity() const;
+  bool operator==(const Selector& o) const {
+    return device == o.device && arch == o.arch && vendor == o.vendor && kind == o.kind &&
+           backend == o.backend;
+  }
+};
+
+struct Entry {
+  Selector selector;
+  MatmulParams params;
+  std::string origin;  // "built-in" or "<file>:<line>"
+};
+
+// One line of the format above. nullopt for blank and comment lines; throws ConfigError for a
+// malformed one, saying what is wrong with it.
+std::optional<Entry> parse_entry(const std::string& line);
+// The line for `entry` (without a newline), which parse_entry reads back as the same entry.
+std::string format_entry(const Entry& entry);
+
+// The entries of a tuning file's text. Malformed lines are left out, each with a warning
+// "<name>:<line>: ..." in `warnings`.
+std::vector<Entry> parse_file_text(const std::string& text, const std::string& name,
+                                   std::vector<std::string>& warnings);
+
+// DUET_TUNING_FILE, else $XDG_CONFIG_HOME/duet/tuning.txt, else $HOME/.config/duet/tuning.txt;
+// empty when DUET_TUNING_FILE is set but empty, or when none of the variables is set.
+std::string tuning_file_path();
+// The entries of the file at `path`: none when it does not exist. A file that cannot be read and
+// malformed lines give warnings, never errors.
+std::vector<Entry> read_file(const std::string& path, std::vector<std::string>& warnings);
+
+// The built-in table, most specific entries first.
+const std::vector<Entry>& builtin_entries();
+
+// The entry that applies to `device` among `entries`: the most specific that matches and whose
+// parameters the device can run (the later of equally specific ones); nullptr when none does.
+const Entry* best_entry(const std::vector<Entry>& entries, const DeviceInfo& device);
+
+// An entry for exactly this device (its name and backend).
+Entry entry_for_device(const DeviceInfo& device, const MatmulParams& params);
+
+// Writes `entry` into the file at `path`, replacing the lines with the same selector and keeping
+// every other line; creates the file and its directory when missing. The file is replaced
+// atomically. Throws ConfigError when it cannot be written.
+void save_entry(const std::string& path, const Entry& entry);
+
+}  // namespace tuning
+}  // namespace duet

@@ -1,0 +1,115 @@
+// The matmul parameter table: the rules a parameter set must meet to compile and launch, the
+// built-in entries (written in the tuning-file syntax, so `duet tune` output can be pasted here),
+// and the choice for a device: the tuning file's entry when it has one that applies, else the
+// table's most specific one.
+#include <iostream>
+#include <mutex>
+#include <sstream>
+
+#include "duet/error.hpp"
+#include "duet/tuning.hpp"
+
+namespace duet {
+namespace {
+
+// Most specific first. The H100 entries come from `duet tune` and A/B runs on that GPU (CUDA 13.0
+// NVRTC, driver 580): 46.2 / 46.5 TFLOP/s on CUDA and 46.4 / 47.0 on OpenCL at 4096^3 / 8192^3,
+// where cuBLAS SGEMM ran 51.0 / 51.3. Each compiler schedules the pipelined loop differently: it
+// pays on NVIDIA's OpenCL and not through NVRTC. The other entries are conservative: they fit every
+// GPU's 256-work-item groups and 16 KiB of local memory, and the CPU one suits PoCL, which runs a
+// work-group's work-items as vectorised loops between barriers.
+const char* const kBuiltin[] = {
+    "matmul device=\"NVIDIA H100 80GB HBM3\" backend=cuda BM=128 BN=256 BK=8 TM=8 TN=16 WX=16 PIPELINE=0",
+    "matmul device=\"NVIDIA H100 80GB HBM3\" backend=opencl BM=128 BN=256 BK=8 TM=8 TN=16 WX=8 PIPELINE=1",
+    "matmul arch=sm_90 BM=128 BN=256 BK=8 TM=8 TN=16 WX=16 PIPELINE=0",
+    "matmul vendor=NVIDIA kind=gpu BM=128 BN=128 BK=8 TM=8 TN=8 WX=8 PIPELINE=1",
+    "matmul kind=gpu BM=64 BN=64 BK=8 TM=4 TN=4 WX=8 PIPELINE=1",
+    "matmul kind=cpu BM=64 BN=64 BK=16 TM=4 TN=8 WX=8 PIPELINE=0",
+    "matmul BM=32 BN=32 BK=8 TM=4 TN=4 WX=8 PIPELINE=0",
+};
+
+bool divides(int d, int n) { return d > 0 && n % d == 0; }
+
+}  // namespace
+
+std::size_t MatmulParams::shared_bytes() const {
+  if (bm <= 0 || bn <= 0 || bk <= 0) return 0;
+  // Two buffers of the transposed A slice (rows of BM/4 + 1 float4s) and of the B slice.
+  return 2 * static_cast<std::size_t>(bk) * (static_cast<std::size_t>(bm) / 4 + 1 + bn / 4) * 16;
+}
+
+std::string to_string(const MatmulParams& p) {
+  std::ostringstream s;
+  s << "BM=" << p.bm << " BN=" << p.bn << " BK=" << p.bk << " TM=" << p.tm << " TN=" << p.tn << " WX=" << p.wx
+    << " PIPELINE=" << p.pipeline;
+  return s.str();
+}
+
+std::string matmul_params_problem(const MatmulParams& p, const DeviceInfo& device) {
+  std::ostringstream s;
+  if (p.bm < 4 || p.bn < 4 || p.bk < 4 || p.tm < 4 || p.tn < 4 || p.bm > 1024 || p.bn > 1024 || p.bk > 256)
+    s << "BM, BN in [4, 1024], BK in [4, 256] and TM, TN >= 4 are needed";
+  else if (p.pipeline != 0 && p.pipeline != 1)
+    s << "PIPELINE must be 0 or 1";
+  else if (p.tm % 4 || p.tn % 4 || p.bk % 4)
+    s << "TM, TN and BK must be multiples of 4 (the kernel moves float4s)";
+  else if (p.bm % p.tm || p.bn % p.tn)
+    s << "BM must be a multiple of TM and BN of TN";
+  else if (p.threads() % 32)
+    s << "(BM/TM) * (BN/TN) = " << p.threads() << " work-items is not a multiple of 32";
+  else if (!divides(p.wx, 32) || (p.bn / p.tn) % p.wx || (p.bm / p.tm) % (32 / p.wx))
+    s << "WX must divide 32 and BN/TN, and 32/WX must divide BM/TM";
+  else if (device.max_group_size > 0 && static_cast<std::size_t>(p.threads()) > device.max_group_size)
+    s << p.threads() << " work-items per group, but " << device.name << " allows " << device.max_group_size;
+  else if (device.local_memory_bytes > 0 && p.shared_bytes() > device.local_memory_bytes)
+    s << p.shared_bytes() << " bytes of shared memory, but " << device.name << " has "
+      << device.local_memory_bytes;
+  if (s.tellp() > 0) return to_string(p) + ": " + s.str();
+  return {};
+}
+
+namespace tuning {
+
+const std::vector<Entry>& builtin_entries() {
+  static const std::vector<Entry> entries = [] {
+    std::vector<Entry> out;
+    for (const char* line : kBuiltin) {
+      std::optional<Entry> e = parse_entry(line);  // tests/test_matmul_params.cpp parses each
+      if (e) {
+        e->origin = "built-in";
+        out.push_back(*e);
+      }
+    }
+    return out;
+  }();
+  return entries;
+}
+
+}  // namespace tuning
+
+MatmulChoice matmul_choice(const DeviceInfo& device) {
+  const std::string path = tuning::tuning_file_path();
+  if (!path.empty()) {
+    std::vector<std::string> warnings;
+    const std::vector<tuning::Entry> file = tuning::read_file(path, warnings);
+    for (const std::string& w : warnings) std::cerr << "duet: warning: " << w << "\n";
+    const tuning::Entry* best = tuning::best_entry(file, device);
+    // Entries for this device that would have won but that it cannot run are worth a warning.
+    for (const tuning::Entry& e : file) {
+      if (!e.selector.matches(device) || (best && e.selector.specificity() < best->selector.specificity()))
+        continue;
+      const std::string problem = matmul_params_problem(e.params, device);
+      if (!problem.empty())
+        std::cerr << "duet: warning: " << e.origin << ": not usable on " << device.name << ": " << problem
+                  << "; entry ignored\n";
+    }
+    if (best) return {best->params, best->origin};
+  }
+  if (const tuning::Entry* best = tuning::best_entry(tuning::builtin_entries(), device))
+    return {best->params, "built-in entry: " + tuning::format_entry(*best)};
+  // Only a device that cannot run even the default (fewer than 32 work-items per group, or
+  // almost no local memory) gets here; the launch then reports the problem.
+  return {MatmulParams{}, "default"};
+}
+
+}  // namespace duet
