@@ -26,13 +26,14 @@
 #include <vector>
 
 #include "bench_main.hpp"
-#include "check.hpp"
+#include "cpu_reference.hpp"
 #include "duet/duet.hpp"
 // The matmul tuning table (duet::matmul_choice) is recorded with the results where it exists.
 #if __has_include("duet/tuning.hpp")
 #include "duet/tuning.hpp"
 #define DUET_BENCH_HAVE_TUNING 1
 #endif
+#include "inputs.hpp"
 #include "json.hpp"
 #include "plan.hpp"
 
@@ -271,7 +272,8 @@ class Bench {
     const Stats t = time_runs(plan_.runs, 1, 1, [&](int) { queue_.copy(*src, *dst); });
     set_timing(m, t, 2.0 * bytes, "GB/s", 1e9);
     const std::vector<float> got = queue_.to_vector(*dst);
-    m.max_error = max_abs_error(n, [&](std::size_t i) { return std::fabs(double(got[i]) - double(host[i])); });
+    m.max_error = reference::max_abs_error(
+        n, [&](std::size_t i) { return std::fabs(double(got[i]) - double(host[i])); });
     m.tolerance = 0.0;
     m.check = "every element";
     m.ok = m.max_error <= m.tolerance;
@@ -303,7 +305,8 @@ class Bench {
     const Stats t = time_runs(plan_.runs, 1, 1, enqueue);
     set_timing(m, t, 2.0 * double(n) * sizeof(float), "GB/s", 1e9);
     const std::vector<float> got = queue_.to_vector(*filler_dst_);
-    m.max_error = max_abs_error(n, [&](std::size_t i) { return std::fabs(double(got[i]) - double(host[i])); });
+    m.max_error = reference::max_abs_error(
+        n, [&](std::size_t i) { return std::fabs(double(got[i]) - double(host[i])); });
     m.tolerance = 0.0;
     m.check = "every element";
     m.ok = m.max_error <= m.tolerance;
@@ -353,7 +356,8 @@ class Bench {
     double worst = 0.0;
     for (int k = 0; k < sets; ++k) {
       const std::vector<float> got = queue_.to_vector(s[k].dc);
-      const double e = max_error_elementwise(s[k].a, s[k].b, got, add);
+      const double e = add ? reference::max_error_add(s[k].a, s[k].b, got)
+                           : reference::max_error_multiply(s[k].a, s[k].b, got);
       worst = (std::isnan(e) || e > worst) ? e : worst;
     }
     // a + b lies within 2 (a * b within 1) and is correctly rounded: 2 (1) roundoff units at most.
@@ -400,12 +404,12 @@ class Bench {
       set_limit(m, out_.fp32_peak_gflops, "FP32 peak");
 
     const bool full = double(M) * double(N) * double(K) <= plan_.matmul_full_check;
-    MatmulError worst;
+    reference::MatmulError worst;
     std::size_t checked = 0;
     for (int k = 0; k < sets; ++k) {
       const std::vector<float> C = queue_.to_vector(s[k].dC);
-      const MatmulError e = matmul_error(s[k].A, s[k].B, C, M, N, K, full ? 0 : plan_.matmul_samples,
-                                         seed("matmul check", k));
+      const reference::MatmulError e = reference::matmul_error(
+          s[k].A, s[k].B, C, M, N, K, full ? 0 : plan_.matmul_samples, seed("matmul check", k));
       if (std::isnan(e.max_relative) || e.max_relative > worst.max_relative) worst.max_relative = e.max_relative;
       if (std::isnan(e.norm_relative) || e.norm_relative > worst.norm_relative)
         worst.norm_relative = e.norm_relative;
@@ -474,7 +478,8 @@ class Bench {
         enqueue(k);
       }
       const std::vector<float> got = queue_.to_vector(single ? s[k].v : s[k].u);
-      const double e = max_abs_error(got, heat_reference(s[k].initial, side, side, kHeatR, steps));
+      const double e =
+          reference::max_abs_error(got, reference::heat_reference(s[k].initial, side, side, kHeatR, steps));
       worst = (std::isnan(e) || e > worst) ? e : worst;
       if (!single && k == 0) {
         // heat() may take several steps per pass; its result must be the same bits as one

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "cpu_reference.hpp"
 #include "duet/duet.hpp"
 #include "reference.hpp"
 #include "report.hpp"
@@ -63,7 +64,7 @@ void elementwise_case(Queue& q, const Device& device, std::size_t n, int runs, b
   enqueue();
   const auto got = q.to_vector(dc);
   // a + b is within 2 (a * b within 1) and correctly rounded: error at most 2 (1) roundoff units.
-  row.error = add ? max_error_add(a, b, got) : max_error_multiply(a, b, got);
+  row.error = add ? reference::max_error_add(a, b, got) : reference::max_error_multiply(a, b, got);
   row.tolerance = (add ? 4.0 : 2.0) * kFloatEps;
 
   row.timing = time_runs(q, runs, enqueue);
@@ -119,7 +120,7 @@ void heat_case(Queue& q, const Device& device, std::size_t side, int steps, int 
 
   enqueue();
   const auto got = q.to_vector(single ? v : u);
-  row.error = max_abs_error(got, heat_reference(initial, side, side, r, steps));
+  row.error = reference::max_abs_error(got, reference::heat_reference(initial, side, side, r, steps));
   // Each step is a handful of float operations on values in [0, 1], and the scheme is stable for
   // r <= 1/4, so rounding errors add up at most linearly in the number of steps.
   row.tolerance = 16.0 * kFloatEps * steps;

@@ -1,58 +1,20 @@
-// Parallel input generation and double-precision references for the benchmark.
-#include "check.hpp"
+// The double-precision references and error measures of cpu_reference.hpp.
+#include "cpu_reference.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <mutex>
 #include <random>
-#include <thread>
 #include <utility>
 
-namespace duet::bench {
+#include "parallel.hpp"
 
-void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body) {
-  const std::size_t threads =
-      std::max<std::size_t>(1, std::min<std::size_t>(std::thread::hardware_concurrency(), n));
-  if (threads == 1) {
-    if (n > 0) body(0, n);
-    return;
-  }
-  const std::size_t chunk = (n + threads - 1) / threads;
-  std::vector<std::thread> workers;
-  for (std::size_t t = 0; t < threads; ++t) {
-    const std::size_t begin = t * chunk;
-    const std::size_t end = std::min(n, begin + chunk);
-    if (begin < end) workers.emplace_back(body, begin, end);
-  }
-  for (auto& worker : workers) worker.join();
-}
-
+namespace duet::reference {
 namespace {
 
-// SplitMix64's finaliser: a bijection on 64-bit integers whose output bits all depend on every
-// input bit, good enough to turn (seed, index) into independent-looking uniform bits.
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-// Keeps NaN: max(NaN, x) is NaN, whatever the order.
+// Keeps NaN: worse(NaN, x) and worse(x, NaN) are NaN, whatever the order the chunks finish in.
 double worse(double a, double b) { return (std::isnan(a) || a > b) ? a : b; }
 
 }  // namespace
-
-void fill_random(std::vector<float>& out, float lo, float hi, std::uint64_t seed) {
-  const std::uint64_t base = mix(seed);
-  parallel_for(out.size(), [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      // 24 random bits: an exact float in [0, 1), then an affine map onto [lo, hi).
-      const float unit = static_cast<float>(mix(base ^ i) >> 40) * (1.0f / 16777216.0f);
-      out[i] = lo + (hi - lo) * unit;
-    }
-  });
-}
 
 double max_abs_error(std::size_t n, const std::function<double(std::size_t)>& error_at) {
   std::mutex mutex;
@@ -66,17 +28,25 @@ double max_abs_error(std::size_t n, const std::function<double(std::size_t)>& er
   return worst;
 }
 
-double max_error_elementwise(const std::vector<float>& a, const std::vector<float>& b,
-                             const std::vector<float>& got, bool add) {
-  if (add)
-    return max_abs_error(got.size(),
-                         [&](std::size_t i) { return std::fabs(double(got[i]) - (double(a[i]) + double(b[i]))); });
-  return max_abs_error(got.size(),
-                       [&](std::size_t i) { return std::fabs(double(got[i]) - double(a[i]) * double(b[i])); });
+double max_abs_error(const std::vector<float>& got, const std::vector<double>& want) {
+  return max_abs_error(got.size(), [&](std::size_t i) { return std::fabs(double(got[i]) - want[i]); });
 }
 
-MatmulError matmul_error(const std::vector<float>& A, const std::vector<float>& B, const std::vector<float>& C,
-                         std::size_t M, std::size_t N, std::size_t K, std::size_t samples, std::uint64_t seed) {
+double max_error_add(const std::vector<float>& a, const std::vector<float>& b,
+                     const std::vector<float>& got) {
+  return max_abs_error(
+      got.size(), [&](std::size_t i) { return std::fabs(double(got[i]) - (double(a[i]) + double(b[i]))); });
+}
+
+double max_error_multiply(const std::vector<float>& a, const std::vector<float>& b,
+                          const std::vector<float>& got) {
+  return max_abs_error(
+      got.size(), [&](std::size_t i) { return std::fabs(double(got[i]) - double(a[i]) * double(b[i])); });
+}
+
+MatmulError matmul_error(const std::vector<float>& A, const std::vector<float>& B,
+                         const std::vector<float>& C, std::size_t M, std::size_t N, std::size_t K,
+                         std::size_t samples, std::uint64_t seed) {
   std::vector<std::pair<std::size_t, std::size_t>> entries;
   if (samples == 0) {
     entries.reserve(M * N);
@@ -141,8 +111,4 @@ std::vector<double> heat_reference(const std::vector<float>& initial, std::size_
   return u;
 }
 
-double max_abs_error(const std::vector<float>& got, const std::vector<double>& want) {
-  return max_abs_error(got.size(), [&](std::size_t i) { return std::fabs(double(got[i]) - want[i]); });
-}
-
-}  // namespace duet::bench
+}  // namespace duet::reference
