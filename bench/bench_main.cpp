@@ -13,7 +13,7 @@
 #include <sstream>
 
 #include "duet/duet.hpp"
-#include "json.hpp"
+#include "json_io.hpp"
 
 namespace duet::bench {
 namespace {

@@ -34,7 +34,7 @@
 #define DUET_BENCH_HAVE_TUNING 1
 #endif
 #include "inputs.hpp"
-#include "json.hpp"
+#include "json_io.hpp"
 #include "plan.hpp"
 
 namespace duet::bench {

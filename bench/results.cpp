@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "duet/version.hpp"
-#include "json.hpp"
+#include "json_io.hpp"
 
 namespace duet::bench {
 

@@ -1,5 +1,5 @@
 // JSON reading and writing for the benchmark's result files.
-#include "json.hpp"
+#include "json_io.hpp"
 
 #include <cmath>
 #include <cstdio>
