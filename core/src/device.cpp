@@ -107,9 +107,26 @@ std::shared_ptr<Program::State> build_program(const Device& device, const std::s
   const DeviceInfo& info = device.info();
   std::string key = joined(options) + '\n' + full;
 
-  std::lock_guard<std::mutex> lock(core.cache_mutex);
-  auto cached = core.programs.find(key);
-  if (cached != core.programs.end()) return cached->second;
+  // One compile per key: a thread that finds the key being compiled waits for that compile, while
+  // compiles of other sources (duet tune's candidates, other threads' programs) run in parallel.
+  std::unique_lock<std::mutex> lock(core.cache_mutex);
+  for (;;) {
+    auto cached = core.programs.find(key);
+    if (cached != core.programs.end()) return cached->second;
+    if (!core.compiling.count(key)) break;
+    core.compiled.wait(lock);
+  }
+  core.compiling.insert(key);
+  lock.unlock();
+  struct Finished {  // on every way out, success or CompileError: release the key, wake waiters
+    detail::DeviceCore& core;
+    const std::string& key;
+    ~Finished() {
+      std::lock_guard<std::mutex> guard(core.cache_mutex);
+      core.compiling.erase(key);
+      core.compiled.notify_all();
+    }
+  } finished{core, key};
 
   // Everything that decides the compiled code, so an entry is only ever loaded where it was built.
   const std::string disk_key = std::string("duet ") + version() + '\n' + info.backend + '\n' + info.name +
@@ -134,7 +151,9 @@ std::shared_ptr<Program::State> build_program(const Device& device, const std::s
   auto state = std::make_shared<Program::State>();
   state->device = device;
   state->impl = program;
-  core.programs.emplace(std::move(key), state);
+  lock.lock();
+  core.programs.emplace(key, state);
+  lock.unlock();
   return state;
 }
 

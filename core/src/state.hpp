@@ -3,7 +3,9 @@
 // and the kernel signatures parsed from dialect source.
 #pragma once
 
+#include <condition_variable>
 #include <map>
+#include <set>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -24,6 +26,8 @@ struct DeviceCore {
   std::mutex cache_mutex;
   // Programs compiled on this device, by complete source text: each is compiled once.
   std::map<std::string, std::shared_ptr<Program::State>> programs;
+  std::set<std::string> compiling;      // keys some thread is compiling now
+  std::condition_variable compiled;     // signalled when one of them is done
   // Shared kernels by "file/kernel;defines" (see shared/support.hpp): the launch fast path.
   std::mutex shared_mutex;
   std::unordered_map<std::string, Kernel> shared_kernels;
