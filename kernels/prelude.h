@@ -16,6 +16,10 @@
 //                            shared array: (SHARED_MEM float*)&tile4[i] or (SHARED_MEM float4*)p.
 //                            float4 (members .x .y .z .w) exists on both backends; a float4 access
 //                            through GLOBAL or SHARED_MEM pointers must be 16-byte aligned.
+//   half                     IEEE binary16 as a storage type on both backends (duet::half on the
+//                            host): LOAD_HALF(p) reads *p as a float, STORE_HALF(p, v) stores the
+//                            float v rounded to nearest even. Compute in float; arithmetic on half
+//                            values themselves does not compile, on either backend.
 
 #if defined(DUET_CUDA)
 
@@ -32,6 +36,26 @@ typedef unsigned short ushort;
 #define SHARED_MEM
 #define RESTRICT __restrict__
 #define BARRIER() __syncthreads()
+
+// half as bits, converted by the hardware's cvt instructions: no cuda_fp16.h, which NVRTC only
+// finds where the CUDA toolkit's headers are installed. A struct, so `a + b` on halves is an error
+// rather than integer arithmetic.
+struct duet_half {
+  unsigned short bits;
+};
+typedef struct duet_half half;
+inline __device__ float duet_load_half(const half* p) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(p->bits));
+  return f;
+}
+inline __device__ void duet_store_half(half* p, float v) {
+  unsigned short h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(v));
+  p->bits = h;
+}
+#define LOAD_HALF(p) duet_load_half(p)
+#define STORE_HALF(p, v) duet_store_half((p), (v))
 
 #define DUET_PICK(d, v) ((d) == 0 ? (v).x : ((d) == 1 ? (v).y : (v).z))
 #define LOCAL_ID(d) DUET_PICK(d, threadIdx)
@@ -61,6 +85,11 @@ typedef unsigned short ushort;
 #define SHARED_MEM __local
 #define RESTRICT restrict
 #define BARRIER() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
+
+// half pointers need no extension for vload_half / vstore_half (the default rounding is to
+// nearest even).
+#define LOAD_HALF(p) vload_half(0, (p))
+#define STORE_HALF(p, v) vstore_half((v), 0, (p))
 
 #define LOCAL_ID(d) get_local_id(d)
 #define GROUP_ID(d) get_group_id(d)

@@ -6,6 +6,7 @@
 #include "duet/device.hpp"
 #include "duet/elementwise.hpp"
 #include "duet/error.hpp"
+#include "duet/half.hpp"
 #include "duet/host_buffer.hpp"
 #include "duet/kernels.hpp"
 #include "duet/program.hpp"

@@ -6,6 +6,8 @@
 #include <string>
 #include <type_traits>
 
+#include "duet/half.hpp"
+
 namespace duet {
 
 enum class ScalarType { unknown, i8, u8, i16, u16, i32, u32, i64, u64, f16, f32, f64 };
@@ -17,6 +19,7 @@ ScalarType scalar_type_from_name(const std::string& name);  // "float", "unsigne
 template <class T>
 constexpr ScalarType scalar_type_of() {
   if constexpr (std::is_same_v<T, float>) return ScalarType::f32;
+  else if constexpr (std::is_same_v<T, half>) return ScalarType::f16;
   else if constexpr (std::is_same_v<T, double>) return ScalarType::f64;
   else if constexpr (std::is_same_v<T, std::int8_t> || std::is_same_v<T, char>) return ScalarType::i8;
   else if constexpr (std::is_same_v<T, std::uint8_t>) return ScalarType::u8;
