@@ -20,6 +20,9 @@
 //                            host): LOAD_HALF(p) reads *p as a float, STORE_HALF(p, v) stores the
 //                            float v rounded to nearest even. Compute in float; arithmetic on half
 //                            values themselves does not compile, on either backend.
+//   LOAD(T, p) STORE(T, p, v) for kernels templated over an element type T (a define): a plain
+//                            *p for every type but half, LOAD_HALF / STORE_HALF for half, so one
+//                            source serves T = float, double, int, ... and half.
 
 #if defined(DUET_CUDA)
 
@@ -106,3 +109,31 @@ inline __device__ void duet_store_half(half* p, float v) {
 #else
 #error "duet: compile dialect sources through duet, which defines DUET_CUDA or DUET_OPENCL"
 #endif
+
+// Type-generic element access (see the header comment). DUET_CAT expands T before pasting.
+#define DUET_CAT2(a, b) a##b
+#define DUET_CAT(a, b) DUET_CAT2(a, b)
+#define LOAD(T, p) DUET_CAT(DUET_LOAD_, T)(p)
+#define STORE(T, p, v) DUET_CAT(DUET_STORE_, T)((p), (v))
+#define DUET_LOAD_half(p) LOAD_HALF(p)
+#define DUET_STORE_half(p, v) STORE_HALF(p, v)
+#define DUET_LOAD_float(p) (*(p))
+#define DUET_STORE_float(p, v) (*(p) = (float)(v))
+#define DUET_LOAD_double(p) (*(p))
+#define DUET_STORE_double(p, v) (*(p) = (double)(v))
+#define DUET_LOAD_int(p) (*(p))
+#define DUET_STORE_int(p, v) (*(p) = (int)(v))
+#define DUET_LOAD_uint(p) (*(p))
+#define DUET_STORE_uint(p, v) (*(p) = (uint)(v))
+#define DUET_LOAD_long(p) (*(p))
+#define DUET_STORE_long(p, v) (*(p) = (long)(v))
+#define DUET_LOAD_ulong(p) (*(p))
+#define DUET_STORE_ulong(p, v) (*(p) = (ulong)(v))
+#define DUET_LOAD_short(p) (*(p))
+#define DUET_STORE_short(p, v) (*(p) = (short)(v))
+#define DUET_LOAD_ushort(p) (*(p))
+#define DUET_STORE_ushort(p, v) (*(p) = (ushort)(v))
+#define DUET_LOAD_char(p) (*(p))
+#define DUET_STORE_char(p, v) (*(p) = (char)(v))
+#define DUET_LOAD_uchar(p) (*(p))
+#define DUET_STORE_uchar(p, v) (*(p) = (uchar)(v))

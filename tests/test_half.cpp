@@ -120,3 +120,72 @@ TEST_CASE("half buffers in dialect kernels, bit-exact against the host") {
     EXPECT_ERROR(duet::ArgumentError, q.launch(k, duet::Range(4), duet::Range(), shorts, halves, 1.0f, 4));
   });
 }
+
+namespace {
+
+const char* const kAxpyT = R"(
+KERNEL void axpy_t(GLOBAL const T* RESTRICT x, GLOBAL T* RESTRICT y, const float a, const int n) {
+  const int i = (int)GLOBAL_ID(0);
+  if (i < n) STORE(T, y + i, a * LOAD(T, x + i) + LOAD(T, y + i));
+}
+)";
+
+// y = 2x + y for small integers, exact in every element type, so every type compares exactly.
+template <class T>
+void check_axpy(const duet::Device& dev, duet::Queue& q, const char* type_name) {
+  CAPTURE(std::string(type_name));
+  auto rng = make_rng("axpy_t", sizeof(T));
+  const int n = 1009;
+  const auto xi = random_ints(rng, n, -500, 500), yi = random_ints(rng, n, -500, 500);
+  auto to_t = [](int v) {
+    if constexpr (std::is_same_v<T, duet::half>) return duet::half::from_float(static_cast<float>(v));
+    else return static_cast<T>(v);
+  };
+  auto from_t = [](T v) {
+    if constexpr (std::is_same_v<T, duet::half>) return static_cast<double>(v.to_float());
+    else return static_cast<double>(v);
+  };
+  std::vector<T> x, y;
+  for (int i = 0; i < n; ++i) {
+    x.push_back(to_t(xi[static_cast<std::size_t>(i)]));
+    y.push_back(to_t(yi[static_cast<std::size_t>(i)]));
+  }
+  const duet::Kernel k = dev.compile(kAxpyT, {{"T", type_name}}, "axpy_t.duet").kernel("axpy_t");
+  duet::Buffer<T> dx(dev, x.size()), dy(dev, y.size());
+  q.write(dx, x);
+  q.write(dy, y);
+  q.launch(k, duet::Range(n), duet::Range(), dx, dy, 2.0f, n);
+  const auto got = q.to_vector(dy);
+  std::size_t bad = 0;
+  for (int i = 0; i < n; ++i)
+    bad += from_t(got[static_cast<std::size_t>(i)]) != 2.0 * xi[static_cast<std::size_t>(i)] + yi[static_cast<std::size_t>(i)];
+  CHECK(bad == 0);
+}
+
+}  // namespace
+
+TEST_CASE("one source templated over T with LOAD / STORE: float, double, int, long, short, half") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    check_axpy<float>(dev, q, "float");
+    check_axpy<int>(dev, q, "int");
+    check_axpy<std::int64_t>(dev, q, "long");
+    check_axpy<std::int16_t>(dev, q, "short");
+    check_axpy<duet::half>(dev, q, "half");
+    if (dev.info().supports_double) check_axpy<double>(dev, q, "double");
+    else MESSAGE("double skipped: the device does not support it");
+  });
+}
+
+TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("nvrtc");
+
+TEST_CASE("the templated source compiles for sm_90 for every element type") {
+  for (const char* type : {"float", "double", "int", "uint", "long", "ulong", "short", "ushort", "char", "uchar", "half"}) {
+    CAPTURE(std::string(type));
+    CHECK(duet::compile_for_cuda_arch(kAxpyT, {{"T", type}}, "sm_90", "axpy_t.duet") > 0);
+  }
+}
+
+TEST_SUITE_END();
