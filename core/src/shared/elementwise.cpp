@@ -27,11 +27,8 @@ void elementwise(Queue& q, const char* name, const Buffer<float>& a, const Buffe
   const std::size_t n = c.size();
   if (n == 0) return;
   const std::size_t items = std::max(n / 4, n % 4);  // one per float4, and the tail's first items
-  // A launch smaller than one group gets a group of whole warps just big enough, not 1024 idle
-  // work-items: tiny launches are bound by the device's per-launch cost.
-  const std::size_t group = std::min(group_for(q.device().info()), (items + 31) / 32 * 32);
-  q.launch(detail::shared_kernel(q.device(), name, name), Range(items), Range(group), a, b, c,
-           static_cast<std::uint64_t>(n));
+  q.launch(detail::shared_kernel(q.device(), name, name), Range(items), Range(group_for(q.device().info())),
+           a, b, c, static_cast<std::uint64_t>(n));
 }
 
 }  // namespace
