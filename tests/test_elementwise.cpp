@@ -332,7 +332,6 @@ TEST_CASE("ElementwiseKernel: malformed definitions are ArgumentError with a use
       {"float x,", "float y", "y = x", "k", "stray comma"},
       {", float x", "float y", "y = x", "k", "stray comma"},
       {"float x; float z", "float y", "y = x", "k", "unexpected ';'"},
-      {"half h", "float y", "y = 1", "k", "half is not supported"},
       {"float i", "float y", "y = i", "k", "reserved"},
       {"float n", "float y", "y = n", "k", "reserved"},
       {"float duet_x", "float y", "y = 1", "k", "reserved"},
@@ -355,6 +354,11 @@ TEST_CASE("ElementwiseKernel: malformed definitions are ArgumentError with a use
                                                          c.inputs, c.outputs, c.body, c.name, {A, A}));
     if (e) CHECK_CONTAINS(std::string(e->what()), c.message);
   }
+  // half only as an array: a single value is passed as float.
+  const auto h = EXPECT_ERROR(duet::ArgumentError,
+                              duet::ElementwiseKernel::generate_source("half h", "float y", "y = h", "k", {S, A}));
+  if (h) CHECK_CONTAINS(std::string(h->what()), "Buffer<duet::half>");
+  CHECK_NOTHROW(duet::ElementwiseKernel::generate_source("half h, float a", "half y", "y = a * h", "k", {A, S, A}));
   // Accepted: C spellings of the types, const, an empty input list, return inside a comment.
   CHECK_NOTHROW(duet::ElementwiseKernel::generate_source("const unsigned int a, long long b", "double y",
                                                          "y = a + b; // no return here", "ok", {A, S, A}));

@@ -189,3 +189,42 @@ TEST_CASE("the templated source compiles for sm_90 for every element type") {
 }
 
 TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("device");
+
+TEST_CASE("ElementwiseKernel over half arrays computes in float, bit-exact against the host") {
+  for_each_device([](const duet::Device& dev) {
+    auto rng = make_rng("elementwise half");
+    duet::Queue q = dev.queue();
+    duet::ElementwiseKernel scale(dev, "half x, float a", "half y", "y = a * x", "scale_half_ew");
+    const int n = 4099;
+    std::vector<duet::half> x(n);
+    for (auto& v : x) v = duet::half::from_float(std::uniform_real_distribution<float>(-100, 100)(rng));
+    duet::Buffer<duet::half> dx(dev, x.size()), dy(dev, x.size());
+    duet::half poison;
+    poison.bits = 0x7e00u;
+    q.write(dx, x);
+    q.fill(dy, poison);
+    scale(q, dx, 0.75f, dy);
+    const auto y = q.to_vector(dy);
+    std::size_t bad = 0;
+    for (int i = 0; i < n; ++i)
+      bad += !same_half(y[static_cast<std::size_t>(i)],
+                        duet::half::from_float(0.75f * x[static_cast<std::size_t>(i)].to_float()));
+    CHECK(bad == 0);
+    EXPECT_ERROR(duet::ArgumentError, duet::ReductionKernel(dev, "float", "half x", "x", "a + b", "0", "hsum"));
+  });
+}
+
+TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("nvrtc");
+
+TEST_CASE("a generated elementwise kernel over half compiles for sm_90") {
+  using duet::ArgKind;
+  const std::string source = duet::ElementwiseKernel::generate_source(
+      "half x, float a", "half y", "y = a * x", "scale_half_ew", {ArgKind::array, ArgKind::scalar, ArgKind::array});
+  CHECK(duet::compile_for_cuda_arch(source, {}, "sm_90", "scale_half_ew.duet") > 0);
+}
+
+TEST_SUITE_END();

@@ -8,7 +8,9 @@
 //
 // Parameters. The input and output lists are comma-separated `type name` pairs. Types are the
 // dialect's scalar types: char, uchar, short, ushort, int, uint, long, ulong (long and ulong are
-// 64-bit), float and double (double only on devices with DeviceInfo::supports_double); the C
+// 64-bit), float and double (double only on devices with DeviceInfo::supports_double), and half
+// for arrays only (Buffer<duet::half>: the body sees a float local, stored back rounded to nearest
+// even; a single half value is passed as float); the C
 // spellings `unsigned int`, `unsigned char`, `long long`, ... are accepted too. A leading `const`
 // is allowed and ignored. Names are identifiers; `i`, `n`, names starting with `duet_` and C or
 // dialect keywords are reserved. The input list may be empty; the output list may not.

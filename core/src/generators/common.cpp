@@ -106,11 +106,10 @@ std::string suggestion(const std::string& word) {
   return best.empty() ? "" : " (did you mean '" + best + "'?)";
 }
 
-// The type of a parameter or result, checked: known, and not half.
+// The type of a parameter or result, checked: known. (half is a storage type: the generators
+// that accept it say where.)
 ScalarType known_type(const std::string& text, const std::string& what) {
   const ScalarType t = scalar_type_from_name(text);
-  if (t == ScalarType::f16)
-    throw ArgumentError(what + ": half is not supported by generated kernels; use float");
   if (t == ScalarType::unknown)
     throw ArgumentError(what + ": unknown type '" + text + "'" + suggestion(text) + "; use one of " +
                         type_list());

@@ -65,10 +65,15 @@ Generated generate(const Spec& s, const std::vector<ArgKind>& kinds) {
   detail::gen::write_portability_lines(w);
   if (!s.preamble.empty()) w.snippet(s.name + ".preamble", s.preamble);
 
+  // half is stored as half and computed in float: the body sees float locals.
+  auto compute_type = [](ScalarType t) { return t == ScalarType::f16 ? "float" : dialect_type(t); };
   std::string params;
   for (std::size_t k = 0; k < s.all.size(); ++k) {
     const GeneratedParam& p = s.all[k];
     const bool output = k >= s.inputs.size();
+    if (p.type == ScalarType::f16 && kinds[k] != ArgKind::array)
+      throw ArgumentError(s.what + ": half parameter '" + p.name +
+                          "' needs a Buffer<duet::half>; a single value is passed as float (declare it float)");
     if (kinds[k] == ArgKind::array)
       params += std::string("GLOBAL ") + (output ? "" : "const ") + dialect_type(p.type) + "* duet_" + p.name;
     else
@@ -81,17 +86,19 @@ Generated generate(const Spec& s, const std::vector<ArgKind>& kinds) {
   for (std::size_t k = 0; k < s.inputs.size(); ++k)
     if (kinds[k] == ArgKind::array) {
       const GeneratedParam& p = s.all[k];
-      w.line(std::string("    const ") + dialect_type(p.type) + " " + p.name + " = duet_" + p.name + "[i];");
+      w.line(std::string("    const ") + compute_type(p.type) + " " + p.name + " = LOAD(" + dialect_type(p.type) +
+             ", duet_" + p.name + " + i);");
     }
   for (const GeneratedParam& p : s.outputs)
-    w.line(std::string("    ") + dialect_type(p.type) + " " + p.name + " = (" + dialect_type(p.type) + ")0;");
+    w.line(std::string("    ") + compute_type(p.type) + " " + p.name + " = (" + compute_type(p.type) + ")0;");
   // The body runs inside do { } while (0) so that break leaves it and the outputs are still stored;
   // the `;` after it ends a last statement written without one.
   w.line("    do {");
   w.snippet(s.name + ".body", s.body);
   w.line("    ;");
   w.line("    } while (0);");
-  for (const GeneratedParam& p : s.outputs) w.line("    duet_" + p.name + "[i] = " + p.name + ";");
+  for (const GeneratedParam& p : s.outputs)
+    w.line("    STORE(" + std::string(dialect_type(p.type)) + ", duet_" + p.name + " + i, " + p.name + ");");
   w.line("  }");
   w.line("}");
   return {w.text(), w.snippets()};

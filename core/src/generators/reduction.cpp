@@ -278,6 +278,14 @@ ReductionKernel::ReductionKernel(const Device& device, std::string_view result_t
       throw ArgumentError(state->spec.what + ": " + what + " is double, but " + info.id() + " (" + info.name +
                           ") does not support double precision");
   };
+  auto no_half = [&](ScalarType t, const std::string& what) {
+    if (t == ScalarType::f16)
+      throw ArgumentError(state->spec.what + ": " + what +
+                          " is half, which reductions do not support; reduce float (half is a storage "
+                          "type: convert with an ElementwiseKernel first)");
+  };
+  no_half(state->spec.result, "the result type");
+  for (const GeneratedParam& p : state->spec.inputs) no_half(p.type, "parameter '" + p.name + "'");
   needs_double(state->spec.result, "the result type");
   for (const GeneratedParam& p : state->spec.inputs) needs_double(p.type, "parameter '" + p.name + "'");
   state->group = detail::gen::group_size(info);
