@@ -19,6 +19,15 @@ const std::vector<duet::Device>& test_devices();
 // The seed of this run's random inputs (DUET_TEST_SEED repeats a run).
 std::uint64_t test_seed();
 
+// Two devices for the cross-device tests: the first two under test, else any two this process can
+// open (another backend's included), else none. POCL_DEVICES="pthread pthread" gives PoCL two.
+inline std::vector<duet::Device> two_devices() {
+  if (test_devices().size() >= 2) return {test_devices()[0], test_devices()[1]};
+  const std::vector<duet::DeviceInfo> all = duet::devices();
+  if (all.size() >= 2) return {duet::Device::open(all[0].id()), duet::Device::open(all[1].id())};
+  return {};
+}
+
 inline std::string device_label(const duet::Device& device) {
   const duet::DeviceInfo& info = device.info();
   return info.id() + " " + info.name;

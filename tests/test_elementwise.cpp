@@ -285,13 +285,7 @@ TEST_CASE("ElementwiseKernel: wrong arguments are ArgumentError, BufferSizeError
 }
 
 TEST_CASE("ElementwiseKernel and ReductionKernel refuse a queue of another device") {
-  std::vector<duet::Device> two;
-  if (test_devices().size() >= 2) {
-    two = {test_devices()[0], test_devices()[1]};
-  } else {
-    const std::vector<duet::DeviceInfo> all = duet::devices();
-    if (all.size() >= 2) two = {duet::Device::open(all[0].id()), duet::Device::open(all[1].id())};
-  }
+  const std::vector<duet::Device> two = two_devices();
   if (two.size() < 2) {
     MESSAGE("skipped: this process sees fewer than two devices (POCL_DEVICES=\"pthread pthread\" gives two)");
     return;

@@ -333,13 +333,7 @@ TEST_CASE("open: missing device index or name, DUET_DEVICE out of range") {
 
 TEST_CASE("objects of another device are refused with DeviceMismatchError") {
   // Any two devices of any backends; with PoCL, POCL_DEVICES="pthread pthread" gives two.
-  std::vector<duet::Device> two;
-  if (test_devices().size() >= 2) {
-    two = {test_devices()[0], test_devices()[1]};
-  } else {
-    const std::vector<duet::DeviceInfo> all = duet::devices();
-    if (all.size() >= 2) two = {duet::Device::open(all[0].id()), duet::Device::open(all[1].id())};
-  }
+  const std::vector<duet::Device> two = two_devices();
   if (two.size() < 2) {
     MESSAGE("skipped: this process sees fewer than two devices (POCL_DEVICES=\"pthread pthread\" gives two)");
     return;

@@ -16,15 +16,6 @@
 
 namespace {
 
-// The devices under test when there are two, else any two this process can open (another backend's
-// included), else none.
-std::vector<duet::Device> two_devices() {
-  if (test_devices().size() >= 2) return {test_devices()[0], test_devices()[1]};
-  const std::vector<duet::DeviceInfo> all = duet::devices();
-  if (all.size() >= 2) return {duet::Device::open(all[0].id()), duet::Device::open(all[1].id())};
-  return {};
-}
-
 const char* const kAffine = R"(
 KERNEL void affine(GLOBAL const float* RESTRICT x, GLOBAL float* RESTRICT y, const float a, const float b,
                    const uint n) {
