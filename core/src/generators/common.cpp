@@ -374,6 +374,13 @@ Program compile(const Device& device, const std::string& source, const std::stri
   }
 }
 
+void require_type_support(const DeviceInfo& info, ScalarType type, const std::string& what,
+                          const std::string& subject) {
+  if (type == ScalarType::f64 && !info.supports_double)
+    throw ArgumentError(what + ": " + subject + " is double, but " + info.id() + " (" + info.name +
+                        ") does not support double precision");
+}
+
 std::size_t group_size(const DeviceInfo& info) {
   std::size_t size = 256;
   while (size > 1 && size > info.max_group_size) size /= 2;

@@ -76,6 +76,11 @@ Program compile(const Device& device, const std::string& source, const std::stri
 // allows.
 std::size_t group_size(const DeviceInfo& info);
 
+// ArgumentError when `type` (of `subject`, e.g. "parameter 'x'") is double and the device has no
+// double precision; `what` names the kernel.
+void require_type_support(const DeviceInfo& info, ScalarType type, const std::string& what,
+                          const std::string& subject);
+
 // Checking call arguments against parameters. `what` is the kernel's description for messages.
 struct CheckedArgs {
   std::vector<ArgKind> kinds;

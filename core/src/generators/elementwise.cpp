@@ -123,9 +123,7 @@ ElementwiseKernel::ElementwiseKernel(const Device& device, std::string_view inpu
   state->device = device;
   state->spec = parse_spec(inputs, outputs, body, name, preamble);
   for (const GeneratedParam& p : state->spec.all)
-    if (p.type == ScalarType::f64 && !info.supports_double)
-      throw ArgumentError(state->spec.what + ": parameter '" + p.name + "' is double, but " + info.id() +
-                          " (" + info.name + ") does not support double precision");
+    detail::gen::require_type_support(info, p.type, state->spec.what, "parameter '" + p.name + "'");
   state->group = detail::gen::group_size(info);
   // Enough groups to fill the device several times over; beyond that each work-item loops.
   state->max_groups = std::max<std::size_t>(1, info.compute_units) * 32;

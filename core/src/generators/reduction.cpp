@@ -273,11 +273,6 @@ ReductionKernel::ReductionKernel(const Device& device, std::string_view result_t
   const DeviceInfo& info = device.info();  // throws on an empty handle
   state->device = device;
   state->spec = parse_spec(result_type, inputs, map_expr, reduce_expr, identity, name, preamble);
-  auto needs_double = [&](ScalarType t, const std::string& what) {
-    if (t == ScalarType::f64 && !info.supports_double)
-      throw ArgumentError(state->spec.what + ": " + what + " is double, but " + info.id() + " (" + info.name +
-                          ") does not support double precision");
-  };
   auto no_half = [&](ScalarType t, const std::string& what) {
     if (t == ScalarType::f16)
       throw ArgumentError(state->spec.what + ": " + what +
@@ -286,8 +281,9 @@ ReductionKernel::ReductionKernel(const Device& device, std::string_view result_t
   };
   no_half(state->spec.result, "the result type");
   for (const GeneratedParam& p : state->spec.inputs) no_half(p.type, "parameter '" + p.name + "'");
-  needs_double(state->spec.result, "the result type");
-  for (const GeneratedParam& p : state->spec.inputs) needs_double(p.type, "parameter '" + p.name + "'");
+  detail::gen::require_type_support(info, state->spec.result, state->spec.what, "the result type");
+  for (const GeneratedParam& p : state->spec.inputs)
+    detail::gen::require_type_support(info, p.type, state->spec.what, "parameter '" + p.name + "'");
   state->group = detail::gen::group_size(info);
   // About one group per 256 resident work-items on a GPU; the second pass takes at most 1024 partials.
   state->max_groups = std::min<std::size_t>(1024, std::max<std::size_t>(1, info.compute_units) * 8);
