@@ -6,7 +6,7 @@
 # its temperature over a run). bench/matmul_ab.py prints the table.
 # Usage (GPU machine): source .device/setup.sh && scripts/gpu-matmul-ab.sh
 # Environment: CANDIDATES (file, lines "cuda|opencl BM=.. BN=.. BK=.. TM=.. TN=.. WX=.. PIPELINE=.."),
-# TUNE=0 (skip the searches), ROUNDS (2), AB_RUNS (timed runs per case, 20), TOP (from each search, 3).
+# TUNE=0 (skip the searches), TUNE_SIZE (4096), ROUNDS (2), AB_RUNS (timed runs per case, 20), TOP (from each search, 3).
 set -uo pipefail
 out=${OUT:-ab-out}
 mkdir -p "$out"
@@ -28,7 +28,7 @@ candidates=$out/candidates.txt
 declare -A spec=([cuda]=cuda:0 [opencl]=opencl:NVIDIA)
 if [ "${TUNE:-1}" = 1 ]; then
   for backend in cuda opencl; do
-    "$build/duet" tune --device "${spec[$backend]}" --quick --size 4096 > "$out/tune-$backend.txt" 2>&1
+    "$build/duet" tune --device "${spec[$backend]}" --quick --size "${TUNE_SIZE:-4096}" > "$out/tune-$backend.txt" 2>&1
     grep -E '^ *[0-9]+ +BM=' "$out/tune-$backend.txt" | head -n "$top" |
       sed -E "s/^ *[0-9]+ +(BM=[^|]*PIPELINE=[01]).*/$backend \1/" >> "$candidates"
   done

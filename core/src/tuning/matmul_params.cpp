@@ -12,16 +12,19 @@
 namespace duet {
 namespace {
 
-// Most specific first. The H100 entries come from `duet tune` and A/B runs on that GPU (CUDA 13.0
-// NVRTC, driver 580): 46.2 / 46.5 TFLOP/s on CUDA and 46.4 / 47.0 on OpenCL at 4096^3 / 8192^3,
-// where cuBLAS SGEMM ran 51.0 / 51.3. Each compiler schedules the pipelined loop differently: it
-// pays on NVIDIA's OpenCL and not through NVRTC. The other entries are conservative: they fit every
-// GPU's 256-work-item groups and 16 KiB of local memory, and the CPU one suits PoCL, which runs a
-// work-group's work-items as vectorised loops between barriers.
+// Most specific first. The H100 entries come from `duet tune --quick` and A/B runs on that GPU
+// (scripts/gpu-matmul-ab.sh, CUDA 13.0 NVRTC, driver 580, 2026-11-22), each against cuBLAS SGEMM in
+// the same call: 48.3 / 48.6 TFLOP/s on CUDA (0.934 / 0.941 of cuBLAS) and 47.5 / 47.8 on OpenCL
+// (0.919 / 0.926) at 4096^3 / 8192^3. BK=16 halves the barriers per multiply-add; it fits the
+// 48 KiB of static shared memory only because the A slice is swizzled rather than padded. Each
+// compiler prefers its own loop: the pipelined one through NVRTC, the plain one on NVIDIA's OpenCL.
+// The other entries are conservative: they fit every GPU's 256-work-item groups and 16 KiB of
+// local memory, and the CPU one suits PoCL, which runs a work-group's work-items as vectorised
+// loops between barriers.
 const char* const kBuiltin[] = {
-    "matmul device=\"NVIDIA H100 80GB HBM3\" backend=cuda BM=128 BN=256 BK=8 TM=8 TN=16 WX=16 PIPELINE=0",
-    "matmul device=\"NVIDIA H100 80GB HBM3\" backend=opencl BM=128 BN=256 BK=8 TM=8 TN=16 WX=8 PIPELINE=1",
-    "matmul arch=sm_90 BM=128 BN=256 BK=8 TM=8 TN=16 WX=16 PIPELINE=0",
+    "matmul device=\"NVIDIA H100 80GB HBM3\" backend=cuda BM=128 BN=256 BK=16 TM=8 TN=16 WX=8 PIPELINE=1",
+    "matmul device=\"NVIDIA H100 80GB HBM3\" backend=opencl BM=128 BN=256 BK=16 TM=16 TN=8 WX=16 PIPELINE=0",
+    "matmul arch=sm_90 BM=128 BN=256 BK=16 TM=8 TN=16 WX=8 PIPELINE=1",
     "matmul vendor=NVIDIA kind=gpu BM=128 BN=128 BK=8 TM=8 TN=8 WX=8 PIPELINE=1",
     "matmul kind=gpu BM=64 BN=64 BK=8 TM=4 TN=4 WX=8 PIPELINE=1",
     "matmul kind=cpu BM=64 BN=64 BK=16 TM=4 TN=8 WX=8 PIPELINE=0",
