@@ -300,9 +300,12 @@ def targets(data):
         # 6. launch overhead <= 3 us on CUDA.
         if info["backend"] == "cuda":
             launch = [r for r in device["results"] if r["kernel"] == "launch"]
+            floors = [f for f in getattr(data, "floors", []) if f.get("api") == "cuda"]
+            floor_text = "".join("; driver floor %s us (block %s)" % (fmt(f.get("host_us_per_launch"), 2), f.get("block"))
+                                 for f in floors)
             for r in launch:
                 add("launch overhead <= 3 us (CUDA)", where,
-                    "%s us per launch (%s)" % (fmt(r.get("value"), 2), r.get("note", "")),
+                    "%s us per launch (%s%s)" % (fmt(r.get("value"), 2), r.get("note", ""), floor_text),
                     result_ok(r) and finite(r.get("value")) and r["value"] <= 3.0)
     # 5. OpenCL >= 90% of CUDA on every kernel on the same GPU.
     for device in gpus:
@@ -381,14 +384,29 @@ def cupy_summary(data):
     return lines
 
 
+def read_floors(path):
+    """The rows of duet-launch-floor's output; none without a file."""
+    if not path or not os.path.exists(path):
+        return []
+    rows = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("{"):
+                rows.append(json.loads(line))
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("files", nargs="+", help="duet-bench and compare_*.py JSON files")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md"))
     ap.add_argument("--plot", help="a PNG to link from the report (path relative to the report)")
     ap.add_argument("--note", action="append", default=[], help="a sentence for the top of the report; repeatable")
+    ap.add_argument("--floor", help="duet-launch-floor's output (JSON lines): the drivers' own launch cost")
     args = ap.parse_args()
     data = Data(args.files)
+    data.floors = read_floors(args.floor)
 
     out = ["# duet benchmark results", ""]
     dates = sorted({doc.get("date", "?") for _, doc, _ in data.duet} | {doc.get("date", "?") for _, doc in data.peers})
@@ -432,6 +450,18 @@ def main():
     else:
         out.append("No GPU or full-size CPU results in these files.")
     out.append("")
+    if data.floors:
+        out.append("Launch floors measured in the same call by `duet-launch-floor` (an empty kernel with "
+                   "vector_add's parameters, 1000 launches back to back, straight through the driver):\n")
+        out.append("| API | device | launch | host us/launch | device us/launch |")
+        out.append("|---|---|---|---|---|")
+        for f in data.floors:
+            how = ("block of %s threads" % f.get("block")) if f.get("api") == "cuda" else (
+                "with an event per launch" if f.get("event_per_launch") else "no event")
+            out.append("| %s | %s | %s | %s | %s |" % (f.get("api"), f.get("device", f.get("platform", "cuda:0")), how,
+                                                      fmt(f.get("host_us_per_launch"), 2),
+                                                      fmt(f.get("device_us_per_launch"), 2)))
+        out.append("")
     summary = cupy_summary(data)
     if summary:
         out += summary + [""]

@@ -31,6 +31,9 @@ status=0
 tail -2 "$out/build.log"
 "$build/duet" devices 2>&1 | tee -a "$log"
 
+echo "=== launch floors (the drivers themselves)" | tee -a "$log"
+"$build/duet-launch-floor" 2>&1 | tee "$out/launch-floor.jsonl" | tee -a "$log"
+
 echo "=== CuPy (commit $DUET_COMMIT)" | tee -a "$log"
 CUPY_TF32=0 "$python" bench/compare_cupy.py --json "$out/cupy.json" "${extra[@]}" 2>&1 | tee -a "$log" || status=1
 peer=()
@@ -58,6 +61,6 @@ done
 if [ ${#inputs[@]} -gt 0 ]; then
   "$python" bench/plot.py "${inputs[@]}" --out "$out/results.png" 2>&1 | tee -a "$log" ||
     echo "plot failed (matplotlib missing?): run bench/plot.py on the fetched JSON" | tee -a "$log"
-  "$python" bench/report.py "${inputs[@]}" --out "$out/RESULTS.md" --plot results.png 2>&1 | tee -a "$log" || status=1
+  "$python" bench/report.py "${inputs[@]}" --floor "$out/launch-floor.jsonl" --out "$out/RESULTS.md" --plot results.png 2>&1 | tee -a "$log" || status=1
 fi
 exit $status

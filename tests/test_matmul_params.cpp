@@ -120,6 +120,9 @@ TEST_CASE("malformed tuning entries are ConfigErrors that say what is wrong") {
       {"matmul BM=32 BN=32 BK=6 TM=4 TN=4 WX=8 PIPELINE=0", "multiples of 4"},
       {"matmul BM=0 BN=32 BK=8 TM=4 TN=4 WX=8 PIPELINE=0", "BM, BN"},
       {"matmul BM=32 BN=32 BK=8 TM=4 TN=4 WX=8 PIPELINE=2", "PIPELINE must be 0 or 1"},
+      {"matmul max_mn=0 BM=32 BN=32 BK=8 TM=4 TN=4 WX=8 PIPELINE=0", "max_mn=0 is not a positive"},
+      {"matmul max_mn=1e6 BM=32 BN=32 BK=8 TM=4 TN=4 WX=8 PIPELINE=0", "max_mn=1e6"},
+      {"matmul max_mn=4 max_mn=8 BM=32 BN=32 BK=8 TM=4 TN=4 WX=8 PIPELINE=0", "twice"},
   };
   for (const auto& [line, why] : bad) {
     CAPTURE(std::string(line));
@@ -242,6 +245,47 @@ TEST_CASE("the tuning file overrides the table; a bad file is ignored with a war
   }
 }
 
+TEST_CASE("max_mn entries serve products up to that size; the most specific device selector still wins") {
+  TempDir dir;
+  const std::string file = dir.path() + "/tuning.txt";
+  EnvGuard env("DUET_TUNING_FILE", file.c_str());
+  const auto gpu = fake_device("opencl", "Some GPU", "Someone", "OpenCL C 3.0", duet::DeviceKind::gpu);
+  write_text(file,
+             "matmul kind=gpu BM=64 BN=128 BK=8 TM=8 TN=8 WX=16 PIPELINE=0\n"
+             "matmul kind=gpu max_mn=65536 BM=64 BN=64 BK=8 TM=4 TN=4 WX=8 PIPELINE=0\n"
+             "matmul kind=gpu max_mn=4096 BM=32 BN=32 BK=8 TM=4 TN=4 WX=8 PIPELINE=0\n");
+  CHECK(duet::matmul_choice(gpu).params == params(64, 128, 8, 8, 8, 16));
+  CHECK(duet::matmul_choice(gpu, 64, 64).params == params(32, 32, 8, 4, 4, 8));
+  CHECK(duet::matmul_choice(gpu, 1, 1).params == params(32, 32, 8, 4, 4, 8));
+  CHECK(duet::matmul_choice(gpu, 65, 64).params == params(64, 64, 8, 4, 4, 8));
+  CHECK(duet::matmul_choice(gpu, 256, 256).params == params(64, 64, 8, 4, 4, 8));
+  CHECK(duet::matmul_choice(gpu, 257, 256).params == params(64, 128, 8, 8, 8, 16));
+  CHECK(duet::matmul_choice(gpu, 256, 256).source == file + ":2");
+  const std::vector<std::size_t> limits = duet::tuning::size_limits(gpu);
+  CHECK(limits == std::vector<std::size_t>{4096, 65536});
+
+  // An entry for this very device, with no size, beats size entries for any GPU.
+  const auto h100 = fake_device("cuda", "NVIDIA H100 80GB HBM3", "NVIDIA", "sm_90", duet::DeviceKind::gpu);
+  write_text(file,
+             "matmul kind=gpu max_mn=4096 BM=32 BN=32 BK=8 TM=4 TN=4 WX=8 PIPELINE=0\n"
+             "matmul device=\"NVIDIA H100 80GB HBM3\" BM=128 BN=128 BK=16 TM=8 TN=8 WX=8 PIPELINE=0\n");
+  CHECK(duet::matmul_choice(h100, 64, 64).params == params(128, 128, 16, 8, 8, 8));
+
+  // The built-in H100 entries: small tiles up to 2^21 elements of C, large ones beyond.
+  write_text(file, "");
+  CHECK(duet::matmul_choice(h100, 1024, 1024).params.bn == 128);
+  CHECK(duet::matmul_choice(h100, 1024, 2048).params.bn == 128);
+  CHECK(duet::matmul_choice(h100, 2048, 2048).params.bn == 256);
+  CHECK(duet::matmul_choice(h100).params.bn == 256);
+
+  // The entry's text round-trips with its size.
+  const auto e = duet::tuning::parse_entry("matmul kind=gpu max_mn=4096 BM=32 BN=32 BK=8 TM=4 TN=4 WX=8 PIPELINE=0");
+  REQUIRE(e.has_value());
+  CHECK(e->selector.max_mn == 4096);
+  CHECK_CONTAINS(duet::tuning::format_entry(*e), "max_mn=4096");
+  CHECK(duet::tuning::parse_entry(duet::tuning::format_entry(*e))->selector == e->selector);
+}
+
 TEST_CASE("the tuning file's path follows DUET_TUNING_FILE, XDG_CONFIG_HOME, HOME") {
   EnvGuard file("DUET_TUNING_FILE", nullptr);
   EnvGuard xdg("XDG_CONFIG_HOME", "/x/config");
@@ -286,6 +330,38 @@ TEST_CASE("save_entry replaces the entry for the same device and keeps every oth
 TEST_SUITE_END();
 
 TEST_SUITE_BEGIN("device");
+
+TEST_CASE("matmul takes the size's parameters from the tuning file and stays exact on both sides of a limit") {
+  TempDir dir;
+  const std::string file = dir.path() + "/tuning.txt";
+  EnvGuard env("DUET_TUNING_FILE", file.c_str());
+  write_text(file,
+             "matmul BM=64 BN=64 BK=8 TM=4 TN=8 WX=8 PIPELINE=0\n"
+             "matmul max_mn=1200 BM=32 BN=32 BK=8 TM=4 TN=4 WX=8 PIPELINE=0\n");
+  // duet::matmul keeps its choice per device for the life of the process: the size classes are
+  // only exercised where this case is the first to multiply (ctest's duet.*.matmul_sizes run it
+  // alone); elsewhere it checks the device's own choice on the same shapes.
+  for_each_device([&](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    // C of 31 x 37 = 1147 (small entry) and 41 x 37 = 1517 elements (the other), K prime.
+    for (std::size_t M : {std::size_t{31}, std::size_t{41}}) {
+      const std::size_t N = 37, K = 53;
+      CAPTURE(M);
+      auto rng = make_rng("matmul_size_classes", M);
+      const std::vector<float> A = random_floats(rng, M * K), B = random_floats(rng, K * N);
+      std::vector<double> want, abs_dot;
+      reference_matmul(A, B, M, N, K, want, abs_dot);
+      duet::Buffer<float> dA(dev, M * K), dB(dev, K * N), dC(dev, M * N);
+      q.write(dA, A);
+      q.write(dB, B);
+      q.fill(dC, kNaN);
+      duet::matmul(q, dA, dB, dC, M, N, K);
+      const double scale = 2.0 * double(K + 1) * kUnitRoundoff;
+      check_close(
+          q.to_vector(dC), want, [&](std::size_t i) { return scale * abs_dot[i] + 1e-30; }, "matmul C");
+    }
+  });
+}
 
 TEST_CASE("matmul with every parameter set of the table matches a double-precision reference") {
   struct Shape {

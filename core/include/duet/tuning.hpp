@@ -14,6 +14,13 @@
 // vendor (part of the vendor name), kind (gpu, cpu, other), backend (cuda, opencl); a value with
 // spaces is written in double quotes. '#' starts a comment; blank lines are ignored.
 //
+// One more selector picks by size: max_mn=1048576 makes the entry apply only to products whose C
+// has at most that many elements (M * N). Large tiles leave most of a big GPU idle on a small C
+// (a 1024 x 1024 C is 32 tiles of 128 x 256 for 132 SMs), so a device can have a second entry
+// with smaller tiles for those. Among the entries that match a device, the one with the most
+// specific device selector wins; between those equally specific, one with max_mn that covers the
+// product beats one without, and the smallest such max_mn wins.
+//
 // Everything here is thread-safe. The file is read by matmul_choice() each time it is called;
 // duet::matmul calls it once per device and keeps the answer, so a program sees the file as it was
 // when it first multiplied on that device.
@@ -61,6 +68,8 @@ struct MatmulChoice {
   std::string source;
 };
 MatmulChoice matmul_choice(const DeviceInfo& device);
+// The same for one product size: entries with max_mn >= M * N join in (see the top of the file).
+MatmulChoice matmul_choice(const DeviceInfo& device, std::size_t M, std::size_t N);
 inline MatmulParams matmul_params(const DeviceInfo& device) { return matmul_choice(device).params; }
 
 // duet::matmul with explicit parameters (for `duet tune` and tests): the same checks and kernel,
@@ -81,13 +90,17 @@ struct Selector {
   std::string vendor;   // part of the vendor name, case-insensitive
   std::string kind;     // "gpu", "cpu" or "other"
   std::string backend;  // "cuda" or "opencl"
+  std::size_t max_mn = 0;  // the largest M * N the entry is for; 0: every size
 
   bool matches(const DeviceInfo& device) const;
+  // Whether a product whose C has `mn` elements may use the entry; mn = 0: no particular size,
+  // which only entries without max_mn serve.
+  bool covers(std::size_t mn) const { return max_mn == 0 ? true : mn != 0 && mn <= max_mn; }
   // Device name 4, architecture 3, vendor 2, kind 1, nothing 0; a backend adds a half.
   double specificity() const;
   bool operator==(const Selector& o) const {
     return device == o.device && arch == o.arch && vendor == o.vendor && kind == o.kind &&
-           backend == o.backend;
+           backend == o.backend && max_mn == o.max_mn;
   }
 };
 
@@ -121,6 +134,12 @@ const std::vector<Entry>& builtin_entries();
 // The entry that applies to `device` among `entries`: the most specific that matches and whose
 // parameters the device can run (the later of equally specific ones); nullptr when none does.
 const Entry* best_entry(const std::vector<Entry>& entries, const DeviceInfo& device);
+// The same among the entries that cover a product with `mn` elements in C (Selector::covers).
+const Entry* best_entry(const std::vector<Entry>& entries, const DeviceInfo& device, std::size_t mn);
+
+// The max_mn values of the entries, in the tuning file and built in, that match `device`, ascending
+// and without repeats: the sizes at which its choice can change.
+std::vector<std::size_t> size_limits(const DeviceInfo& device);
 
 // An entry for exactly this device (its name and backend).
 Entry entry_for_device(const DeviceInfo& device, const MatmulParams& params);

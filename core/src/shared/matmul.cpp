@@ -1,6 +1,7 @@
 // matmul: C = A * B with the register-blocked dialect kernel in kernels/matmul.duet, its tile sizes
-// taken from the tuning table (core/src/tuning/). The parameters are looked up once per device and
-// kept, so a launch is a small cache lookup and no file is read on the launch path.
+// taken from the tuning table (core/src/tuning/), by device and by the size of C. The parameters
+// are looked up once per device and kept, so a launch is a small cache lookup and no file is read
+// on the launch path.
 #include <algorithm>
 #include <memory>
 #include <mutex>
@@ -28,13 +29,36 @@ Defines defines_for(const MatmulParams& p, std::size_t N, std::size_t K) {
           {"VEC_B", N % 4 ? "0" : "1"}};
 }
 
-// What matmul() needs per device, worked out once: the parameters and the kernel's defines for
-// each combination of float4 rows (index: 2 * (K % 4 == 0) + (N % 4 == 0)).
-struct Choice {
+// What matmul() needs per device and size class, worked out once: the parameters and the kernel's
+// defines for each combination of float4 rows (index: 2 * (K % 4 == 0) + (N % 4 == 0)).
+struct SizeChoice {
+  std::size_t max_mn = 0;  // for C of at most this many elements; 0: any size
   MatmulParams params;
   std::string problem;  // empty when the device can run params
   Defines defines[4];
 };
+
+// Per device: the choices for small products (ascending max_mn, from the table's max_mn entries),
+// then the one for every other size.
+struct Choice {
+  std::vector<SizeChoice> small;
+  SizeChoice any;
+
+  const SizeChoice& for_size(std::size_t mn) const {
+    for (const SizeChoice& c : small)
+      if (mn <= c.max_mn) return c;
+    return any;
+  }
+};
+
+SizeChoice size_choice(const DeviceInfo& info, std::size_t max_mn) {
+  SizeChoice c;
+  c.max_mn = max_mn;
+  c.params = matmul_choice(info, max_mn, max_mn ? 1 : 0).params;  // may read the tuning file
+  c.problem = matmul_params_problem(c.params, info);
+  for (int vec = 0; vec < 4; ++vec) c.defines[vec] = defines_for(c.params, vec & 1 ? 4 : 1, vec & 2 ? 4 : 1);
+  return c;
+}
 
 // The choice per device, for the life of the process. Devices are few; entries are matched by the
 // identity of the device's shared state without keeping it alive.
@@ -48,10 +72,9 @@ std::shared_ptr<const Choice> choice_for(const Device& device) {
       if (!owner.owner_before(core) && !core.owner_before(owner)) return choice;
   }
   auto choice = std::make_shared<Choice>();
-  choice->params = matmul_choice(device.info()).params;  // may read the tuning file
-  choice->problem = matmul_params_problem(choice->params, device.info());
-  for (int vec = 0; vec < 4; ++vec)
-    choice->defines[vec] = defines_for(choice->params, vec & 1 ? 4 : 1, vec & 2 ? 4 : 1);
+  for (std::size_t limit : tuning::size_limits(device.info()))
+    choice->small.push_back(size_choice(device.info(), limit));
+  choice->any = size_choice(device.info(), 0);
   std::lock_guard<std::mutex> lock(mutex);
   cache.erase(std::remove_if(cache.begin(), cache.end(), [](const auto& e) { return e.first.expired(); }),
               cache.end());
@@ -84,11 +107,11 @@ void launch(const char* call, Queue& q, const Buffer<float>& A, const Buffer<flo
 
 void matmul(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<float>& C, std::size_t M,
             std::size_t N, std::size_t K) {
-  const std::shared_ptr<const Choice> c = choice_for(q.device());
-  if (!c->problem.empty())
-    throw ArgumentError("matmul: " + q.device().info().name +
-                        " cannot run any matmul parameters: " + c->problem);
-  launch("matmul", q, A, B, C, M, N, K, c->params, c->defines[2 * (K % 4 == 0) + (N % 4 == 0)]);
+  const std::shared_ptr<const Choice> choice = choice_for(q.device());
+  const SizeChoice& c = choice->for_size(M * N);
+  if (!c.problem.empty())
+    throw ArgumentError("matmul: " + q.device().info().name + " cannot run any matmul parameters: " + c.problem);
+  launch("matmul", q, A, B, C, M, N, K, c.params, c.defines[2 * (K % 4 == 0) + (N % 4 == 0)]);
 }
 
 void matmul_with(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<float>& C, std::size_t M,

@@ -2,6 +2,7 @@
 // built-in entries (written in the tuning-file syntax, so `duet tune` output can be pasted here),
 // and the choice for a device: the tuning file's entry when it has one that applies, else the
 // table's most specific one.
+#include <algorithm>
 #include <iostream>
 #include <mutex>
 #include <sstream>
@@ -21,10 +22,17 @@ namespace {
 // The other entries are conservative: they fit every GPU's 256-work-item groups and 16 KiB of
 // local memory, and the CPU one suits PoCL, which runs a work-group's work-items as vectorised
 // loops between barriers.
+//
+// The max_mn entries are for a C of up to 2^21 elements (1448^2), where 128 x 256 tiles number at
+// most 64 for 132 SMs: with 64 x 128 tiles 1024^3 ran at 34.2 TFLOP/s on CUDA (1.00 of cuBLAS, up
+// from 11.1) and 30.8 on OpenCL; at 2048^3 (128 tiles) the large tiles were faster again.
 const char* const kBuiltin[] = {
     "matmul device=\"NVIDIA H100 80GB HBM3\" backend=cuda BM=128 BN=256 BK=16 TM=8 TN=16 WX=8 PIPELINE=1",
     "matmul device=\"NVIDIA H100 80GB HBM3\" backend=opencl BM=128 BN=256 BK=16 TM=16 TN=8 WX=16 PIPELINE=0",
+    "matmul device=\"NVIDIA H100 80GB HBM3\" backend=cuda max_mn=2097152 BM=64 BN=128 BK=16 TM=8 TN=8 WX=16 PIPELINE=1",
+    "matmul device=\"NVIDIA H100 80GB HBM3\" backend=opencl max_mn=2097152 BM=64 BN=128 BK=16 TM=8 TN=8 WX=16 PIPELINE=1",
     "matmul arch=sm_90 BM=128 BN=256 BK=16 TM=8 TN=16 WX=8 PIPELINE=1",
+    "matmul arch=sm_90 max_mn=2097152 BM=64 BN=128 BK=16 TM=8 TN=8 WX=16 PIPELINE=1",
     "matmul vendor=NVIDIA kind=gpu BM=128 BN=128 BK=8 TM=8 TN=8 WX=8 PIPELINE=1",
     "matmul kind=gpu BM=64 BN=64 BK=8 TM=4 TN=4 WX=8 PIPELINE=1",
     "matmul kind=cpu BM=64 BN=64 BK=16 TM=4 TN=8 WX=8 PIPELINE=0",
@@ -91,18 +99,39 @@ const std::vector<Entry>& builtin_entries() {
   return entries;
 }
 
+std::vector<std::size_t> size_limits(const DeviceInfo& device) {
+  std::vector<std::size_t> limits;
+  auto collect = [&](const std::vector<Entry>& entries) {
+    for (const Entry& e : entries)
+      if (e.selector.max_mn != 0 && e.selector.matches(device)) limits.push_back(e.selector.max_mn);
+  };
+  collect(builtin_entries());
+  const std::string path = tuning_file_path();
+  if (!path.empty()) {
+    std::vector<std::string> warnings;  // matmul_choice reports them
+    collect(read_file(path, warnings));
+  }
+  std::sort(limits.begin(), limits.end());
+  limits.erase(std::unique(limits.begin(), limits.end()), limits.end());
+  return limits;
+}
+
 }  // namespace tuning
 
-MatmulChoice matmul_choice(const DeviceInfo& device) {
+MatmulChoice matmul_choice(const DeviceInfo& device) { return matmul_choice(device, 0, 0); }
+
+MatmulChoice matmul_choice(const DeviceInfo& device, std::size_t M, std::size_t N) {
+  const std::size_t mn = M * N;
   const std::string path = tuning::tuning_file_path();
   if (!path.empty()) {
     std::vector<std::string> warnings;
     const std::vector<tuning::Entry> file = tuning::read_file(path, warnings);
     for (const std::string& w : warnings) std::cerr << "duet: warning: " << w << "\n";
-    const tuning::Entry* best = tuning::best_entry(file, device);
+    const tuning::Entry* best = tuning::best_entry(file, device, mn);
     // Entries for this device that would have won but that it cannot run are worth a warning.
     for (const tuning::Entry& e : file) {
-      if (!e.selector.matches(device) || (best && e.selector.specificity() < best->selector.specificity()))
+      if (!e.selector.matches(device) || !e.selector.covers(mn) ||
+          (best && e.selector.specificity() < best->selector.specificity()))
         continue;
       const std::string problem = matmul_params_problem(e.params, device);
       if (!problem.empty())
@@ -111,7 +140,7 @@ MatmulChoice matmul_choice(const DeviceInfo& device) {
     }
     if (best) return {best->params, best->origin};
   }
-  if (const tuning::Entry* best = tuning::best_entry(tuning::builtin_entries(), device))
+  if (const tuning::Entry* best = tuning::best_entry(tuning::builtin_entries(), device, mn))
     return {best->params, "built-in entry: " + tuning::format_entry(*best)};
   // Only a device that cannot run even the default (fewer than 32 work-items per group, or
   // almost no local memory) gets here; the launch then reports the problem.

@@ -102,6 +102,7 @@ std::optional<Entry> parse_entry(const std::string& line) {
   Entry entry;
   Selector& s = entry.selector;
   MatmulParams& p = entry.params;
+  bool max_mn_seen = false;
   struct Field {
     const char* key;
     std::string* text;
@@ -117,13 +118,23 @@ std::optional<Entry> parse_entry(const std::string& line) {
     const std::size_t eq = words[i].find('=');
     if (eq == std::string::npos || eq == 0) throw ConfigError("`" + words[i] + "` is not key=value");
     const std::string key = words[i].substr(0, eq), value = words[i].substr(eq + 1);
+    if (key == "max_mn") {
+      if (max_mn_seen) throw ConfigError("`max_mn` is given twice");
+      max_mn_seen = true;
+      const bool digits = !value.empty() && value.size() <= 15 &&
+                          std::all_of(value.begin(), value.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+      if (!digits || std::stoull(value) == 0)
+        throw ConfigError("max_mn=" + value + " is not a positive whole number (the largest M * N the entry is for)");
+      s.max_mn = static_cast<std::size_t>(std::stoull(value));
+      continue;
+    }
     Field* field = nullptr;
     for (Field& f : fields)
       if (key == f.key) field = &f;
     if (!field)
       throw ConfigError(
           "unknown key `" + key +
-          "` (selectors: device, arch, vendor, kind, backend; parameters: BM, BN, BK, TM, TN, WX, "
+          "` (selectors: device, arch, vendor, kind, backend, max_mn; parameters: BM, BN, BK, TM, TN, WX, "
           "PIPELINE)");
     if (field->seen) throw ConfigError("`" + key + "` is given twice");
     field->seen = true;
@@ -156,6 +167,7 @@ std::string format_entry(const Entry& e) {
   if (!s.vendor.empty()) line += " vendor=" + quote(s.vendor);
   if (!s.kind.empty()) line += " kind=" + quote(s.kind);
   if (!s.backend.empty()) line += " backend=" + quote(s.backend);
+  if (s.max_mn != 0) line += " max_mn=" + std::to_string(s.max_mn);
   return line + " " + to_string(e.params);
 }
 
@@ -214,10 +226,22 @@ std::vector<Entry> read_file(const std::string& path, std::vector<std::string>& 
 }
 
 const Entry* best_entry(const std::vector<Entry>& entries, const DeviceInfo& device) {
+  return best_entry(entries, device, 0);
+}
+
+const Entry* best_entry(const std::vector<Entry>& entries, const DeviceInfo& device, std::size_t mn) {
+  // Ranked by device specificity, then by size: a covering max_mn beats none, a smaller one a
+  // larger one; the later of equal entries wins (a file's later lines override earlier ones).
+  auto better_or_equal = [](const Selector& a, const Selector& b) {
+    if (a.specificity() != b.specificity()) return a.specificity() > b.specificity();
+    if ((a.max_mn == 0) != (b.max_mn == 0)) return a.max_mn != 0;
+    return a.max_mn <= b.max_mn;
+  };
   const Entry* best = nullptr;
   for (const Entry& e : entries) {
-    if (!e.selector.matches(device) || !matmul_params_problem(e.params, device).empty()) continue;
-    if (!best || e.selector.specificity() >= best->selector.specificity()) best = &e;
+    if (!e.selector.matches(device) || !e.selector.covers(mn) || !matmul_params_problem(e.params, device).empty())
+      continue;
+    if (!best || better_or_equal(e.selector, best->selector)) best = &e;
   }
   return best;
 }
