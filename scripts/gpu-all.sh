@@ -5,7 +5,8 @@
 # process building every shared kernel source from the cache, per backend); the copy/compute
 # overlap benchmark and the CUDA runtime interop round trip; the benchmark with CuPy beside it.
 # Logs go to one archive, $OUT/gpu-all.tar.gz, plus RESULTS.md and results.png.
-# Usage (GPU machine): source .device/setup.sh && scripts/gpu-all.sh
+# The GPU machine's copy of the checkout may carry an older .git: give the commit from here.
+# Usage (GPU machine): source .device/setup.sh && DUET_COMMIT=<this commit> scripts/gpu-all.sh
 set -uo pipefail
 out=${OUT:-gpu-out}
 mkdir -p "$out"

@@ -6,7 +6,8 @@
 # against cuBLAS; then bench/report.py (RESULTS.md with the targets of issue 3) and bench/plot.py.
 # Everything goes under $OUT (default ./bench-out); the last lines printed are the target checks.
 #
-# Usage (GPU machine): source .device/setup.sh && scripts/gpu-bench.sh
+# The GPU machine's copy of the checkout may carry an older .git: give the commit from here.
+# Usage (GPU machine): source .device/setup.sh && DUET_COMMIT=<this commit> scripts/gpu-bench.sh
 # Environment: DUET_BUILD_DIR (build-gpu), PYTHON (python3), DUET_COMMIT (git rev-parse, else unknown),
 # BENCH_RUNS (timed runs per case; default: the benchmark's), BENCH_SMOKE=1 (tiny sizes: a dry run).
 set -uo pipefail

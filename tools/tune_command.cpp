@@ -30,6 +30,7 @@ struct TuneOptions {
   int runs = 0;          // 0: 5 on GPUs, 3 on CPUs
   bool save = false;
   bool quick = false;
+  std::size_t max_mn = 0;  // the entry is for C of at most this many elements; 0: every size
 };
 
 struct Candidate {
@@ -229,7 +230,8 @@ int run(const TuneOptions& options) {
     return 1;
   }
 
-  const tuning::Entry entry = tuning::entry_for_device(info, best->params);
+  tuning::Entry entry = tuning::entry_for_device(info, best->params);
+  entry.selector.max_mn = options.max_mn;
   std::cout << "\nbest: " << fixed(flop / best->timing.median_ms * 1e-6, 1) << " GFLOP/s";
   for (const Candidate& c : candidates)
     if (c.params == current.params && c.failure.empty() && !c.pruned)
@@ -256,6 +258,10 @@ int tune_command(const std::vector<std::string>& args) {
   app.add_option("--runs", options.runs, "timed runs per candidate (default 5 on GPUs, 3 on CPUs)")
       ->check(CLI::Range(1, 1000));
   app.add_flag("-q,--quick", options.quick, "a smaller search at a smaller size");
+  app.add_option("--max-mn", options.max_mn,
+                 "make the entry a size class: for products whose C has at most this many elements "
+                 "(time them with --size; e.g. --size 1024 --max-mn 2097152)")
+      ->check(CLI::PositiveNumber);
   app.add_flag("--save", options.save,
                "write the best entry into the tuning file (DUET_TUNING_FILE, else "
                "$XDG_CONFIG_HOME/duet/tuning.txt, else ~/.config/duet/tuning.txt)");

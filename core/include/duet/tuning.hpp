@@ -7,7 +7,7 @@
 //
 // Both the built-in table and the file hold one entry per line:
 //
-//   matmul device="NVIDIA H100 80GB HBM3" backend=cuda BM=128 BN=256 BK=8 TM=8 TN=16 WX=8 PIPELINE=1
+//   matmul device="NVIDIA H100 80GB HBM3" backend=cuda BM=128 BN=256 BK=16 TM=8 TN=16 WX=8 PIPELINE=1
 //
 // `matmul`, then selector keys saying which devices the entry is for (all must match; none: every
 // device), then the parameters (all seven). Selectors: device (the whole device name), arch ("sm_90"),
@@ -17,7 +17,7 @@
 // One more selector picks by size: max_mn=1048576 makes the entry apply only to products whose C
 // has at most that many elements (M * N). Large tiles leave most of a big GPU idle on a small C
 // (a 1024 x 1024 C is 32 tiles of 128 x 256 for 132 SMs), so a device can have a second entry
-// with smaller tiles for those. Among the entries that match a device, the one with the most
+// with smaller tiles for those (`duet tune --size 1024 --max-mn 2097152` searches one). Among the entries that match a device, the one with the most
 // specific device selector wins; between those equally specific, one with max_mn that covers the
 // product beats one without, and the smallest such max_mn wins.
 //
