@@ -2,7 +2,8 @@
 # The CPU side of the benchmark on a machine with PoCL (no GPU needed): build, `duet bench` on PoCL's
 # device, the same kernels through PyOpenCL plus numpy's matmul (bench/compare_pyopencl.py, with
 # Debian's python3-pyopencl), then report.py and plot.py over these and any GPU results given.
-# Writes under $OUT (default ./bench-out). REPEAT (3) alternating rounds, RUNS (15) timed runs per case.
+# Writes under $OUT (default ./bench-out). REPEAT (3) alternating rounds, RUNS (15) timed runs per case,
+# FLOOR: the GPU call's launch-floor.jsonl for the report.
 #
 # Usage: scripts/pocl-bench.sh [GPU-RESULT.json ...]
 #   e.g. scripts/pocl-bench.sh gpu/cupy.json gpu/duet-cuda.json gpu/duet-opencl.json, then copy
@@ -29,5 +30,5 @@ for i in $(seq 1 "${REPEAT:-3}"); do
   for f in "$out/duet-pocl-$i.json" "$out/pyopencl-$i.json"; do [ -s "$f" ] && inputs+=("$f"); done
 done
 "$python" bench/plot.py "${inputs[@]}" --out "$out/results.png" || status=1
-"$python" bench/report.py "${inputs[@]}" --out "$out/RESULTS.md" --plot results.png || status=1
+"$python" bench/report.py "${inputs[@]}" ${FLOOR:+--floor "$FLOOR"} --out "$out/RESULTS.md" --plot results.png || status=1
 exit $status
