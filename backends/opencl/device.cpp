@@ -15,6 +15,7 @@
 #include "buffer.hpp"
 #include "errors.hpp"
 #include "host_memory.hpp"
+#include "log.hpp"
 #include "program.hpp"
 #include "queue.hpp"
 
@@ -295,7 +296,48 @@ std::shared_ptr<QueueImpl> OpenCLDevice::create_queue() {
   // profiling, because events measure device time from its timestamps.
   cl::CommandQueue queue(context(), device_, CL_QUEUE_PROFILING_ENABLE, &err);
   if (err != CL_SUCCESS) throw_driver_error("clCreateCommandQueue", err, "for " + label());
-  return std::make_shared<OpenCLQueue>(shared_from_this(), std::move(queue));
+  return std::make_shared<OpenCLQueue>(shared_from_this(), std::move(queue), !markers_timed());
+}
+
+bool OpenCLDevice::probe_markers() const {
+  // marker, a small fill, marker; three times. Timed means every timestamp is there and the
+  // markers' end times bracket the fill's run. Any failure: not timed, and commands keep their
+  // events (the safe way, which every driver supports).
+  cl_int err = CL_SUCCESS;
+  cl::CommandQueue queue(context(), device_, CL_QUEUE_PROFILING_ENABLE, &err);
+  if (err != CL_SUCCESS) return false;
+  cl::Buffer buffer(context(), CL_MEM_READ_WRITE, 4096, nullptr, &err);
+  if (err != CL_SUCCESS) return false;
+  auto stamp = [](const cl::Event& e, cl_profiling_info which) {
+    cl_ulong v = 0;
+    return clGetEventProfilingInfo(e(), which, sizeof v, &v, nullptr) == CL_SUCCESS ? v : cl_ulong{0};
+  };
+  for (int round = 0; round < 3; ++round) {
+    cl_event raw[3] = {nullptr, nullptr, nullptr};
+    const cl_uint zero = 0;
+    if (clEnqueueMarkerWithWaitList(queue(), 0, nullptr, &raw[0]) != CL_SUCCESS) return false;
+    cl::Event before(raw[0]);
+    if (clEnqueueFillBuffer(queue(), buffer(), &zero, sizeof zero, 0, 4096, 0, nullptr, &raw[1]) != CL_SUCCESS)
+      return false;
+    cl::Event fill(raw[1]);
+    if (clEnqueueMarkerWithWaitList(queue(), 0, nullptr, &raw[2]) != CL_SUCCESS) return false;
+    cl::Event after(raw[2]);
+    if (clFinish(queue()) != CL_SUCCESS) return false;
+    const cl_ulong t0 = stamp(before, CL_PROFILING_COMMAND_END), start = stamp(fill, CL_PROFILING_COMMAND_START),
+                   end = stamp(fill, CL_PROFILING_COMMAND_END), t1 = stamp(after, CL_PROFILING_COMMAND_END);
+    if (t0 == 0 || start == 0 || end == 0 || t1 == 0 || t0 > start || start > end || end > t1) return false;
+  }
+  return true;
+}
+
+bool OpenCLDevice::markers_timed() const {
+  std::call_once(markers_probed_, [this] {
+    markers_timed_ = probe_markers();
+    if (detail::debug_enabled())
+      detail::log_debug(label() + (markers_timed_ ? ": markers carry timestamps; launches take no events"
+                                                  : ": markers give no usable timestamps; every command takes an event"));
+  });
+  return markers_timed_;
 }
 
 BuildResult OpenCLDevice::build(const std::string& source, const std::string& name,

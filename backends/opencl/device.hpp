@@ -33,11 +33,15 @@ class OpenCLDevice final : public DeviceImpl, public std::enable_shared_from_thi
   std::string compiler_identity() const override;
 
   cl_device_id id() const { return device_(); }
+  // Whether the device's markers carry timestamps that bracket the commands around them, tried
+  // once on a queue of its own; when they do, launches need no events for timing.
+  bool markers_timed() const;
   // "opencl:0 (pthread-skylake-...)", for error details.
   std::string label() const;
 
  private:
   const cl::Context& context() const;
+  bool probe_markers() const;
   void commit(const cl::Buffer& buffer, std::size_t bytes) const;
   [[noreturn]] void throw_out_of_memory(const char* call, cl_int code, std::size_t bytes) const;
 
@@ -51,6 +55,8 @@ class OpenCLDevice final : public DeviceImpl, public std::enable_shared_from_thi
   // duet's own queue: committing new buffers to the device, mapping host buffers. Users' work is
   // never on it, so nothing done here waits for theirs.
   mutable cl::CommandQueue commit_queue_;
+  mutable std::once_flag markers_probed_;
+  mutable bool markers_timed_ = false;
 };
 
 }  // namespace duet::backend::opencl

@@ -55,8 +55,12 @@ cl::Event NextCommand::get() const {
   return event_;
 }
 
-OpenCLEvent::OpenCLEvent(cl::Event marker, cl::Event previous, std::shared_ptr<NextCommand> next)
-    : marker_(std::move(marker)), previous_(std::move(previous)), next_(std::move(next)) {}
+OpenCLEvent::OpenCLEvent(cl::Event marker, cl::Event previous, std::shared_ptr<NextCommand> next,
+                         bool commands_tracked)
+    : marker_(std::move(marker)),
+      previous_(std::move(previous)),
+      next_(std::move(next)),
+      commands_tracked_(commands_tracked) {}
 
 void OpenCLEvent::wait() { wait_for(marker_); }
 
@@ -99,8 +103,13 @@ double OpenCLEvent::elapsed_ms_until(EventImpl& later_impl) {
   auto end = later.marker_time();
   if (start && end) return difference_ms(*start, *end);
 
-  // Without both markers, only commands can be timed; with none between the two events there is
-  // nothing to time, and no device time passed that duet could measure.
+  // Without both markers, only commands can be timed, and only where each had its event.
+  if (!commands_tracked_ || !later.commands_tracked_)
+    throw_driver_error("clGetEventProfilingInfo", CL_PROFILING_INFO_NOT_AVAILABLE,
+                       "the driver gave no usable timestamp for a marker, though it did when duet "
+                       "opened the device");
+  // With no command between the two events there is nothing to time, and no device time passed
+  // that duet could measure.
   if (previous_() == later.previous_()) return 0.0;
   if (!start) start = next_start();
   if (!end) end = later.previous_end();

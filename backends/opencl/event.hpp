@@ -30,7 +30,9 @@ class NextCommand {
 
 class OpenCLEvent final : public EventImpl {
  public:
-  OpenCLEvent(cl::Event marker, cl::Event previous, std::shared_ptr<NextCommand> next);
+  // `commands_tracked`: every command on the queue had an event, so the neighbours can stand in
+  // for a marker without a timestamp; otherwise (launches without events) only markers time.
+  OpenCLEvent(cl::Event marker, cl::Event previous, std::shared_ptr<NextCommand> next, bool commands_tracked);
 
   void wait() override;
   // Blocks until both events have completed: their timestamps exist only then.
@@ -46,6 +48,7 @@ class OpenCLEvent final : public EventImpl {
   cl::Event marker_;
   cl::Event previous_;  // null when nothing was enqueued before the marker
   std::shared_ptr<NextCommand> next_;
+  bool commands_tracked_;
 };
 
 }  // namespace duet::backend::opencl

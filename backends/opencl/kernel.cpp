@@ -43,7 +43,7 @@ std::string OpenCLKernel::describe(const LaunchShape& shape) const {
 }
 
 cl_event OpenCLKernel::enqueue(cl_command_queue queue, const LaunchShape& shape,
-                               const std::vector<LaunchArg>& args) const {
+                               const std::vector<LaunchArg>& args, bool with_event) const {
   // Views become sub-buffers, released when this call returns: the enqueued launch keeps its own
   // reference to each for as long as it runs.
   std::vector<cl::Buffer> views;
@@ -83,7 +83,8 @@ cl_event OpenCLKernel::enqueue(cl_command_queue queue, const LaunchShape& shape,
   }
   cl_event event = nullptr;
   const cl_int err = clEnqueueNDRangeKernel(queue, kernel_(), static_cast<cl_uint>(shape.dims), nullptr,
-                                            shape.global, shape.local, 0, nullptr, &event);
+                                            shape.global, shape.local, 0, nullptr,
+                                            with_event ? &event : nullptr);
   if (err != CL_SUCCESS) throw_driver_error("clEnqueueNDRangeKernel", err, describe(shape));
   return event;
 }

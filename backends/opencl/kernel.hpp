@@ -21,9 +21,10 @@ class OpenCLKernel final : public KernelImpl {
   const std::string& name() const { return name_; }
 
   // Sets the arguments and enqueues one launch on `queue`; returns the launch's event, owned by
-  // the caller. Throws DriverError naming the argument or the sizes the driver refused.
-  cl_event enqueue(cl_command_queue queue, const LaunchShape& shape,
-                   const std::vector<LaunchArg>& args) const;
+  // the caller, or null without `with_event`. Throws DriverError naming the argument or the sizes
+  // the driver refused.
+  cl_event enqueue(cl_command_queue queue, const LaunchShape& shape, const std::vector<LaunchArg>& args,
+                   bool with_event) const;
 
  private:
   std::string describe(const LaunchShape& shape) const;

@@ -21,11 +21,12 @@ cl_mem mem_of(const BufferImpl& buffer) { return static_cast<const OpenCLBuffer&
 
 }  // namespace
 
-OpenCLQueue::OpenCLQueue(std::shared_ptr<const OpenCLDevice> device, cl::CommandQueue queue)
-    : device_(std::move(device)), queue_(std::move(queue)) {}
+OpenCLQueue::OpenCLQueue(std::shared_ptr<const OpenCLDevice> device, cl::CommandQueue queue, bool launch_events)
+    : device_(std::move(device)), queue_(std::move(queue)), launch_events_(launch_events) {}
 
 void OpenCLQueue::enqueued(cl_event event) {
   last_ = cl::Event(event);
+  untracked_ = false;
   if (waiting_) {
     waiting_->set(last_);
     waiting_.reset();
@@ -79,7 +80,15 @@ void OpenCLQueue::launch(KernelImpl& kernel, const LaunchShape& shape,
                          const std::vector<LaunchArg>& args) {
   for (int d = 0; d < shape.dims; ++d)
     if (shape.global[d] == 0) return;
-  enqueued(static_cast<const OpenCLKernel&>(kernel).enqueue(queue_(), shape, args));
+  const cl_event event = static_cast<const OpenCLKernel&>(kernel).enqueue(queue_(), shape, args, launch_events_);
+  if (event) {
+    enqueued(event);
+    return;
+  }
+  // The events recorded before this launch no longer know their neighbours; their markers' own
+  // timestamps, which this device gives, time them.
+  untracked_ = true;
+  if (waiting_) waiting_.reset();
 }
 
 std::shared_ptr<EventImpl> OpenCLQueue::record() {
@@ -92,7 +101,8 @@ std::shared_ptr<EventImpl> OpenCLQueue::record() {
   err = clFlush(queue_());
   if (err != CL_SUCCESS) throw_driver_error("clFlush", err, "on " + device_->label());
   if (!waiting_) waiting_ = std::make_shared<NextCommand>();
-  return std::make_shared<OpenCLEvent>(std::move(marker), last_, waiting_);
+  return std::make_shared<OpenCLEvent>(std::move(marker), untracked_ ? cl::Event() : last_, waiting_,
+                                       /*commands_tracked=*/launch_events_);
 }
 
 void OpenCLQueue::wait_for(EventImpl& event) {

@@ -1,8 +1,10 @@
 // An in-order OpenCL command queue with profiling on. Every command is enqueued without blocking
 // and returns at once. The queue remembers the event of the last command it enqueued, and hands
 // the next command's event to events recorded before it, so that events can still be timed on
-// drivers whose markers carry no usable timestamps (see event.hpp). Like duet's Queue, it is used
-// by one thread at a time.
+// drivers whose markers carry no usable timestamps (see event.hpp). Where the device's markers
+// do carry them (OpenCLDevice::markers_timed), launches ask for no event: on NVIDIA's OpenCL an
+// event per launch costs about 7 us of host time (bench/launch_floor). Like duet's Queue, it is
+// used by one thread at a time.
 #pragma once
 
 #include <cstddef>
@@ -20,7 +22,8 @@ class NextCommand;
 
 class OpenCLQueue final : public QueueImpl {
  public:
-  OpenCLQueue(std::shared_ptr<const OpenCLDevice> device, cl::CommandQueue queue);
+  // `launch_events`: whether launches need events of their own for timing (markers untimed).
+  OpenCLQueue(std::shared_ptr<const OpenCLDevice> device, cl::CommandQueue queue, bool launch_events);
 
   void write(BufferImpl& dst, std::size_t offset, const void* src, std::size_t bytes) override;
   void read(const BufferImpl& src, std::size_t offset, void* dst, std::size_t bytes) override;
@@ -45,6 +48,8 @@ class OpenCLQueue final : public QueueImpl {
   cl::CommandQueue queue_;
   cl::Event last_;
   std::shared_ptr<NextCommand> waiting_;  // shared with the events recorded since the last command
+  bool launch_events_;
+  bool untracked_ = false;  // a launch without an event came since last_ was set
 };
 
 }  // namespace duet::backend::opencl
