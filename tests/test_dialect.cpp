@@ -327,4 +327,36 @@ TEST_CASE("a program lists its kernels and shared kernel sources compile as user
   });
 }
 
+TEST_CASE("a kernel launched again takes the new arguments: other buffers, reallocated ones, other scalars") {
+  // The OpenCL backend skips clSetKernelArg for arguments equal to the last launch's; buffers
+  // released and allocated again between launches may get the addresses of the old ones.
+  const char* source = R"(
+KERNEL void put(GLOBAL float* x, const float v, const int n) {
+  const int i = (int)GLOBAL_ID(0);
+  if (i < n) x[i] = v;
+}
+)";
+  for_each_device([&](const duet::Device& dev) {
+    const duet::Kernel k = dev.compile(source, {}, "put.duet").kernel("put");
+    duet::Queue q = dev.queue();
+    const std::size_t n = 37;
+    for (int round = 0; round < 12; ++round) {
+      duet::Buffer<float> a(dev, n), b(dev, n);
+      q.fill(a, kNaN);
+      q.fill(b, kNaN);
+      const float v = static_cast<float>(round);
+      q.launch(k, duet::Range(n), duet::Range(), a, v, static_cast<int>(n));
+      q.launch(k, duet::Range(n), duet::Range(), b, v + 0.5f, static_cast<int>(n));
+      q.launch(k, duet::Range(n), duet::Range(), a, v + 0.25f, 20);  // the first 20 again
+      const std::vector<float> got_a = q.to_vector(a), got_b = q.to_vector(b);
+      for (std::size_t i = 0; i < n; ++i) {
+        CAPTURE(round);
+        CAPTURE(i);
+        CHECK(got_a[i] == (i < 20 ? v + 0.25f : v));
+        CHECK(got_b[i] == v + 0.5f);
+      }
+    }
+  });
+}
+
 TEST_SUITE_END();

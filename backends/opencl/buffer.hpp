@@ -26,12 +26,16 @@ class OpenCLBuffer final : public BufferImpl {
   bool owns_memory() const override { return owns_; }
   std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(buffer_()); }
   cl_mem mem() const { return buffer_(); }
+  // Unique among the buffers of this process, never reused (unlike a released cl_mem's address):
+  // kernels compare it to know whether an argument is already set.
+  std::uint64_t serial() const { return serial_; }
 
  private:
   std::shared_ptr<const OpenCLDevice> device_;
   cl::Buffer buffer_;  // its destructor releases the cl_mem and ignores the code, so it never throws
   std::size_t bytes_;
   bool owns_;
+  std::uint64_t serial_;
 };
 
 }  // namespace duet::backend::opencl

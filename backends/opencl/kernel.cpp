@@ -3,6 +3,7 @@
 // the device.
 #include "kernel.hpp"
 
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,14 +49,19 @@ cl_event OpenCLKernel::enqueue(cl_command_queue queue, const LaunchShape& shape,
   // reference to each for as long as it runs.
   std::vector<cl::Buffer> views;
   std::lock_guard<std::mutex> lock(launch_mutex_);
+  if (set_args_.size() < args.size()) set_args_.resize(args.size());
   for (std::size_t i = 0; i < args.size(); ++i) {
     const LaunchArg& arg = args[i];
     const auto index = static_cast<cl_uint>(i);
+    SetArg& last = set_args_[i];
     cl_int err;
     if (arg.buffer != nullptr) {
-      cl_mem mem = static_cast<const OpenCLBuffer*>(arg.buffer)->mem();
+      const auto& buffer = *static_cast<const OpenCLBuffer*>(arg.buffer);
+      cl_mem mem = buffer.mem();
       // A view at offset 0 is the whole buffer to a kernel; an empty view is never dereferenced.
-      if (arg.offset != 0 && arg.bytes != 0) {
+      const bool whole = arg.offset == 0 || arg.bytes == 0;
+      if (whole && last.known && last.serial == buffer.serial()) continue;
+      if (!whole) {
         cl_buffer_region region{arg.offset, arg.bytes};
         err = CL_SUCCESS;
         cl_mem sub = clCreateSubBuffer(mem, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
@@ -70,9 +76,25 @@ cl_event OpenCLKernel::enqueue(cl_command_queue queue, const LaunchShape& shape,
         views.emplace_back(sub);  // takes the reference clCreateSubBuffer returned
         mem = sub;
       }
+      last.known = false;
       err = clSetKernelArg(kernel_(), index, sizeof mem, &mem);
+      if (err == CL_SUCCESS && whole) {
+        last.known = true;
+        last.serial = buffer.serial();
+      }
     } else {
+      const bool small = arg.scalar_size <= sizeof last.bytes;
+      if (small && last.known && last.serial == 0 && last.size == arg.scalar_size &&
+          std::memcmp(last.bytes, arg.scalar, arg.scalar_size) == 0)
+        continue;
+      last.known = false;
       err = clSetKernelArg(kernel_(), index, arg.scalar_size, arg.scalar);
+      if (err == CL_SUCCESS && small) {
+        last.known = true;
+        last.serial = 0;
+        last.size = arg.scalar_size;
+        std::memcpy(last.bytes, arg.scalar, arg.scalar_size);
+      }
     }
     if (err != CL_SUCCESS)
       throw_driver_error("clSetKernelArg", err,
