@@ -51,9 +51,9 @@ def round_up(x, m):
 # --- LAUNCH RULES: what core/src/shared/*.cpp does on a CPU device ------------------------------------
 def elementwise_launch(n, max_group):
     """core/src/shared/elementwise.cpp, CPU: one work-item per float4 (and the first n % 4 for the
-    tail), groups of 256, or of the work-items rounded up to 32 when fewer."""
+    tail), groups of 256."""
     items = max(n // 4, n % 4)
-    group = max(min(256, (items + 31) // 32 * 32, max_group), 1)
+    group = max(min(256, max_group), 1)
     groups = max(1, (items + group - 1) // group)
     return {}, (groups * group,), (group,)
 

@@ -14,11 +14,11 @@ namespace {
 // 1024 0.3-0.5% ahead of 256; two, four or eight float4 per work-item lost 1-3%, and grids of a
 // few groups per compute unit that loop over the vectors lost 4-6%. On PoCL's CPU device the
 // float4 kernel ran twice as fast as the one-element kernel it replaced.
-// A launch smaller than one such group gets a group of its own size rounded up to 32: on the H100
-// the driver's own back-to-back launches of an empty kernel took 3.71 us with 32 threads and
-// 3.94 us with 1024 (bench/launch_floor).
-std::size_t group_for(const DeviceInfo& info, std::size_t items) {
-  const std::size_t want = std::min<std::size_t>(info.kind == DeviceKind::cpu ? 256 : 1024, (items + 31) / 32 * 32);
+// (Smaller groups for tiny launches were tried: the driver's own back-to-back launches of an empty
+// kernel on the H100 were no faster with 32 threads than with 1024 in four of five runs, see
+// bench/launch_floor, so every launch keeps the one group size.)
+std::size_t group_for(const DeviceInfo& info) {
+  const std::size_t want = info.kind == DeviceKind::cpu ? 256 : 1024;
   return std::max<std::size_t>(std::min(want, info.max_group_size), 1);
 }
 
@@ -30,7 +30,7 @@ void elementwise(Queue& q, const char* name, const Buffer<float>& a, const Buffe
   const std::size_t n = c.size();
   if (n == 0) return;
   const std::size_t items = std::max(n / 4, n % 4);  // one per float4, and the tail's first items
-  q.launch(detail::shared_kernel(q.device(), name, name), Range(items), Range(group_for(q.device().info(), items)),
+  q.launch(detail::shared_kernel(q.device(), name, name), Range(items), Range(group_for(q.device().info())),
            a, b, c, static_cast<std::uint64_t>(n));
 }
 
