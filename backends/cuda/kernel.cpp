@@ -1,6 +1,9 @@
 // CudaKernel (see kernel.hpp). cuFuncGetParamInfo has no "count" query: it answers
 // CUDA_ERROR_INVALID_VALUE for the first index past the last parameter, so the count is the number
 // of indices that succeed. Any other answer means the driver cannot tell, and the kernel reports -1.
+// For a dialect kernel the declaration gives the count, and only those indices are asked: the
+// failing call past the end would show up as an API error in every compute-sanitizer run of a
+// program that uses duet.
 #include "kernel.hpp"
 
 #include "context.hpp"
@@ -9,7 +12,8 @@
 
 namespace duet::backend::cuda {
 
-CudaKernel::CudaKernel(std::shared_ptr<const CudaProgram> program, CUfunction fn, std::string name)
+CudaKernel::CudaKernel(std::shared_ptr<const CudaProgram> program, CUfunction fn, std::string name,
+                       int declared_params)
     : program_(std::move(program)), fn_(fn), name_(std::move(name)) {
 #if CUDA_VERSION >= 12040
   const DriverApi& api = driver();
@@ -17,7 +21,8 @@ CudaKernel::CudaKernel(std::shared_ptr<const CudaProgram> program, CUfunction fn
   ContextGuard guard(program_->context(), std::nothrow);
   if (!guard.ok()) return;
   // Kernel parameters take at most 32 KiB, so this bound is never the reason the loop stops.
-  for (std::size_t i = 0; i < 32768; ++i) {
+  const std::size_t asked = declared_params >= 0 ? static_cast<std::size_t>(declared_params) : 32768;
+  for (std::size_t i = 0; i < asked; ++i) {
     std::size_t offset = 0, size = 0;
     const CUresult r = api.cuFuncGetParamInfo(fn_, i, &offset, &size);
     if (r == CUDA_ERROR_INVALID_VALUE) {
@@ -26,6 +31,10 @@ CudaKernel::CudaKernel(std::shared_ptr<const CudaProgram> program, CUfunction fn
     }
     if (r != CUDA_SUCCESS) break;
     param_sizes_.push_back(size);
+  }
+  if (declared_params >= 0 && param_sizes_.size() == asked) {
+    sizes_known_ = true;
+    return;
   }
   param_sizes_.clear();
 #endif

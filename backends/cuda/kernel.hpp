@@ -17,7 +17,8 @@ class CudaProgram;
 
 class CudaKernel final : public KernelImpl {
  public:
-  CudaKernel(std::shared_ptr<const CudaProgram> program, CUfunction fn, std::string name);
+  // `declared_params` >= 0: how many parameters the dialect declaration lists (see kernel.cpp).
+  CudaKernel(std::shared_ptr<const CudaProgram> program, CUfunction fn, std::string name, int declared_params);
 
   int arg_count() const override;
   CUfunction handle() const noexcept { return fn_; }

@@ -28,13 +28,13 @@ CudaProgram::~CudaProgram() {
   if (guard.ok()) DUET_CU_NOTHROW(cuModuleUnload, module_);
 }
 
-std::shared_ptr<KernelImpl> CudaProgram::kernel(const std::string& name) {
+std::shared_ptr<KernelImpl> CudaProgram::kernel(const std::string& name, int declared_params) {
   ContextGuard guard(ctx_);
   CUfunction fn = nullptr;
   const CUresult r = driver().cuModuleGetFunction(&fn, module_, name.c_str());
   if (r == CUDA_ERROR_NOT_FOUND) return nullptr;
   check(r, ("cuModuleGetFunction(module, \"" + name + "\")").c_str());
-  return std::make_shared<CudaKernel>(shared_from_this(), fn, name);
+  return std::make_shared<CudaKernel>(shared_from_this(), fn, name, declared_params);
 }
 
 }  // namespace duet::backend::cuda

@@ -23,7 +23,7 @@ class CudaProgram final : public ProgramImpl, public std::enable_shared_from_thi
   CudaProgram(const CudaProgram&) = delete;
   CudaProgram& operator=(const CudaProgram&) = delete;
 
-  std::shared_ptr<KernelImpl> kernel(const std::string& name) override;
+  std::shared_ptr<KernelImpl> kernel(const std::string& name, int declared_params) override;
   // Empty: core knows the kernel names from the dialect source.
   std::vector<std::string> kernel_names() const override { return {}; }
   // The cubin itself: loading it again needs the same architecture, which the cache key holds.

@@ -56,7 +56,7 @@ std::string OpenCLProgram::binary() const {
   return bytes;
 }
 
-std::shared_ptr<KernelImpl> OpenCLProgram::kernel(const std::string& name) {
+std::shared_ptr<KernelImpl> OpenCLProgram::kernel(const std::string& name, int /*declared_params*/) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto found = kernels_.find(name);
   if (found != kernels_.end()) return found->second;

@@ -26,7 +26,7 @@ class OpenCLProgram final : public ProgramImpl {
   OpenCLProgram(std::shared_ptr<const OpenCLDevice> device, cl::Program program,
                 std::vector<std::string> kernel_names);
 
-  std::shared_ptr<KernelImpl> kernel(const std::string& name) override;
+  std::shared_ptr<KernelImpl> kernel(const std::string& name, int declared_params) override;
   std::vector<std::string> kernel_names() const override { return kernel_names_; }
   // CL_PROGRAM_BINARIES for the program's one device; empty when the driver offers none.
   std::string binary() const override;

@@ -57,8 +57,9 @@ class KernelImpl {
 class ProgramImpl {
  public:
   virtual ~ProgramImpl() = default;
-  // nullptr when the program has no kernel of that name.
-  virtual std::shared_ptr<KernelImpl> kernel(const std::string& name) = 0;
+  // nullptr when the program has no kernel of that name. `declared_params`: the number of
+  // parameters its dialect declaration lists, or -1 for native source (the backend finds out).
+  virtual std::shared_ptr<KernelImpl> kernel(const std::string& name, int declared_params) = 0;
   virtual std::vector<std::string> kernel_names() const = 0;
   // The compiled program as bytes that DeviceImpl::load_binary accepts on the same device, driver
   // and compiler (for the on-disk cache); empty when there is nothing to export.

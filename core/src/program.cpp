@@ -28,7 +28,9 @@ Kernel Program::kernel(const std::string& name) const {
   auto found = s.kernels.find(name);
   if (found != s.kernels.end()) return Kernel(found->second);
 
-  auto impl = s.impl->kernel(name);
+  auto sig = s.signatures.find(name);
+  const int declared = sig != s.signatures.end() ? static_cast<int>(sig->second.params.size()) : -1;
+  auto impl = s.impl->kernel(name, declared);
   if (!impl) {
     std::string list;
     for (const auto& n : kernel_names()) list += (list.empty() ? "" : ", ") + n;
@@ -40,7 +42,6 @@ Kernel Program::kernel(const std::string& name) const {
   k->program = s.impl;
   k->impl = impl;
   k->name = name;
-  auto sig = s.signatures.find(name);
   if (sig != s.signatures.end()) k->signature = sig->second;
   s.kernels.emplace(name, k);
   return Kernel(std::move(k));
