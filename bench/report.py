@@ -76,6 +76,7 @@ class Data:
     def __init__(self, files):
         self.duet = []   # (file, doc, device entry)
         self.peers = []  # (file, doc)
+        self.floors = []  # duet-launch-floor's rows (read_floors), when given
         for path in files:
             with open(path) as f:
                 doc = json.load(f)
@@ -300,7 +301,7 @@ def targets(data):
         # 6. launch overhead <= 3 us on CUDA.
         if info["backend"] == "cuda":
             launch = [r for r in device["results"] if r["kernel"] == "launch"]
-            floors = [f for f in getattr(data, "floors", []) if f.get("api") == "cuda"]
+            floors = [f for f in data.floors if f.get("api") == "cuda"]
             floor_text = "".join("; driver floor %s us (block %s)" % (fmt(f.get("host_us_per_launch"), 2), f.get("block"))
                                  for f in floors)
             for r in launch:

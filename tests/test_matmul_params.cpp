@@ -261,8 +261,14 @@ TEST_CASE("max_mn entries serve products up to that size; the most specific devi
   CHECK(duet::matmul_choice(gpu, 256, 256).params == params(64, 64, 8, 4, 4, 8));
   CHECK(duet::matmul_choice(gpu, 257, 256).params == params(64, 128, 8, 8, 8, 16));
   CHECK(duet::matmul_choice(gpu, 256, 256).source == file + ":2");
-  const std::vector<std::size_t> limits = duet::tuning::size_limits(gpu);
-  CHECK(limits == std::vector<std::size_t>{4096, 65536});
+  const std::vector<duet::MatmulSizeClass> classes = duet::matmul_size_classes(gpu);
+  std::vector<std::size_t> limits;
+  for (const duet::MatmulSizeClass& c : classes) limits.push_back(c.max_mn);
+  CHECK(limits == std::vector<std::size_t>{4096, 65536, 0});
+  REQUIRE(classes.size() == 3);
+  CHECK(classes[0].choice.params == params(32, 32, 8, 4, 4, 8));
+  CHECK(classes[1].choice.params == params(64, 64, 8, 4, 4, 8));
+  CHECK(classes[2].choice.params == params(64, 128, 8, 8, 8, 16));
 
   // An entry for this very device, with no size, beats size entries for any GPU.
   const auto h100 = fake_device("cuda", "NVIDIA H100 80GB HBM3", "NVIDIA", "sm_90", duet::DeviceKind::gpu);

@@ -72,6 +72,15 @@ MatmulChoice matmul_choice(const DeviceInfo& device);
 MatmulChoice matmul_choice(const DeviceInfo& device, std::size_t M, std::size_t N);
 inline MatmulParams matmul_params(const DeviceInfo& device) { return matmul_choice(device).params; }
 
+// Every size class of `device` at once, with one reading of the tuning file: the choice for C of
+// at most max_mn elements, ascending, for each max_mn among the entries that match the device;
+// last, max_mn = 0 and the choice for any other size. duet::matmul keeps this per device.
+struct MatmulSizeClass {
+  std::size_t max_mn;
+  MatmulChoice choice;
+};
+std::vector<MatmulSizeClass> matmul_size_classes(const DeviceInfo& device);
+
 // duet::matmul with explicit parameters (for `duet tune` and tests): the same checks and kernel,
 // asynchronous like every launch. ArgumentError when matmul_params_problem(p, device) is not empty.
 void matmul_with(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<float>& C, std::size_t M,
@@ -136,10 +145,6 @@ const std::vector<Entry>& builtin_entries();
 const Entry* best_entry(const std::vector<Entry>& entries, const DeviceInfo& device);
 // The same among the entries that cover a product with `mn` elements in C (Selector::covers).
 const Entry* best_entry(const std::vector<Entry>& entries, const DeviceInfo& device, std::size_t mn);
-
-// The max_mn values of the entries, in the tuning file and built in, that match `device`, ascending
-// and without repeats: the sizes at which its choice can change.
-std::vector<std::size_t> size_limits(const DeviceInfo& device);
 
 // An entry for exactly this device (its name and backend).
 Entry entry_for_device(const DeviceInfo& device, const MatmulParams& params);

@@ -51,10 +51,10 @@ struct Choice {
   }
 };
 
-SizeChoice size_choice(const DeviceInfo& info, std::size_t max_mn) {
+SizeChoice size_choice(const DeviceInfo& info, const MatmulSizeClass& size_class) {
   SizeChoice c;
-  c.max_mn = max_mn;
-  c.params = matmul_choice(info, max_mn, max_mn ? 1 : 0).params;  // may read the tuning file
+  c.max_mn = size_class.max_mn;
+  c.params = size_class.choice.params;
   c.problem = matmul_params_problem(c.params, info);
   for (int vec = 0; vec < 4; ++vec) c.defines[vec] = defines_for(c.params, vec & 1 ? 4 : 1, vec & 2 ? 4 : 1);
   return c;
@@ -72,9 +72,12 @@ std::shared_ptr<const Choice> choice_for(const Device& device) {
       if (!owner.owner_before(core) && !core.owner_before(owner)) return choice;
   }
   auto choice = std::make_shared<Choice>();
-  for (std::size_t limit : tuning::size_limits(device.info()))
-    choice->small.push_back(size_choice(device.info(), limit));
-  choice->any = size_choice(device.info(), 0);
+  for (const MatmulSizeClass& size_class : matmul_size_classes(device.info())) {  // reads the tuning file
+    if (size_class.max_mn != 0)
+      choice->small.push_back(size_choice(device.info(), size_class));
+    else
+      choice->any = size_choice(device.info(), size_class);
+  }
   std::lock_guard<std::mutex> lock(mutex);
   cache.erase(std::remove_if(cache.begin(), cache.end(), [](const auto& e) { return e.first.expired(); }),
               cache.end());

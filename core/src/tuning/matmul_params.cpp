@@ -99,52 +99,71 @@ const std::vector<Entry>& builtin_entries() {
   return entries;
 }
 
-std::vector<std::size_t> size_limits(const DeviceInfo& device) {
-  std::vector<std::size_t> limits;
-  auto collect = [&](const std::vector<Entry>& entries) {
-    for (const Entry& e : entries)
-      if (e.selector.max_mn != 0 && e.selector.matches(device)) limits.push_back(e.selector.max_mn);
-  };
-  collect(builtin_entries());
-  const std::string path = tuning_file_path();
-  if (!path.empty()) {
-    std::vector<std::string> warnings;  // matmul_choice reports them
-    collect(read_file(path, warnings));
-  }
-  std::sort(limits.begin(), limits.end());
-  limits.erase(std::unique(limits.begin(), limits.end()), limits.end());
-  return limits;
+}  // namespace tuning
+
+namespace {
+
+// The tuning file's entries (none without a file); its problems become warnings in `warnings`.
+std::vector<tuning::Entry> file_entries(std::vector<std::string>& warnings) {
+  const std::string path = tuning::tuning_file_path();
+  return path.empty() ? std::vector<tuning::Entry>{} : tuning::read_file(path, warnings);
 }
 
-}  // namespace tuning
+// The choice for a product with `mn` elements in C (0: no particular size) among the file's
+// entries, then the table's. File entries for the device that would have won but that it cannot
+// run are worth a warning.
+MatmulChoice choose(const std::vector<tuning::Entry>& file, const DeviceInfo& device, std::size_t mn,
+                    std::vector<std::string>& warnings) {
+  const tuning::Entry* best = tuning::best_entry(file, device, mn);
+  for (const tuning::Entry& e : file) {
+    if (!e.selector.matches(device) || !e.selector.covers(mn) ||
+        (best && e.selector.specificity() < best->selector.specificity()))
+      continue;
+    const std::string problem = matmul_params_problem(e.params, device);
+    if (!problem.empty())
+      warnings.push_back(e.origin + ": not usable on " + device.name + ": " + problem + "; entry ignored");
+  }
+  if (best) return {best->params, best->origin};
+  if (const tuning::Entry* built_in = tuning::best_entry(tuning::builtin_entries(), device, mn))
+    return {built_in->params, "built-in entry: " + tuning::format_entry(*built_in)};
+  // Only a device that cannot run even the default (fewer than 32 work-items per group, or
+  // almost no local memory) gets here; the launch then reports the problem.
+  return {MatmulParams{}, "default"};
+}
+
+void report(std::vector<std::string> warnings) {
+  std::sort(warnings.begin(), warnings.end());
+  warnings.erase(std::unique(warnings.begin(), warnings.end()), warnings.end());
+  for (const std::string& w : warnings) std::cerr << "duet: warning: " << w << "\n";
+}
+
+}  // namespace
 
 MatmulChoice matmul_choice(const DeviceInfo& device) { return matmul_choice(device, 0, 0); }
 
 MatmulChoice matmul_choice(const DeviceInfo& device, std::size_t M, std::size_t N) {
-  const std::size_t mn = M * N;
-  const std::string path = tuning::tuning_file_path();
-  if (!path.empty()) {
-    std::vector<std::string> warnings;
-    const std::vector<tuning::Entry> file = tuning::read_file(path, warnings);
-    for (const std::string& w : warnings) std::cerr << "duet: warning: " << w << "\n";
-    const tuning::Entry* best = tuning::best_entry(file, device, mn);
-    // Entries for this device that would have won but that it cannot run are worth a warning.
-    for (const tuning::Entry& e : file) {
-      if (!e.selector.matches(device) || !e.selector.covers(mn) ||
-          (best && e.selector.specificity() < best->selector.specificity()))
-        continue;
-      const std::string problem = matmul_params_problem(e.params, device);
-      if (!problem.empty())
-        std::cerr << "duet: warning: " << e.origin << ": not usable on " << device.name << ": " << problem
-                  << "; entry ignored\n";
-    }
-    if (best) return {best->params, best->origin};
-  }
-  if (const tuning::Entry* best = tuning::best_entry(tuning::builtin_entries(), device, mn))
-    return {best->params, "built-in entry: " + tuning::format_entry(*best)};
-  // Only a device that cannot run even the default (fewer than 32 work-items per group, or
-  // almost no local memory) gets here; the launch then reports the problem.
-  return {MatmulParams{}, "default"};
+  std::vector<std::string> warnings;
+  const std::vector<tuning::Entry> file = file_entries(warnings);
+  MatmulChoice choice = choose(file, device, M * N, warnings);
+  report(std::move(warnings));
+  return choice;
+}
+
+std::vector<MatmulSizeClass> matmul_size_classes(const DeviceInfo& device) {
+  std::vector<std::string> warnings;
+  const std::vector<tuning::Entry> file = file_entries(warnings);
+  // The choice can only change at the max_mn of an entry that matches the device.
+  std::vector<std::size_t> limits;
+  for (const auto* entries : {&tuning::builtin_entries(), &file})
+    for (const tuning::Entry& e : *entries)
+      if (e.selector.max_mn != 0 && e.selector.matches(device)) limits.push_back(e.selector.max_mn);
+  std::sort(limits.begin(), limits.end());
+  limits.erase(std::unique(limits.begin(), limits.end()), limits.end());
+  std::vector<MatmulSizeClass> classes;
+  for (std::size_t limit : limits) classes.push_back({limit, choose(file, device, limit, warnings)});
+  classes.push_back({0, choose(file, device, 0, warnings)});
+  report(std::move(warnings));
+  return classes;
 }
 
 }  // namespace duet
