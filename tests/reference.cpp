@@ -1,6 +1,6 @@
-// Double-precision CPU references for the shared kernels. Built with optimisation even in debug
-// builds (see tests/CMakeLists.txt): the 1000 x 1023 x 517 matmul reference is half a billion
-// multiply-adds.
+// The double-precision matmul reference of the tests, with the per-entry error scale. Built with
+// optimisation even in debug builds (see tests/CMakeLists.txt): the 1000 x 1023 x 517 reference is
+// half a billion multiply-adds. The heat reference is duet_reference's (tools/reference/).
 #include <cmath>
 #include <cstddef>
 #include <vector>
@@ -23,25 +23,4 @@ void reference_matmul(const std::vector<float>& A, const std::vector<float>& B, 
       }
     }
   }
-}
-
-std::vector<double> reference_heat(const std::vector<float>& u0, std::size_t nx, std::size_t ny, float r,
-                                   int steps) {
-  std::vector<double> u(u0.begin(), u0.begin() + static_cast<std::ptrdiff_t>(nx * ny));
-  std::vector<double> v = u;
-  const double rr = r;
-  for (int s = 0; s < steps; ++s) {
-    for (std::size_t y = 0; y < ny; ++y) {
-      for (std::size_t x = 0; x < nx; ++x) {
-        const std::size_t i = y * nx + x;
-        if (x == 0 || y == 0 || x + 1 == nx || y + 1 == ny) {
-          v[i] = u[i];
-        } else {
-          v[i] = u[i] + rr * (u[i - 1] + u[i + 1] + u[i - nx] + u[i + nx] - 4.0 * u[i]);
-        }
-      }
-    }
-    u.swap(v);
-  }
-  return u;
 }

@@ -155,10 +155,8 @@ inline std::optional<duet::BackendStatus> backend_status(const std::string& name
   return std::nullopt;
 }
 
-// CPU references (reference.cpp, compiled with optimisation so the large matmul stays quick).
+// The matmul reference (reference.cpp, compiled with optimisation so the large matmul stays quick;
+// the heat reference is duet::reference::heat_reference, tools/reference/).
 // C = A * B in double; abs_dot[i] = sum_k |A[i,k] * B[k,j]|, the scale of the rounding error.
 void reference_matmul(const std::vector<float>& A, const std::vector<float>& B, std::size_t M, std::size_t N,
                       std::size_t K, std::vector<double>& C, std::vector<double>& abs_dot);
-// `steps` heat steps in double; boundary cells stay fixed.
-std::vector<double> reference_heat(const std::vector<float>& u0, std::size_t nx, std::size_t ny, float r,
-                                   int steps);

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu_reference.hpp"
 #include "devices.hpp"
 #include "support.hpp"
 
@@ -85,7 +86,7 @@ TEST_CASE("heat: blocked steps are bitwise equal to repeated heat_step") {
       check_bitwise(got, want, nx, "heat vs repeated heat_step");
 
       // And both close to the double-precision reference (so the two are not equally wrong).
-      const std::vector<double> ref = reference_heat(u0, nx, ny, r, steps);
+      const std::vector<double> ref = duet::reference::heat_reference(u0, nx, ny, r, steps);
       const double tol = 32 * kUnitRoundoff * (steps + 1);
       check_close(
           got, ref, [&](std::size_t) { return tol; }, "heat vs double reference");
@@ -147,7 +148,7 @@ TEST_CASE("heat.duet: every kernel and tile shape gives the same bits") {
               1);
       const double tol = 32 * kUnitRoundoff * (steps + 1);
       check_close(
-          want, reference_heat(u0, nx, ny, r, steps), [&](std::size_t) { return tol; }, "heat_cells");
+          want, duet::reference::heat_reference(u0, nx, ny, r, steps), [&](std::size_t) { return tol; }, "heat_cells");
 
       for (int rows : {1, 3, 8, 64}) {
         CAPTURE(rows);

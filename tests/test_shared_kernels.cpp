@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu_reference.hpp"
 #include "devices.hpp"
 #include "support.hpp"
 
@@ -131,7 +132,7 @@ TEST_CASE("heat_step: interior stencil, fixed boundary, tiny grids") {
       const std::vector<float> v = q.to_vector(dv);
       const std::vector<float> u_after = q.to_vector(du);
 
-      const std::vector<double> want = reference_heat(u, nx, ny, r, 1);
+      const std::vector<double> want = duet::reference::heat_reference(u, nx, ny, r, 1);
       check_close(
           v, want, [&](std::size_t) { return 32 * kUnitRoundoff; }, "heat_step v");
       std::size_t boundary_changed = 0;
@@ -171,7 +172,7 @@ TEST_CASE("heat: many steps against the CPU, boundary unchanged") {
       duet::heat(q, du, dv, nx, ny, r, steps);
       const std::vector<float> u = q.to_vector(du);
 
-      const std::vector<double> want = reference_heat(u0, nx, ny, r, steps);
+      const std::vector<double> want = duet::reference::heat_reference(u0, nx, ny, r, steps);
       // The scheme is stable for r <= 1/4, so per-step rounding errors (a few u each) add up at
       // most linearly in the number of steps.
       const double tol = 32 * kUnitRoundoff * (steps + 1);
