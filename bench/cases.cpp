@@ -28,11 +28,7 @@
 #include "bench_main.hpp"
 #include "cpu_reference.hpp"
 #include "duet/duet.hpp"
-// The matmul tuning table (duet::matmul_choice) is recorded with the results where it exists.
-#if __has_include("duet/tuning.hpp")
 #include "duet/tuning.hpp"
-#define DUET_BENCH_HAVE_TUNING 1
-#endif
 #include "inputs.hpp"
 #include "json_io.hpp"
 #include "plan.hpp"
@@ -113,7 +109,7 @@ class Bench {
     out_.mode = plan_.mode;
     out_.cache_bytes = plan_.cache_bytes;
     out_.fp32_peak_gflops = fp32_peak_gflops_for(device.info());
-#ifdef DUET_BENCH_HAVE_TUNING
+    // The matmul tuning table's choice is recorded with the results.
     try {
       const MatmulChoice choice = matmul_choice(device.info());
       out_.matmul_params = to_string(choice.params);
@@ -121,7 +117,6 @@ class Bench {
     } catch (const std::exception& e) {
       out_.matmul_params_source = e.what();  // matmul itself will fail and say why
     }
-#endif
     selected_ = options.kernels.empty() ? kernel_names() : options.kernels;
   }
 

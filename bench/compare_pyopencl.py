@@ -2,10 +2,10 @@
 """The peer side of duet's benchmark on an OpenCL CPU device (PoCL): the SAME dialect kernels
 through PyOpenCL, and numpy's matmul beside duet's.
 
-The kernels are read from the repository (kernels/prelude.h and kernels/*.duet) and assembled the
+The kernels are read from the repository (kernels/prelude.h, kernels/*.duet, blas/kernels/*.duet) and assembled the
 way duet assembles them (core/src/device.cpp: DUET_OPENCL marker, prelude, defines, #line marks;
 build options -cl-std=CL1.2 -cl-kernel-arg-info), then launched with the work-group shapes duet
-uses on CPU devices (core/src/shared/*.cpp; mirrored in LAUNCH RULES below, which must follow
+uses on CPU devices (core/src/shared_kernels/*.cpp, blas/src/matmul.cpp; mirrored in LAUNCH RULES below, which must follow
 changes there). So the difference between the two is what duet adds around a launch, nothing in the
 kernel. The matmul tile parameters are read from duet's JSON for the same device (--duet-json),
 which records the ones duet::matmul used. The sizes, the rotation of buffer sets past the cache,
@@ -48,9 +48,9 @@ def round_up(x, m):
     return (x + m - 1) // m * m
 
 
-# --- LAUNCH RULES: what core/src/shared/*.cpp does on a CPU device ------------------------------------
+# --- LAUNCH RULES: what core/src/shared_kernels/*.cpp and blas/src/matmul.cpp do on a CPU device ----
 def elementwise_launch(n, max_group):
-    """core/src/shared/elementwise.cpp, CPU: one work-item per float4 (and the first n % 4 for the
+    """core/src/shared_kernels/elementwise.cpp, CPU: one work-item per float4 (and the first n % 4 for the
     tail), groups of 256."""
     items = max(n // 4, n % 4)
     group = max(min(256, max_group), 1)
@@ -59,7 +59,7 @@ def elementwise_launch(n, max_group):
 
 
 def heat_step_launch(nx, ny, max_group):
-    """core/src/shared/heat.cpp, CPU: heat_cells, one cell per work-item, groups of 32 x 8, every step
+    """core/src/shared_kernels/heat.cpp, CPU: heat_cells, one cell per work-item, groups of 32 x 8, every step
     its own launch (no temporal blocking on CPUs). Returns the kernel, the sizes and the arguments
     after u and v."""
     gx = min(32, max_group)
@@ -68,12 +68,15 @@ def heat_step_launch(nx, ny, max_group):
 
 
 def matmul_launch(M, N, K, params):
-    """core/src/shared/matmul.cpp: 1D, (BM/TM)*(BN/TN) work-items per group, one group per BM x BN tile;
-    the parameters as defines, then VEC_A / VEC_B (float4 rows where K, N are multiples of 4)."""
+    """blas/src/matmul.cpp: 1D, (BM/TM)*(BN/TN) work-items per group, one group per BM x BN tile;
+    the parameters as defines, then A_SWIZZLE (MatmulParams::swizzles_a) and VEC_A / VEC_B (float4
+    rows where K, N are multiples of 4)."""
     threads = (params["BM"] // params["TM"]) * (params["BN"] // params["TN"])
     groups = ((M + params["BM"] - 1) // params["BM"]) * ((N + params["BN"] - 1) // params["BN"])
     # Every parameter duet recorded becomes a define, in its order (BM BN BK TM TN WX PIPELINE ...).
     defines = {k: str(v) for k, v in params.items()}
+    swizzled = params["BM"] % 32 == 0 and (params["BM"] // params["TM"]) % 8 == 0
+    defines["A_SWIZZLE"] = "1" if swizzled else "0"
     defines["VEC_A"] = "0" if K % 4 else "1"
     defines["VEC_B"] = "0" if N % 4 else "1"
     return defines, (groups * threads,), (threads,)
@@ -84,7 +87,8 @@ def assemble(file, defines):
     """Complete OpenCL source as duet builds it (detail::assemble_source)."""
     with open(os.path.join(REPO, "kernels", "prelude.h")) as f:
         prelude = f.read()
-    with open(os.path.join(REPO, "kernels", file + ".duet")) as f:
+    folder = "blas/kernels" if file == "matmul" else "kernels"
+    with open(os.path.join(REPO, folder, file + ".duet")) as f:
         source = f.read()
     text = "#define DUET_OPENCL 1\n#line 1 \"duet/prelude.h\"\n" + prelude + "\n#line 1 \"duet/defines\"\n"
     for key, value in defines.items():
@@ -138,7 +142,7 @@ class Bench(PeerBench):
                 if info.get("name", "").strip() == self.device.name.strip() and info.get("backend") == "opencl":
                     if d.get("matmul_params"):
                         return parse_params(d["matmul_params"]), "duet JSON " + self.args.duet_json
-        # duet's last-resort built-in entry (core/src/tuning/matmul_params.cpp).
+        # duet's last-resort built-in entry (blas/src/matmul_params.cpp).
         return dict(BM=32, BN=32, BK=8, TM=4, TN=4, WX=8), "fallback (no --duet-json for this device)"
 
     def kernel(self, file, name, defines):

@@ -454,18 +454,9 @@ TEST_CASE("matmul compiles for sm_90 with every parameter set of the table") {
   const char* source = duet::shared_kernel_source("matmul");
   REQUIRE(source != nullptr);
   for (const Entry& e : duet::tuning::builtin_entries()) {
-    for (const char* vec : {"0", "1"}) {
-      const MatmulParams& p = e.params;
-      INFO(duet::tuning::format_entry(e), " VEC_A=VEC_B=", std::string(vec));
-      const duet::Defines defines = {{"BM", std::to_string(p.bm)},
-                                     {"BN", std::to_string(p.bn)},
-                                     {"BK", std::to_string(p.bk)},
-                                     {"TM", std::to_string(p.tm)},
-                                     {"TN", std::to_string(p.tn)},
-                                     {"WX", std::to_string(p.wx)},
-                                     {"PIPELINE", std::to_string(p.pipeline)},
-                                     {"VEC_A", vec},
-                                     {"VEC_B", vec}};
+    for (std::size_t vec : {1, 4}) {  // rows of N = K = 1 and 4 floats: scalar and float4 accesses
+      INFO(duet::tuning::format_entry(e), " N=K=", vec);
+      const duet::Defines defines = duet::matmul_defines(e.params, vec, vec);
       try {
         CHECK(duet::compile_for_cuda_arch(source, defines, "sm_90", "matmul.duet") > 0);
       } catch (const duet::CompileError& error) {

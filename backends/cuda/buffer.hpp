@@ -28,7 +28,9 @@ class CudaBuffer final : public BufferImpl {
   std::size_t bytes() const override { return bytes_; }
   const DeviceImpl& device() const override;
   bool owns_memory() const override { return owns_; }
-  std::uintptr_t native_handle() const override { return static_cast<std::uintptr_t>(ptr_); }
+  std::uintptr_t native_handle(std::size_t byte_offset) const override {
+    return static_cast<std::uintptr_t>(ptr_) + byte_offset;
+  }
   CUdeviceptr handle() const noexcept { return ptr_; }
 
  private:

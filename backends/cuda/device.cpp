@@ -13,7 +13,6 @@
 #include "errors.hpp"
 #include "host_memory.hpp"
 #include "nvrtc_api.hpp"
-#include "probes.hpp"
 #include "program.hpp"
 #include "queue.hpp"
 

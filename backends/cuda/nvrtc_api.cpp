@@ -1,4 +1,4 @@
-// NVRTC loading (see nvrtc_api.hpp) and duet::backend::nvrtc_compile_cubin, the one compile path of
+// NVRTC loading (see nvrtc_api.hpp) and nvrtc_compile_cubin, the one compile path of
 // the CUDA backend: complete dialect source in, a cubin for one real architecture out. It needs no
 // GPU and no driver, so tests can check every kernel compiles on machines without a GPU.
 #include "nvrtc_api.hpp"
@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "duet/error.hpp"
-#include "probes.hpp"
 
 namespace duet::backend {
 namespace cuda {
@@ -116,8 +115,6 @@ std::string nvrtc_description() {
   return "NVRTC " + std::to_string(api->major) + "." + std::to_string(api->minor) + " (" + api->library + ")";
 }
 
-}  // namespace cuda
-
 bool nvrtc_compile_cubin(const std::string& source, const std::string& name, const std::string& arch,
                          const std::vector<std::string>& extra, std::vector<char>& cubin,
                          std::string& log, std::vector<std::string>& options) {
@@ -166,4 +163,5 @@ bool nvrtc_compile_cubin(const std::string& source, const std::string& name, con
   return true;
 }
 
+}  // namespace cuda
 }  // namespace duet::backend

@@ -7,6 +7,7 @@
 #include <nvrtc.h>
 
 #include <string>
+#include <vector>
 
 // Every NVRTC function the backend calls. NVRTC exports plain names with stable ABIs, so dlsym is
 // enough here; the table keeps the list in one place and types each pointer from nvrtc.h.
@@ -38,5 +39,12 @@ const NvrtcApi* load_nvrtc(std::string* reason = nullptr);
 
 // "NVRTC 13.0 (libnvrtc.so.13)", or "NVRTC (not loaded)".
 std::string nvrtc_description();
+
+// Compiles complete CUDA source for `arch` ("sm_90") to a cubin, with or without a GPU. Returns
+// false with `log` filled when the compile fails; throws BackendUnavailableError when NVRTC cannot
+// be loaded. `extra` are appended to duet's options; `options` receives all options given.
+bool nvrtc_compile_cubin(const std::string& source, const std::string& name, const std::string& arch,
+                         const std::vector<std::string>& extra, std::vector<char>& cubin,
+                         std::string& log, std::vector<std::string>& options);
 
 }  // namespace duet::backend::cuda

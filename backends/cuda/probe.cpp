@@ -1,6 +1,6 @@
-// duet::backend::probe_cuda: load the driver, initialise it and describe every device, without
-// creating contexts. It never throws: a machine without an NVIDIA driver or GPU gets an unavailable
-// backend whose reason says which step failed and why.
+// probe_cuda: load the driver, initialise it and describe every device, without creating contexts.
+// A machine without an NVIDIA driver or GPU gets an unavailable backend whose reason says which
+// step failed and why.
 #include <exception>
 #include <memory>
 #include <string>
@@ -8,21 +8,22 @@
 #include "device.hpp"
 #include "driver_api.hpp"
 #include "errors.hpp"
-#include "probes.hpp"
+#include "probe.hpp"
 
-namespace duet::backend {
+namespace duet::backend::cuda {
 namespace {
 
 std::string describe(CUresult r) {
-  std::string text = cuda::result_text(r);
-  return cuda::result_name(r) + (text.empty() ? "" : " (" + text + ")");
+  std::string text = result_text(r);
+  return result_name(r) + (text.empty() ? "" : " (" + text + ")");
 }
 
-Probe probe() {
+}  // namespace
+
+Probe probe_cuda() {
   Probe p;
-  p.name = "cuda";
   std::string reason;
-  const cuda::DriverApi* api = cuda::load_driver(&reason);
+  const DriverApi* api = load_driver(&reason);
   if (!api) {
     p.reason = reason;
     return p;
@@ -50,7 +51,7 @@ Probe probe() {
       CUdevice dev = 0;
       DUET_CU(cuDeviceGet, &dev, ordinal);
       p.devices.push_back(
-          std::make_shared<cuda::CudaDevice>(static_cast<int>(p.devices.size()), ordinal, dev,
+          std::make_shared<CudaDevice>(static_cast<int>(p.devices.size()), ordinal, dev,
                                              api->driver_version));
     } catch (const std::exception& e) {
       skipped +=
@@ -65,22 +66,4 @@ Probe probe() {
   return p;
 }
 
-}  // namespace
-
-Probe probe_cuda() {
-  try {
-    return probe();
-  } catch (const std::exception& e) {
-    Probe p;
-    p.name = "cuda";
-    p.reason = std::string("CUDA probe failed: ") + e.what();
-    return p;
-  } catch (...) {
-    Probe p;
-    p.name = "cuda";
-    p.reason = "CUDA probe failed with an unknown exception";
-    return p;
-  }
-}
-
-}  // namespace duet::backend
+}  // namespace duet::backend::cuda

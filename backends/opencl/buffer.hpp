@@ -24,7 +24,7 @@ class OpenCLBuffer final : public BufferImpl {
   std::size_t bytes() const override { return bytes_; }
   const DeviceImpl& device() const override;
   bool owns_memory() const override { return owns_; }
-  std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(buffer_()); }
+  std::uintptr_t native_handle(std::size_t) const override { return reinterpret_cast<std::uintptr_t>(buffer_()); }
   cl_mem mem() const { return buffer_(); }
   // Unique among the buffers of this process, never reused (unlike a released cl_mem's address):
   // kernels compare it to know whether an argument is already set.

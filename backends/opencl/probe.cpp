@@ -1,17 +1,15 @@
 // Discovery of OpenCL devices: every device of every platform the ICD loader knows, of any type,
-// numbered 0..N-1 in platform order, which is the order of "opencl:<index>". The probe never
-// throws: no platform, or a loader that fails, makes the backend unavailable with a reason the
-// user can act on.
+// numbered 0..N-1 in platform order, which is the order of "opencl:<index>". No platform, or a
+// loader that fails, makes the backend unavailable with a reason the user can act on.
 #include <exception>
 #include <string>
 #include <vector>
 
 #include "device.hpp"
 #include "errors.hpp"
-#include "probes.hpp"
+#include "probe.hpp"
 
-namespace duet::backend {
-
+namespace duet::backend::opencl {
 namespace {
 
 // The ICD loaders (ocl-icd, Khronos') say -1001 when no ICD is installed; some older loaders
@@ -19,7 +17,7 @@ namespace {
 constexpr cl_int platform_not_found = -1001;
 
 std::string failure(const char* call, cl_int code) {
-  return std::string(call) + " failed with " + opencl::error_name(code) + " (" + std::to_string(code) + ")";
+  return std::string(call) + " failed with " + error_name(code) + " (" + std::to_string(code) + ")";
 }
 
 void probe_platforms(Probe& probe) {
@@ -61,7 +59,7 @@ void probe_platforms(Probe& probe) {
     }
     for (const cl::Device& device : devices) {
       const int index = static_cast<int>(probe.devices.size());
-      probe.devices.push_back(std::make_shared<opencl::OpenCLDevice>(platform, device, index));
+      probe.devices.push_back(std::make_shared<OpenCLDevice>(platform, device, index));
     }
   }
 
@@ -77,19 +75,8 @@ void probe_platforms(Probe& probe) {
 
 Probe probe_opencl() {
   Probe probe;
-  probe.name = "opencl";
-  try {
-    probe_platforms(probe);
-  } catch (const std::exception& e) {
-    probe.devices.clear();
-    probe.available = false;
-    probe.reason = std::string("probing OpenCL failed: ") + e.what();
-  } catch (...) {
-    probe.devices.clear();
-    probe.available = false;
-    probe.reason = "probing OpenCL failed with an unknown exception";
-  }
+  probe_platforms(probe);
   return probe;
 }
 
-}  // namespace duet::backend
+}  // namespace duet::backend::opencl

@@ -1,5 +1,6 @@
 // The backend interface: the one place where CUDA and OpenCL differ. Each backend implements these
-// classes in backends/<name>/ and is registered in core/src/registry.cpp. Core checks every
+// classes in backends/<name>/, with a Backend object that core/CMakeLists.txt lists in the generated
+// backend registry (backend_list.hpp); nothing above this interface names a backend. Core checks every
 // argument (sizes, devices, released objects) before calling in, so implementations may assume
 // valid input and only translate driver failures into duet errors (DriverError, OutOfMemoryError).
 #pragma once
@@ -7,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,8 +27,10 @@ class BufferImpl {
   virtual const DeviceImpl& device() const = 0;
   // false for wrapped memory (DeviceImpl::wrap), which destroying this object never frees.
   virtual bool owns_memory() const = 0;
-  // CUdeviceptr / cl_mem of the allocation's start, as an integer.
-  virtual std::uintptr_t native_handle() const = 0;
+  // The native handle of the range that starts `byte_offset` bytes into the allocation, as an
+  // integer: where handles are addresses (a CUdeviceptr) the range's own start; where they are
+  // objects without address arithmetic (a cl_mem) the allocation's handle.
+  virtual std::uintptr_t native_handle(std::size_t byte_offset) const = 0;
 };
 
 // Pinned host memory (DeviceImpl::allocate_host), freed when the object is destroyed.
@@ -148,10 +152,37 @@ class DeviceImpl {
 
 // What a backend's probe found: its devices, or why it is not available.
 struct Probe {
-  std::string name;
   std::vector<std::shared_ptr<DeviceImpl>> devices;
   bool available = false;
   std::string reason;
+};
+
+// A compile for a target architecture without a device (Backend::compile_offline).
+struct OfflineBuild {
+  bool compiled = false;
+  std::size_t binary_bytes = 0;      // the size of the compiled code
+  std::string log;                   // the compiler's log
+  std::vector<std::string> options;  // the options the compiler was given
+};
+
+// A backend as a whole, before any device: finding its devices, and the services that need none.
+// Each backend defines one, returned by `const Backend& <name>_backend()` in backends/<name>/backend.cpp.
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  // Loads the driver and describes every device. May throw: the registry turns an exception into
+  // the reason the backend is unavailable, so a probe needs no catch-all of its own.
+  virtual Probe probe() const = 0;
+  // The type users know the backend's buffer handles by ("CUdeviceptr"), for messages.
+  virtual const char* native_buffer_type() const = 0;
+  // Compiles complete source (as assembled for this backend) for `target`, an architecture such as
+  // "sm_90", without a device. Throws BackendUnavailableError when the compiler cannot be loaded;
+  // nullopt when the backend has no compiler that runs without a device.
+  virtual std::optional<OfflineBuild> compile_offline(const std::string& source, const std::string& name,
+                                                      const std::string& target) const {
+    (void)source, (void)name, (void)target;
+    return std::nullopt;
+  }
 };
 
 }  // namespace duet::backend

@@ -63,7 +63,7 @@ RawBuffer RawBuffer::wrap(const Device& device, std::uintptr_t native, std::size
                           std::size_t byte_offset, std::function<void()> on_release) {
   const DeviceInfo& info = device.info();  // ReleasedError-free: throws for an empty handle
   if (native == 0)
-    throw ArgumentError("cannot wrap a null " + std::string(info.backend == "cuda" ? "CUdeviceptr" : "cl_mem") +
+    throw ArgumentError("cannot wrap a null " + std::string(device.core()->backend->native_buffer_type()) +
                         " as a buffer of " + info.id());
   if (byte_offset > static_cast<std::size_t>(-1) - bytes)
     throw BufferSizeError("a wrapped range of " + std::to_string(bytes) + " bytes at byte offset " +
@@ -114,10 +114,7 @@ RawBuffer RawBuffer::view(std::size_t offset, std::size_t bytes) const {
 bool RawBuffer::owns_memory() const { return impl("buffer").owns_memory(); }
 
 std::uintptr_t RawBuffer::native_handle() const {
-  const backend::BufferImpl& b = impl("buffer");
-  // CUDA addresses are plain numbers, so the range's own start can be handed out; an OpenCL
-  // cl_mem has no address arithmetic, so it is the allocation's handle.
-  return device_.info().backend == "cuda" ? b.native_handle() + offset_ : b.native_handle();
+  return impl("buffer").native_handle(offset_);
 }
 
 void RawBuffer::release() noexcept {

@@ -11,7 +11,7 @@
 #include "duet/queue.hpp"
 #include "disk_cache.hpp"
 #include "duet/version.hpp"
-#include "embedded_kernels.hpp"
+#include "prelude.hpp"
 #include "log.hpp"
 #include "signature.hpp"
 #include "source.hpp"
@@ -55,7 +55,10 @@ int first_error_line(const std::string& log, const std::string& source_name) {
 
 std::string detail::assemble_source(const std::string& backend, const std::string& source,
                                     const Defines& defines, const std::string& name) {
-  std::string full = backend == "cuda" ? "#define DUET_CUDA 1\n" : "#define DUET_OPENCL 1\n";
+  // The prelude picks its branch by DUET_<BACKEND> (DUET_CUDA, DUET_OPENCL).
+  std::string full = "#define DUET_";
+  for (char c : backend) full += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  full += " 1\n";
   full += "#line 1 \"duet/prelude.h\"\n";
   full += embedded::prelude();
   full += "\n#line 1 \"duet/defines\"\n";

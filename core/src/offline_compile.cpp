@@ -1,29 +1,28 @@
-// The embedded shared-kernel sources, and compiling dialect source for a CUDA architecture without a
-// GPU (NVRTC only), which CI uses to check the CUDA side of the dialect.
+// Compiling dialect source for an architecture without a device, through the backend that offers
+// it (Backend::compile_offline): CI checks the CUDA side of every kernel with NVRTC this way.
 #include "duet/kernels.hpp"
-#include "embedded_kernels.hpp"
-#include "probes.hpp"
+#include "backend_list.hpp"
 #include "source.hpp"
 
 namespace duet {
 
-const char* shared_kernel_source(const char* name) { return embedded::kernel_source(name); }
-const char* const* shared_kernel_names() { return embedded::kernel_names(); }
-
-std::size_t compile_for_cuda_arch(const std::string& source, const Defines& defines,
-                                  const std::string& arch, const std::string& name) {
-#ifdef DUET_HAVE_CUDA
-  std::string full = detail::assemble_source("cuda", source, defines, name);
-  std::vector<char> cubin;
-  std::string log;
-  std::vector<std::string> options;
-  if (!backend::nvrtc_compile_cubin(full, name, arch, {}, cubin, log, options))
-    throw CompileError("cuda", name, log, options, detail::compile_error_line(log, name));
-  return cubin.size();
-#else
-  (void)source, (void)defines, (void)arch, (void)name;
-  throw BackendUnavailableError("duet was built without the CUDA toolkit, so NVRTC is not available");
-#endif
+std::size_t compile_offline(const std::string& backend_name, const std::string& source, const Defines& defines,
+                            const std::string& target, const std::string& name) {
+  for (const backend::BackendEntry& entry : backend::backend_list()) {
+    if (backend_name != entry.name) continue;
+    if (!entry.backend)
+      throw BackendUnavailableError(std::string(entry.left_out_reason) + ", so it cannot compile offline");
+    const std::string full = detail::assemble_source(backend_name, source, defines, name);
+    std::optional<backend::OfflineBuild> built = entry.backend().compile_offline(full, name, target);
+    if (!built)
+      throw BackendUnavailableError("the " + backend_name + " backend compiles only for a device it has open; "
+                                    "open one with Device::open and use Device::compile");
+    if (!built->compiled)
+      throw CompileError(backend_name, name, built->log, built->options,
+                         detail::compile_error_line(built->log, name));
+    return built->binary_bytes;
+  }
+  throw ConfigError("unknown backend '" + backend_name + "' for an offline compile");
 }
 
 }  // namespace duet

@@ -1,7 +1,7 @@
-// Backend registration and device selection. Backends are probed once, on first use, in a fixed
-// order (CUDA, then OpenCL). Selection follows DUET_BACKEND / DUET_DEVICE or an explicit spec; only
-// "auto" chooses between backends, and an explicitly asked-for backend or device that is missing is
-// an error naming what is available.
+// Backend registration and device selection. Backends are probed once, on first use, in the order
+// of the generated backend list (backend_list.hpp). Selection follows DUET_BACKEND / DUET_DEVICE or
+// an explicit spec; only "auto" chooses between backends, and an explicitly asked-for backend or
+// device that is missing is an error naming what is available.
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -10,61 +10,57 @@
 
 #include "duet/device.hpp"
 #include "duet/error.hpp"
-#include "probes.hpp"
+#include "backend_list.hpp"
 #include "state.hpp"
 
 namespace duet {
 namespace {
 
-struct Registry {
-  std::vector<backend::Probe> probes;
+// One backend of the list, probed: its devices, or why it has none.
+struct ProbedBackend {
+  std::string name;
+  backend::Probe probe;
   // One DeviceCore per device, so every Device handle of a device shares its program cache.
-  std::vector<std::vector<std::shared_ptr<detail::DeviceCore>>> cores;
+  std::vector<std::shared_ptr<detail::DeviceCore>> cores;
 };
 
-backend::Probe not_built(const std::string& name, const std::string& why) {
+backend::Probe probe(const backend::BackendEntry& entry) {
   backend::Probe p;
-  p.name = name;
-  p.reason = why;
+  if (!entry.backend) {
+    p.reason = entry.left_out_reason;
+    return p;
+  }
+  try {
+    p = entry.backend().probe();
+  } catch (const std::exception& e) {
+    p = backend::Probe{};
+    p.reason = std::string("probe failed: ") + e.what();
+  } catch (...) {
+    p = backend::Probe{};
+    p.reason = "probe failed with an unknown exception";
+  }
+  if (p.available && p.devices.empty()) {
+    p.available = false;
+    if (p.reason.empty()) p.reason = "no devices found";
+  }
   return p;
 }
 
-[[maybe_unused]] backend::Probe guarded(const std::string& name, backend::Probe (*probe)()) {
-  try {
-    return probe();
-  } catch (const std::exception& e) {
-    return not_built(name, std::string("probe failed: ") + e.what());
-  }
-}
-
 // Never destroyed: backend objects must not be torn down after the drivers' own exit handlers ran.
-const Registry& registry() {
-  static const Registry* r = new Registry([] {
-    Registry reg;
-#ifdef DUET_HAVE_CUDA
-    reg.probes.push_back(guarded("cuda", backend::probe_cuda));
-#else
-    reg.probes.push_back(not_built("cuda", "duet was built without the CUDA toolkit"));
-#endif
-#ifdef DUET_HAVE_OPENCL
-    reg.probes.push_back(guarded("opencl", backend::probe_opencl));
-#else
-    reg.probes.push_back(not_built("opencl", "duet was built without OpenCL"));
-#endif
-    for (auto& p : reg.probes) {
-      if (p.available && p.devices.empty()) {
-        p.available = false;
-        if (p.reason.empty()) p.reason = "no devices found";
-      }
-      std::vector<std::shared_ptr<detail::DeviceCore>> cores;
-      for (auto& d : p.devices) {
+const std::vector<ProbedBackend>& registry() {
+  static const auto* r = new std::vector<ProbedBackend>([] {
+    std::vector<ProbedBackend> list;
+    for (const backend::BackendEntry& entry : backend::backend_list()) {
+      ProbedBackend b{entry.name, probe(entry), {}};
+      for (auto& d : b.probe.devices) {
         auto core = std::make_shared<detail::DeviceCore>();
         core->impl = d;
-        cores.push_back(core);
+        core->backend = &entry.backend();
+        b.cores.push_back(core);
       }
-      reg.cores.push_back(std::move(cores));
+      list.push_back(std::move(b));
     }
-    return reg;
+    return list;
   }());
   return *r;
 }
@@ -90,27 +86,27 @@ std::string available_devices_text() {
   return s.str();
 }
 
-const char* const valid_backends = "valid values are 'cuda', 'opencl' and 'auto'";
+// "valid values are 'cuda', 'opencl' and 'auto'"
+std::string valid_backends() {
+  std::string names;
+  for (const std::string& name : backend_names()) names += "'" + name + "', ";
+  return "valid values are " + names + "and 'auto'";
+}
 
-// The devices of `backend` ("" = all), in order of preference, as DeviceCores.
+// The devices of `backend` ("" = all), in order of preference, as DeviceCores: GPUs, then CPUs,
+// then the rest, stable within each kind, so among GPUs the backend listed first comes first (CUDA
+// before OpenCL), and within one backend OpenCL GPUs come before the CPU platform.
 std::vector<std::shared_ptr<detail::DeviceCore>> candidates(const std::string& backend) {
-  const auto& reg = registry();
   std::vector<std::shared_ptr<detail::DeviceCore>> out;
-  for (std::size_t b = 0; b < reg.probes.size(); ++b) {
-    if (!backend.empty() && reg.probes[b].name != backend) continue;
-    for (auto& c : reg.cores[b]) out.push_back(c);
+  for (const auto& b : registry()) {
+    if (!backend.empty() && b.name != backend) continue;
+    for (auto& c : b.cores) out.push_back(c);
   }
-  {
-    // CUDA GPUs, then other GPUs, then CPUs, then the rest; stable within each rank. Within one
-    // backend this puts OpenCL GPUs before the CPU platform when no device is named.
-    auto rank = [](const std::shared_ptr<detail::DeviceCore>& c) {
-      const auto& i = c->impl->info();
-      if (i.kind == DeviceKind::gpu) return i.backend == "cuda" ? 0 : 1;
-      return i.kind == DeviceKind::cpu ? 2 : 3;
-    };
-    std::stable_sort(out.begin(), out.end(),
-                     [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
-  }
+  auto rank = [](const std::shared_ptr<detail::DeviceCore>& c) {
+    const DeviceKind kind = c->impl->info().kind;
+    return kind == DeviceKind::gpu ? 0 : kind == DeviceKind::cpu ? 1 : 2;
+  };
+  std::stable_sort(out.begin(), out.end(), [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
   return out;
 }
 
@@ -118,22 +114,22 @@ Device select(const std::string& backend_in, const std::string& device_in) {
   std::string backend = lower(trim(backend_in));
   std::string device = trim(device_in);
   if (backend.empty()) backend = "auto";
-  if (backend != "auto" && backend != "cuda" && backend != "opencl")
-    throw ConfigError("unknown backend '" + backend_in + "': " + valid_backends +
-                      " (set DUET_BACKEND or pass one to Device::open)");
   const auto& reg = registry();
   if (backend != "auto") {
-    for (auto& p : reg.probes)
-      if (p.name == backend && !p.available)
-        throw BackendUnavailableError("the " + backend + " backend is not available: " + p.reason +
-                                      "; " + available_devices_text());
+    auto known = std::find_if(reg.begin(), reg.end(), [&](const ProbedBackend& b) { return b.name == backend; });
+    if (known == reg.end())
+      throw ConfigError("unknown backend '" + backend_in + "': " + valid_backends() +
+                        " (set DUET_BACKEND or pass one to Device::open)");
+    if (!known->probe.available)
+      throw BackendUnavailableError("the " + backend + " backend is not available: " + known->probe.reason +
+                                    "; " + available_devices_text());
   }
   auto list = candidates(backend == "auto" ? "" : backend);
   if (list.empty())
     throw DeviceNotFoundError("no device found on any backend (" +
                               [&] {
                                 std::string r;
-                                for (auto& p : reg.probes) r += p.name + ": " + p.reason + "; ";
+                                for (auto& b : reg) r += b.name + ": " + b.probe.reason + "; ";
                                 return r;
                               }() +
                               "install an OpenCL driver such as pocl-opencl-icd, or an NVIDIA driver)");
@@ -183,14 +179,20 @@ const char* to_string(DeviceKind kind) {
 
 std::vector<BackendStatus> backends() {
   std::vector<BackendStatus> out;
-  for (auto& p : registry().probes) out.push_back({p.name, p.available, p.reason, p.devices.size()});
+  for (auto& b : registry()) out.push_back({b.name, b.probe.available, b.probe.reason, b.probe.devices.size()});
+  return out;
+}
+
+std::vector<std::string> backend_names() {
+  std::vector<std::string> out;
+  for (const backend::BackendEntry& entry : backend::backend_list()) out.push_back(entry.name);
   return out;
 }
 
 std::vector<DeviceInfo> devices() {
   std::vector<DeviceInfo> out;
-  for (auto& cores : registry().cores)
-    for (auto& c : cores) out.push_back(c->impl->info());
+  for (auto& b : registry())
+    for (auto& c : b.cores) out.push_back(c->impl->info());
   return out;
 }
 

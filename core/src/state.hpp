@@ -23,12 +23,13 @@ namespace detail {
 
 struct DeviceCore {
   std::shared_ptr<backend::DeviceImpl> impl;
+  const backend::Backend* backend = nullptr;  // the backend the device belongs to
   std::mutex cache_mutex;
   // Programs compiled on this device, by complete source text: each is compiled once.
   std::map<std::string, std::shared_ptr<Program::State>> programs;
   std::set<std::string> compiling;      // keys some thread is compiling now
   std::condition_variable compiled;     // signalled when one of them is done
-  // Shared kernels by "file/kernel;defines" (see shared/support.hpp): the launch fast path.
+  // Built-in kernels by "file/kernel;defines" (see extension.cpp): the launch fast path.
   std::mutex shared_mutex;
   std::unordered_map<std::string, Kernel> shared_kernels;
   struct PlainKernel {
@@ -37,6 +38,9 @@ struct DeviceCore {
     Kernel compiled;
   };
   std::vector<PlainKernel> plain_kernels;  // those without defines, by the callers' literals
+  // What modules keep per device (extension::device_slot), by key.
+  std::mutex slots_mutex;
+  std::map<std::string, std::shared_ptr<void>, std::less<>> slots;
 };
 
 }  // namespace detail

@@ -61,6 +61,9 @@ struct BackendStatus {
 };
 
 std::vector<BackendStatus> backends();
+// The names of the backends duet knows ("cuda", "opencl"), built into this library or not, in order
+// of preference; unlike backends(), loads no driver.
+std::vector<std::string> backend_names();
 // Every device of every backend that loaded, CUDA first, then OpenCL (platform order).
 std::vector<DeviceInfo> devices();
 

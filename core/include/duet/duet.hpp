@@ -1,4 +1,6 @@
-// duet: one C++ interface over CUDA and OpenCL devices. Include this header for everything.
+// duet: one C++ interface over CUDA and OpenCL devices. Include this header for everything: the
+// core (duet::core) and the modules that duet::duet links where they are installed (duet::blas:
+// matmul and its tuning table). Module authors add duet/extension.hpp.
 #pragma once
 
 #include "duet/buffer.hpp"
@@ -14,5 +16,8 @@
 #include "duet/reduction.hpp"
 #include "duet/scalar_type.hpp"
 #include "duet/span.hpp"
-#include "duet/tuning.hpp"
 #include "duet/version.hpp"
+
+#if __has_include("duet/blas.hpp")
+#include "duet/blas.hpp"
+#endif

@@ -1,6 +1,6 @@
-// The shared kernels, callable from C++. Each is written once in the dialect (kernels/*.duet),
-// compiled on first use per device and cached. All of them are asynchronous: they enqueue work on
-// `q` and return. Sizes are checked against the buffers (BufferSizeError) and buffers must belong to
+// The shared kernels, callable from C++ (matmul is duet::blas's: duet/blas.hpp). Each is written
+// once in the dialect (kernels/*.duet), compiled on first use per device and cached. All of them
+// are asynchronous: they enqueue work on `q` and return. Sizes are checked against the buffers (BufferSizeError) and buffers must belong to
 // the queue's device (DeviceMismatchError).
 #pragma once
 
@@ -18,10 +18,6 @@ void vector_add(Queue& q, const Buffer<float>& a, const Buffer<float>& b, Buffer
 // c[i] = a[i] * b[i] for i < c.size().
 void multiply(Queue& q, const Buffer<float>& a, const Buffer<float>& b, Buffer<float>& c);
 
-// C = A * B, row-major float32: A is M x K, B is K x N, C is M x N. Any sizes >= 1.
-void matmul(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<float>& C, std::size_t M,
-            std::size_t N, std::size_t K);
-
 // One explicit step of the 2D heat equation on an nx * ny grid (row-major, x fastest):
 // v = u + r * (u_west + u_east + u_north + u_south - 4u) inside; boundary cells are copied (fixed).
 // r must be in (0, 0.25] for the scheme to be stable.
@@ -33,15 +29,25 @@ void heat_step(Queue& q, const Buffer<float>& u, Buffer<float>& v, std::size_t n
 void heat(Queue& q, Buffer<float>& u, Buffer<float>& v, std::size_t nx, std::size_t ny, float r,
           int steps);
 
-// The dialect source of a shared kernel ("vector_add", "multiply", "matmul", "heat"), as embedded.
+// The dialect source of a shared kernel ("vector_add", "multiply", "heat", and "matmul" where
+// duet::blas is linked), as embedded: every source registered by duet_embed_kernels (see
+// duet/extension.hpp); nullptr for another name.
 const char* shared_kernel_source(const char* name);
-// The names of the shared kernel sources.
-const char* const* shared_kernel_names();  // null-terminated
+// The names of those sources; null-terminated, valid until another library registers sources.
+const char* const* shared_kernel_names();
 
-// Compile complete dialect source for a CUDA architecture ("sm_90") with NVRTC, without a GPU.
-// Returns the cubin's size; throws CompileError on failure and BackendUnavailableError when NVRTC
-// cannot be loaded or duet was built without CUDA.
-std::size_t compile_for_cuda_arch(const std::string& source, const Defines& defines,
-                                  const std::string& arch, const std::string& name = "kernel.duet");
+// Compile complete dialect source for `target` without a device, with a backend that can: "cuda"
+// compiles for an architecture ("sm_90") with NVRTC, without a GPU. Returns the size of the compiled
+// code; throws CompileError on failure, BackendUnavailableError when the backend was left out of this
+// build, cannot load its compiler or compiles only for open devices (OpenCL), ConfigError for an
+// unknown backend.
+std::size_t compile_offline(const std::string& backend, const std::string& source, const Defines& defines,
+                            const std::string& target, const std::string& name = "kernel.duet");
+
+// compile_offline("cuda", ...): the cubin's size.
+inline std::size_t compile_for_cuda_arch(const std::string& source, const Defines& defines,
+                                         const std::string& arch, const std::string& name = "kernel.duet") {
+  return compile_offline("cuda", source, defines, arch, name);
+}
 
 }  // namespace duet

@@ -46,9 +46,8 @@ bool divides(int d, int n) { return d > 0 && n % d == 0; }
 std::size_t MatmulParams::shared_bytes() const {
   if (bm <= 0 || bn <= 0 || bk <= 0) return 0;
   // Two buffers of the transposed A slice and of the B slice. A's rows are BM/4 float4s, plus one
-  // of padding where kernels/matmul.duet cannot swizzle them (see A_SWZ there).
-  const bool swizzled = bm % 32 == 0 && tm > 0 && (bm / tm) % 8 == 0;
-  const std::size_t a_row = static_cast<std::size_t>(bm) / 4 + (swizzled ? 0 : 1);
+  // of padding where they are not swizzled (see A_SWIZZLE in blas/kernels/matmul.duet).
+  const std::size_t a_row = static_cast<std::size_t>(bm) / 4 + (swizzles_a() ? 0 : 1);
   return 2 * static_cast<std::size_t>(bk) * (a_row + static_cast<std::size_t>(bn) / 4) * 16;
 }
 

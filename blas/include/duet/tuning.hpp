@@ -1,5 +1,5 @@
 // Tuned kernel parameters. duet::matmul takes its tile sizes from a table of entries per device
-// (core/src/tuning/): an entry for the device's name, else for its architecture, else for its vendor
+// (blas/src/matmul_params.cpp): an entry for the device's name, else for its architecture, else for its vendor
 // and kind, else for its kind, else the default, so the kernel always compiles with some parameters
 // on unknown hardware. A tuning file can override the table: the file named by DUET_TUNING_FILE
 // (set but empty: no file), else $XDG_CONFIG_HOME/duet/tuning.txt, else ~/.config/duet/tuning.txt.
@@ -45,6 +45,9 @@ struct MatmulParams {
   int bm = 32, bn = 32, bk = 8, tm = 4, tn = 4, wx = 8, pipeline = 0;
 
   int threads() const { return (bm / tm) * (bn / tn); }
+  // Whether the kernel's A slice is XOR-swizzled (rows of whole multiples of 8 float4s) instead of
+  // padded by one float4 per row; the one home of that rule, handed to the kernel as A_SWIZZLE.
+  bool swizzles_a() const { return bm % 32 == 0 && tm > 0 && (bm / tm) % 8 == 0; }
   // Bytes of shared (local) memory the kernel declares with these parameters.
   std::size_t shared_bytes() const;
   bool operator==(const MatmulParams& o) const {
@@ -85,6 +88,10 @@ std::vector<MatmulSizeClass> matmul_size_classes(const DeviceInfo& device);
 // asynchronous like every launch. ArgumentError when matmul_params_problem(p, device) is not empty.
 void matmul_with(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<float>& C, std::size_t M,
                  std::size_t N, std::size_t K, const MatmulParams& p);
+
+// The defines the matmul kernel (blas/kernels/matmul.duet) is compiled with for `p`, N and K (which
+// decide its float4 accesses): what matmul_with and duet::matmul compile, for offline compiles.
+Defines matmul_defines(const MatmulParams& p, std::size_t N, std::size_t K);
 
 // Compiles (or finds in the cache) the kernel matmul_with would launch for these N and K (which
 // decide its vector loads), without launching it: lets a caller compile several in parallel.

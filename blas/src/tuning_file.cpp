@@ -151,8 +151,16 @@ std::optional<Entry> parse_entry(const std::string& line) {
   if (!missing.empty()) throw ConfigError("missing " + missing);
   if (!s.kind.empty() && s.kind != "gpu" && s.kind != "cpu" && s.kind != "other")
     throw ConfigError("kind=" + s.kind + " is not gpu, cpu or other");
-  if (!s.backend.empty() && s.backend != "cuda" && s.backend != "opencl")
-    throw ConfigError("backend=" + s.backend + " is not cuda or opencl");
+  if (!s.backend.empty()) {
+    // Any backend duet knows, built into this library or not: a file may serve several builds.
+    std::string names;
+    bool known = false;
+    for (const std::string& name : backend_names()) {
+      known = known || name == s.backend;
+      names += (names.empty() ? "" : " or ") + name;
+    }
+    if (!known) throw ConfigError("backend=" + s.backend + " is not " + names);
+  }
   // The rules that hold on every device (a device's own limits are checked when it is chosen).
   const std::string problem = matmul_params_problem(p, DeviceInfo{});
   if (!problem.empty()) throw ConfigError(problem);

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "duet/extension.hpp"
 #include "duet/kernels.hpp"
-#include "support.hpp"
 
 namespace duet {
 namespace {
@@ -24,13 +24,13 @@ std::size_t group_for(const DeviceInfo& info) {
 
 void elementwise(Queue& q, const char* name, const Buffer<float>& a, const Buffer<float>& b,
                  Buffer<float>& c) {
-  detail::need(name, "c", c, 0);
-  detail::need(name, "a", a, c.size());
-  detail::need(name, "b", b, c.size());
+  extension::require_elements(name, "c", c, 0);
+  extension::require_elements(name, "a", a, c.size());
+  extension::require_elements(name, "b", b, c.size());
   const std::size_t n = c.size();
   if (n == 0) return;
   const std::size_t items = std::max(n / 4, n % 4);  // one per float4, and the tail's first items
-  q.launch(detail::shared_kernel(q.device(), name, name), Range(items), Range(group_for(q.device().info())),
+  q.launch(extension::builtin_kernel(q.device(), name, name), Range(items), Range(group_for(q.device().info())),
            a, b, c, static_cast<std::uint64_t>(n));
 }
 

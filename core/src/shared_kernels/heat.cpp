@@ -7,8 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "duet/extension.hpp"
 #include "duet/kernels.hpp"
-#include "support.hpp"
 
 namespace duet {
 namespace {
@@ -47,10 +47,10 @@ void check_grid(const char* call, const Buffer<float>& u, const Buffer<float>& v
   if (!(r > 0.0f && r <= 0.25f))
     throw ArgumentError(std::string(call) + ": r = " + std::to_string(r) +
                         " is outside (0, 0.25], where the explicit scheme is stable");
-  detail::as_int(call, "nx", nx);
-  detail::as_int(call, "ny", ny);
-  detail::need(call, "u", u, nx * ny);
-  detail::need(call, "v", v, nx * ny);
+  extension::as_int(call, "nx", nx);
+  extension::as_int(call, "ny", ny);
+  extension::require_elements(call, "u", u, nx * ny);
+  extension::require_elements(call, "v", v, nx * ny);
   if (&u.raw().impl() == &v.raw().impl())
     throw ArgumentError(std::string(call) + ": u and v must be different buffers");
 }
@@ -61,7 +61,7 @@ void launch_step(Queue& q, const HeatParams& p, const Buffer<float>& u, Buffer<f
   if (p.cells) {
     const std::size_t gx = std::min(p.group_x, max_group);
     const std::size_t gy = std::max<std::size_t>(std::min(p.group_y, max_group / gx), 1);
-    q.launch(detail::shared_kernel(q.device(), "heat", "heat_cells"), Range(nx, ny), Range(gx, gy), u, v,
+    q.launch(extension::builtin_kernel(q.device(), "heat", "heat_cells"), Range(nx, ny), Range(gx, gy), u, v,
              static_cast<int>(nx), static_cast<int>(ny), r);
     return;
   }
@@ -70,7 +70,7 @@ void launch_step(Queue& q, const HeatParams& p, const Buffer<float>& u, Buffer<f
   std::size_t rows = static_cast<std::size_t>(vec4 ? p.rows4 : p.rows1);
   while (rows > 1 && columns * ((ny + rows - 1) / rows) < p.min_items) rows /= 2;
   const std::size_t segments = (ny + rows - 1) / rows;
-  q.launch(detail::shared_kernel(q.device(), "heat", vec4 ? "heat_step4" : "heat_step"),
+  q.launch(extension::builtin_kernel(q.device(), "heat", vec4 ? "heat_step4" : "heat_step"),
            Range(columns, segments), Range(std::min(p.group_x, max_group), 1), u, v, static_cast<int>(nx),
            static_cast<int>(ny), r, static_cast<int>(rows));
 }
@@ -101,7 +101,7 @@ void heat(Queue& q, Buffer<float>& u, Buffer<float>& v, std::size_t nx, std::siz
                         {"HB_BY", std::to_string(p.by)},
                         {"HB_KX", std::to_string(p.kx)},
                         {"HB_RH", std::to_string(p.rh)}};
-  const Kernel block = detail::shared_kernel(q.device(), "heat", "heat_block", defines);
+  const Kernel block = extension::builtin_kernel(q.device(), "heat", "heat_block", defines);
   const std::size_t tile_x = static_cast<std::size_t>(p.bx * p.kx - 2 * p.depth);
   const std::size_t tile_y = static_cast<std::size_t>(p.by * p.rh - 2 * p.depth);
   const Range global((nx + tile_x - 1) / tile_x * static_cast<std::size_t>(p.bx),

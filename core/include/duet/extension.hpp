@@ -1,0 +1,78 @@
+// Building libraries on duet: what duet's own modules (duet::blas, and the MPI and Python parts) use,
+// open to users' libraries too, so that nothing outside the core needs its private headers.
+//
+// - Kernel sources embedded at build time: the CMake function duet_embed_kernels(<target> <files>)
+//   (cmake/DuetEmbed.cmake, installed with the package) compiles each .duet file into the target and
+//   registers it under its stem when the library loads. builtin_kernel() compiles one once per device
+//   and defines, and finds it again with a lookup, not a compile: the launch path of a module stays
+//   as cheap as duet's own shared kernels (which use the same calls).
+// - A slot per device for what a module works out once per device (tuned parameters, say), kept for
+//   the life of the device's shared state.
+// - The argument checks every entry point makes, with messages that name the call.
+//
+// Everything here is thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+#include "duet/buffer.hpp"
+#include "duet/device.hpp"
+#include "duet/error.hpp"
+#include "duet/program.hpp"
+
+namespace duet::extension {
+
+struct KernelSource {
+  const char* name;    // the file's stem: "matmul" for matmul.duet
+  const char* source;  // dialect source, kept alive by the library that registers it
+};
+
+// Registers `count` sources for the life of the process (the file duet_embed_kernels generates holds
+// one of these as a static object). A name registered before keeps its first source.
+class KernelSourceRegistration {
+ public:
+  KernelSourceRegistration(const KernelSource* sources, std::size_t count) noexcept;
+};
+
+// The registered source called `name`, or nullptr.
+const char* kernel_source(std::string_view name);
+
+// Kernel `kernel` of the registered source `file`, compiled with `defines` on `device` (the source
+// name in compiler messages is "<file>.duet"). The first call per (device, file, kernel, defines)
+// compiles; later calls are a lookup. With no defines, `file` and `kernel` should be string
+// literals: their addresses are the fastest key. ArgumentError for a name nobody registered.
+Kernel builtin_kernel(const Device& device, const char* file, const char* kernel, const Defines& defines = {});
+
+// The object kept under `key` for `device`, made by `make` on first use (one call per device and
+// key, even when threads race). Keys are the module's own ("duet.blas.matmul").
+std::shared_ptr<void> device_slot(const Device& device, std::string_view key,
+                                  const std::function<std::shared_ptr<void>()>& make);
+
+template <class T, class Make>
+std::shared_ptr<T> device_state(const Device& device, std::string_view key, Make make) {
+  return std::static_pointer_cast<T>(device_slot(device, key, [&] { return std::shared_ptr<void>(make()); }));
+}
+
+// Checks `buffer` is live (ReleasedError naming `what`) and then that it holds at least `want`
+// elements (BufferSizeError "<call>: <what> holds 10 elements but the call needs 12"), in that
+// order, so a released buffer is never reported as a size problem.
+template <class Buffer>
+void require_elements(const char* call, const char* what, const Buffer& buffer, std::size_t want) {
+  buffer.raw().impl(what);
+  if (buffer.size() < want) {
+    std::ostringstream s;
+    s << call << ": " << what << " holds " << buffer.size() << " elements but the call needs " << want;
+    throw BufferSizeError(s.str());
+  }
+}
+
+// `value` as an int, for kernels that index with int; ArgumentError naming `call` and `what` when it
+// does not fit.
+int as_int(const char* call, const char* what, std::size_t value);
+
+}  // namespace duet::extension

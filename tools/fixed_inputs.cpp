@@ -1,0 +1,16 @@
+// The fixed-seed inputs of `duet run` and `duet tune`.
+#include "fixed_inputs.hpp"
+
+#include <random>
+
+namespace duet::tool {
+
+std::vector<float> random_floats(std::size_t n, float lo, float hi, unsigned seed) {
+  std::vector<float> values(n);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  for (auto& value : values) value = dist(rng);
+  return values;
+}
+
+}  // namespace duet::tool
