@@ -49,6 +49,7 @@ void write_device_info(JsonWriter& w, const DeviceInfo& info) {
   w.field("platform", info.platform);
   w.field("driver", info.driver);
   w.field("arch", info.arch);
+  w.field("language", info.language);
   w.field("kind", std::string(to_string(info.kind)));
   w.field("memory_bytes", static_cast<long long>(info.memory_bytes));
   w.field("max_alloc_bytes", static_cast<long long>(info.max_alloc_bytes));

@@ -23,6 +23,10 @@
 //   LOAD(T, p) STORE(T, p, v) for kernels templated over an element type T (a define): a plain
 //                            *p for every type but half, LOAD_HALF / STORE_HALF for half, so one
 //                            source serves T = float, double, int, ... and half.
+//   INFINITY NAN             float infinity and quiet NaN, on both backends.
+//
+// duet's generators reserve every name this file defines (they read it from here), and names
+// starting with duet_ or DUET_.
 
 #if defined(DUET_CUDA)
 
@@ -59,6 +63,14 @@ inline __device__ void duet_store_half(half* p, float v) {
 }
 #define LOAD_HALF(p) duet_load_half(p)
 #define STORE_HALF(p, v) duet_store_half((p), (v))
+
+// OpenCL C has both; NVRTC, without the host's math headers, has neither.
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+#ifndef NAN
+#define NAN __int_as_float(0x7fffffff)
+#endif
 
 #define DUET_PICK(d, v) ((d) == 0 ? (v).x : ((d) == 1 ? (v).y : (v).z))
 #define LOCAL_ID(d) DUET_PICK(d, threadIdx)

@@ -42,6 +42,7 @@ CudaDevice::CudaDevice(int index, int ordinal, CUdevice device, int driver_versi
   info_.platform = "CUDA";
   info_.driver = cuda_version_text(driver_version) + " driver";
   info_.arch = "sm_" + std::to_string(major) + std::to_string(minor);
+  info_.language = "CUDA C++ (NVRTC)";
   info_.kind = DeviceKind::gpu;
   info_.memory_bytes = memory;
   // CUDA has no per-allocation limit below the device's memory (unlike OpenCL's MAX_MEM_ALLOC_SIZE).

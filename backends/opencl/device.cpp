@@ -133,6 +133,19 @@ std::string with_source_positions(const std::string& log, const std::string& sou
   return out;
 }
 
+// The architecture where the driver says it, as the native toolchains spell it: NVIDIA's compute
+// capability as "sm_90" (as on the CUDA backend, so one tuning entry can name both), AMD's "gfx90a"
+// (AMD's devices are named so); empty elsewhere.
+std::string architecture(const cl::Device& device, const std::string& extensions, const std::string& name) {
+  if (has_extension(extensions, "cl_nv_device_attribute_query")) {
+    const auto major = device_value<cl_uint>(device, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV);
+    const auto minor = device_value<cl_uint>(device, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV);
+    return "sm_" + std::to_string(major) + std::to_string(minor);
+  }
+  if (has_extension(extensions, "cl_amd_device_attribute_query") && name.compare(0, 3, "gfx") == 0) return name;
+  return {};
+}
+
 const std::vector<std::string>& build_options() {
   // -cl-std pins the language to what the dialect's OpenCL branch is written in, whatever newer
   // version the driver defaults to; -cl-kernel-arg-info keeps parameter names and types queryable.
@@ -150,7 +163,9 @@ OpenCLDevice::OpenCLDevice(const cl::Platform& platform, const cl::Device& devic
   info_.vendor = text_info(device_, CL_DEVICE_VENDOR);
   info_.platform = text_info(platform_, CL_PLATFORM_NAME);
   info_.driver = text_info(device_, CL_DRIVER_VERSION);
-  info_.arch = text_info(device_, CL_DEVICE_OPENCL_C_VERSION);
+  info_.language = text_info(device_, CL_DEVICE_OPENCL_C_VERSION);
+  const std::string extensions = text_info(device_, CL_DEVICE_EXTENSIONS);
+  info_.arch = architecture(device_, extensions, info_.name);
 
   const auto type = device_value<cl_device_type>(device_, CL_DEVICE_TYPE);
   if (type & CL_DEVICE_TYPE_GPU)
@@ -168,7 +183,7 @@ OpenCLDevice::OpenCLDevice(const cl::Platform& platform, const cl::Device& devic
   // Either sign counts: some drivers list cl_khr_fp64 without filling in the FP config, and
   // OpenCL 1.2 made fp64 an optional core feature that needs no extension string.
   info_.supports_double =
-      has_extension(text_info(device_, CL_DEVICE_EXTENSIONS), "cl_khr_fp64") ||
+      has_extension(extensions, "cl_khr_fp64") ||
       device_value<cl_device_fp_config>(device_, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
   info_.native_index = index;
   // In bits; a sub-buffer's origin must be a multiple of it. A driver that does not say gets the

@@ -33,7 +33,8 @@ struct DeviceInfo {
   std::string vendor;         // "NVIDIA", "Portable Computing Language", ...
   std::string platform;       // OpenCL platform name; "CUDA" for the CUDA backend
   std::string driver;         // driver version string
-  std::string arch;           // "sm_90" on CUDA; the OpenCL C version on OpenCL
+  std::string arch;           // "sm_90" (NVIDIA, either backend), "gfx90a" (AMD); empty where unknown
+  std::string language;       // what kernels compile as: "CUDA C++ (NVRTC)", "OpenCL C 1.2 PoCL"
   DeviceKind kind = DeviceKind::other;
   std::uint64_t memory_bytes = 0;     // global memory
   std::uint64_t max_alloc_bytes = 0;  // largest single allocation

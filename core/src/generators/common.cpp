@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "duet/error.hpp"
+#include "../prelude.hpp"
 
 namespace duet::detail::gen {
 namespace {
@@ -31,8 +32,38 @@ bool is_identifier(const std::string& s) {
   return std::all_of(s.begin(), s.end(), is_ident_char);
 }
 
+// Every name the prelude defines on either backend: its macros and its types. Read from the
+// prelude itself, so the generators' reserved names cannot drift from the dialect.
+std::set<std::string> prelude_names() {
+  std::set<std::string> names;
+  std::istringstream lines(embedded::prelude());
+  std::string line;
+  auto identifier_at = [&](std::size_t at) {
+    std::size_t end = at;
+    while (end < line.size() && is_ident_char(line[end])) ++end;
+    return line.substr(at, end - at);
+  };
+  while (std::getline(lines, line)) {
+    const std::size_t first = line.find_first_not_of(" \t");
+    if (first == std::string::npos) continue;
+    if (line.compare(first, 1, "#") == 0) {
+      const std::size_t directive = line.find_first_not_of(" \t", first + 1);
+      if (directive != std::string::npos && line.compare(directive, 6, "define") == 0) {
+        const std::size_t name = line.find_first_not_of(" \t", directive + 6);
+        if (name != std::string::npos) names.insert(identifier_at(name));
+      }
+    } else if (line.compare(first, 8, "typedef ") == 0 && line.back() == ';') {
+      std::size_t end = line.size() - 1, begin = end;
+      while (begin > 0 && is_ident_char(line[begin - 1])) --begin;
+      names.insert(line.substr(begin, end - begin));
+    }
+  }
+  names.erase("");
+  return names;
+}
+
 // Words a parameter or kernel may not be called: C, C++ (CUDA) and OpenCL C keywords and type
-// names, the dialect's macros, and the names the generated code itself uses.
+// names, the prelude's names, and the names the generated code itself uses.
 const std::set<std::string>& reserved_words() {
   static const std::set<std::string> words = {
       // C
@@ -48,13 +79,15 @@ const std::set<std::string>& reserved_words() {
       // OpenCL C
       "kernel", "global", "local", "constant", "read_only", "write_only", "read_write", "half", "uchar",
       "ushort", "uint", "ulong", "size_t", "ptrdiff_t", "intptr_t", "uintptr_t",
-      // the dialect
-      "KERNEL", "DEVICE", "GLOBAL", "CONSTANT", "SHARED", "RESTRICT", "BARRIER", "GLOBAL_ID", "LOCAL_ID",
-      "GROUP_ID", "LOCAL_SIZE", "NUM_GROUPS", "GLOBAL_SIZE", "ATOMIC_ADD_INT", "ATOMIC_ADD_UINT",
-      "ATOMIC_MAX_INT", "ATOMIC_MIN_INT", "INFINITY", "NAN",
       // the generated code: the element index and the length
       "i", "n"};
-  return words;
+  static const std::set<std::string> all = [] {
+    std::set<std::string> out = words;
+    const std::set<std::string> dialect = prelude_names();
+    out.insert(dialect.begin(), dialect.end());
+    return out;
+  }();
+  return all;
 }
 
 // Why `name` cannot name a parameter or kernel, or empty when it can.
@@ -337,18 +370,6 @@ void SourceWriter::snippet(const std::string& file, const std::string& code) {
   s.resume_line = lines_ + 2;  // the #line line below is lines_ + 1
   snippets_.push_back(s);
   line("#line " + std::to_string(s.resume_line) + " \"" + file_ + "\"");
-}
-
-void write_portability_lines(SourceWriter& w) {
-  w.line("#if defined(DUET_OPENCL) && defined(cl_khr_fp64)");
-  w.line("#pragma OPENCL EXTENSION cl_khr_fp64 : enable");
-  w.line("#endif");
-  w.line("#if defined(DUET_CUDA) && !defined(INFINITY)");
-  w.line("#define INFINITY __int_as_float(0x7f800000)");
-  w.line("#endif");
-  w.line("#if defined(DUET_CUDA) && !defined(NAN)");
-  w.line("#define NAN __int_as_float(0x7fffffff)");
-  w.line("#endif");
 }
 
 Program compile(const Device& device, const std::string& source, const std::string& file,

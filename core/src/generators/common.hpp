@@ -62,10 +62,6 @@ class SourceWriter {
   std::vector<Snippet> snippets_;
 };
 
-// Lines that make generated code portable: cl_khr_fp64 on OpenCL devices that have it, and
-// INFINITY / NAN on CUDA, where NVRTC does not define them.
-void write_portability_lines(SourceWriter& w);
-
 // Compiles generated source on `device`. A CompileError is rethrown pointing at the snippet the
 // first error is in (source_name() the snippet's file, line() its line); an error reported right
 // after a snippet (an unclosed parenthesis) is put on the snippet's last line.

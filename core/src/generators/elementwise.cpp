@@ -62,7 +62,6 @@ Generated generate(const Spec& s, const std::vector<ArgKind>& kinds) {
     kinds_text += (k ? ", " : "") + std::string(dialect_type(s.all[k].type)) + " " + s.all[k].name +
                   (kinds[k] == ArgKind::array ? " (array)" : " (scalar)");
   w.line("// inputs then outputs: " + kinds_text);
-  detail::gen::write_portability_lines(w);
   if (!s.preamble.empty()) w.snippet(s.name + ".preamble", s.preamble);
 
   // half is stored as half and computed in float: the body sees float locals.

@@ -97,7 +97,6 @@ Generated generate(const Spec& s, const std::vector<ArgKind>& kinds, std::size_t
   for (std::size_t k = 0; k < s.inputs.size(); ++k)
     kinds_text += (k ? ", " : "") + s.inputs[k].name + (kinds[k] == ArgKind::array ? " array" : " scalar");
   w.line("// inputs: " + kinds_text);
-  detail::gen::write_portability_lines(w);
   if (!s.preamble.empty()) w.snippet(s.name + ".preamble", s.preamble);
 
   const std::string red = reduce_of(s), id = identity_of(s) + "()";
