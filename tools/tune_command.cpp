@@ -87,20 +87,44 @@ double check_product(Queue& q, const MatmulParams& p, std::size_t M, std::size_t
   return reference::matmul_error(A, B, C, M, N, K, 0, kMatmulSampleSeed).max_relative;
 }
 
-int run(const TuneOptions& options) {
-  const Device device = options.device.empty() ? Device::open() : Device::open(options.device);
-  const DeviceInfo& info = device.info();
-  const bool cpu = info.kind == DeviceKind::cpu;
-  const std::size_t n = options.size ? options.size
-                        : cpu        ? (options.quick ? 256 : 512)
-                                     : (options.quick ? 2048 : 4096);
-  const int runs = options.runs ? options.runs : cpu ? 3 : 5;
-  std::cout << "duet tune: matmul on " << info.id() << ": " << info.name << " (" << to_string(info.kind)
-            << ", " << info.vendor << ", " << info.arch << ")\n";
+// The product every candidate is timed on, also kept on the host for checking the winner.
+struct TimedProduct {
+  TimedProduct(Queue& q, std::size_t size)
+      : n(size),
+        A(random_floats(n * n, -1.0f, 1.0f, 11)),
+        B(random_floats(n * n, -1.0f, 1.0f, 12)),
+        dA(q.device(), n * n),
+        dB(q.device(), n * n),
+        dC(q.device(), n * n) {
+    q.write(dA, A);
+    q.write(dB, B);
+    q.finish();
+  }
+  void enqueue(Queue& q, const MatmulParams& p) { matmul_with(q, dA, dB, dC, n, n, n, p); }
+  double gflops(double ms) const {
+    const double flop = 2.0 * double(n) * double(n) * double(n);
+    return flop / ms * 1e-6;
+  }
 
-  const MatmulChoice current = matmul_choice(info);
-  std::cout << "in use now: " << to_string(current.params) << " (" << current.source << ")\n";
+  std::size_t n;
+  std::vector<float> A, B;
+  Buffer<float> dA, dB, dC;
+};
 
+// The size timed and the runs per candidate: the options', else defaults for the device's kind.
+std::size_t timed_size(const TuneOptions& options, const DeviceInfo& info) {
+  if (options.size) return options.size;
+  if (info.kind == DeviceKind::cpu) return options.quick ? 256 : 512;
+  return options.quick ? 2048 : 4096;
+}
+
+int timed_runs(const TuneOptions& options, const DeviceInfo& info) {
+  return options.runs ? options.runs : info.kind == DeviceKind::cpu ? 3 : 5;
+}
+
+// The parameters in use and the built-in entries for this device come first, so they are in the
+// table even when the search space does not hold them; each parameter set is listed once.
+std::vector<Candidate> list_candidates(const DeviceInfo& info, const MatmulParams& in_use, bool quick) {
   std::vector<Candidate> candidates;
   auto add = [&](const MatmulParams& p, const std::string& note) {
     for (Candidate& c : candidates)
@@ -110,43 +134,39 @@ int run(const TuneOptions& options) {
       }
     if (matmul_params_problem(p, info).empty()) candidates.push_back({p, note, {}, {}, false});
   };
-  add(current.params, "in use");
+  add(in_use, "in use");
   for (const tuning::Entry& e : tuning::builtin_entries())
     if (e.selector.matches(info)) add(e.params, "built-in");
-  for (const MatmulParams& p : search_space(info, options.quick)) add(p, "");
-  std::cout << candidates.size() << " candidates at " << n << "x" << n << "x" << n << ", " << runs
-            << " timed runs each\n";
+  for (const MatmulParams& p : search_space(info, quick)) add(p, "");
+  return candidates;
+}
 
-  // Compile every candidate's kernel, several at a time.
-  {
-    const unsigned workers = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
-    std::atomic<std::size_t> next{0};
-    std::vector<std::thread> pool;
-    for (unsigned w = 0; w < workers; ++w)
-      pool.emplace_back([&] {
-        for (std::size_t i = next++; i < candidates.size(); i = next++) {
-          try {
-            matmul_prepare(device, candidates[i].params, n, n);
-          } catch (const std::exception& e) {
-            candidates[i].failure = describe_error(e);
-          }
+// Several at a time: compiling dominates the search. A candidate that fails keeps its error.
+void compile_all(const Device& device, std::vector<Candidate>& candidates, std::size_t n) {
+  const unsigned workers = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+  std::atomic<std::size_t> next{0};
+  std::vector<std::thread> pool;
+  for (unsigned w = 0; w < workers; ++w)
+    pool.emplace_back([&] {
+      for (std::size_t i = next++; i < candidates.size(); i = next++) {
+        try {
+          matmul_prepare(device, candidates[i].params, n, n);
+        } catch (const std::exception& e) {
+          candidates[i].failure = describe_error(e);
         }
-      });
-    for (std::thread& t : pool) t.join();
-  }
+      }
+    });
+  for (std::thread& t : pool) t.join();
+}
 
-  Queue q = device.queue();
-  const std::vector<float> A = random_floats(n * n, -1.0f, 1.0f, 11);
-  const std::vector<float> B = random_floats(n * n, -1.0f, 1.0f, 12);
-  Buffer<float> dA(device, n * n), dB(device, n * n), dC(device, n * n);
-  q.write(dA, A);
-  q.write(dB, B);
-  q.finish();
+// Times every compiled candidate and returns the best median. One run decides first: a candidate
+// far slower than the best so far is pruned, so the search spends its time on the contenders.
+double time_all(Queue& q, TimedProduct& product, std::vector<Candidate>& candidates, int runs) {
   double best_ms = 0.0;
   for (Candidate& c : candidates) {
     if (!c.failure.empty()) continue;
     try {
-      auto enqueue = [&] { matmul_with(q, dA, dB, dC, n, n, n, c.params); };
+      auto enqueue = [&] { product.enqueue(q, c.params); };
       // The first launch may finish compiling (PoCL specialises a kernel for its group size then).
       enqueue();
       q.finish();
@@ -162,14 +182,20 @@ int run(const TuneOptions& options) {
       c.failure = describe_error(e);
     }
   }
+  return best_ms;
+}
 
+// Fastest first, then the pruned, then the failed.
+void rank_candidates(std::vector<Candidate>& candidates) {
   std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
     const bool ta = a.failure.empty(), tb = b.failure.empty();
     if (ta != tb) return ta;
     if (a.pruned != b.pruned) return !a.pruned;
     return a.timing.median_ms < b.timing.median_ms;
   });
-  const double flop = 2.0 * double(n) * double(n) * double(n);
+}
+
+void print_ranking(const std::vector<Candidate>& candidates, const TimedProduct& product, double best_ms) {
   Table table({{"rank", Table::Align::right},
                {"parameters"},
                {"threads", Table::Align::right},
@@ -179,71 +205,110 @@ int run(const TuneOptions& options) {
                {"vs best", Table::Align::right},
                {"note"}});
   int rank = 0;
-  std::size_t failures = 0;
   for (const Candidate& c : candidates) {
     if (!c.failure.empty()) {
-      ++failures;
       table.add_row({"-", to_string(c.params), std::to_string(c.params.threads()),
                      std::to_string(c.params.shared_bytes()), "-", "-", "-", "FAILED " + c.note});
       continue;
     }
     const double ms = c.timing.median_ms;
     table.add_row({std::to_string(++rank), to_string(c.params), std::to_string(c.params.threads()),
-                   std::to_string(c.params.shared_bytes()), fixed(ms, 3), fixed(flop / ms * 1e-6, 1),
+                   std::to_string(c.params.shared_bytes()), fixed(ms, 3), fixed(product.gflops(ms), 1),
                    fixed(best_ms / ms, 2), (c.pruned ? "one run only " : "") + c.note});
   }
   std::cout << "\n";
   table.print(std::cout);
   for (const Candidate& c : candidates)
     if (!c.failure.empty()) std::cout << "\nfailed: " << to_string(c.params) << ": " << c.failure << "\n";
+}
 
-  // The fastest candidate that is also correct, on edge cases (sizes that are not multiples of the
-  // tile, with and without float4 rows) and on the product that was timed (sampled).
+// Checks one candidate against the CPU reference and prints what it found: edge cases (sizes that
+// are not multiples of the tile, with and without float4 rows) and the product that was timed
+// (sampled).
+bool computes_correctly(Queue& q, const MatmulParams& params, TimedProduct& product) {
   const double unit = 1.0 / (1 << 24);
-  const Candidate* best = nullptr;
-  for (const Candidate& c : candidates) {
-    if (!c.failure.empty() || c.pruned) break;
-    struct Shape {
-      std::size_t M, N, K;
-    } shapes[] = {{131, 67, 93}, {260, 132, 68}, {1, 5, 3}};
-    bool ok = true;
-    std::string report;
-    for (const Shape& s : shapes) {
-      const double err = check_product(q, c.params, s.M, s.N, s.K, 21);
-      const double limit = 2.0 * double(s.K + 1) * unit;
-      report += " " + std::to_string(s.M) + "x" + std::to_string(s.N) + "x" + std::to_string(s.K) + ": " +
-                scientific(err) + (err <= limit ? "" : " (limit " + scientific(limit) + ")");
-      ok = ok && err <= limit;
-    }
-    matmul_with(q, dA, dB, dC, n, n, n, c.params);
-    const double err = reference::matmul_error(A, B, q.to_vector(dC), n, n, n, 2000, kMatmulSampleSeed).max_relative;
-    const double limit = 2.0 * double(n + 1) * unit;
-    report += " " + std::to_string(n) + "^3 (2000 sampled): " + scientific(err);
+  struct Shape {
+    std::size_t M, N, K;
+  } shapes[] = {{131, 67, 93}, {260, 132, 68}, {1, 5, 3}};
+  bool ok = true;
+  std::string report;
+  for (const Shape& s : shapes) {
+    const double err = check_product(q, params, s.M, s.N, s.K, 21);
+    const double limit = 2.0 * double(s.K + 1) * unit;
+    report += " " + std::to_string(s.M) + "x" + std::to_string(s.N) + "x" + std::to_string(s.K) + ": " +
+              scientific(err) + (err <= limit ? "" : " (limit " + scientific(limit) + ")");
     ok = ok && err <= limit;
-    std::cout << "\ncheck " << to_string(c.params) << ":" << report << (ok ? "  OK" : "  WRONG") << "\n";
-    if (ok) {
-      best = &c;
-      break;
-    }
   }
+  const std::size_t n = product.n;
+  product.enqueue(q, params);
+  const double err =
+      reference::matmul_error(product.A, product.B, q.to_vector(product.dC), n, n, n, 2000, kMatmulSampleSeed)
+          .max_relative;
+  const double limit = 2.0 * double(n + 1) * unit;
+  report += " " + std::to_string(n) + "^3 (2000 sampled): " + scientific(err);
+  ok = ok && err <= limit;
+  std::cout << "\ncheck " << to_string(params) << ":" << report << (ok ? "  OK" : "  WRONG") << "\n";
+  return ok;
+}
+
+// The fastest fully timed candidate that is also correct; null when there is none. Only the
+// candidates that need it are checked, in ranked order.
+const Candidate* fastest_correct(Queue& q, const std::vector<Candidate>& ranked, TimedProduct& product) {
+  for (const Candidate& c : ranked) {
+    if (!c.failure.empty() || c.pruned) break;
+    if (computes_correctly(q, c.params, product)) return &c;
+  }
+  return nullptr;
+}
+
+void report_best(const Candidate& best, const std::vector<Candidate>& candidates, const MatmulParams& in_use,
+                 const TimedProduct& product, const tuning::Entry& entry) {
+  std::cout << "\nbest: " << fixed(product.gflops(best.timing.median_ms), 1) << " GFLOP/s";
+  for (const Candidate& c : candidates)
+    if (c.params == in_use && c.failure.empty() && !c.pruned)
+      std::cout << ", " << fixed(c.timing.median_ms / best.timing.median_ms, 2) << "x the parameters in use";
+  std::cout << "\n" << tuning::format_entry(entry) << "\n";
+}
+
+void save_to_tuning_file(const tuning::Entry& entry) {
+  const std::string path = tuning::tuning_file_path();
+  tuning::save_entry(path, entry);
+  std::cout << "saved to " << path << "\n";
+}
+
+int run(const TuneOptions& options) {
+  const Device device = options.device.empty() ? Device::open() : Device::open(options.device);
+  const DeviceInfo& info = device.info();
+  const std::size_t n = timed_size(options, info);
+  const int runs = timed_runs(options, info);
+  std::cout << "duet tune: matmul on " << info.id() << ": " << info.name << " (" << to_string(info.kind)
+            << ", " << info.vendor << ", " << info.arch << ")\n";
+  const MatmulChoice current = matmul_choice(info);
+  std::cout << "in use now: " << to_string(current.params) << " (" << current.source << ")\n";
+
+  std::vector<Candidate> candidates = list_candidates(info, current.params, options.quick);
+  std::cout << candidates.size() << " candidates at " << n << "x" << n << "x" << n << ", " << runs
+            << " timed runs each\n";
+  compile_all(device, candidates, n);
+
+  Queue q = device.queue();
+  TimedProduct product(q, n);
+  const double best_ms = time_all(q, product, candidates, runs);
+  rank_candidates(candidates);
+  print_ranking(candidates, product, best_ms);
+
+  const Candidate* best = fastest_correct(q, candidates, product);
   if (!best) {
     std::cerr << "duet tune: no candidate computed a correct product\n";
     return 1;
   }
-
   tuning::Entry entry = tuning::entry_for_device(info, best->params);
   entry.selector.max_mn = options.max_mn;
-  std::cout << "\nbest: " << fixed(flop / best->timing.median_ms * 1e-6, 1) << " GFLOP/s";
-  for (const Candidate& c : candidates)
-    if (c.params == current.params && c.failure.empty() && !c.pruned)
-      std::cout << ", " << fixed(c.timing.median_ms / best->timing.median_ms, 2) << "x the parameters in use";
-  std::cout << "\n" << tuning::format_entry(entry) << "\n";
-  if (options.save) {
-    const std::string path = tuning::tuning_file_path();
-    tuning::save_entry(path, entry);
-    std::cout << "saved to " << path << "\n";
-  }
-  return failures == candidates.size() ? 1 : 0;
+  report_best(*best, candidates, current.params, product, entry);
+  if (options.save) save_to_tuning_file(entry);
+  const bool all_failed = std::all_of(candidates.begin(), candidates.end(),
+                                      [](const Candidate& c) { return !c.failure.empty(); });
+  return all_failed ? 1 : 0;
 }
 
 }  // namespace

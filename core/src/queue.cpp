@@ -109,53 +109,9 @@ Range default_local(const Range& global, std::size_t max_group) {
   return local;
 }
 
-}  // namespace
-
-Queue::State& Queue::state() const {
-  if (!state_) throw ReleasedError("the queue was released or never created; get one with Device::queue()");
-  return *state_;
-}
-
-Queue::State& Queue::before_enqueue() const {
-  State& s = state();
-  if (!s.last) return s;
-  if (s.last.use_count() > 1) {
-    // Someone kept the previous operation's event: record it now, before this operation, so it
-    // marks the end of its own operation and not of this one.
-    s.last->materialise();
-  } else if (!s.last->impl) {
-    // Nobody kept it and it was never recorded: the next operation's event reuses it, so
-    // operations whose events are dropped allocate nothing.
-    s.spare = std::move(s.last);
-  }
-  s.last.reset();
-  return s;
-}
-
-Event Queue::after_enqueue(State& s) const {
-  if (s.spare) {
-    s.last = std::move(s.spare);
-  } else {
-    s.last = std::make_shared<detail::EventState>();
-    s.last->device = s.device;
-    s.last->queue = s.impl;
-  }
-  return Event(s.last);
-}
-
-const Device& Queue::device() const { return state().device; }
-backend::QueueImpl& Queue::impl() const { return *state().impl; }
-
-Event Queue::launch_args(const Kernel& kernel, const Range& global, const Range& local,
-                         const std::vector<KernelArg>& args) {
-  return launch_args(kernel, global, local, Span<const KernelArg>(args.data(), args.size()));
-}
-
-Event Queue::launch_args(const Kernel& kernel, const Range& global, const Range& local_in,
-                         Span<const KernelArg> args) {
-  State& s = state();
-  if (s.device != kernel.device()) device_mismatch(s.device, kernel.device(), "kernel '" + kernel.name() + "'");
-  const DeviceInfo& info = s.device.info();
+// A launch's shape, checked: 1 to 3 dimensions, and the local size (duet's choice when not given)
+// of as many, none of them 0, in a group the device allows.
+Range checked_local_size(const Range& global, const Range& local_in, const DeviceInfo& info) {
   if (global.dims < 1 || global.dims > 3)
     throw ArgumentError("the global size of a launch needs 1 to 3 dimensions");
   Range local = local_in.dims == 0 ? default_local(global, info.max_group_size) : local_in;
@@ -170,120 +126,214 @@ Event Queue::launch_args(const Kernel& kernel, const Range& global, const Range&
   if (group > info.max_group_size)
     throw ArgumentError("a work-group of " + std::to_string(group) + " work-items is larger than " +
                         info.id() + " allows (" + std::to_string(info.max_group_size) + ")");
+  return local;
+}
 
-  // The queue's own scratch: a queue is used by one thread at a time, and launches allocate nothing.
-  std::vector<backend::LaunchArg>& launch_args = s.launch_scratch;
-  launch_args.assign(args.size(), backend::LaunchArg{});
+[[noreturn]] void misaligned_view(const Kernel& kernel, std::size_t i, std::size_t offset,
+                                  const DeviceInfo& info) {
+  std::ostringstream m;
+  m << "argument " << (i + 1) << " of kernel '" << kernel.name() << "' is a view starting " << offset
+    << " bytes into its buffer, but " << info.id() << " (" << info.name
+    << ") can pass a view to a kernel only at a multiple of " << info.view_alignment
+    << " bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN, the alignment of an OpenCL sub-buffer's origin); "
+       "start the view at a multiple of "
+    << info.view_alignment << " bytes, or pass the whole buffer with the offset as an argument. "
+                              "Copies, reads and writes take views at any offset";
+  throw ArgumentError(m.str());
+}
+
+// The arguments as the backend takes them, into `out` (the queue's scratch, so a launch allocates
+// nothing). Buffers are checked here, scalars against the kernel's parameters by check_args.
+void translate_args(const Kernel& kernel, Span<const KernelArg> args, const Device& device,
+                    const DeviceInfo& info, std::vector<backend::LaunchArg>& out) {
+  out.assign(args.size(), backend::LaunchArg{});
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i].kind == KernelArg::Kind::buffer) {
       const RawBuffer& b = *args[i].buffer;
-      launch_args[i].buffer = &b.impl("buffer passed as a kernel argument");
-      if (s.device != b.device()) device_mismatch(s.device, b.device(), "buffer argument " + std::to_string(i + 1));
-      launch_args[i].offset = b.offset();
-      launch_args[i].bytes = b.bytes();
-      if (b.offset() % info.view_alignment != 0) {
-        std::ostringstream m;
-        m << "argument " << (i + 1) << " of kernel '" << kernel.name() << "' is a view starting "
-          << b.offset() << " bytes into its buffer, but " << info.id() << " (" << info.name
-          << ") can pass a view to a kernel only at a multiple of " << info.view_alignment
-          << " bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN, the alignment of an OpenCL sub-buffer's origin); "
-             "start the view at a multiple of "
-          << info.view_alignment << " bytes, or pass the whole buffer with the offset as an argument. "
-                                    "Copies, reads and writes take views at any offset";
-        throw ArgumentError(m.str());
-      }
+      out[i].buffer = &b.impl("buffer passed as a kernel argument");
+      if (device != b.device())
+        device_mismatch(device, b.device(), "buffer argument " + std::to_string(i + 1));
+      out[i].offset = b.offset();
+      out[i].bytes = b.bytes();
+      if (b.offset() % info.view_alignment != 0) misaligned_view(kernel, i, b.offset(), info);
     } else {
-      launch_args[i].scalar = args[i].bytes.data();
-      launch_args[i].scalar_size = args[i].size;
+      out[i].scalar = args[i].bytes.data();
+      out[i].scalar_size = args[i].size;
     }
   }
-  check_args(kernel, args);
+}
 
+// The global size rounded up to whole groups, as the backends launch it.
+backend::LaunchShape launch_shape(const Range& global, const Range& local) {
   backend::LaunchShape shape;
   shape.dims = global.dims;
-  bool empty = false;
   for (int d = 0; d < 3; ++d) {
-    empty = empty || global[d] == 0;
     shape.local[d] = local[d];
     shape.global[d] = (global[d] + local[d] - 1) / local[d] * local[d];
   }
-  before_enqueue();
-  if (!empty) s.impl->launch(kernel.impl(), shape, launch_args);
-  return after_enqueue(s);
+  return shape;
+}
+
+// Every operation reaches the backend queue inside one EnqueueScope, opened before its arguments are
+// checked. The scope keeps the rule for the operations' events (see detail::EventState): each
+// operation hands out a pending event, which costs no driver call, and settles the previous
+// operation's event first. If someone kept that event, it is recorded now, before this operation,
+// so that it marks the end of its own operation and not of this one; if nobody kept it and it is
+// still pending, the next event reuses it, so operations whose events are dropped allocate nothing.
+//
+// A Queue is used by one thread at a time (queue.hpp), so the scope takes no lock; a queue that
+// several threads may use would take its mutex here, for the scope's life.
+class EnqueueScope {
+ public:
+  explicit EnqueueScope(Queue::State& s) : s_(s) {}
+  EnqueueScope(const EnqueueScope&) = delete;
+  EnqueueScope& operator=(const EnqueueScope&) = delete;
+
+  const Device& device() const { return s_.device; }
+  std::vector<backend::LaunchArg>& launch_scratch() { return s_.launch_scratch; }
+
+  // Enqueues op(backend queue) and returns the operation's (pending) event.
+  template <class Op>
+  Event enqueue(Op&& op) {
+    op(settled_queue());
+    return pending_event();
+  }
+
+  // The backend queue, for work that hands out no pending event of its own: recording an event,
+  // waiting for one, or work enqueued natively, which comes after whatever duet enqueued.
+  backend::QueueImpl& settled_queue() {
+    settle_previous_event();
+    return *s_.impl;
+  }
+
+ private:
+  void settle_previous_event() {
+    if (!s_.last) return;
+    if (s_.last.use_count() > 1)
+      s_.last->materialise();
+    else if (!s_.last->impl)
+      s_.spare = std::move(s_.last);
+    s_.last.reset();
+  }
+
+  Event pending_event() {
+    if (s_.spare) {
+      s_.last = std::move(s_.spare);
+    } else {
+      s_.last = std::make_shared<detail::EventState>();
+      s_.last->device = s_.device;
+      s_.last->queue = s_.impl;
+    }
+    return Event(s_.last);
+  }
+
+  Queue::State& s_;
+};
+
+}  // namespace
+
+Queue::State& Queue::state() const {
+  if (!state_) throw ReleasedError("the queue was released or never created; get one with Device::queue()");
+  return *state_;
+}
+
+const Device& Queue::device() const { return state().device; }
+backend::QueueImpl& Queue::impl() const { return *state().impl; }
+
+Event Queue::launch_args(const Kernel& kernel, const Range& global, const Range& local,
+                         const std::vector<KernelArg>& args) {
+  return launch_args(kernel, global, local, Span<const KernelArg>(args.data(), args.size()));
+}
+
+Event Queue::launch_args(const Kernel& kernel, const Range& global, const Range& local_in,
+                         Span<const KernelArg> args) {
+  EnqueueScope scope(state());
+  const Device& queue_device = scope.device();
+  if (queue_device != kernel.device())
+    device_mismatch(queue_device, kernel.device(), "kernel '" + kernel.name() + "'");
+  const DeviceInfo& info = queue_device.info();
+  const Range local = checked_local_size(global, local_in, info);
+  std::vector<backend::LaunchArg>& backend_args = scope.launch_scratch();
+  translate_args(kernel, args, queue_device, info, backend_args);
+  check_args(kernel, args);
+  const backend::LaunchShape shape = launch_shape(global, local);
+  const bool empty = global[0] == 0 || global[1] == 0 || global[2] == 0;
+  return scope.enqueue([&](backend::QueueImpl& q) {
+    if (!empty) q.launch(kernel.impl(), shape, backend_args);
+  });
 }
 
 Event Queue::write_bytes(RawBuffer& dst, std::size_t offset, const void* src, std::size_t bytes,
                          const char* what) {
-  State& s = state();
+  EnqueueScope scope(state());
   auto& impl = dst.impl("destination buffer");
-  check_same_device(s.device, dst.device(), "the destination buffer");
+  check_same_device(scope.device(), dst.device(), "the destination buffer");
   check_range(dst, offset, bytes, what);
   if (bytes && src == nullptr) throw ArgumentError(std::string(what) + ": the host memory is null");
-  before_enqueue();
-  if (bytes) s.impl->write(impl, dst.offset() + offset, src, bytes);
-  return after_enqueue(s);
+  return scope.enqueue([&](backend::QueueImpl& q) {
+    if (bytes) q.write(impl, dst.offset() + offset, src, bytes);
+  });
 }
 
 Event Queue::read_bytes(const RawBuffer& src, std::size_t offset, void* dst, std::size_t bytes,
                         const char* what) {
-  State& s = state();
+  EnqueueScope scope(state());
   auto& impl = src.impl("source buffer");
-  check_same_device(s.device, src.device(), "the source buffer");
+  check_same_device(scope.device(), src.device(), "the source buffer");
   check_range(src, offset, bytes, what);
   if (bytes && dst == nullptr) throw ArgumentError(std::string(what) + ": the host memory is null");
-  before_enqueue();
-  if (bytes) s.impl->read(impl, src.offset() + offset, dst, bytes);
-  return after_enqueue(s);
+  return scope.enqueue([&](backend::QueueImpl& q) {
+    if (bytes) q.read(impl, src.offset() + offset, dst, bytes);
+  });
 }
 
 Event Queue::copy_bytes(const RawBuffer& src, std::size_t src_offset, RawBuffer& dst,
                         std::size_t dst_offset, std::size_t bytes) {
-  State& s = state();
+  EnqueueScope scope(state());
   auto& src_impl = src.impl("source buffer");
   auto& dst_impl = dst.impl("destination buffer");
-  check_same_device(s.device, src.device(), "the source buffer");
-  check_same_device(s.device, dst.device(), "the destination buffer");
+  check_same_device(scope.device(), src.device(), "the source buffer");
+  check_same_device(scope.device(), dst.device(), "the destination buffer");
   check_range(src, src_offset, bytes, "copy source");
   check_range(dst, dst_offset, bytes, "copy destination");
   // Views make offsets relative; the overlap check compares positions in the allocation.
   const std::size_t from = src.offset() + src_offset, to = dst.offset() + dst_offset;
   if (&src_impl == &dst_impl && bytes && from < to + bytes && to < from + bytes)
     throw ArgumentError("copy source and destination ranges overlap in the same buffer");
-  before_enqueue();
-  if (bytes) s.impl->copy(src_impl, from, dst_impl, to, bytes);
-  return after_enqueue(s);
+  return scope.enqueue([&](backend::QueueImpl& q) {
+    if (bytes) q.copy(src_impl, from, dst_impl, to, bytes);
+  });
 }
 
 Event Queue::fill_bytes(RawBuffer& dst, std::size_t offset, std::size_t bytes, const void* pattern,
                         std::size_t pattern_size) {
-  State& s = state();
+  EnqueueScope scope(state());
   auto& impl = dst.impl("buffer to fill");
-  check_same_device(s.device, dst.device(), "the buffer to fill");
+  check_same_device(scope.device(), dst.device(), "the buffer to fill");
   if (pattern_size == 0 || pattern_size > 128 || (pattern_size & (pattern_size - 1)))
     throw ArgumentError("fill needs an element of 1, 2, 4, ... or 128 bytes, not " +
                         std::to_string(pattern_size));
   if ((dst.offset() + offset) % pattern_size || bytes % pattern_size)
     throw ArgumentError("fill range must be whole elements, aligned to the element size in the allocation");
   check_range(dst, offset, bytes, "fill");
-  before_enqueue();
-  if (bytes) s.impl->fill(impl, dst.offset() + offset, bytes, pattern, pattern_size);
-  return after_enqueue(s);
+  return scope.enqueue([&](backend::QueueImpl& q) {
+    if (bytes) q.fill(impl, dst.offset() + offset, bytes, pattern, pattern_size);
+  });
 }
 
 Event Queue::record() {
-  State& s = before_enqueue();
+  EnqueueScope scope(state());
   auto e = std::make_shared<detail::EventState>();
-  e->device = s.device;
-  e->impl = s.impl->record();
+  e->device = scope.device();
+  e->impl = scope.settled_queue().record();
   return Event(std::move(e));
 }
 
 void Queue::wait(const Event& event) {
-  State& s = state();
-  check_same_device(s.device, event.device(), "the event");
+  EnqueueScope scope(state());
+  check_same_device(scope.device(), event.device(), "the event");
   backend::EventImpl& impl = event.impl();
-  before_enqueue();
-  s.impl->wait_for(impl);
+  scope.settled_queue().wait_for(impl);
 }
 
 void Queue::finish() { state().impl->finish(); }
@@ -291,17 +341,18 @@ void Queue::finish() { state().impl->finish(); }
 std::uintptr_t Queue::native_handle() const {
   // Work the caller enqueues natively comes after whatever duet enqueued, so an event still
   // pending for duet's last operation is recorded now, before it.
-  return before_enqueue().impl->native_handle();
+  EnqueueScope scope(state());
+  return scope.settled_queue().native_handle();
 }
 
 RawMapping Queue::map_bytes(const RawBuffer& buffer, MapAccess access) {
-  State& s = state();
+  EnqueueScope scope(state());
   auto& impl = buffer.impl("buffer to map");
-  check_same_device(s.device, buffer.device(), "the buffer to map");
+  check_same_device(scope.device(), buffer.device(), "the buffer to map");
   RawMapping m;
-  before_enqueue();
-  if (buffer.bytes()) m.data_ = s.impl->map(impl, buffer.offset(), buffer.bytes(), access);
-  after_enqueue(s);
+  scope.enqueue([&](backend::QueueImpl& q) {
+    if (buffer.bytes()) m.data_ = q.map(impl, buffer.offset(), buffer.bytes(), access);
+  });
   m.queue_ = *this;
   m.buffer_ = buffer.share();
   m.bytes_ = buffer.bytes();
@@ -310,16 +361,17 @@ RawMapping Queue::map_bytes(const RawBuffer& buffer, MapAccess access) {
 }
 
 Event Queue::unmap_bytes(RawMapping& m) {
-  State& s = state();
+  EnqueueScope scope(state());
   // The mapping is over once this is called, whatever the driver answers: its address must not be
   // used again, and a second unmap of it would be an error of its own.
   RawBuffer buffer = std::move(m.buffer_);
   void* data = m.data_;
   m.data_ = nullptr;
   m.queue_.release();
-  before_enqueue();
-  if (buffer.bytes()) s.impl->unmap(buffer.impl("mapped buffer"), data, buffer.offset(), buffer.bytes(), m.access_);
-  return after_enqueue(s);
+  return scope.enqueue([&](backend::QueueImpl& q) {
+    if (buffer.bytes())
+      q.unmap(buffer.impl("mapped buffer"), data, buffer.offset(), buffer.bytes(), m.access_);
+  });
 }
 
 RawMapping::RawMapping(RawMapping&& o) noexcept

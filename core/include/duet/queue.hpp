@@ -253,10 +253,6 @@ class Queue {
 
  private:
   State& state() const;
-  // Brackets every enqueue: materialises the previous operation's event if someone kept it, and
-  // hands out the event of the operation just enqueued.
-  State& before_enqueue() const;
-  Event after_enqueue(State& s) const;
   friend class RawMapping;
   Event unmap_bytes(RawMapping& mapping);
   std::shared_ptr<State> state_;

@@ -10,9 +10,11 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <variant>
 
 #include "duet/error.hpp"
 #include "../prelude.hpp"
+#include "scalar_dispatch.hpp"
 
 namespace duet::detail::gen {
 namespace {
@@ -408,128 +410,102 @@ std::size_t group_size(const DeviceInfo& info) {
   return size;
 }
 
-KernelArg convert_scalar(const KernelArg& a, ScalarType to, const std::string& what) {
-  enum class Class { floating, signed_int, unsigned_int } cls = Class::floating;
-  double f = 0;
-  std::int64_t s = 0;
-  std::uint64_t u = 0;
-  auto load = [&](auto value) {
-    using V = decltype(value);
-    std::memcpy(&value, a.bytes.data(), sizeof(V));
-    if constexpr (std::is_floating_point_v<V>) {
-      cls = Class::floating;
-      f = static_cast<double>(value);
-    } else if constexpr (std::is_signed_v<V>) {
-      cls = Class::signed_int;
-      s = static_cast<std::int64_t>(value);
+namespace {
+
+// A scalar argument's value, widened without loss to the widest type of its kind.
+using WideValue = std::variant<double, std::int64_t, std::uint64_t>;
+
+WideValue widen(const KernelArg& a, const std::string& what) {
+  return with_cpp_type(a.type, [&](auto tag) -> WideValue {
+    using V = typename decltype(tag)::type;
+    if constexpr (std::is_arithmetic_v<V>) {
+      V value;
+      std::memcpy(&value, a.bytes.data(), sizeof(V));
+      if constexpr (std::is_floating_point_v<V>)
+        return static_cast<double>(value);
+      else if constexpr (std::is_signed_v<V>)
+        return static_cast<std::int64_t>(value);
+      else
+        return static_cast<std::uint64_t>(value);
     } else {
-      cls = Class::unsigned_int;
-      u = static_cast<std::uint64_t>(value);
-    }
-  };
-  switch (a.type) {
-    case ScalarType::i8:
-      load(std::int8_t{});
-      break;
-    case ScalarType::u8:
-      load(std::uint8_t{});
-      break;
-    case ScalarType::i16:
-      load(std::int16_t{});
-      break;
-    case ScalarType::u16:
-      load(std::uint16_t{});
-      break;
-    case ScalarType::i32:
-      load(std::int32_t{});
-      break;
-    case ScalarType::u32:
-      load(std::uint32_t{});
-      break;
-    case ScalarType::i64:
-      load(std::int64_t{});
-      break;
-    case ScalarType::u64:
-      load(std::uint64_t{});
-      break;
-    case ScalarType::f32:
-      load(float{});
-      break;
-    case ScalarType::f64:
-      load(double{});
-      break;
-    default:
       throw ArgumentError(what + ": a " + std::to_string(a.size) +
                           "-byte value of a type duet cannot convert was passed; pass a number (float, "
                           "double or an integer type; bool is not one)");
-  }
-  std::ostringstream value_text;
-  value_text.precision(17);
-  if (cls == Class::floating)
-    value_text << f;
-  else if (cls == Class::signed_int)
-    value_text << s;
-  else
-    value_text << u;
+    }
+  });
+}
+
+std::string value_text(const WideValue& value) {
+  std::ostringstream text;
+  text.precision(17);
+  std::visit([&](auto v) { text << v; }, value);
+  return text.str();
+}
+
+template <class T>
+bool in_range(std::int64_t v) {
+  if (v < 0) return v >= static_cast<std::int64_t>(std::numeric_limits<T>::min());
+  return static_cast<std::uint64_t>(v) <= static_cast<std::uint64_t>(std::numeric_limits<T>::max());
+}
+
+template <class T>
+bool in_range(std::uint64_t v) {
+  return v <= static_cast<std::uint64_t>(std::numeric_limits<T>::max());
+}
+
+// For a whole number. The upper bound is 2^digits, one past T's max: a double holds that exactly,
+// while a 64-bit max (2^63 - 1, 2^64 - 1) would round up to it and let it through.
+template <class T>
+bool in_range(double v) {
+  return v >= static_cast<double>(std::numeric_limits<T>::min()) &&
+         v < std::ldexp(1.0, std::numeric_limits<T>::digits);
+}
+
+// `does_not_fit(why)` makes the error; it is only called on failure, so a conversion that succeeds
+// formats nothing.
+template <class T, class Error>
+KernelArg integer_arg(const WideValue& value, const Error& does_not_fit) {
+  return std::visit(
+      [&](auto v) {
+        if constexpr (std::is_floating_point_v<decltype(v)>)
+          if (!std::isfinite(v) || v != std::floor(v))
+            throw does_not_fit("is not a whole number, as needed for");
+        if (!in_range<T>(v)) throw does_not_fit("is out of the range of");
+        return scalar_arg(static_cast<T>(v));
+      },
+      value);
+}
+
+template <class T, class Error>
+KernelArg floating_arg(const WideValue& value, const Error& does_not_fit) {
+  const double v = std::visit([](auto x) { return static_cast<double>(x); }, value);
+  // Infinities and NaN pass: they are floats too. A finite double beyond float's range is not.
+  if (std::isfinite(v) && std::fabs(v) > static_cast<double>(std::numeric_limits<T>::max()))
+    throw does_not_fit("is out of the range of");
+  return scalar_arg(static_cast<T>(v));
+}
+
+}  // namespace
+
+KernelArg convert_scalar(const KernelArg& a, ScalarType to, const std::string& what) {
+  const WideValue value = widen(a, what);
   auto does_not_fit = [&](const char* why) {
-    return ArgumentError(what + ": the value " + value_text.str() + " (" + to_string(a.type) + ") " + why +
+    return ArgumentError(what + ": the value " + value_text(value) + " (" + to_string(a.type) + ") " + why +
                          " " + to_string(to));
   };
-
-  if (to == ScalarType::f32 || to == ScalarType::f64) {
-    const double v = cls == Class::floating     ? f
-                     : cls == Class::signed_int ? static_cast<double>(s)
-                                                : static_cast<double>(u);
-    if (to == ScalarType::f64) return scalar_arg(v);
-    if (std::isfinite(v) && std::fabs(v) > static_cast<double>(std::numeric_limits<float>::max()))
-      throw does_not_fit("is out of the range of");
-    return scalar_arg(static_cast<float>(v));
-  }
-
-  const std::size_t bits = 8 * size_of(to);
-  const bool target_signed =
-      to == ScalarType::i8 || to == ScalarType::i16 || to == ScalarType::i32 || to == ScalarType::i64;
-  const std::int64_t lo = target_signed ? -(std::int64_t{1} << (bits - 1)) + 0 : 0;
-  const std::uint64_t hi = target_signed ? (std::uint64_t{1} << (bits - 1)) - 1
-                           : bits == 64  ? std::numeric_limits<std::uint64_t>::max()
-                                         : (std::uint64_t{1} << bits) - 1;
-  if (cls == Class::floating) {
-    if (!std::isfinite(f) || f != std::floor(f)) throw does_not_fit("is not a whole number, as needed for");
-    const double limit = std::ldexp(1.0, static_cast<int>(target_signed ? bits - 1 : bits));
-    if (f < static_cast<double>(lo) || f >= limit) throw does_not_fit("is out of the range of");
-    if (f < 0)
-      cls = Class::signed_int, s = static_cast<std::int64_t>(f);
-    else
-      cls = Class::unsigned_int, u = static_cast<std::uint64_t>(f);
-  }
-  if (cls == Class::signed_int) {
-    if (s < lo || (s > 0 && static_cast<std::uint64_t>(s) > hi)) throw does_not_fit("is out of the range of");
-  } else if (u > hi) {
-    throw does_not_fit("is out of the range of");
-  }
-  const std::int64_t sv = cls == Class::signed_int ? s : static_cast<std::int64_t>(u);
-  const std::uint64_t uv = cls == Class::signed_int ? static_cast<std::uint64_t>(s) : u;
-  switch (to) {
-    case ScalarType::i8:
-      return scalar_arg(static_cast<std::int8_t>(sv));
-    case ScalarType::u8:
-      return scalar_arg(static_cast<std::uint8_t>(uv));
-    case ScalarType::i16:
-      return scalar_arg(static_cast<std::int16_t>(sv));
-    case ScalarType::u16:
-      return scalar_arg(static_cast<std::uint16_t>(uv));
-    case ScalarType::i32:
-      return scalar_arg(static_cast<std::int32_t>(sv));
-    case ScalarType::u32:
-      return scalar_arg(static_cast<std::uint32_t>(uv));
-    case ScalarType::i64:
-      return scalar_arg(sv);
-    case ScalarType::u64:
-      return scalar_arg(uv);
-    default:
-      break;
-  }
-  throw ArgumentError(what + ": cannot convert to " + to_string(to));
+  return with_cpp_type(to, [&](auto tag) -> KernelArg {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<T>) {
+      return floating_arg<T>(value, does_not_fit);
+    } else if constexpr (std::is_integral_v<T>) {
+      return integer_arg<T>(value, does_not_fit);
+    } else {
+      // half is a storage type: a half parameter takes arrays only. A value is still checked as a
+      // 16-bit whole number first, as it always was, so its message does not change.
+      if constexpr (std::is_same_v<T, half>) integer_arg<std::uint16_t>(value, does_not_fit);
+      throw ArgumentError(what + ": cannot convert to " + to_string(to));
+    }
+  });
 }
 
 CheckedArgs check_args(const Device& device, const Queue& q, const std::vector<GeneratedParam>& params,
