@@ -13,12 +13,12 @@ const char* const* shared_kernel_names() { return embedded::kernel_names(); }
 std::size_t compile_for_cuda_arch(const std::string& source, const Defines& defines,
                                   const std::string& arch, const std::string& name) {
 #ifdef DUET_HAVE_CUDA
-  std::string full = detail::assemble_source("cuda", source, defines, name);
+  const detail::AssembledSource full = detail::assemble_source("cuda", source, defines, name);
   std::vector<char> cubin;
   std::string log;
   std::vector<std::string> options;
-  if (!backend::nvrtc_compile_cubin(full, name, arch, {}, cubin, log, options))
-    throw CompileError("cuda", name, log, options, detail::compile_error_line(log, name));
+  if (!backend::nvrtc_compile_cubin(full.text(), name, arch, {}, cubin, log, options))
+    throw CompileError("cuda", name, log, options, full.map().error_line(log, name));
   return cubin.size();
 #else
   (void)source, (void)defines, (void)arch, (void)name;
