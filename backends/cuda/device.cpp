@@ -158,11 +158,12 @@ std::shared_ptr<QueueImpl> CudaDevice::create_queue() {
   return std::make_shared<CudaQueue>(shared_from_this(), context());
 }
 
-BuildResult CudaDevice::build(const std::string& source, const std::string& name,
+BuildResult CudaDevice::build(const detail::AssembledSource& source, const std::string& name,
                               const std::vector<std::string>& options) {
   BuildResult result;
   std::vector<char> cubin;
-  if (!nvrtc_compile_cubin(source, name, info_.arch, options, cubin, result.log, result.options))
+  // NVRTC follows #line, so its log names the user's files already and the map is not needed.
+  if (!nvrtc_compile_cubin(source.text(), name, info_.arch, options, cubin, result.log, result.options))
     return result;
   result.program = std::make_shared<CudaProgram>(shared_from_this(), context(), cubin, name);
   return result;

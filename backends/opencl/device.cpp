@@ -4,10 +4,9 @@
 // command first touches the buffer, so a buffer is committed to the device before allocate()
 // returns, which lets an exhausted device be reported as OutOfMemoryError at the allocation that
 // caused it rather than as a driver error at some later launch. Build logs are normalised too, so
-// every driver's log names the user's file and line (see with_source_positions).
+// every driver's log names the user's file and line (see SourceMap::with_source_positions).
 #include "device.hpp"
 
-#include <cctype>
 #include <cstdio>
 #include <sstream>
 #include <vector>
@@ -65,72 +64,6 @@ std::string format_bytes(std::uint64_t bytes) {
     std::snprintf(text, sizeof text, "%llu bytes (%.2f MiB)", static_cast<unsigned long long>(bytes),
                   static_cast<double>(bytes) / (1024.0 * 1024.0));
   return text;
-}
-
-// Reads `#line 12 "name"` (the name is optional); false for any other line.
-bool line_directive(const std::string& text, long& number, std::string& name) {
-  const char* blanks = " \t";
-  std::size_t i = text.find_first_not_of(blanks);
-  if (i == std::string::npos || text[i] != '#') return false;
-  i = text.find_first_not_of(blanks, i + 1);
-  if (i == std::string::npos || text.compare(i, 4, "line") != 0) return false;
-  i += 4;
-  const std::size_t first_digit = text.find_first_not_of(blanks, i);
-  if (first_digit == i || first_digit == std::string::npos) return false;
-  std::size_t end = first_digit;
-  while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
-  if (end == first_digit || end - first_digit > 9) return false;
-  number = std::stol(text.substr(first_digit, end - first_digit));
-  i = text.find_first_not_of(blanks, end);
-  if (i != std::string::npos && text[i] == '"') {
-    const std::size_t close = text.find('"', i + 1);
-    if (close != std::string::npos) name = text.substr(i + 1, close - i - 1);
-  }
-  return true;
-}
-
-// The position each physical line of `source` has by its #line directives: "name:line", or empty
-// before the first directive that names a file.
-std::vector<std::string> line_positions(const std::string& source) {
-  std::vector<std::string> positions;
-  std::string file;
-  long line = 1;
-  for (std::size_t start = 0; start <= source.size();) {
-    std::size_t end = source.find('\n', start);
-    if (end == std::string::npos) end = source.size();
-    positions.push_back(file.empty() ? std::string() : file + ":" + std::to_string(line));
-    long number = 0;
-    if (line_directive(source.substr(start, end - start), number, file))
-      line = number;
-    else
-      ++line;
-    start = end + 1;
-  }
-  return positions;
-}
-
-// NVIDIA's OpenCL compiler ignores #line: it calls every source "<kernel>" and counts physical
-// lines, which would point users into duet's prelude. Its positions are rewritten to the ones the
-// directives give, so logs from every driver name the user's file and line alike.
-std::string with_source_positions(const std::string& log, const std::string& source) {
-  static const std::string tag = "<kernel>:";
-  if (log.find(tag) == std::string::npos) return log;
-  const std::vector<std::string> positions = line_positions(source);
-  std::string out;
-  std::size_t from = 0;
-  for (std::size_t at = log.find(tag); at != std::string::npos; at = log.find(tag, from)) {
-    std::size_t digits = at + tag.size(), end = digits;
-    while (end < log.size() && std::isdigit(static_cast<unsigned char>(log[end]))) ++end;
-    out.append(log, from, at - from);
-    const std::size_t physical = end > digits ? std::stoul(log.substr(digits, end - digits)) : 0;
-    if (physical >= 1 && physical <= positions.size() && !positions[physical - 1].empty())
-      out += positions[physical - 1];
-    else
-      out.append(log, at, end - at);
-    from = end;
-  }
-  out.append(log, from, std::string::npos);
-  return out;
 }
 
 // The architecture where the driver says it, as the native toolchains spell it: NVIDIA's compute
@@ -355,7 +288,7 @@ bool OpenCLDevice::markers_timed() const {
   return markers_timed_;
 }
 
-BuildResult OpenCLDevice::build(const std::string& source, const std::string& name,
+BuildResult OpenCLDevice::build(const detail::AssembledSource& source, const std::string& name,
                                 const std::vector<std::string>& options) {
   BuildResult result;
   result.options = build_options();
@@ -364,7 +297,7 @@ BuildResult OpenCLDevice::build(const std::string& source, const std::string& na
   for (const auto& option : result.options) joined += (joined.empty() ? "" : " ") + option;
 
   cl_int err = CL_SUCCESS;
-  cl::Program program(context(), source, false, &err);
+  cl::Program program(context(), source.text(), false, &err);
   if (err != CL_SUCCESS)
     throw_driver_error("clCreateProgramWithSource", err, "for " + name + " on " + label());
 
@@ -373,7 +306,7 @@ BuildResult OpenCLDevice::build(const std::string& source, const std::string& na
   // The log is worth having either way: errors when the build failed, warnings when it did not.
   std::string log;
   program.getBuildInfo(device_, CL_PROGRAM_BUILD_LOG, &log);
-  result.log = with_source_positions(trimmed(log), source);
+  result.log = source.map().with_source_positions(trimmed(log));
 
   if (built == CL_BUILD_PROGRAM_FAILURE) {
     if (result.log.empty())

@@ -27,7 +27,7 @@ class OpenCLDevice final : public DeviceImpl, public std::enable_shared_from_thi
   std::shared_ptr<BufferImpl> wrap(std::uintptr_t native, std::size_t bytes) override;
   std::uintptr_t native_context() override { return reinterpret_cast<std::uintptr_t>(context()()); }
   std::shared_ptr<QueueImpl> create_queue() override;
-  BuildResult build(const std::string& source, const std::string& name,
+  BuildResult build(const detail::AssembledSource& source, const std::string& name,
                     const std::vector<std::string>& options) override;
   std::shared_ptr<ProgramImpl> load_binary(const std::string& binary, const std::string& name) override;
   std::string compiler_identity() const override;

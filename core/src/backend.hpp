@@ -15,6 +15,7 @@
 #include "duet/device.hpp"
 #include "duet/error.hpp"
 #include "duet/queue.hpp"
+#include "source_map.hpp"
 
 namespace duet::backend {
 
@@ -139,8 +140,9 @@ class DeviceImpl {
   virtual std::uintptr_t native_context() = 0;
   virtual std::shared_ptr<QueueImpl> create_queue() = 0;
   // `source` is complete: the backend's prelude, defines and the user's source (with #line marks),
-  // or a native CUDA C++ / OpenCL C source. `options` go to the compiler after the backend's own.
-  virtual BuildResult build(const std::string& source, const std::string& name,
+  // or a native CUDA C++ / OpenCL C source; its map places the compiler's positions for a backend
+  // whose compiler does not follow #line. `options` go to the compiler after the backend's own.
+  virtual BuildResult build(const detail::AssembledSource& source, const std::string& name,
                             const std::vector<std::string>& options) = 0;
   // A program from ProgramImpl::binary(); null when the driver rejects the bytes (then core builds
   // from source again).

@@ -3,7 +3,6 @@
 // messages count the caller's lines), caches the result per device, and maps a failed compile to a
 // CompileError that points at the caller's line.
 #include <cctype>
-#include <sstream>
 
 #include "duet/device.hpp"
 #include "duet/error.hpp"
@@ -27,34 +26,10 @@ bool is_identifier(const std::string& s) {
   return true;
 }
 
-// The first line of `source_name` that the log reports an error at, or 0.
-int first_error_line(const std::string& log, const std::string& source_name) {
-  std::istringstream lines(log);
-  std::string line;
-  int fallback = 0;
-  while (std::getline(lines, line)) {
-    std::size_t at = line.find(source_name);
-    if (at == std::string::npos) continue;
-    std::size_t p = at + source_name.size();
-    if (p >= line.size() || (line[p] != '(' && line[p] != ':')) continue;
-    ++p;
-    int n = 0;
-    bool digits = false;
-    while (p < line.size() && std::isdigit(static_cast<unsigned char>(line[p]))) {
-      n = n * 10 + (line[p++] - '0');
-      digits = true;
-    }
-    if (!digits) continue;
-    if (line.find("error") != std::string::npos) return n;
-    if (!fallback) fallback = n;
-  }
-  return fallback;
-}
-
 }  // namespace
 
-std::string detail::assemble_source(const std::string& backend, const std::string& source,
-                                    const Defines& defines, const std::string& name) {
+detail::AssembledSource detail::assemble_source(const std::string& backend, const std::string& source,
+                                                const Defines& defines, const std::string& name) {
   // The prelude picks its branch by DUET_<BACKEND> (DUET_CUDA, DUET_OPENCL).
   std::string full = "#define DUET_";
   for (char c : backend) full += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -72,11 +47,7 @@ std::string detail::assemble_source(const std::string& backend, const std::strin
   full += "#line 1 \"" + name + "\"\n";
   full += source;
   full += "\n";
-  return full;
-}
-
-int detail::compile_error_line(const std::string& log, const std::string& name) {
-  return first_error_line(log, name);
+  return AssembledSource(std::move(full));
 }
 
 std::uintptr_t Device::native_context() const {
@@ -103,12 +74,12 @@ std::string joined(const std::vector<std::string>& options) {
 
 // Compiles `full` (complete source for the backend) once per device: from the in-process cache,
 // else from the disk cache, else with the compiler (then stored on disk).
-std::shared_ptr<Program::State> build_program(const Device& device, const std::string& full,
+std::shared_ptr<Program::State> build_program(const Device& device, const detail::AssembledSource& full,
                                               const std::string& name,
                                               const std::vector<std::string>& options) {
   detail::DeviceCore& core = *device.core();
   const DeviceInfo& info = device.info();
-  std::string key = joined(options) + '\n' + full;
+  std::string key = joined(options) + '\n' + full.text();
 
   // One compile per key: a thread that finds the key being compiled waits for that compile, while
   // compiles of other sources (duet tune's candidates, other threads' programs) run in parallel.
@@ -146,7 +117,7 @@ std::shared_ptr<Program::State> build_program(const Device& device, const std::s
     backend::BuildResult built = core.impl->build(full, name, options);
     if (!built.program)
       throw CompileError(info.backend, name, built.log, built.options,
-                         detail::compile_error_line(built.log, name));
+                         full.map().error_line(built.log, name));
     if (!built.log.empty()) detail::log_debug("compiler output for " + name + " on " + info.id() + ":\n" + built.log);
     program = built.program;
     detail::cache_store(disk_key, program->binary());
@@ -172,7 +143,7 @@ Program Device::compile(std::string_view source_view, const Defines& defines,
   const auto& i = info();
   std::string source(source_view), name(name_view);
   check_name(name);
-  std::string full = detail::assemble_source(i.backend, source, defines, name);
+  const detail::AssembledSource full = detail::assemble_source(i.backend, source, defines, name);
   auto state = build_program(*this, full, name, {});
   // Signatures are parsed once per program; the state is shared by every later compile of it.
   std::call_once(state->parsed, [&] { state->signatures = detail::parse_kernel_signatures(source, defines); });
@@ -187,7 +158,8 @@ Program Device::compile_native(std::string_view source_view, const std::vector<s
   for (const auto& o : options)
     if (o.find('\n') != std::string::npos) throw ArgumentError("compiler option '" + o + "' contains a line break");
   // The #line mark names the source in compiler messages, so errors map to the caller's lines.
-  auto state = build_program(*this, "#line 1 \"" + name + "\"\n" + source, name, options);
+  auto state =
+      build_program(*this, detail::AssembledSource("#line 1 \"" + name + "\"\n" + source), name, options);
   std::call_once(state->parsed, [&] { state->native_names = detail::native_kernel_names(source); });
   return Program(std::move(state));
 }

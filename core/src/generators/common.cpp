@@ -12,6 +12,7 @@
 #include <sstream>
 #include <variant>
 
+#include "../source_map.hpp"
 #include "duet/error.hpp"
 #include "../prelude.hpp"
 #include "scalar_dispatch.hpp"
@@ -204,38 +205,6 @@ GeneratedParam parse_param(const std::string& piece, const std::string& what) {
   return p;
 }
 
-// The first (file, line) the compiler log reports an error at, among `files`; prefers lines that
-// say "error". Recognises "file:12:" (clang, OpenCL) and "file(12)" (NVRTC).
-bool first_error(const std::string& log, const std::vector<std::string>& files, std::string& file,
-                 int& line) {
-  for (const bool need_error : {true, false}) {
-    std::istringstream lines(log);
-    std::string text;
-    while (std::getline(lines, text)) {
-      if (need_error && text.find("error") == std::string::npos) continue;
-      for (const std::string& f : files) {
-        for (std::size_t at = text.find(f); at != std::string::npos; at = text.find(f, at + 1)) {
-          if (at > 0 && is_ident_char(text[at - 1])) continue;
-          std::size_t p = at + f.size();
-          if (p >= text.size() || (text[p] != ':' && text[p] != '(')) continue;
-          ++p;
-          int n = 0;
-          bool digits = false;
-          while (p < text.size() && std::isdigit(static_cast<unsigned char>(text[p])) && n < 1000000) {
-            n = n * 10 + (text[p++] - '0');
-            digits = true;
-          }
-          if (!digits) continue;
-          file = f;
-          line = n;
-          return true;
-        }
-      }
-    }
-  }
-  return false;
-}
-
 template <class T>
 KernelArg scalar_arg(T value) {
   return KernelArg::from(value);
@@ -366,34 +335,26 @@ void SourceWriter::snippet(const std::string& file, const std::string& code) {
   text_ += normalised;
   text_ += '\n';
   lines_ += count;
-  Snippet s;
-  s.file = file;
-  s.last_line = count;
-  s.resume_line = lines_ + 2;  // the #line line below is lines_ + 1
-  snippets_.push_back(s);
-  line("#line " + std::to_string(s.resume_line) + " \"" + file_ + "\"");
+  // The #line line itself is lines_ + 1.
+  line("#line " + std::to_string(lines_ + 2) + " \"" + file_ + "\"");
 }
 
-Program compile(const Device& device, const std::string& source, const std::string& file,
-                const std::vector<SourceWriter::Snippet>& snippets) {
+Program compile(const Device& device, const std::string& source, const std::string& file) {
   try {
     return device.compile(source, {}, file);
   } catch (const CompileError& e) {
-    std::vector<std::string> files;
-    for (const auto& s : snippets) files.push_back(s.file);
-    files.push_back(file);
-    std::string where;
-    int line = 0;
-    if (!first_error(e.log(), files, where, line)) throw;
-    if (where == file) {
-      for (const auto& s : snippets)
-        if (s.resume_line == line) {
-          where = s.file;
-          line = s.last_line;
-          break;
-        }
+    // The generated text's own map, built on failure only. Physical positions in the log need the
+    // assembled source's map, but the backend has already rewritten those it could place.
+    const SourceMap map(source);
+    std::optional<SourcePosition> at = map.first_error(e.log(), map.files());
+    if (!at) throw;
+    // The compiler may only notice a snippet's error on the generated line after it (an unclosed
+    // parenthesis); that error is the snippet's.
+    if (at->file == file) {
+      SourcePosition before = map.before(*at);
+      if (!before.file.empty() && before.file != file) at = std::move(before);
     }
-    throw CompileError(e.backend(), where, e.log(), e.options(), line);
+    throw CompileError(e.backend(), at->file, e.log(), e.options(), at->line);
   }
 }
 

@@ -49,24 +49,16 @@ class SourceWriter {
   const std::string& text() const { return text_; }
   const std::string& file() const { return file_; }
 
-  struct Snippet {
-    std::string file;
-    int last_line = 0;    // the snippet's own last line
-    int resume_line = 0;  // the generated line right after it
-  };
-  const std::vector<Snippet>& snippets() const { return snippets_; }
-
  private:
   std::string file_, text_;
   int lines_ = 0;
-  std::vector<Snippet> snippets_;
 };
 
-// Compiles generated source on `device`. A CompileError is rethrown pointing at the snippet the
-// first error is in (source_name() the snippet's file, line() its line); an error reported right
-// after a snippet (an unclosed parenthesis) is put on the snippet's last line.
-Program compile(const Device& device, const std::string& source, const std::string& file,
-                const std::vector<SourceWriter::Snippet>& snippets);
+// Compiles generated source (a SourceWriter's text, its generated lines in `file`) on `device`. A
+// CompileError is rethrown pointing at the snippet the first error is in (source_name() the
+// snippet's file, line() its line); an error reported right after a snippet (an unclosed
+// parenthesis) is put on the snippet's last line.
+Program compile(const Device& device, const std::string& source, const std::string& file);
 
 // The work-group size generated kernels use on `info`: 256, or the largest power of two the device
 // allows.

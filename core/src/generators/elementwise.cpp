@@ -41,12 +41,7 @@ std::string file_of(const Spec& s) { return s.name + ".elementwise"; }
 // The entry point is prefixed: a kernel may not share its name with an OpenCL built-in (dot, max).
 std::string entry_of(const Spec& s) { return "duet_" + s.name; }
 
-struct Generated {
-  std::string source;
-  std::vector<detail::gen::SourceWriter::Snippet> snippets;
-};
-
-Generated generate(const Spec& s, const std::vector<ArgKind>& kinds) {
+std::string generate(const Spec& s, const std::vector<ArgKind>& kinds) {
   using detail::gen::dialect_type;
   if (kinds.size() != s.all.size())
     throw ArgumentError(s.what + ": " + std::to_string(kinds.size()) + " argument kinds given for " +
@@ -100,7 +95,7 @@ Generated generate(const Spec& s, const std::vector<ArgKind>& kinds) {
     w.line("    STORE(" + std::string(dialect_type(p.type)) + ", duet_" + p.name + " + i, " + p.name + ");");
   w.line("  }");
   w.line("}");
-  return {w.text(), w.snippets()};
+  return w.text();
 }
 
 }  // namespace
@@ -141,13 +136,13 @@ const std::vector<GeneratedParam>& ElementwiseKernel::outputs() const { return s
 const Device& ElementwiseKernel::device() const { return state().device; }
 
 std::string ElementwiseKernel::source(const std::vector<ArgKind>& kinds) const {
-  return generate(state().spec, kinds).source;
+  return generate(state().spec, kinds);
 }
 
 std::string ElementwiseKernel::generate_source(std::string_view inputs, std::string_view outputs,
                                                std::string_view body, std::string_view name,
                                                const std::vector<ArgKind>& kinds, std::string_view preamble) {
-  return generate(parse_spec(inputs, outputs, body, name, preamble), kinds).source;
+  return generate(parse_spec(inputs, outputs, body, name, preamble), kinds);
 }
 
 Kernel ElementwiseKernel::kernel(const std::vector<ArgKind>& kinds) const {
@@ -156,8 +151,8 @@ Kernel ElementwiseKernel::kernel(const std::vector<ArgKind>& kinds) const {
   std::lock_guard<std::mutex> lock(s.mutex);
   auto found = s.kernels.find(key);
   if (found != s.kernels.end()) return found->second;
-  const Generated g = generate(s.spec, kinds);
-  Kernel k = detail::gen::compile(s.device, g.source, file_of(s.spec), g.snippets).kernel(entry_of(s.spec));
+  Kernel k =
+      detail::gen::compile(s.device, generate(s.spec, kinds), file_of(s.spec)).kernel(entry_of(s.spec));
   s.kernels.emplace(key, k);
   return k;
 }

@@ -51,11 +51,6 @@ std::string map_of(const Spec& s) { return "duet_map_" + s.name; }
 std::string reduce_of(const Spec& s) { return "duet_reduce_" + s.name; }
 std::string identity_of(const Spec& s) { return "duet_identity_" + s.name; }
 
-struct Generated {
-  std::string source;
-  std::vector<detail::gen::SourceWriter::Snippet> snippets;
-};
-
 // `R name(params) { return (R)(<snippet>); }` with the snippet behind its own #line mark.
 void write_function(detail::gen::SourceWriter& w, const std::string& signature, const std::string& r,
                     const std::string& file, const std::string& code) {
@@ -78,7 +73,7 @@ void write_tree(detail::gen::SourceWriter& w, const std::string& reduce, std::si
   w.line("  }");
 }
 
-Generated generate(const Spec& s, const std::vector<ArgKind>& kinds, std::size_t group) {
+std::string generate(const Spec& s, const std::vector<ArgKind>& kinds, std::size_t group) {
   using detail::gen::dialect_type;
   if (kinds.size() != s.inputs.size())
     throw ArgumentError(s.what + ": " + std::to_string(kinds.size()) + " argument kinds given for " +
@@ -158,7 +153,7 @@ Generated generate(const Spec& s, const std::vector<ArgKind>& kinds, std::size_t
   write_tree(w, red, group);
   w.line("  if (duet_lid == 0u) duet_out[0] = duet_shared[0];");
   w.line("}");
-  return {w.text(), w.snippets()};
+  return w.text();
 }
 
 KernelArg raw_arg(const RawBuffer& buffer, ScalarType type) {
@@ -198,8 +193,7 @@ struct ReductionKernel::State {
     std::lock_guard<std::mutex> lock(mutex);
     auto found = kernels.find(key);
     if (found != kernels.end()) return found->second;
-    const Generated g = generate(spec, kinds, group);
-    const Program p = detail::gen::compile(device, g.source, file_of(spec), g.snippets);
+    const Program p = detail::gen::compile(device, generate(spec, kinds, group), file_of(spec));
     Kernels k{p.kernel(entry_of(spec)), p.kernel(entry_of(spec) + "_finish")};
     kernels.emplace(key, k);
     return k;
@@ -303,7 +297,7 @@ std::size_t ReductionKernel::group_size() const { return state().group; }
 std::size_t ReductionKernel::max_groups() const { return state().max_groups; }
 
 std::string ReductionKernel::source(const std::vector<ArgKind>& kinds) const {
-  return generate(state().spec, kinds, state().group).source;
+  return generate(state().spec, kinds, state().group);
 }
 
 std::string ReductionKernel::generate_source(std::string_view result_type, std::string_view inputs,
@@ -312,8 +306,7 @@ std::string ReductionKernel::generate_source(std::string_view result_type, std::
                                              const std::vector<ArgKind>& kinds, std::size_t group_size,
                                              std::string_view preamble) {
   return generate(parse_spec(result_type, inputs, map_expr, reduce_expr, identity, name, preamble), kinds,
-                  group_size)
-      .source;
+                  group_size);
 }
 
 void ReductionKernel::reduce_args(Queue& q, void* result, ScalarType result_type, std::size_t result_bytes,
