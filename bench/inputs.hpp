@@ -1,6 +1,6 @@
 // Inputs for the benchmark. They come from a counter-based hash, so filling a GiB of them takes a
 // fraction of a second on many cores and every run sees the same values for the same seed. The CPU
-// references that check the results are duet_reference's (tools/reference/cpu_reference.hpp).
+// references that check the results are duet_reference's (reference/cpu_reference.hpp).
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // The double-precision matmul reference of the tests, with the per-entry error scale. Built with
 // optimisation even in debug builds (see tests/CMakeLists.txt): the 1000 x 1023 x 517 reference is
-// half a billion multiply-adds. The heat reference is duet_reference's (tools/reference/).
+// half a billion multiply-adds. The heat reference is duet_reference's (reference/).
 #include <cmath>
 #include <cstddef>
 #include <vector>

@@ -3,7 +3,7 @@
 // the next command's event to events recorded before it, so that events can still be timed on
 // drivers whose markers carry no usable timestamps (see event.hpp). Where the device's markers
 // do carry them (OpenCLDevice::markers_timed), launches ask for no event: on NVIDIA's OpenCL an
-// event per launch costs about 7 us of host time (bench/launch_floor). Like duet's Queue, it is
+// event per launch more than doubles the host time of a launch (bench/launch_floor measures both). Like duet's Queue, it is
 // used by one thread at a time.
 #pragma once
 

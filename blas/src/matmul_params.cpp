@@ -14,18 +14,17 @@ namespace duet {
 namespace {
 
 // Most specific first. The H100 entries come from `duet tune --quick` and A/B runs on that GPU
-// (scripts/gpu-matmul-ab.sh, CUDA 13.0 NVRTC, driver 580, 2026-11-22), each against cuBLAS SGEMM in
-// the same call: 48.3 / 48.6 TFLOP/s on CUDA (0.934 / 0.941 of cuBLAS) and 47.5 / 47.8 on OpenCL
-// (0.919 / 0.926) at 4096^3 / 8192^3. BK=16 halves the barriers per multiply-add; it fits the
-// 48 KiB of static shared memory only because the A slice is swizzled rather than padded. Each
-// compiler prefers its own loop: the pipelined one through NVRTC, the plain one on NVIDIA's OpenCL.
-// The other entries are conservative: they fit every GPU's 256-work-item groups and 16 KiB of
-// local memory, and the CPU one suits PoCL, which runs a work-group's work-items as vectorised
-// loops between barriers.
+// against cuBLAS SGEMM in the same call (scripts/gpu-matmul-ab.sh; the figures are in
+// bench/RESULTS.md). BK=16 halves the barriers per multiply-add; it fits the 48 KiB of static
+// shared memory only because the A slice is swizzled rather than padded. Each compiler prefers its
+// own loop: the pipelined one through NVRTC, the plain one on NVIDIA's OpenCL, so the arch=sm_90
+// entries, measured through NVRTC, are CUDA's. The other entries are conservative: they fit every
+// GPU's 256-work-item groups and 16 KiB of local memory, and the CPU one suits PoCL, which runs a
+// work-group's work-items as vectorised loops between barriers.
 //
 // The max_mn entries are for a C of up to 2^21 elements (1448^2), where 128 x 256 tiles number at
-// most 64 for 132 SMs: with 64 x 128 tiles 1024^3 ran at 34.2 TFLOP/s on CUDA (1.00 of cuBLAS, up
-// from 11.1) and 30.8 on OpenCL; at 2048^3 (128 tiles) the large tiles were faster again.
+// most 64 for 132 SMs and leave half the GPU idle; 64 x 128 tiles fill it. From 2048^3 (128 large
+// tiles) the large tiles are faster again.
 const char* const kBuiltin[] = {
     "matmul device=\"NVIDIA H100 80GB HBM3\" backend=cuda BM=128 BN=256 BK=16 TM=8 TN=16 WX=8 PIPELINE=1",
     "matmul device=\"NVIDIA H100 80GB HBM3\" backend=opencl BM=128 BN=256 BK=16 TM=16 TN=8 WX=16 PIPELINE=0",

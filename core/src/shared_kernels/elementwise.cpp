@@ -9,14 +9,11 @@
 namespace duet {
 namespace {
 
-// Work-items per group. Measured with device events on an H100, CUDA and NVIDIA's OpenCL, at 2^24
-// to 2^28 elements: one float4 per work-item reached 98-102% of a device-to-device copy, groups of
-// 1024 0.3-0.5% ahead of 256; two, four or eight float4 per work-item lost 1-3%, and grids of a
-// few groups per compute unit that loop over the vectors lost 4-6%. On PoCL's CPU device the
-// float4 kernel ran twice as fast as the one-element kernel it replaced.
-// (Smaller groups for tiny launches were tried: the driver's own back-to-back launches of an empty
-// kernel on the H100 were no faster with 32 threads than with 1024 in four of five runs, see
-// bench/launch_floor, so every launch keeps the one group size.)
+// Work-items per group. One float4 per work-item in groups of 1024 was the fastest shape on an H100
+// (both backends): more float4s per work-item, or a few groups per compute unit looping over the
+// vectors, were slower, and smaller groups made tiny launches no faster (bench/launch_floor). On
+// PoCL's CPU device groups of 256. The figures are in bench/RESULTS.md (vector_add, multiply, the
+// launch floor).
 std::size_t group_for(const DeviceInfo& info) {
   const std::size_t want = info.kind == DeviceKind::cpu ? 256 : 1024;
   return std::max<std::size_t>(std::min(want, info.max_group_size), 1);

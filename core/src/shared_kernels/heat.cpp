@@ -27,14 +27,12 @@ struct HeatParams {
   int bx, by, kx, rh;  // groups of HB_BX x HB_BY work-items, each HB_KX columns and HB_RH rows
 };
 
-// Measured with device events on an H100 (CUDA and NVIDIA's OpenCL, 4096^2 and 8192^2) and on
-// PoCL's CPU device, where the one-cell kernel vectorises best and blocking does not pay. On the
-// H100: heat_step4 with 3-4 rows per work-item reached 96-97% of a device-to-device copy at 8192^2
-// (2 rows: 93%, 16 rows: 85%; one float4 row per work-item without the walk was no faster);
-// heat_step, for other widths, 87% with 16 rows. heat_block with a region of 96 x 60
-// cells (45 KiB of shared memory for its two buffers) and 6 steps per pass was the fastest shape
-// on both backends (2.2-2.3x the cells per second that one step per pass can reach; depths 4-8
-// and regions of 96-128 x 40-64 cells were within 10% of it).
+// Chosen with device events on an H100 (both backends) and on PoCL's CPU device, where the
+// one-cell kernel vectorises best and temporal blocking does not pay. On GPUs: heat_step4 with 4
+// rows per work-item (fewer rows lose bandwidth to index work, more lose occupancy); heat_block
+// over a region of 96 x 60 cells (45 KiB of shared memory for its two buffers) with 6 steps per
+// pass, the fastest region and depth on both backends, its neighbours within 10%. The current
+// figures against the copy bandwidth are in bench/RESULTS.md (heat_step, heat).
 HeatParams params_for(const DeviceInfo& info) {
   if (info.kind == DeviceKind::cpu) return {true, 32, 8, 1, 1, 1, 0, 32, 8, 3, 7};
   const std::size_t units = std::max<unsigned>(info.compute_units, 1);
