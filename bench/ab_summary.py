@@ -32,12 +32,13 @@ def main():
     folder = sys.argv[1]
     before, units = figures(folder, "before")
     after, _ = figures(folder, "after")
-    print("| device | kernel | size | unit | before (median) | after (median) | after / before | rounds |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| device | kernel | size | unit | before (median) | after (median) | after / before | before, each round | after, each round |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for key in sorted(set(before) & set(after)):
         b, a = statistics.median(before[key]), statistics.median(after[key])
-        print("| %s | %s | %s | %s | %.3f | %.3f | %.3f | %d/%d |"
-              % (key + (units[key], b, a, a / b if b else float("nan"), len(before[key]), len(after[key]))))
+        rounds = lambda values: " ".join("%.4g" % v for v in values)
+        print("| %s | %s | %s | %s | %.3f | %.3f | %.3f | %s | %s |"
+              % (key + (units[key], b, a, a / b if b else float("nan"), rounds(before[key]), rounds(after[key]))))
 
 
 if __name__ == "__main__":
