@@ -21,14 +21,20 @@ int run_command(const RunOptions& options);
 
 struct HeatOptions {
   std::string device;
-  int size = 512;  // grid is size x size cells
+  std::string size = "512";  // "N" (N x N cells) or "NXxNY"
+  int halo = 6;              // under mpirun: ghost cells exchanged every `halo` steps
   int steps = 1000;
   float r = 0.24f;               // diffusion number, (0, 0.25]
   std::string initial = "disc";  // "disc": a hot disc in the middle; "edge": one hot side
   std::string png;               // output path; empty: no image
+  std::string field;             // raw float32 output of the final field (row-major); empty: none
 };
 // `duet heat`: runs the heat equation, prints statistics of the field and writes a PNG of it.
 int heat_command(const HeatOptions& options);
+// Whether mpirun (or another MPI launcher) started this process.
+bool started_by_mpirun();
+// `duet heat` over the ranks of MPI_COMM_WORLD (a ConfigError where duet was built without MPI).
+int heat_mpi_command(const HeatOptions& options);
 
 // `duet bench ARGS...` and `duet tune ARGS...`: they parse their own arguments.
 int bench_command(const std::vector<std::string>& args);

@@ -59,8 +59,9 @@ int main(int argc, char** argv) {
   HeatOptions heat;
   CLI::App* heat_app = app.add_subcommand("heat", "run the 2D heat equation and write the field as a PNG");
   heat_app->add_option("-d,--device", heat.device, kDeviceHelp);
-  heat_app->add_option("-n,--size", heat.size, "grid side in cells")
-      ->check(CLI::Range(3, 65536))
+  heat_app->add_option("-n,--size", heat.size, "grid size in cells: N (N x N) or NXxNY")->capture_default_str();
+  heat_app->add_option("--halo", heat.halo, "under mpirun: ghost cells exchanged every this many steps")
+      ->check(CLI::Range(1, 64))
       ->capture_default_str();
   heat_app->add_option("-s,--steps", heat.steps, "number of time steps")
       ->check(CLI::NonNegativeNumber)
@@ -72,6 +73,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"disc", "edge"}))
       ->capture_default_str();
   heat_app->add_option("-o,--png", heat.png, "write the final field to this PNG file");
+  heat_app->add_option("--field", heat.field,
+                       "write the final field to this file as raw float32, row-major (to compare runs bit for bit)");
   heat_app->callback([&] { command = [&heat] { return heat_command(heat); }; });
 
   // bench and tune parse their own options (bench/bench_main.hpp, tools/tune_command.hpp).

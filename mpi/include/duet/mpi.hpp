@@ -1,0 +1,132 @@
+// duet::mpi: one device per MPI rank, and 2D grids decomposed over the ranks (CMake target
+// duet::mpi, built where MPI is found; `find_package(duet COMPONENTS mpi)`).
+//
+// The shape follows PETSc's DMDA and AMReX: each rank owns a rectangle of the global grid (its
+// tile) and keeps it in a local array with a ghost border (the halo) of width h on every side that
+// has a neighbour; exchanging halos fills that border from the neighbours' tiles, and a kernel run
+// on the local array never sees MPI. The heat solver below is one user of this API; a stencil of
+// your own is written the same way (examples/mpi_stencil.cpp).
+//
+// Everything here is collective over the grid's communicator unless it says otherwise: every rank
+// calls it, in the same order, with the same arguments. A Grid2D is used by one thread at a time.
+#pragma once
+
+#include <mpi.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "duet/buffer.hpp"
+#include "duet/device.hpp"
+#include "duet/queue.hpp"
+
+namespace duet::mpi {
+
+// ---- devices ---------------------------------------------------------------------------------
+
+struct DeviceOptions {
+  // Let several ranks of one node share a GPU (each rank still opens one device). Without it, more
+  // ranks on a node than GPUs is a ConfigError naming both counts. CPU devices are always shared.
+  // DUET_MPI_SHARE_DEVICES=1 sets it too.
+  bool allow_sharing = false;
+};
+
+// This rank's device: the node-local rank's device among those of the backend and kind that
+// Device::open() would pick (so DUET_BACKEND applies), counting only devices whose name, vendor or
+// platform contains DUET_DEVICE when it is a name, or the one device DUET_DEVICE numbers. Ranks of
+// one node are told apart with MPI_Comm_split_type(MPI_COMM_TYPE_SHARED). Collective over `comm`.
+Device open_device(MPI_Comm comm, const DeviceOptions& options = {});
+
+// Runs `body` on every rank of `comm`. An exception on any rank ends the whole job: that rank prints
+// "duet: error on rank R of N: <message>" on stderr and calls MPI_Abort, so the other ranks never
+// wait for it in a collective. Returns body's value when it returns normally.
+int run_or_abort(MPI_Comm comm, const std::function<int()>& body);
+
+// ---- grids -----------------------------------------------------------------------------------
+
+enum class Side { west = 0, east = 1, south = 2, north = 3 };  // -x, +x, -y, +y
+
+struct GridOptions {
+  int halo = 1;                 // ghost cells on each side that has a neighbour, >= 1
+  std::array<int, 2> dims{};    // ranks along x and y; 0: chosen (MPI_Dims_create, then whatever fits)
+};
+
+// A rectangle of cells: [x0, x0 + nx) x [y0, y0 + ny).
+struct Rect {
+  std::size_t x0 = 0, y0 = 0, nx = 0, ny = 0;
+  std::size_t cells() const { return nx * ny; }
+};
+
+// An nx x ny grid of floats (row-major, x fastest), decomposed over the ranks of `comm` on a
+// Cartesian topology. Tiles differ in size by at most one cell along each direction. A
+// decomposition whose tiles would be thinner than the halo is passed over; a grid too small for
+// any is a ConfigError naming the sizes, the halo and the rank count.
+class Grid2D {
+ public:
+  Grid2D(MPI_Comm comm, const Device& device, std::size_t nx, std::size_t ny, const GridOptions& options = {});
+  ~Grid2D();
+  Grid2D(Grid2D&&) noexcept;
+  Grid2D& operator=(Grid2D&&) noexcept;
+
+  std::size_t nx() const;
+  std::size_t ny() const;
+  int halo() const;
+  std::array<int, 2> dims() const;    // ranks along x and y
+  std::array<int, 2> coords() const;  // this rank's place in them
+  MPI_Comm comm() const;              // the Cartesian communicator (ranks may be renumbered)
+  int rank() const;                   // in comm()
+  const Device& device() const;
+
+  // The cells this rank owns, in global coordinates.
+  Rect tile() const;
+  // The local array: the tile with the halo on each side that has a neighbour, in global
+  // coordinates (x0 = tile().x0 - halo where there is a west neighbour, ...).
+  Rect local() const;
+  std::size_t local_nx() const { return local().nx; }
+  std::size_t local_ny() const { return local().ny; }
+  // The neighbour's rank in comm() on `side`, or MPI_PROC_NULL at the grid's edge.
+  int neighbour(Side side) const;
+
+  // Global (x, y) -> index into the local array; the cell must be inside local().
+  std::size_t local_index(std::size_t x, std::size_t y) const;
+  // Whether this rank owns the global cell (x, y).
+  bool owns(std::size_t x, std::size_t y) const;
+
+  // A device buffer of the local array's size (not initialised).
+  Buffer<float> make_local() const;
+
+  // Fills the halo of `local` from the neighbours' tiles, corners included (so k steps of a 5- or
+  // 9-point stencil may run between exchanges when k <= halo). begin_exchange enqueues the copies of
+  // this rank's edges on `q` and posts the receives; finish_exchange sends, waits and enqueues the
+  // copies into the halo on `q`. Work enqueued on other queues between the two overlaps the
+  // exchange. One exchange at a time per grid.
+  void begin_exchange(Queue& q, Buffer<float>& local);
+  void finish_exchange(Queue& q, Buffer<float>& local);
+  void exchange_halos(Queue& q, Buffer<float>& local);
+
+  // The whole grid on `root` (row-major nx * ny; empty on the other ranks) from every rank's tile.
+  std::vector<float> gather(Queue& q, const Buffer<float>& local, int root = 0) const;
+  // The tiles of `global` (read on `root` only, nx * ny floats) into every rank's `local`; the halo
+  // is left as it was (exchange_halos fills it).
+  void scatter(Queue& q, const std::vector<float>& global, Buffer<float>& local, int root = 0) const;
+
+  struct State;
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+// ---- the heat solver on a grid ---------------------------------------------------------------
+
+// `steps` steps of duet::heat's scheme on the whole grid (the grid's edge cells fixed), with u and v
+// local arrays of `grid`: the halo is exchanged every `grid.halo()` steps and each rank runs that
+// many steps of duet::heat (temporal blocking included) on its local array between exchanges. On
+// return u holds the final field. The result is bitwise the one duet::heat gives on one device.
+void heat(Grid2D& grid, Queue& q, Buffer<float>& u, Buffer<float>& v, float r, int steps);
+
+}  // namespace duet::mpi

@@ -1,0 +1,57 @@
+// What a Grid2D holds (mpi.hpp), shared by the files that implement it: the decomposition, this
+// rank's rectangles, and the buffers a halo exchange stages through.
+#pragma once
+
+#include <mpi.h>
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "duet/host_buffer.hpp"
+#include "duet/mpi.hpp"
+
+namespace duet::mpi {
+
+// [first, first + count) of n cells split into `parts` pieces that differ by at most one cell.
+struct Split {
+  std::size_t first = 0, count = 0;
+};
+Split split(std::size_t n, int parts, int index);
+
+// Where one side's strip lies in the local array, and its staging buffers: packed on the device,
+// pinned on the host, one pair for what is sent and one for what is received.
+struct Strip {
+  Rect send, receive;  // in local-array coordinates (x0, y0 from the local array's corner)
+  std::optional<Buffer<float>> send_device, receive_device;
+  std::optional<HostBuffer<float>> send_host, receive_host;
+};
+
+struct Grid2D::State {
+  MPI_Comm cart = MPI_COMM_NULL;
+  int rank = 0, size = 1;
+  Device device;
+  std::size_t nx = 0, ny = 0;
+  int halo = 1;
+  std::array<int, 2> dims{1, 1}, coords{0, 0};
+  std::array<int, 4> neighbours{MPI_PROC_NULL, MPI_PROC_NULL, MPI_PROC_NULL, MPI_PROC_NULL};
+  Rect tile, local;
+  std::array<Strip, 4> strips;  // by Side
+  std::array<MPI_Request, 4> receives{MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  bool exchanging = false;
+  Event staged;  // the copies of the last exchange into the halo: staging is reused after it
+
+  bool has(Side side) const { return neighbours[static_cast<int>(side)] != MPI_PROC_NULL; }
+  // The tile of the rank at `coords` (x, y).
+  Rect tile_at(const std::array<int, 2>& at) const;
+};
+
+// Throws MpiError-style duet::DriverError for an MPI call that failed.
+void check_mpi(int code, const char* call);
+
+// Moving a rectangle of the local array to or from a packed device buffer (mpi/kernels/halo.duet).
+void pack(Queue& q, const Buffer<float>& local, std::size_t local_nx, const Rect& rect, Buffer<float>& packed);
+void unpack(Queue& q, const Buffer<float>& packed, std::size_t local_nx, const Rect& rect, Buffer<float>& local);
+
+}  // namespace duet::mpi
