@@ -24,6 +24,7 @@ struct HeatOptions {
   std::string size = "512";  // "N" (N x N cells) or "NXxNY"
   int halo = 6;              // under mpirun: ghost cells exchanged every `halo` steps
   int steps = 1000;
+  int repeat = 1;                // timed runs of `steps` steps, one after the other; the median is reported
   float r = 0.24f;               // diffusion number, (0, 0.25]
   std::string initial = "disc";  // "disc": a hot disc in the middle; "edge": one hot side
   std::string png;               // output path; empty: no image

@@ -44,9 +44,11 @@ std::vector<float> initial_field(std::size_t nx, std::size_t ny, const std::stri
   return field;
 }
 
-void report_field(const std::vector<float>& field, std::size_t nx, std::size_t ny, double ms,
+void report_field(const std::vector<float>& field, std::size_t nx, std::size_t ny, std::vector<double> times,
                   const HeatOptions& options) {
   const std::size_t cells = nx * ny;
+  std::sort(times.begin(), times.end());
+  const double ms = times[times.size() / 2];
   double lo = field[0], hi = field[0], sum = 0.0;
   for (float value : field) {
     lo = std::min(lo, double(value));
@@ -59,6 +61,9 @@ void report_field(const std::vector<float>& field, std::size_t nx, std::size_t n
     std::cout << " (" << fixed(ms / options.steps, 4) << " ms/step, " << fixed(bytes / (ms * 1e6), 1)
               << " GB/s)";
   }
+  if (times.size() > 1)
+    std::cout << ", median of " << times.size() << " runs (min " << fixed(times.front(), 3) << ", max "
+              << fixed(times.back(), 3) << " ms)";
   std::cout << '\n'
             << "field min " << fixed(lo, 6) << ", max " << fixed(hi, 6) << ", mean "
             << fixed(sum / double(cells), 6) << '\n';

@@ -66,6 +66,10 @@ int main(int argc, char** argv) {
   heat_app->add_option("-s,--steps", heat.steps, "number of time steps")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  heat_app->add_option("--repeat", heat.repeat, "timed runs of --steps steps, each going on from the last; "
+                       "the median time is reported")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
   heat_app->add_option("-r,--r", heat.r, "diffusion number r, in (0, 0.25]")->capture_default_str();
   heat_app
       ->add_option("--initial", heat.initial,

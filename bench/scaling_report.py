@@ -1,0 +1,35 @@
+#!/usr/bin/env python3
+"""The scaling table of scripts/gpu-scaling.sh: weak-scaling efficiency (time on 1 rank / time on
+N ranks, the work per rank fixed), strong-scaling speed-up (time on 1 rank / time on N ranks, the
+grid fixed), and whether every rank count gave the one-device field bit for bit.
+
+Usage: bench/scaling_report.py scaling.jsonl
+"""
+import json
+import sys
+
+
+def main():
+    rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+    timed = [r for r in rows if r.get("ms") is not None and r["case"] in ("weak", "strong")]
+    print("| backend | case | ranks | grid | steps | halo | ms (median) | Gcell-steps/s | efficiency / speed-up |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in sorted(timed, key=lambda r: (r["backend"], r["case"], r["ranks"])):
+        base = [b for b in timed if b["backend"] == r["backend"] and b["case"] == r["case"] and b["ranks"] == 1]
+        nx, ny = (int(v) for v in r["size"].split("x"))
+        rate = nx * ny * r["steps"] / (r["ms"] * 1e-3) / 1e9
+        if base:
+            ratio = base[0]["ms"] / r["ms"]
+            figure = ("%.3f" % ratio) if r["case"] == "weak" else ("%.2fx" % ratio)
+        else:
+            figure = "-"
+        print("| %s | %s | %d | %s | %d | %d | %.2f | %.1f | %s |"
+              % (r["backend"], r["case"], r["ranks"], r["size"], r["steps"], r["halo"], r["ms"], rate, figure))
+    for r in rows:
+        if r["case"] == "bitwise" and "equal" in r:
+            print("\nbitwise %s, %d rank(s): %s" % (r["backend"], r["ranks"],
+                                                     "identical to one device" if r["equal"] else "DIFFERENT"))
+
+
+if __name__ == "__main__":
+    main()
