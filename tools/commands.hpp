@@ -29,11 +29,20 @@ struct HeatOptions {
   std::string initial = "disc";  // "disc": a hot disc in the middle; "edge": one hot side
   std::string png;               // output path; empty: no image
   std::string field;             // raw float32 output of the final field (row-major); empty: none
+  // Through duet::mpi (under mpirun, or as one rank without it):
+  std::string checkpoint;        // directory to write checkpoints into; empty: none
+  long long every = 0;           // a checkpoint every this many steps (with checkpoint)
+  std::string restart;           // directory to resume from (its newest good checkpoint); empty: a fresh run
+  double until = 0.0;            // stop once max |u_new - u| of one step falls below this; 0: run every step
+  int check_every = 100;         // steps between the checks of `until`
+  bool size_given = false, r_given = false;  // whether --size / --r were on the command line
 };
 // `duet heat`: runs the heat equation, prints statistics of the field and writes a PNG of it.
 int heat_command(const HeatOptions& options);
 // Whether mpirun (or another MPI launcher) started this process.
 bool started_by_mpirun();
+// Whether the options need duet::mpi even on one device (checkpoints, restart, --until).
+bool needs_mpi(const HeatOptions& options);
 // `duet heat` over the ranks of MPI_COMM_WORLD (a ConfigError where duet was built without MPI).
 int heat_mpi_command(const HeatOptions& options);
 

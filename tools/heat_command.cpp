@@ -22,12 +22,16 @@ bool started_by_mpirun() {
   return false;
 }
 
+bool needs_mpi(const HeatOptions& options) {
+  return !options.checkpoint.empty() || !options.restart.empty() || options.until > 0.0;
+}
+
 int heat_command(const HeatOptions& options) {
   if (options.steps < 0) throw std::invalid_argument("--steps must not be negative");
   if (!(options.r > 0.0f && options.r <= 0.25f)) {
     throw std::invalid_argument("--r must be in (0, 0.25] for the explicit scheme to be stable");
   }
-  if (started_by_mpirun()) return heat_mpi_command(options);
+  if (started_by_mpirun() || needs_mpi(options)) return heat_mpi_command(options);
   const GridSize size = parse_grid_size(options.size);
   const std::size_t nx = size.nx, ny = size.ny, cells = nx * ny;
 
@@ -52,7 +56,7 @@ int heat_command(const HeatOptions& options) {
     times.push_back(elapsed_ms(start, end));
   }
   const std::vector<float> field = q.to_vector(u);
-  report_field(field, nx, ny, times, options);
+  report_field(field, nx, ny, times, options.steps, options);
   return 0;
 }
 

@@ -45,7 +45,7 @@ std::vector<float> initial_field(std::size_t nx, std::size_t ny, const std::stri
 }
 
 void report_field(const std::vector<float>& field, std::size_t nx, std::size_t ny, std::vector<double> times,
-                  const HeatOptions& options) {
+                  long long steps, const HeatOptions& options) {
   const std::size_t cells = nx * ny;
   std::sort(times.begin(), times.end());
   const double ms = times[times.size() / 2];
@@ -56,9 +56,9 @@ void report_field(const std::vector<float>& field, std::size_t nx, std::size_t n
     sum += value;
   }
   std::cout << "time " << fixed(ms, 3) << " ms";
-  if (options.steps > 0) {
-    const double bytes = 2.0 * double(cells) * sizeof(float) * options.steps;
-    std::cout << " (" << fixed(ms / options.steps, 4) << " ms/step, " << fixed(bytes / (ms * 1e6), 1)
+  if (steps > 0) {
+    const double bytes = 2.0 * double(cells) * sizeof(float) * double(steps);
+    std::cout << " (" << fixed(ms / double(steps), 4) << " ms/step, " << fixed(bytes / (ms * 1e6), 1)
               << " GB/s)";
   }
   if (times.size() > 1)

@@ -1,10 +1,15 @@
-// `duet heat` under mpirun: the grid decomposed over the ranks (duet::mpi::Grid2D), one device per
-// rank, the halo exchanged every --halo steps. Rank 0 scatters the initial field, gathers the final
-// one and reports it as the one-device run does; the time is the wall time of the steps on every
-// rank, exchanges included, from a barrier to a barrier.
+// `duet heat` under mpirun (or with checkpoints, a restart or --until, as one rank without it): the
+// grid decomposed over the ranks (duet::mpi::Grid2D), one device per rank, the halo exchanged every
+// --halo steps. Rank 0 scatters the initial field, gathers the final one and reports it as the
+// one-device run does; the time is the wall time of the steps on every rank, exchanges (and
+// checkpoints) included, from a barrier to a barrier.
 #include <mpi.h>
 
+#include <algorithm>
+#include <cmath>
+#include <functional>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -26,12 +31,101 @@ struct MpiSession {
   }
 };
 
+// Ranks started with different arguments would decompose different grids and hang in the first
+// exchange: compare a hash of the options first.
+void check_same_options(const HeatOptions& o) {
+  std::ostringstream text;
+  text << o.size << ' ' << o.steps << ' ' << o.repeat << ' ' << o.halo << ' ' << o.r << ' ' << o.initial << ' '
+       << o.checkpoint << ' ' << o.every << ' ' << o.restart << ' ' << o.until << ' ' << o.check_every;
+  const unsigned long long mine = std::hash<std::string>()(text.str());
+  unsigned long long low = 0, high = 0;
+  MPI_Allreduce(&mine, &low, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&mine, &high, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+  if (low != high)
+    throw ConfigError("the ranks were started with different duet heat arguments; start every rank with the same ones");
+}
+
+// What a run starts from: a fresh field, or a checkpoint's sizes, r and step.
+struct Start {
+  GridSize size;
+  float r = 0.24f;
+  long long step = 0;
+};
+
+Start starting_point(const HeatOptions& options, bool root) {
+  Start start;
+  if (options.restart.empty()) {
+    start.size = parse_grid_size(options.size);
+    start.r = options.r;
+    return start;
+  }
+  std::vector<std::string> refused;
+  const auto header = mpi::newest_checkpoint(MPI_COMM_WORLD, options.restart, &refused);
+  if (root)
+    for (const std::string& r : refused) std::cerr << "duet: passing over checkpoint " << r << '\n';
+  if (!header) throw ConfigError("--restart " + options.restart + ": the directory holds no readable checkpoint");
+  start.size = {header->nx, header->ny};
+  start.r = header->r;
+  if (options.size_given) {
+    const GridSize asked = parse_grid_size(options.size);
+    if (asked.nx != header->nx || asked.ny != header->ny)
+      throw ConfigError("--size " + options.size + " differs from the checkpoint's " + std::to_string(header->nx) +
+                        "x" + std::to_string(header->ny) + "; leave --size out to resume");
+  }
+  if (options.r_given && options.r != header->r)
+    throw ConfigError("--r " + std::to_string(options.r) + " differs from the checkpoint's " +
+                      std::to_string(header->r) + "; leave --r out to resume");
+  return start;
+}
+
+// The steps from `from` to options.steps, with checkpoints and convergence checks where they fall.
+// Returns the step reached.
+long long run_managed(const HeatOptions& options, mpi::Grid2D& grid, Queue& q, Buffer<float>& u, Buffer<float>& v,
+                      float r, long long from, bool root) {
+  long long step = from;
+  const long long every = options.checkpoint.empty() ? 0 : options.every;
+  const long long check = options.until > 0.0 ? options.check_every : 0;
+  auto next_multiple = [](long long s, long long m) { return m ? (s / m + 1) * m : -1; };
+  while (step < options.steps) {
+    long long next = options.steps;
+    if (every) next = std::min(next, next_multiple(step, every));
+    if (check) next = std::min(next, next_multiple(step, check));
+    const bool checking = check && next % check == 0;
+    // The last step of a checked stretch runs alone, so the change of one step can be measured.
+    const long long bulk = next - step - (checking ? 1 : 0);
+    mpi::heat(grid, q, u, v, r, static_cast<int>(bulk));
+    float change = 0.0f;
+    if (checking) {
+      mpi::heat(grid, q, u, v, r, 1);  // u is the new field, v the one before
+      change = mpi::max_change(grid, q, v, u);
+    }
+    step = next;
+    if (every && step % every == 0) {
+      const std::string path = mpi::save_checkpoint(grid, q, u, options.checkpoint, step, r);
+      if (root) std::cout << "checkpoint " << path << " (step " << step << ")\n" << std::flush;
+    }
+    if (checking) {
+      if (root) std::cout << "step " << step << ": max change " << change << '\n' << std::flush;
+      if (change < options.until) {
+        if (root) std::cout << "converged: below --until " << options.until << " after " << step << " steps\n";
+        break;
+      }
+    }
+  }
+  return step;
+}
+
 int run(const HeatOptions& options) {
-  const GridSize size = parse_grid_size(options.size);
+  check_same_options(options);
+  if (!options.checkpoint.empty() && options.every <= 0)
+    throw ConfigError("--checkpoint needs --every S, the steps between checkpoints");
+  int world_rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  Start start = starting_point(options, world_rank == 0);
   const Device device = options.device.empty() ? mpi::open_device(MPI_COMM_WORLD) : Device::open(options.device);
   mpi::GridOptions grid_options;
   grid_options.halo = options.halo;
-  mpi::Grid2D grid(MPI_COMM_WORLD, device, size.nx, size.ny, grid_options);
+  mpi::Grid2D grid(MPI_COMM_WORLD, device, start.size.nx, start.size.ny, grid_options);
   Queue q = device.queue();
   const bool root = grid.rank() == 0;
   if (root) {
@@ -39,28 +133,45 @@ int run(const HeatOptions& options) {
     MPI_Comm_size(grid.comm(), &ranks);
     std::cout << "duet heat over " << ranks << " MPI rank(s) (" << grid.dims()[0] << " x " << grid.dims()[1]
               << "), rank 0 on " << device.info().id() << ": " << device.info().name << '\n'
-              << "grid " << size.nx << "x" << size.ny << ", " << options.steps << " steps, halo " << grid.halo()
-              << ", r = " << options.r << ", initial field: " << options.initial << '\n';
+              << "grid " << start.size.nx << "x" << start.size.ny << ", " << options.steps << " steps, halo "
+              << grid.halo() << ", r = " << start.r << ", initial field: "
+              << (options.restart.empty() ? options.initial : "checkpoint") << '\n';
   }
-  const std::vector<float> initial = root ? initial_field(size.nx, size.ny, options.initial) : std::vector<float>();
   Buffer<float> u = grid.make_local(), v = grid.make_local();
-  grid.scatter(q, initial, u);
+  if (options.restart.empty()) {
+    const std::vector<float> initial = root ? initial_field(start.size.nx, start.size.ny, options.initial)
+                                            : std::vector<float>();
+    grid.scatter(q, initial, u);
+  } else {
+    std::vector<std::string> refused;
+    const mpi::CheckpointHeader loaded = mpi::load_checkpoint(grid, q, u, options.restart, &refused);
+    if (root) {
+      for (const std::string& r : refused) std::cerr << "duet: passing over checkpoint " << r << '\n';
+      std::cout << "resuming at step " << loaded.step << " from " << options.restart << '\n';
+    }
+    start.step = loaded.step;
+  }
   // One step into v compiles the kernels outside the timed region; u is left as it was.
-  heat_step(q, u, v, grid.local_nx(), grid.local_ny(), options.r);
+  heat_step(q, u, v, grid.local_nx(), grid.local_ny(), start.r);
   grid.exchange_halos(q, v);
   q.finish();
 
+  const bool managed = !options.checkpoint.empty() || !options.restart.empty() || options.until > 0.0;
   std::vector<double> times;
-  for (int run = 0; run < options.repeat; ++run) {
+  long long reached = options.steps;
+  for (int run = 0; run < (managed ? 1 : options.repeat); ++run) {
     MPI_Barrier(grid.comm());
-    const double start = MPI_Wtime();
-    mpi::heat(grid, q, u, v, options.r, options.steps);
+    const double began = MPI_Wtime();
+    if (managed)
+      reached = run_managed(options, grid, q, u, v, start.r, start.step, root);
+    else
+      mpi::heat(grid, q, u, v, start.r, options.steps);
     q.finish();
     MPI_Barrier(grid.comm());
-    times.push_back((MPI_Wtime() - start) * 1e3);
+    times.push_back((MPI_Wtime() - began) * 1e3);
   }
   const std::vector<float> field = grid.gather(q, u);
-  if (root) report_field(field, size.nx, size.ny, times, options);
+  if (root) report_field(field, start.size.nx, start.size.ny, times, std::max(0LL, reached - start.step), options);
   return 0;
 }
 

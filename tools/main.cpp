@@ -71,6 +71,18 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   heat_app->add_option("-r,--r", heat.r, "diffusion number r, in (0, 0.25]")->capture_default_str();
+  heat_app->add_option("--checkpoint", heat.checkpoint,
+                       "write a checkpoint of the field into this directory every --every steps (MPI-IO, one file)");
+  heat_app->add_option("--every", heat.every, "steps between checkpoints")->check(CLI::PositiveNumber);
+  heat_app->add_option("--restart", heat.restart,
+                       "resume from the newest good checkpoint in this directory (any number of ranks); "
+                       "--steps is the total step count");
+  heat_app->add_option("--until", heat.until,
+                       "stop once the largest change of a cell in one step falls below this")
+      ->check(CLI::PositiveNumber);
+  heat_app->add_option("--check-every", heat.check_every, "steps between the checks of --until")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   heat_app
       ->add_option("--initial", heat.initial,
                    "initial field: disc (hot disc in the middle) or edge (hot top side)")
@@ -79,7 +91,11 @@ int main(int argc, char** argv) {
   heat_app->add_option("-o,--png", heat.png, "write the final field to this PNG file");
   heat_app->add_option("--field", heat.field,
                        "write the final field to this file as raw float32, row-major (to compare runs bit for bit)");
-  heat_app->callback([&] { command = [&heat] { return heat_command(heat); }; });
+  heat_app->callback([&] {
+    heat.size_given = heat_app->count("--size") > 0;
+    heat.r_given = heat_app->count("--r") > 0;
+    command = [&heat] { return heat_command(heat); };
+  });
 
   // bench and tune parse their own options (bench/bench_main.hpp, tools/tune_command.hpp).
   std::vector<std::string> passthrough;

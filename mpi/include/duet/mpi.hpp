@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -115,11 +116,47 @@ class Grid2D {
   // is left as it was (exchange_halos fills it).
   void scatter(Queue& q, const std::vector<float>& global, Buffer<float>& local, int root = 0) const;
 
+  // Internal: the implementation's state (mpi/src/grid_state.hpp).
   struct State;
+  const State& state() const { return *state_; }
 
  private:
   std::unique_ptr<State> state_;
 };
+
+// ---- checkpoints -----------------------------------------------------------------------------
+//
+// A checkpoint is one file for the whole grid, written by every rank at once with MPI-IO: a header
+// (sizes, the solver's r, the step, a checksum of the field that does not depend on how the grid was
+// decomposed) and the field, row-major. It is written under a temporary name, synced, and renamed
+// when complete, so a file with a checkpoint's name is always whole; the previous checkpoint is
+// removed only after that, so a run killed at any moment leaves at least one good checkpoint. A
+// restart may use any number of ranks.
+
+struct CheckpointHeader {
+  std::size_t nx = 0, ny = 0;
+  float r = 0.0f;
+  long long step = 0;
+  std::uint64_t checksum = 0;
+};
+
+// Writes `local`'s tiles into `directory` (created if missing) as the checkpoint of `step`, then
+// removes older checkpoints but the one before it. Returns the file's path. Collective.
+std::string save_checkpoint(const Grid2D& grid, Queue& q, const Buffer<float>& local, const std::string& directory,
+                            long long step, float r);
+
+// The header of the newest checkpoint in `directory` whose header reads back (read on rank 0 and
+// broadcast); empty when there is none. Files passed over are added to `refused` as "path: why".
+// Collective over `comm`.
+std::optional<CheckpointHeader> newest_checkpoint(MPI_Comm comm, const std::string& directory,
+                                                  std::vector<std::string>* refused = nullptr);
+
+// Reads the newest checkpoint of `directory` that is whole (its size and its checksum match its
+// header) and of the grid's size into `local`'s tiles (the halo is left as it was). A truncated or
+// damaged file is passed over, named with the reason in `refused`, for the one before it.
+// ConfigError when none is usable. Collective.
+CheckpointHeader load_checkpoint(const Grid2D& grid, Queue& q, Buffer<float>& local, const std::string& directory,
+                                 std::vector<std::string>* refused = nullptr);
 
 // ---- the heat solver on a grid ---------------------------------------------------------------
 
@@ -128,5 +165,9 @@ class Grid2D {
 // many steps of duet::heat (temporal blocking included) on its local array between exchanges. On
 // return u holds the final field. The result is bitwise the one duet::heat gives on one device.
 void heat(Grid2D& grid, Queue& q, Buffer<float>& u, Buffer<float>& v, float r, int steps);
+
+// max |after - before| over the whole grid's cells (a NaN anywhere gives NaN): each rank reduces
+// its tile on the device, then MPI_Allreduce. Collective.
+float max_change(const Grid2D& grid, Queue& q, const Buffer<float>& before, const Buffer<float>& after);
 
 }  // namespace duet::mpi
