@@ -38,6 +38,18 @@ case $status in
   *) echo "package test: FAILED (exit code $status)" >&2; exit "$status" ;;
 esac
 
+if [[ -x $consumer_build/duet_consumer_mpi ]]; then
+  echo "=== package test: duet::mpi (find_package(duet COMPONENTS mpi)), 2 ranks"
+  mpi_status=0
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 DUET_BACKEND=opencl \
+    mpirun --oversubscribe -np 2 "$consumer_build/duet_consumer_mpi" || mpi_status=$?
+  case $mpi_status in
+    0) echo "package test (mpi): passed" ;;
+    77) echo "package test (mpi): built and linked; run SKIPPED (no device)" ;;
+    *) echo "package test (mpi): FAILED (exit code $mpi_status)" >&2; exit "$mpi_status" ;;
+  esac
+fi
+
 if ((ctest_status)); then
   echo "test suite: FAILED (ctest exit code $ctest_status)" >&2
   exit "$ctest_status"
