@@ -14,6 +14,7 @@ packages=(
   cmake ninja-build g++ doctest-dev
   ocl-icd-opencl-dev opencl-clhpp-headers opencl-c-headers pocl-opencl-icd
   libpng-dev libcli11-dev clinfo
+  libopenmpi-dev openmpi-bin
 )
 
 missing=()

@@ -1,0 +1,108 @@
+// duet::mpi::heat against duet::heat on one device: the gathered field must be the same bits, for
+// prime and thin grids, halos that do and do not divide the step count, and zero steps. Rank 0
+// computes the one-device field once per grid and step count; the initial field comes from the
+// broadcast seed, so every rank draws the same one. u's halo and all of v are poisoned with
+// NaN, so a halo the solver forgot to exchange before its first steps shows. One case is also held
+// against the double-precision CPU reference, which the bitwise check alone would not catch if
+// both paths shared a wrong stencil.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstddef>
+#include <duet/kernels.hpp>
+#include <duet/mpi.hpp>
+#include <duet/queue.hpp>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cpu_reference.hpp"
+#include "mpi_support.hpp"
+
+using duet::mpi::Grid2D;
+using duet::mpi::GridOptions;
+
+namespace {
+
+constexpr float kPoison = std::numeric_limits<float>::quiet_NaN();
+constexpr float kR = 0.23f;
+
+// `steps` distributed steps from `initial` (read on rank 0), gathered on rank 0.
+std::vector<float> distributed_heat(const std::vector<float>& initial, std::size_t nx, std::size_t ny,
+                                    int halo, int steps) {
+  Grid2D grid(MPI_COMM_WORLD, mpitest::device(), nx, ny, GridOptions{halo, {0, 0}});
+  duet::Queue q = mpitest::device().queue();
+  duet::Buffer<float> u = grid.make_local(), v = grid.make_local();
+  q.fill(u, kPoison);
+  q.fill(v, kPoison);
+  grid.scatter(q, initial, u);
+  duet::mpi::heat(grid, q, u, v, kR, steps);
+  return grid.gather(q, u);
+}
+
+// duet::heat on the whole grid, on this rank's device.
+std::vector<float> one_device_heat(const std::vector<float>& initial, std::size_t nx, std::size_t ny,
+                                   int steps) {
+  const duet::Device& device = mpitest::device();
+  duet::Queue q = device.queue();
+  duet::Buffer<float> u(device, nx * ny), v(device, nx * ny);
+  q.write(u, initial);
+  q.fill(v, kPoison);
+  duet::heat(q, u, v, nx, ny, kR, steps);
+  return q.to_vector(u);
+}
+
+}  // namespace
+
+TEST_CASE("distributed heat is bitwise equal to duet::heat on one device") {
+  struct Size {
+    std::size_t nx, ny;
+  };
+  const Size sizes[] = {{61, 37}, {211, 5}, {5, 211}};
+  const int ranks = mpitest::world_size();
+  const bool root = mpitest::world_rank() == 0;
+  for (const Size& s : sizes) {
+    std::mt19937_64 rng = mpitest::rng("heat", s.nx * 1000 + s.ny);
+    const std::vector<float> initial = mpitest::random_field(rng, s.nx * s.ny, 0.0f, 1.0f);
+    for (int steps : {0, 1, 7, 13}) {
+      const std::vector<float> want =
+          root ? one_device_heat(initial, s.nx, s.ny, steps) : std::vector<float>();
+      if (root && steps == 0) mpitest::check_bitwise(want, initial, s.nx, "duet::heat with 0 steps");
+      for (int halo : {1, 2, 3, 5}) {
+        if (!mpitest::some_split_fits(s.nx, s.ny, halo, ranks)) continue;
+        INFO(mpitest::describe(s.nx, s.ny, halo), ", ", steps, " steps");
+        const std::vector<float> got = distributed_heat(initial, s.nx, s.ny, halo, steps);
+        if (root) mpitest::check_bitwise(got, want, s.nx, "mpi::heat against duet::heat");
+      }
+    }
+  }
+}
+
+TEST_CASE("distributed heat against the double-precision CPU reference") {
+  const std::size_t nx = 53, ny = 47;
+  const int halo = 2, steps = 13;
+  std::mt19937_64 rng = mpitest::rng("heat_reference");
+  const std::vector<float> initial = mpitest::random_field(rng, nx * ny, 0.0f, 1.0f);
+  const std::vector<float> got = distributed_heat(initial, nx, ny, halo, steps);
+  if (mpitest::world_rank() != 0) return;
+
+  const std::vector<double> want = duet::reference::heat_reference(initial, nx, ny, kR, steps);
+  // Values stay in [0, 1] and each step rounds a few times at that scale; the averaging stencil
+  // (r <= 1/4) does not amplify earlier errors.
+  const double tolerance = 8.0 * (steps + 1) / (1 << 24);
+  std::size_t bad = 0;
+  double worst = 0;
+  std::ostringstream first;
+  for (std::size_t i = 0; i < want.size() && i < got.size(); ++i) {
+    const double err = std::fabs(static_cast<double>(got[i]) - want[i]);
+    if (!(err <= tolerance)) {  // NaN fails too
+      if (bad < 5) first << "\n  (" << i % nx << ", " << i / nx << ") got " << got[i] << " want " << want[i];
+      ++bad;
+    }
+    if (err > worst || std::isnan(err)) worst = err;
+  }
+  CHECK(got.size() == want.size());
+  INFO(bad, " cells beyond ", tolerance, ", worst error ", worst, first.str());
+  CHECK(bad == 0);
+}
