@@ -76,6 +76,12 @@ std::string file_name(long long step) {
   return name;
 }
 
+long long step_of(const fs::path& path) {
+  long long step = -1;
+  std::sscanf(path.filename().string().c_str(), "checkpoint-%lld", &step);
+  return step;
+}
+
 // The checkpoints in `directory`, newest first.
 std::vector<fs::path> listed(const std::string& directory) {
   std::vector<std::pair<long long, fs::path>> found;
@@ -190,8 +196,17 @@ std::string save_checkpoint(const Grid2D& grid, Queue& q, const Buffer<float>& l
       // The rename itself reaches the disk with the directory.
       const int dir = ::open(directory.c_str(), O_RDONLY);
       if (dir >= 0) ::fsync(dir), ::close(dir);
-      const std::vector<fs::path> all = listed(directory);
-      for (std::size_t k = 2; k < all.size(); ++k) fs::remove(all[k], error);
+      // Older checkpoints go, but the newest of them: the one to fall back to should this one be
+      // damaged later. Newer ones (left by a run this one restarted from before them) stay.
+      bool kept_previous = false;
+      for (const fs::path& path : listed(directory)) {
+        if (path == final_path || step_of(path) > step) continue;
+        if (!kept_previous) {
+          kept_previous = true;
+          continue;
+        }
+        fs::remove(path, error);
+      }
     }
   }
   agree(s.cart, problem.empty(), problem);

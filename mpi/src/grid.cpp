@@ -111,6 +111,9 @@ Grid2D::Grid2D(MPI_Comm comm, const Device& device, std::size_t nx, std::size_t 
   const int periodic[2] = {0, 0};
   // No reordering: rank numbers stay those of `comm`, so root ranks mean what the caller meant.
   check_mpi(MPI_Cart_create(comm, 2, s.dims.data(), periodic, 0, &s.cart), "MPI_Cart_create");
+  // Failures on the grid's communicator come back as codes, which check_mpi turns into DriverError;
+  // the default handler would abort the job before duet could say what failed.
+  check_mpi(MPI_Comm_set_errhandler(s.cart, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   check_mpi(MPI_Comm_rank(s.cart, &s.rank), "MPI_Comm_rank");
   s.size = ranks;
   check_mpi(MPI_Cart_coords(s.cart, s.rank, 2, s.coords.data()), "MPI_Cart_coords");
@@ -135,29 +138,32 @@ Grid2D::Grid2D(MPI_Comm comm, const Device& device, std::size_t nx, std::size_t 
   st[int(Side::south)].receive = {0, 0, s.local.nx, h};
   st[int(Side::north)].send = {0, south + s.tile.ny - h, s.local.nx, h};
   st[int(Side::north)].receive = {0, south + s.tile.ny, s.local.nx, h};
+  s.device_memory_to_mpi = mpi_takes_device_memory(device);
   for (int side = 0; side < 4; ++side) {
     if (!s.has(static_cast<Side>(side))) continue;
     Strip& strip = st[static_cast<std::size_t>(side)];
     const std::size_t cells = strip.send.cells();
     strip.send_device.emplace(device, cells);
     strip.receive_device.emplace(device, cells);
+    if (s.device_memory_to_mpi) continue;
     strip.send_host.emplace(device, cells);
     strip.receive_host.emplace(device, cells);
   }
 }
 
-Grid2D::~Grid2D() {
-  if (state_ && state_->cart != MPI_COMM_NULL) {
-    for (MPI_Request& r : state_->receives)
-      if (r != MPI_REQUEST_NULL) {
-        MPI_Cancel(&r);
-        MPI_Request_free(&r);
-      }
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (!finalized) MPI_Comm_free(&state_->cart);
-  }
+Grid2D::State::~State() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) return;
+  for (MPI_Request& r : receives)
+    if (r != MPI_REQUEST_NULL) {
+      MPI_Cancel(&r);
+      MPI_Request_free(&r);
+    }
+  if (cart != MPI_COMM_NULL) MPI_Comm_free(&cart);
 }
+
+Grid2D::~Grid2D() = default;
 
 Grid2D::Grid2D(Grid2D&&) noexcept = default;
 Grid2D& Grid2D::operator=(Grid2D&&) noexcept = default;

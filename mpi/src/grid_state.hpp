@@ -29,6 +29,13 @@ struct Strip {
 };
 
 struct Grid2D::State {
+  State() = default;
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+  // Cancels receives still posted and frees the communicator: a grid replaced or abandoned
+  // (move-assigned over, or a constructor that threw) must not leak MPI resources.
+  ~State();
+
   MPI_Comm cart = MPI_COMM_NULL;
   int rank = 0, size = 1;
   Device device;
@@ -40,6 +47,9 @@ struct Grid2D::State {
   std::array<Strip, 4> strips;  // by Side
   std::array<MPI_Request, 4> receives{MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
   bool exchanging = false;
+  // MPI takes this device's memory itself (CUDA-aware MPI on the CUDA backend): strips go from and to
+  // the packed device buffers, with no host staging.
+  bool device_memory_to_mpi = false;
   Event staged;  // the copies of the last exchange into the halo: staging is reused after it
 
   bool has(Side side) const { return neighbours[static_cast<int>(side)] != MPI_PROC_NULL; }
@@ -47,8 +57,11 @@ struct Grid2D::State {
   Rect tile_at(const std::array<int, 2>& at) const;
 };
 
-// Throws MpiError-style duet::DriverError for an MPI call that failed.
+// Throws duet::DriverError (backend "mpi", the call, MPI's code and text) for an MPI call that failed.
 void check_mpi(int code, const char* call);
+
+// Whether this MPI library says at run time that it reads and writes `device`'s memory itself.
+bool mpi_takes_device_memory(const Device& device);
 
 // Moving a rectangle of the local array to or from a packed device buffer (mpi/kernels/halo.duet).
 void pack(Queue& q, const Buffer<float>& local, std::size_t local_nx, const Rect& rect, Buffer<float>& packed);

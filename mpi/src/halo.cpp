@@ -3,10 +3,17 @@
 // and east go first, then south and north over the whole local width, which carries the corners
 // the first pair brought: diagonal neighbours need no messages of their own.
 //
-// MPI sees only host memory here, which every MPI can take; the pinned staging makes the device
-// copies asynchronous, so they queue behind the kernels that produced the edges.
+// MPI sees host memory here unless it says it takes CUDA device memory itself (MPIX_Query_cuda_support,
+// asked at run time: a library built CUDA-aware may still run without it); the pinned staging makes
+// the device copies asynchronous, so they queue behind the kernels that produced the edges.
+#include <mpi.h>
+
 #include <algorithm>
 #include <string>
+
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // Open MPI's MPIX_Query_cuda_support; needs mpi.h first
+#endif
 
 #include "duet/error.hpp"
 #include "duet/extension.hpp"
@@ -28,7 +35,27 @@ void unpack(Queue& q, const Buffer<float>& packed, std::size_t local_nx, const R
            static_cast<int>(rect.ny), local);
 }
 
+bool mpi_takes_device_memory(const Device& device) {
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return device.info().backend == "cuda" && MPIX_Query_cuda_support() == 1;
+#else
+  (void)device;
+  return false;
+#endif
+}
+
 namespace {
+
+// Where MPI reads a strip from and writes one to: the pinned host copy, or the packed device buffer
+// itself (a CUdeviceptr is an address MPI can take) when MPI takes device memory.
+void* send_memory(const Grid2D::State& s, Strip& strip) {
+  return s.device_memory_to_mpi ? reinterpret_cast<void*>(strip.send_device->native_handle())
+                                : static_cast<void*>(strip.send_host->data());
+}
+void* receive_memory(const Grid2D::State& s, Strip& strip) {
+  return s.device_memory_to_mpi ? reinterpret_cast<void*>(strip.receive_device->native_handle())
+                                : static_cast<void*>(strip.receive_host->data());
+}
 
 // A message travelling in direction `side` (towards the neighbour on that side) carries tag `side`;
 // the neighbour receives it from its opposite side under the same tag.
@@ -57,9 +84,9 @@ Event stage_out(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b
     if (!s.has(side)) continue;
     Strip& strip = s.strips[static_cast<int>(side)];
     pack(q, local, s.local.nx, strip.send, *strip.send_device);
-    q.read(*strip.send_device, *strip.send_host);
+    if (!s.device_memory_to_mpi) q.read(*strip.send_device, *strip.send_host);
     // What comes from this side travels towards the opposite one.
-    check_mpi(MPI_Irecv(strip.receive_host->data(), count_of(strip.receive), MPI_FLOAT,
+    check_mpi(MPI_Irecv(receive_memory(s, strip), count_of(strip.receive), MPI_FLOAT,
                         s.neighbours[static_cast<int>(side)], static_cast<int>(opposite(side)), s.cart,
                         &s.receives[static_cast<int>(side)]),
               "MPI_Irecv");
@@ -76,7 +103,7 @@ void stage_in(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b, 
   for (Side side : {a, b}) {
     if (s.has(side)) {
       Strip& strip = s.strips[static_cast<int>(side)];
-      check_mpi(MPI_Isend(strip.send_host->data(), count_of(strip.send), MPI_FLOAT,
+      check_mpi(MPI_Isend(send_memory(s, strip), count_of(strip.send), MPI_FLOAT,
                           s.neighbours[static_cast<int>(side)], static_cast<int>(side), s.cart, &sends[k]),
                 "MPI_Isend");
     }
@@ -88,7 +115,7 @@ void stage_in(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b, 
   for (Side side : {a, b}) {
     if (!s.has(side)) continue;
     Strip& strip = s.strips[static_cast<int>(side)];
-    q.write(*strip.receive_device, *strip.receive_host);
+    if (!s.device_memory_to_mpi) q.write(*strip.receive_device, *strip.receive_host);
     unpack(q, *strip.receive_device, s.local.nx, strip.receive, local);
   }
   check_mpi(MPI_Waitall(2, sends, MPI_STATUSES_IGNORE), "MPI_Waitall");
