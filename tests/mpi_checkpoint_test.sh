@@ -6,7 +6,8 @@
 #      command line, which names the test's own directory) once a checkpoint past step 500 exists;
 #   3. a restart on 2 ranks must pass over no file and end bitwise equal to the reference;
 #   4. the newest checkpoint damaged (bytes of its field changed): a restart on 4 ranks must name
-#      it, fall back to the one before, and still end bitwise equal.
+#      it, fall back to the one before, and still end bitwise equal;
+#   5. --until on one device and on 3 ranks: both stop at the same step with the same field.
 # Usage: mpi_checkpoint_test.sh <duet command> <mpiexec>. Exit 77 (skipped) without a device.
 set -u
 duet=$1
@@ -43,7 +44,7 @@ for _ in $(seq 1 100); do pgrep -f -- "$work/ck" > /dev/null || break; sleep 0.0
 pgrep -f -- "$work/ck" > /dev/null && fail "ranks of the killed run are still alive"
 [ "$killed" = 1 ] || fail "the run ended before a checkpoint past step 500 could be killed"
 grep -q "^time" "$work/killed.log" && fail "the killed run finished"
-echo "killed at $newest; left: $(ls -a "$work/ck" | tr '\n' ' ')"
+echo "killed once $newest existed; left: $(ls -a "$work/ck" | tr '\n' ' ')"
 
 # 3. Restart on another rank count.
 "$mpiexec" --oversubscribe -np 2 "$duet" heat --steps "$steps" --halo 3 --restart "$work/ck" \
@@ -61,4 +62,15 @@ grep -q "passing over checkpoint $work/ck/$newest: .*checksum" "$work/fallback.l
   fail "the damaged checkpoint $newest was not named"
 cmp -s "$work/reference.raw" "$work/fallback.raw" || fail "the run resumed from the previous checkpoint differs"
 echo "damaged $newest: named, passed over; $(grep resuming "$work/fallback.log"), bitwise equal"
+
+# 5. Convergence: the change of one step, reduced on each device and over the ranks.
+"$duet" heat --size 61x47 --steps 100000 --until 1e-4 --check-every 50 --field "$work/until-1.raw" \
+  > "$work/until-1.log" 2>&1 || fail "--until on one device failed"
+"$mpiexec" --oversubscribe -np 3 "$duet" heat --size 61x47 --steps 100000 --halo 2 --until 1e-4 --check-every 50 \
+  --field "$work/until-3.raw" > "$work/until-3.log" 2>&1 || fail "--until on 3 ranks failed"
+stop_1=$(grep -o "after [0-9]* steps" "$work/until-1.log")
+stop_3=$(grep -o "after [0-9]* steps" "$work/until-3.log")
+[ -n "$stop_1" ] && [ "$stop_1" = "$stop_3" ] || fail "--until stopped '$stop_1' on one device, '$stop_3' on 3 ranks"
+cmp -s "$work/until-1.raw" "$work/until-3.raw" || fail "--until's fields differ between one device and 3 ranks"
+echo "--until 1e-4: converged $stop_1 on one device and on 3 ranks, bitwise equal"
 echo "passed"
