@@ -77,13 +77,19 @@ for backend in $backends; do
 done
 for backend in $backends; do
   case " $cases " in *" weak "*) ;; *) continue ;; esac
-  echo "=== $backend: weak scaling, 16384^2 per GPU"
-  for np in $ranks; do heat "$backend" "$np" "$((16384 * np))x16384" weak --repeat "$repeat"; done
+  echo "=== $backend: weak scaling, 16384^2 per GPU (overlap on, and off: what the overlap hides)"
+  for np in $ranks; do
+    heat "$backend" "$np" "$((16384 * np))x16384" weak --repeat "$repeat" --overlap on
+    heat "$backend" "$np" "$((16384 * np))x16384" weak-no-overlap --repeat "$repeat" --overlap off
+  done
 done
 for backend in $backends; do
   case " $cases " in *" strong "*) ;; *) continue ;; esac
-  echo "=== $backend: strong scaling, 32768^2"
-  for np in $ranks; do heat "$backend" "$np" 32768x32768 strong --repeat "$repeat"; done
+  echo "=== $backend: strong scaling, 32768^2 (overlap on, and off)"
+  for np in $ranks; do
+    heat "$backend" "$np" 32768x32768 strong --repeat "$repeat" --overlap on
+    heat "$backend" "$np" 32768x32768 strong-no-overlap --repeat "$repeat" --overlap off
+  done
 done
 python3 bench/scaling_report.py "$results" | tee "$out/scaling.md"
 exit $status

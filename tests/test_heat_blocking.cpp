@@ -190,7 +190,11 @@ TEST_CASE("heat.duet: every kernel and tile shape gives the same bits") {
                                  (ny + ty - 1) / ty * static_cast<std::size_t>(blk.by));
         const duet::Range local(static_cast<std::size_t>(blk.bx), static_cast<std::size_t>(blk.by));
         check_bitwise(run([&](duet::Buffer<float>& from, duet::Buffer<float>& to,
-                              int depth) { q.launch(block, global, local, from, to, inx, iny, r, depth); },
+                              int depth) {
+                            // The whole grid: pitch nx, origin 0, every cell stored.
+                            q.launch(block, global, local, from, to, inx, iny, r, depth, inx, std::uint64_t{0}, 0, 0,
+                                     inx, iny);
+                          },
                           blk.depth),
                       want, nx, "heat_block");
       }
@@ -211,6 +215,66 @@ TEST_CASE("heat: a run split into several calls equals one call, bitwise") {
     duet::heat(q, u, v, nx, ny, r, 23);
     for (int part : {5, 1, 10, 7}) duet::heat(q, w, z, nx, ny, r, part);
     check_bitwise(q.to_vector(w), q.to_vector(u), nx, "5+1+10+7 steps vs 23");
+  });
+}
+
+TEST_CASE("heat_pass: a window of a larger array, only its store rectangle written, bitwise as heat") {
+  struct Case {
+    std::size_t pitch, rows, x0, y0, nx, ny, sx0, sy0, snx, sny;
+    int steps;
+  };
+  // Windows at odd offsets and sizes, touching the array's edges or not, store rectangles from the
+  // whole window to a thin strip, and steps from 0 to a full pass.
+  const Case cases[] = {{53, 41, 5, 3, 40, 34, 0, 0, 40, 34, 6},  {53, 41, 0, 0, 53, 41, 7, 5, 11, 29, 4},
+                        {97, 31, 13, 2, 71, 27, 0, 3, 71, 3, 5},  {64, 64, 1, 1, 62, 62, 2, 2, 58, 58, 2},
+                        {17, 200, 3, 9, 9, 181, 4, 0, 1, 181, 3}, {30, 30, 2, 2, 20, 20, 0, 0, 20, 20, 0}};
+  const float r = 0.21f;
+  for_each_device([&](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    const int depth = duet::heat_pass_depth(dev);
+    for (const Case& c : cases) {
+      const int steps = std::min(c.steps, depth);
+      CAPTURE(c.pitch);
+      CAPTURE(c.x0);
+      CAPTURE(c.y0);
+      CAPTURE(c.nx);
+      CAPTURE(c.ny);
+      CAPTURE(steps);
+      auto rng = make_rng("heat_pass", c.pitch * 1000 + c.x0);
+      const std::vector<float> u0 = random_floats(rng, c.pitch * c.rows, 0.0f, 1.0f);
+      const std::vector<float> v0 = random_floats(rng, c.pitch * c.rows, 5.0f, 6.0f);  // what stays
+      duet::Buffer<float> u(dev, u0.size()), v(dev, v0.size());
+      q.write(u, u0);
+      q.write(v, v0);
+      duet::HeatWindow w;
+      w.pitch = c.pitch, w.x0 = c.x0, w.y0 = c.y0, w.nx = c.nx, w.ny = c.ny;
+      w.store_x0 = c.sx0, w.store_y0 = c.sy0, w.store_nx = c.snx, w.store_ny = c.sny;
+      duet::heat_pass(q, u, v, w, r, steps);
+
+      // The window alone through heat(), on the same device.
+      std::vector<float> window(c.nx * c.ny);
+      for (std::size_t y = 0; y < c.ny; ++y)
+        for (std::size_t x = 0; x < c.nx; ++x) window[y * c.nx + x] = u0[(c.y0 + y) * c.pitch + c.x0 + x];
+      duet::Buffer<float> a(dev, window.size()), b(dev, window.size());
+      q.write(a, window);
+      duet::heat(q, a, b, c.nx, c.ny, r, steps);
+      const std::vector<float> stepped = q.to_vector(a);
+      std::vector<float> want = v0;
+      if (steps > 0)
+        for (std::size_t y = c.sy0; y < c.sy0 + c.sny; ++y)
+          for (std::size_t x = c.sx0; x < c.sx0 + c.snx; ++x)
+            want[(c.y0 + y) * c.pitch + c.x0 + x] = stepped[y * c.nx + x];
+      check_bitwise(q.to_vector(v), want, c.pitch, "heat_pass");
+      CHECK(q.to_vector(u) == u0);  // the source is only read
+    }
+    duet::HeatWindow bad;
+    bad.pitch = 10, bad.x0 = 5, bad.nx = 6, bad.ny = 1;
+    duet::Buffer<float> u(dev, 100), v(dev, 100);
+    CHECK_THROWS_AS(duet::heat_pass(q, u, v, bad, r, 1), duet::ArgumentError);
+    duet::HeatWindow fine;
+    fine.pitch = 10, fine.nx = 10, fine.ny = 10, fine.store_nx = 10, fine.store_ny = 10;
+    CHECK_THROWS_AS(duet::heat_pass(q, u, v, fine, r, depth + 1), duet::ArgumentError);
+    CHECK_THROWS_AS(duet::heat_pass(q, u, u, fine, r, 1), duet::ArgumentError);
   });
 }
 

@@ -35,7 +35,7 @@ struct MpiSession {
 // exchange: compare a hash of the options first.
 void check_same_options(const HeatOptions& o) {
   std::ostringstream text;
-  text << o.size << ' ' << o.steps << ' ' << o.repeat << ' ' << o.halo << ' ' << o.r << ' ' << o.initial << ' '
+  text << o.size << ' ' << o.steps << ' ' << o.repeat << ' ' << o.halo << ' ' << o.overlap << ' ' << o.r << ' ' << o.initial << ' '
        << o.checkpoint << ' ' << o.every << ' ' << o.restart << ' ' << o.until << ' ' << o.check_every;
   const unsigned long long mine = std::hash<std::string>()(text.str());
   unsigned long long low = 0, high = 0;
@@ -78,6 +78,10 @@ Start starting_point(const HeatOptions& options, bool root) {
   return start;
 }
 
+mpi::Overlap overlap_of(const HeatOptions& options) {
+  return options.overlap == "on" ? mpi::Overlap::on : options.overlap == "off" ? mpi::Overlap::off : mpi::Overlap::automatic;
+}
+
 // The steps from `from` to options.steps, with checkpoints and convergence checks where they fall.
 // Returns the step reached.
 long long run_managed(const HeatOptions& options, mpi::Grid2D& grid, Queue& q, Buffer<float>& u, Buffer<float>& v,
@@ -93,10 +97,10 @@ long long run_managed(const HeatOptions& options, mpi::Grid2D& grid, Queue& q, B
     const bool checking = check && next % check == 0;
     // The last step of a checked stretch runs alone, so the change of one step can be measured.
     const long long bulk = next - step - (checking ? 1 : 0);
-    mpi::heat(grid, q, u, v, r, static_cast<int>(bulk));
+    mpi::heat(grid, q, u, v, r, static_cast<int>(bulk), overlap_of(options));
     float change = 0.0f;
     if (checking) {
-      mpi::heat(grid, q, u, v, r, 1);  // u is the new field, v the one before
+      mpi::heat(grid, q, u, v, r, 1, overlap_of(options));  // u is the new field, v the one before
       change = mpi::max_change(grid, q, v, u);
     }
     step = next;
@@ -134,7 +138,7 @@ int run(const HeatOptions& options) {
     std::cout << "duet heat over " << ranks << " MPI rank(s) (" << grid.dims()[0] << " x " << grid.dims()[1]
               << "), rank 0 on " << device.info().id() << ": " << device.info().name << '\n'
               << "grid " << start.size.nx << "x" << start.size.ny << ", " << options.steps << " steps, halo "
-              << grid.halo() << ", r = " << start.r << ", initial field: "
+              << grid.halo() << ", overlap " << options.overlap << ", r = " << start.r << ", initial field: "
               << (options.restart.empty() ? options.initial : "checkpoint") << '\n';
   }
   Buffer<float> u = grid.make_local(), v = grid.make_local();
@@ -163,7 +167,7 @@ int run(const HeatOptions& options) {
     if (managed)
       reached = run_managed(options, grid, q, u, v, start.r, start.step, root);
     else
-      mpi::heat(grid, q, u, v, start.r, options.steps);
+      mpi::heat(grid, q, u, v, start.r, options.steps, overlap_of(options));
     q.finish();
     MPI_Barrier(grid.comm());
     times.push_back((MPI_Wtime() - began) * 1e3);

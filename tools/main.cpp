@@ -60,6 +60,10 @@ int main(int argc, char** argv) {
   CLI::App* heat_app = app.add_subcommand("heat", "run the 2D heat equation and write the field as a PNG");
   heat_app->add_option("-d,--device", heat.device, kDeviceHelp);
   heat_app->add_option("-n,--size", heat.size, "grid size in cells: N (N x N) or NXxNY")->capture_default_str();
+  heat_app->add_option("--overlap", heat.overlap,
+                       "under mpirun: step each tile while its halo travels (auto: on GPUs, off on CPUs)")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
   heat_app->add_option("--halo", heat.halo, "under mpirun: ghost cells exchanged every this many steps")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();

@@ -51,6 +51,7 @@ struct Grid2D::State {
   // the packed device buffers, with no host staging.
   bool device_memory_to_mpi = false;
   Event staged;  // the copies of the last exchange into the halo: staging is reused after it
+  mutable std::optional<Queue> interior;  // where heat() steps the tile while the halo travels
 
   bool has(Side side) const { return neighbours[static_cast<int>(side)] != MPI_PROC_NULL; }
   // The tile of the rank at `coords` (x, y).

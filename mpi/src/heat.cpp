@@ -16,14 +16,93 @@
 
 namespace duet::mpi {
 
-void heat(Grid2D& grid, Queue& q, Buffer<float>& u, Buffer<float>& v, float r, int steps) {
+namespace {
+
+// The tile, and the ring of cells along each neighbour's side, as windows of the local array.
+struct Layout {
+  std::size_t lnx, lny, tx0, ty0, tnx, tny, h;
+};
+
+Layout layout_of(const Grid2D::State& s) {
+  return {s.local.nx, s.local.ny, s.tile.x0 - s.local.x0, s.tile.y0 - s.local.y0, s.tile.nx, s.tile.ny,
+          static_cast<std::size_t>(s.halo)};
+}
+
+HeatWindow tile_window(const Layout& l) {
+  HeatWindow w;
+  w.pitch = l.lnx, w.x0 = l.tx0, w.y0 = l.ty0, w.nx = l.tnx, w.ny = l.tny;
+  w.store_nx = l.tnx, w.store_ny = l.tny;
+  return w;
+}
+
+// The ring of `k` tile cells along `side`, computed from a strip that reaches k cells further into
+// the tile and through the halo: every fixed edge of the strip is at least k cells from what it
+// stores, so what it stores is exact.
+HeatWindow ring_window(const Layout& l, Side side, std::size_t k) {
+  HeatWindow w;
+  w.pitch = l.lnx;
+  const std::size_t ring_x = std::min(k, l.tnx), ring_y = std::min(k, l.tny);
+  const std::size_t reach_x = std::min(l.lnx, l.h + 2 * k), reach_y = std::min(l.lny, l.h + 2 * k);
+  switch (side) {
+    case Side::west:
+      w.x0 = 0, w.nx = reach_x, w.y0 = 0, w.ny = l.lny;
+      w.store_x0 = l.tx0, w.store_nx = ring_x, w.store_y0 = l.ty0, w.store_ny = l.tny;
+      break;
+    case Side::east:
+      w.x0 = l.lnx - reach_x, w.nx = reach_x, w.y0 = 0, w.ny = l.lny;
+      w.store_x0 = l.tx0 + l.tnx - ring_x - w.x0, w.store_nx = ring_x, w.store_y0 = l.ty0, w.store_ny = l.tny;
+      break;
+    case Side::south:
+      w.x0 = 0, w.nx = l.lnx, w.y0 = 0, w.ny = reach_y;
+      w.store_x0 = l.tx0, w.store_nx = l.tnx, w.store_y0 = l.ty0, w.store_ny = ring_y;
+      break;
+    case Side::north:
+      w.x0 = 0, w.nx = l.lnx, w.y0 = l.lny - reach_y, w.ny = reach_y;
+      w.store_x0 = l.tx0, w.store_nx = l.tnx, w.store_y0 = l.ty0 + l.tny - ring_y - w.y0, w.store_ny = ring_y;
+      break;
+  }
+  return w;
+}
+
+bool overlapping(const Grid2D::State& s, Overlap overlap) {
+  if (overlap == Overlap::off) return false;
+  if (overlap == Overlap::on) return true;
+  return s.device.info().kind != DeviceKind::cpu;
+}
+
+}  // namespace
+
+void heat(Grid2D& grid, Queue& q, Buffer<float>& u, Buffer<float>& v, float r, int steps, Overlap overlap) {
   if (steps < 0) throw ArgumentError("mpi::heat: steps must be >= 0, not " + std::to_string(steps));
+  const Grid2D::State& s = grid.state();
   const std::size_t nx = grid.local_nx(), ny = grid.local_ny();
+  if (!overlapping(s, overlap)) {
+    for (int done = 0; done < steps;) {
+      const int run = std::min(grid.halo(), steps - done);
+      grid.exchange_halos(q, u);
+      duet::heat(q, u, v, nx, ny, r, run);
+      done += run;
+    }
+    return;
+  }
+  if (!s.interior) s.interior.emplace(s.device.queue());
+  Queue& inner = *s.interior;
+  const Layout l = layout_of(s);
+  const int round = std::min(grid.halo(), heat_pass_depth(s.device));
   for (int done = 0; done < steps;) {
-    const int run = std::min(grid.halo(), steps - done);
-    grid.exchange_halos(q, u);
-    duet::heat(q, u, v, nx, ny, r, run);
-    done += run;
+    const int k = std::min(round, steps - done);
+    // The tile steps on the second queue from u as it is now, while MPI carries the halo.
+    inner.wait(q.record());
+    heat_pass(inner, u, v, tile_window(l), r, k);
+    const Event interior_done = inner.record();
+    grid.begin_exchange(q, u);
+    grid.finish_exchange(q, u);
+    // The rings replace the tile's edge cells, which the tile's own pass could only keep fixed.
+    q.wait(interior_done);
+    for (Side side : {Side::west, Side::east, Side::south, Side::north})
+      if (s.has(side)) heat_pass(q, u, v, ring_window(l, side, static_cast<std::size_t>(k)), r, k);
+    std::swap(u, v);
+    done += k;
   }
 }
 

@@ -30,14 +30,15 @@ constexpr float kR = 0.23f;
 
 // `steps` distributed steps from `initial` (read on rank 0), gathered on rank 0.
 std::vector<float> distributed_heat(const std::vector<float>& initial, std::size_t nx, std::size_t ny,
-                                    int halo, int steps) {
+                                    int halo, int steps,
+                                    duet::mpi::Overlap overlap = duet::mpi::Overlap::automatic) {
   Grid2D grid(MPI_COMM_WORLD, mpitest::device(), nx, ny, GridOptions{halo, {0, 0}});
   duet::Queue q = mpitest::device().queue();
   duet::Buffer<float> u = grid.make_local(), v = grid.make_local();
   q.fill(u, kPoison);
   q.fill(v, kPoison);
   grid.scatter(q, initial, u);
-  duet::mpi::heat(grid, q, u, v, kR, steps);
+  duet::mpi::heat(grid, q, u, v, kR, steps, overlap);
   return grid.gather(q, u);
 }
 
@@ -71,9 +72,13 @@ TEST_CASE("distributed heat is bitwise equal to duet::heat on one device") {
       if (root && steps == 0) mpitest::check_bitwise(want, initial, s.nx, "duet::heat with 0 steps");
       for (int halo : {1, 2, 3, 5}) {
         if (!mpitest::some_split_fits(s.nx, s.ny, halo, ranks)) continue;
-        INFO(mpitest::describe(s.nx, s.ny, halo), ", ", steps, " steps");
-        const std::vector<float> got = distributed_heat(initial, s.nx, s.ny, halo, steps);
-        if (root) mpitest::check_bitwise(got, want, s.nx, "mpi::heat against duet::heat");
+        // Both ways of spending the exchange: after it, and the tile while it travels.
+        for (duet::mpi::Overlap overlap : {duet::mpi::Overlap::off, duet::mpi::Overlap::on}) {
+          INFO(mpitest::describe(s.nx, s.ny, halo), ", ", steps, " steps, overlap ",
+               overlap == duet::mpi::Overlap::on ? "on" : "off");
+          const std::vector<float> got = distributed_heat(initial, s.nx, s.ny, halo, steps, overlap);
+          if (root) mpitest::check_bitwise(got, want, s.nx, "mpi::heat against duet::heat");
+        }
       }
     }
   }

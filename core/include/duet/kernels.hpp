@@ -29,6 +29,24 @@ void heat_step(Queue& q, const Buffer<float>& u, Buffer<float>& v, std::size_t n
 void heat(Queue& q, Buffer<float>& u, Buffer<float>& v, std::size_t nx, std::size_t ny, float r,
           int steps);
 
+// A window of a larger row-major array `pitch` floats wide, for heat_pass: the cells
+// [x0, x0 + nx) x [y0, y0 + ny), whose edge cells are the window's boundary (kept fixed); only the
+// rectangle [store_x0, store_x0 + store_nx) x [store_y0, store_y0 + store_ny) of the window (in
+// window coordinates) is written to v.
+struct HeatWindow {
+  std::size_t pitch = 0;
+  std::size_t x0 = 0, y0 = 0, nx = 0, ny = 0;
+  std::size_t store_x0 = 0, store_y0 = 0, store_nx = 0, store_ny = 0;
+};
+
+// `steps` (0 .. heat_pass_depth) steps of heat's scheme in one pass from u into v over a window,
+// writing only the window's store rectangle of v; the rest of v is left as it was. Bitwise equal to
+// the same steps of heat() on the window alone. The building block of solvers that update parts of a
+// grid separately: duet::mpi updates a tile's interior this way while its halo is exchanged.
+void heat_pass(Queue& q, const Buffer<float>& u, Buffer<float>& v, const HeatWindow& window, float r, int steps);
+// The most steps heat_pass takes in one pass on `device` (the temporal blocking depth).
+int heat_pass_depth(const Device& device);
+
 // The dialect source of a shared kernel ("vector_add", "multiply", "heat", and "matmul" where
 // duet::blas is linked), as embedded: every source registered by duet_embed_kernels (see
 // duet/extension.hpp); nullptr for another name.

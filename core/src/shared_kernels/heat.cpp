@@ -2,8 +2,10 @@
 // heat_step4 (float4 rows) when nx % 4 == 0 and heat_step otherwise, and many steps run
 // heat_block, which takes up to DEPTH steps per pass through shared memory; on CPUs every step runs
 // heat_cells. All of them update a cell with the same heat_cell(), so on one device the result is
-// bitwise the same however the steps were grouped.
+// bitwise the same however the steps were grouped. heat_pass runs heat_block over a window of a
+// larger array, on every device.
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -37,6 +39,41 @@ HeatParams params_for(const DeviceInfo& info) {
   if (info.kind == DeviceKind::cpu) return {true, 32, 8, 1, 1, 1, 0, 32, 8, 3, 7};
   const std::size_t units = std::max<unsigned>(info.compute_units, 1);
   return {false, 256, 1, 4, 16, units * 2048, 6, 32, 12, 3, 5};
+}
+
+// heat_block's shape for heat_pass: the device's own where it blocks, else the GPUs' (a CPU runs it
+// correctly, if not fast; heat_pass is there to update parts of a grid separately).
+HeatParams block_params_for(const DeviceInfo& info) {
+  HeatParams p = params_for(info);
+  if (p.depth < 2) p.depth = 6, p.bx = 32, p.by = 12, p.kx = 3, p.rh = 5;
+  return p;
+}
+
+bool block_fits(const HeatParams& p, const DeviceInfo& info) {
+  const std::size_t threads = static_cast<std::size_t>(p.bx) * static_cast<std::size_t>(p.by);
+  const std::size_t shared_bytes = 2 * threads * static_cast<std::size_t>(p.kx * p.rh) * sizeof(float);
+  return p.depth >= 2 && threads <= info.max_group_size && shared_bytes <= info.local_memory_bytes;
+}
+
+// One heat_block pass of `depth` steps over the window [x0, x0 + nx) x [y0, y0 + ny) of an array
+// `pitch` wide, storing [sx0, sx1) x [sy0, sy1) of the window.
+void launch_block(Queue& q, const HeatParams& p, const Buffer<float>& u, Buffer<float>& v, std::size_t pitch,
+                  std::size_t x0, std::size_t y0, std::size_t nx, std::size_t ny, const std::size_t store[4],
+                  float r, int depth) {
+  const Defines defines{{"DEPTH", std::to_string(p.depth)},
+                        {"HB_BX", std::to_string(p.bx)},
+                        {"HB_BY", std::to_string(p.by)},
+                        {"HB_KX", std::to_string(p.kx)},
+                        {"HB_RH", std::to_string(p.rh)}};
+  const Kernel block = extension::builtin_kernel(q.device(), "heat", "heat_block", defines);
+  const std::size_t tile_x = static_cast<std::size_t>(p.bx * p.kx - 2 * p.depth);
+  const std::size_t tile_y = static_cast<std::size_t>(p.by * p.rh - 2 * p.depth);
+  const Range global((nx + tile_x - 1) / tile_x * static_cast<std::size_t>(p.bx),
+                     (ny + tile_y - 1) / tile_y * static_cast<std::size_t>(p.by));
+  const Range local(static_cast<std::size_t>(p.bx), static_cast<std::size_t>(p.by));
+  q.launch(block, global, local, u, v, static_cast<int>(nx), static_cast<int>(ny), r, depth,
+           static_cast<int>(pitch), static_cast<std::uint64_t>(y0 * pitch + x0), static_cast<int>(store[0]),
+           static_cast<int>(store[1]), static_cast<int>(store[2]), static_cast<int>(store[3]));
 }
 
 void check_grid(const char* call, const Buffer<float>& u, const Buffer<float>& v, std::size_t nx,
@@ -84,36 +121,57 @@ void heat(Queue& q, Buffer<float>& u, Buffer<float>& v, std::size_t nx, std::siz
   if (steps < 0) throw ArgumentError("heat: steps must be >= 0, not " + std::to_string(steps));
   check_grid("heat", u, v, nx, ny, r);
   const HeatParams p = params_for(q.device().info());
-  const DeviceInfo& info = q.device().info();
-  const std::size_t threads = static_cast<std::size_t>(p.bx) * static_cast<std::size_t>(p.by);
-  const std::size_t shared_bytes = 2 * threads * static_cast<std::size_t>(p.kx * p.rh) * sizeof(float);
-  if (p.depth < 2 || threads > info.max_group_size || shared_bytes > info.local_memory_bytes) {
+  if (!block_fits(p, q.device().info())) {
     for (int s = 0; s < steps; ++s) {
       launch_step(q, p, u, v, nx, ny, r);
       std::swap(u, v);
     }
     return;
   }
-  const Defines defines{{"DEPTH", std::to_string(p.depth)},
-                        {"HB_BX", std::to_string(p.bx)},
-                        {"HB_BY", std::to_string(p.by)},
-                        {"HB_KX", std::to_string(p.kx)},
-                        {"HB_RH", std::to_string(p.rh)}};
-  const Kernel block = extension::builtin_kernel(q.device(), "heat", "heat_block", defines);
-  const std::size_t tile_x = static_cast<std::size_t>(p.bx * p.kx - 2 * p.depth);
-  const std::size_t tile_y = static_cast<std::size_t>(p.by * p.rh - 2 * p.depth);
-  const Range global((nx + tile_x - 1) / tile_x * static_cast<std::size_t>(p.bx),
-                     (ny + tile_y - 1) / tile_y * static_cast<std::size_t>(p.by));
-  const Range local(static_cast<std::size_t>(p.bx), static_cast<std::size_t>(p.by));
+  const std::size_t whole[4] = {0, 0, nx, ny};
   for (int done = 0; done < steps;) {
     const int depth = std::min(p.depth, steps - done);
     if (depth == 1)  // one pass of the plain kernel is cheaper than a blocked pass of one step
       launch_step(q, p, u, v, nx, ny, r);
     else
-      q.launch(block, global, local, u, v, static_cast<int>(nx), static_cast<int>(ny), r, depth);
+      launch_block(q, p, u, v, nx, 0, 0, nx, ny, whole, r, depth);
     std::swap(u, v);
     done += depth;
   }
+}
+
+int heat_pass_depth(const Device& device) {
+  const HeatParams p = block_params_for(device.info());
+  return block_fits(p, device.info()) ? p.depth : 1;
+}
+
+void heat_pass(Queue& q, const Buffer<float>& u, Buffer<float>& v, const HeatWindow& w, float r, int steps) {
+  const char* call = "heat_pass";
+  if (!(r > 0.0f && r <= 0.25f))
+    throw ArgumentError(std::string(call) + ": r = " + std::to_string(r) +
+                        " is outside (0, 0.25], where the explicit scheme is stable");
+  if (w.nx == 0 || w.ny == 0) throw ArgumentError(std::string(call) + ": the window must be at least 1 x 1 cells");
+  if (w.x0 + w.nx > w.pitch)
+    throw ArgumentError(std::string(call) + ": the window's columns [" + std::to_string(w.x0) + ", " +
+                        std::to_string(w.x0 + w.nx) + ") go past the array's width " + std::to_string(w.pitch));
+  if (w.store_x0 + w.store_nx > w.nx || w.store_y0 + w.store_ny > w.ny)
+    throw ArgumentError(std::string(call) + ": the stored rectangle goes past the window");
+  const int depth_limit = heat_pass_depth(q.device());
+  if (steps < 0 || steps > depth_limit)
+    throw ArgumentError(std::string(call) + ": " + std::to_string(steps) + " steps; one pass takes 0 to " +
+                        std::to_string(depth_limit) + " on " + q.device().info().id());
+  extension::as_int(call, "the array's width", w.pitch);
+  extension::as_int(call, "the window's height", w.ny);
+  const std::size_t cells = (w.y0 + w.ny) * w.pitch;
+  extension::require_elements(call, "u", u, cells);
+  extension::require_elements(call, "v", v, cells);
+  if (&u.raw().impl() == &v.raw().impl()) throw ArgumentError(std::string(call) + ": u and v must be different buffers");
+  if (steps == 0 || w.store_nx == 0 || w.store_ny == 0) return;
+  const HeatParams p = block_params_for(q.device().info());
+  if (!block_fits(p, q.device().info()))
+    throw ArgumentError(std::string(call) + ": " + q.device().info().id() + " cannot run heat_block");
+  const std::size_t store[4] = {w.store_x0, w.store_y0, w.store_x0 + w.store_nx, w.store_y0 + w.store_ny};
+  launch_block(q, p, u, v, w.pitch, w.x0, w.y0, w.nx, w.ny, store, r, steps);
 }
 
 }  // namespace duet

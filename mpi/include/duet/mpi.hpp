@@ -160,11 +160,21 @@ CheckpointHeader load_checkpoint(const Grid2D& grid, Queue& q, Buffer<float>& lo
 
 // ---- the heat solver on a grid ---------------------------------------------------------------
 
+// How heat() spends the time of a halo exchange.
+//   off: exchange, then run the steps on the whole local array (duet::heat, temporal blocking).
+//   on:  run the steps on the tile (duet::heat_pass) on a second queue while the halo is exchanged,
+//        then recompute the ring of cells next to each neighbour from the fresh halo; the halo's
+//        MPI time hides behind the interior. Rounds are min(halo, heat_pass_depth) steps.
+//   automatic: on for GPUs, off for CPUs (whose heat_pass is slower than their one-step kernel).
+enum class Overlap { automatic, on, off };
+
 // `steps` steps of duet::heat's scheme on the whole grid (the grid's edge cells fixed), with u and v
-// local arrays of `grid`: the halo is exchanged every `grid.halo()` steps and each rank runs that
-// many steps of duet::heat (temporal blocking included) on its local array between exchanges. On
-// return u holds the final field. The result is bitwise the one duet::heat gives on one device.
-void heat(Grid2D& grid, Queue& q, Buffer<float>& u, Buffer<float>& v, float r, int steps);
+// local arrays of `grid`: the halo is exchanged every `grid.halo()` steps (or every pass, see
+// Overlap) and each rank steps its local array between exchanges. On return u holds the final
+// field, and `q` has all the work after it. The result is bitwise the one duet::heat gives on one
+// device, whatever the overlap.
+void heat(Grid2D& grid, Queue& q, Buffer<float>& u, Buffer<float>& v, float r, int steps,
+          Overlap overlap = Overlap::automatic);
 
 // max |after - before| over the whole grid's cells (a NaN anywhere gives NaN): each rank reduces
 // its tile on the device, then MPI_Allreduce. Collective.
