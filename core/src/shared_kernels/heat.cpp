@@ -65,15 +65,20 @@ void launch_block(Queue& q, const HeatParams& p, const Buffer<float>& u, Buffer<
                         {"HB_BY", std::to_string(p.by)},
                         {"HB_KX", std::to_string(p.kx)},
                         {"HB_RH", std::to_string(p.rh)}};
-  const Kernel block = extension::builtin_kernel(q.device(), "heat", "heat_block", defines);
+  const bool whole = pitch == nx && x0 == 0 && y0 == 0 && store[0] == 0 && store[1] == 0 && store[2] == nx &&
+                     store[3] == ny;
+  const Kernel block = extension::builtin_kernel(q.device(), "heat", whole ? "heat_block" : "heat_block_window", defines);
   const std::size_t tile_x = static_cast<std::size_t>(p.bx * p.kx - 2 * p.depth);
   const std::size_t tile_y = static_cast<std::size_t>(p.by * p.rh - 2 * p.depth);
   const Range global((nx + tile_x - 1) / tile_x * static_cast<std::size_t>(p.bx),
                      (ny + tile_y - 1) / tile_y * static_cast<std::size_t>(p.by));
   const Range local(static_cast<std::size_t>(p.bx), static_cast<std::size_t>(p.by));
-  q.launch(block, global, local, u, v, static_cast<int>(nx), static_cast<int>(ny), r, depth,
-           static_cast<int>(pitch), static_cast<std::uint64_t>(y0 * pitch + x0), static_cast<int>(store[0]),
-           static_cast<int>(store[1]), static_cast<int>(store[2]), static_cast<int>(store[3]));
+  if (whole)
+    q.launch(block, global, local, u, v, static_cast<int>(nx), static_cast<int>(ny), r, depth);
+  else
+    q.launch(block, global, local, u, v, static_cast<int>(nx), static_cast<int>(ny), r, depth,
+             static_cast<int>(pitch), static_cast<std::uint64_t>(y0 * pitch + x0), static_cast<int>(store[0]),
+             static_cast<int>(store[1]), static_cast<int>(store[2]), static_cast<int>(store[3]));
 }
 
 void check_grid(const char* call, const Buffer<float>& u, const Buffer<float>& v, std::size_t nx,
