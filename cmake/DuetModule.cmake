@@ -1,0 +1,26 @@
+# duet_add_module(<name> SOURCES <file>... [KERNELS <file.duet>...] [LINK <target>...]): a module of
+# duet in the current folder: the shared library duet_<name> (alias and export name duet::<name>),
+# linking the core and LINK publicly, with its public headers in include/ (installed with the
+# core's, under include/duet) and its dialect kernels embedded (duet_embed_kernels). The caller
+# decides how it is installed and exported: modules without dependencies of their own join
+# duet::duet (DUET_MODULE_TARGETS), others get an export of their own.
+function(duet_add_module name)
+  cmake_parse_arguments(PARSE_ARGV 1 module "" "" "SOURCES;KERNELS;LINK")
+  set(target duet_${name})
+  add_library(${target} SHARED ${module_SOURCES})
+  add_library(duet::${name} ALIAS ${target})
+  set_target_properties(${target} PROPERTIES
+    EXPORT_NAME ${name}
+    VERSION ${PROJECT_VERSION}
+    SOVERSION ${PROJECT_VERSION_MAJOR}
+    INSTALL_RPATH "$ORIGIN")
+  target_include_directories(${target} PUBLIC
+    $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  target_compile_options(${target} PRIVATE -Wall -Wextra)
+  target_link_libraries(${target} PUBLIC duet_core ${module_LINK})
+  if(module_KERNELS)
+    duet_embed_kernels(${target} ${module_KERNELS})
+  endif()
+  install(DIRECTORY include/duet DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+endfunction()
