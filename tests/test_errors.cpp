@@ -96,6 +96,79 @@ TEST_CASE("unknown kernel name lists the kernels the program has") {
   });
 }
 
+// The rule, the same on every backend and checked before any driver call: a source with a NUL
+// byte, an empty one, one of only whitespace and comments, and one that cannot declare a kernel are
+// ArgumentErrors naming the source (NVIDIA's OpenCL crashed building a program without kernels,
+// and compilers read a NUL as the end of the text). A 10 MB source is the compiler's business: it
+// compiles, or fails with the compiler's log, like any other.
+TEST_CASE("empty, blank, kernel-less, NUL-holding and 10 MB sources fail or compile alike on every backend") {
+  for_each_device([](const duet::Device& dev) {
+    const bool cuda = dev.info().backend == "cuda";
+    const std::string native_kernel = cuda ? "extern \"C\" __global__ void one(int* x) { x[0] = 1; }\n"
+                                           : "__kernel void one(__global int* x) { x[0] = 1; }\n";
+    const std::string dialect_kernel = "KERNEL void one(GLOBAL int* x) { x[0] = 1; }\n";
+    auto refused = [&](const std::string& what, const std::string& source, const std::string& in_message) {
+      CAPTURE(what);
+      auto e = EXPECT_ERROR(duet::ArgumentError, dev.compile(source, {}, "odd.duet"));
+      if (e) {
+        CHECK_CONTAINS(e->what(), "odd.duet");
+        CHECK_CONTAINS(e->what(), in_message);
+      }
+      e = EXPECT_ERROR(duet::ArgumentError, dev.compile_native(source, {}, "odd.native"));
+      if (e) {
+        CHECK_CONTAINS(e->what(), "odd.native");
+        CHECK_CONTAINS(e->what(), in_message);
+      }
+    };
+    refused("empty", "", "is empty");
+    refused("whitespace", " \n\t\r\n  \n", "only whitespace and comments");
+    refused("comments", "// nothing here\n/* KERNEL void commented_out(GLOBAL int* x) {} */\n",
+            "only whitespace and comments");
+    refused("a helper without kernels", "int twice(int x) { return 2 * x; }\n", "declares no kernel");
+
+    const std::string with_nul = dialect_kernel + std::string(1, '\0') + "garbage after the NUL";
+    auto e = EXPECT_ERROR(duet::ArgumentError, dev.compile(with_nul, {}, "nul.duet"));
+    if (e) {
+      CHECK_CONTAINS(e->what(), "nul.duet");
+      CHECK_CONTAINS(e->what(), "NUL byte at offset " + std::to_string(dialect_kernel.size()) + " (line 2)");
+    }
+    e = EXPECT_ERROR(duet::ArgumentError,
+                     dev.compile_native(native_kernel + std::string(1, '\0'), {}, "nul.native"));
+    if (e) CHECK_CONTAINS(e->what(), "NUL byte at offset " + std::to_string(native_kernel.size()));
+    e = EXPECT_ERROR(duet::ArgumentError, dev.compile(dialect_kernel, {{"V", std::string("1\0", 2)}}, "nul.duet"));
+    if (e) CHECK_CONTAINS(e->what(), "define 'V'");
+    e = EXPECT_ERROR(duet::ArgumentError,
+                     dev.compile_native(native_kernel, {std::string("-DX=1\0", 6)}, "nul.native"));
+    if (e) CHECK_CONTAINS(e->what(), "NUL byte at offset 5");
+
+    // A kernel behind a macro or in defines is the compiler's to find, not duet's to refuse.
+    const duet::Program from_define = dev.compile("BODY\n", {{"BODY", dialect_kernel.substr(0, dialect_kernel.size() - 1)}}, "define.duet");
+    CHECK_NOTHROW(from_define.kernel("one"));
+
+    // 10 MB: comment lines the compiler must read through, the kernel on the last line.
+    std::string big;
+    const std::string padding = "// padding that the compiler reads and throws away, line after line\n";
+    big.reserve((std::size_t(10) << 20) + 256);
+    while (big.size() < (std::size_t(10) << 20)) big += padding;
+    const int last_line = static_cast<int>(big.size() / padding.size()) + 1;
+    const duet::Kernel k = dev.compile(big + dialect_kernel, {}, "big.duet").kernel("one");
+    duet::Queue q = dev.queue();
+    duet::Buffer<int> x(dev, 1);
+    q.fill(x, -1);
+    q.launch(k, duet::Range(1), duet::Range(1), x);
+    CHECK(q.to_vector(x)[0] == 1);
+    // ...and the same 10 MB with an error on the last line: the compiler's error, at that line.
+    const auto c = EXPECT_ERROR(duet::CompileError,
+                                dev.compile(big + "KERNEL void bad(GLOBAL int* x) { x[0] = not_declared_10mb; }\n",
+                                            {}, "big_bad.duet"));
+    if (c) {
+      CHECK(c->line() == last_line);
+      CHECK_CONTAINS(c->log(), "not_declared_10mb");
+    }
+    check_still_works(dev, q);
+  });
+}
+
 TEST_CASE("launch arguments are checked against the kernel's declaration") {
   for_each_device([](const duet::Device& dev) {
     duet::Queue q = dev.queue();

@@ -41,6 +41,7 @@ CudaQueue::~CudaQueue() {
 }
 
 void CudaQueue::reap(bool all) noexcept {
+  std::lock_guard<std::mutex> lock(staging_mutex_);
   std::size_t kept = 0;
   for (Staging& s : staging_) {
     if (!all && driver().cuEventQuery(s.copied) == CUDA_ERROR_NOT_READY) {
@@ -93,6 +94,7 @@ void CudaQueue::unmap(BufferImpl& buffer, void* host, std::size_t offset, std::s
     DUET_CU_NOTHROW(cuMemFreeHost, host);
     throw_error(r, "unmapping a buffer: cuMemcpyHtoDAsync + cuEventRecord");
   }
+  std::lock_guard<std::mutex> lock(staging_mutex_);
   staging_.push_back(s);
 }
 
@@ -177,7 +179,7 @@ void CudaQueue::launch(KernelImpl& kernel_impl, const LaunchShape& shape,
 
   // cuLaunchKernel reads each parameter's bytes through a pointer: buffers pass their device address
   // by value, scalars the bytes core already holds. It copies them all before returning.
-  // Reused between launches (a queue is used by one thread at a time): launches allocate nothing.
+  // Reused between launches (core makes one call at a time on a queue): launches allocate nothing.
   std::vector<CUdeviceptr>& addresses = addresses_;
   std::vector<void*>& params = params_;
   addresses.resize(args.size());
@@ -216,7 +218,9 @@ void CudaQueue::wait_for(EventImpl& event) {
 void CudaQueue::finish() {
   ContextGuard guard(ctx_);
   DUET_CU(cuStreamSynchronize, stream_);
-  reap(true);
+  // Not reap(true): another thread may have unmapped while this one waited, and that copy back
+  // may still be reading its staging memory. Everything older has completed, so it all goes.
+  reap(false);
 }
 
 }  // namespace duet::backend::cuda

@@ -1,14 +1,16 @@
 // A duet queue on CUDA: one non-blocking stream of the device's primary context. Transfers, fills
 // and launches are enqueued and return at once; only finish() (and events) wait. Non-blocking, so
 // the stream never serialises with the legacy default stream that other code in the process may
-// use. Used by one thread at a time, as the public Queue documents. The driver cannot map device
-// memory into the host, so map() stages through pinned memory; the staging memory of an unmap that
-// copies back lives until that copy completed (checked at later maps, finish and destruction).
+// use. Core makes one call at a time on a queue, except finish(), which may come from another
+// thread at any time (backend.hpp). The driver cannot map device memory into the host, so map()
+// stages through pinned memory; the staging memory of an unmap that copies back lives until that
+// copy completed (checked at later maps, finish and destruction).
 #pragma once
 
 #include <cuda.h>
 
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "backend.hpp"
@@ -52,6 +54,7 @@ class CudaQueue final : public QueueImpl {
   std::shared_ptr<const CudaDevice> device_;
   CUcontext ctx_;
   CUstream stream_ = nullptr;
+  std::mutex staging_mutex_;  // finish() reaps beside an unmap on another thread
   std::vector<Staging> staging_;
   std::vector<CUdeviceptr> addresses_;  // launch scratch: parameter values
   std::vector<void*> params_;           // launch scratch: pointers to them

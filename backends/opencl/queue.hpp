@@ -3,8 +3,9 @@
 // the next command's event to events recorded before it, so that events can still be timed on
 // drivers whose markers carry no usable timestamps (see event.hpp). Where the device's markers
 // do carry them (OpenCLDevice::markers_timed), launches ask for no event: on NVIDIA's OpenCL an
-// event per launch more than doubles the host time of a launch (bench/launch_floor measures both). Like duet's Queue, it is
-// used by one thread at a time.
+// event per launch more than doubles the host time of a launch (bench/launch_floor measures both).
+// Core makes one call at a time on a queue, so the remembered events need no lock of their own;
+// finish() may come from another thread meanwhile, and touches none of them.
 #pragma once
 
 #include <cstddef>

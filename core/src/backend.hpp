@@ -89,6 +89,8 @@ struct LaunchShape {
   std::size_t local[3] = {1, 1, 1};
 };
 
+// Core makes the calls on one QueueImpl one at a time, from whichever threads share the Queue,
+// except finish(), which may run on another thread beside any of the others.
 class QueueImpl {
  public:
   virtual ~QueueImpl() = default;

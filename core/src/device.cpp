@@ -1,8 +1,11 @@
-// Device: queues and compiling dialect source. Compiling assembles the complete source (backend
-// marker, prelude, the caller's defines, then the caller's source behind a #line mark so compiler
-// messages count the caller's lines), caches the result per device, and maps a failed compile to a
-// CompileError that points at the caller's line.
+// Device: queues and compiling dialect source. Compiling first refuses what no driver should be
+// given (a NUL byte, a source that cannot declare a kernel), the same way on every backend; then it
+// assembles the complete source (backend marker, prelude, the caller's defines, then the caller's
+// source behind a #line mark so compiler messages count the caller's lines), caches the result per
+// device, and maps a failed compile to a CompileError that points at the caller's line.
+#include <algorithm>
 #include <cctype>
+#include <string_view>
 
 #include "duet/device.hpp"
 #include "duet/error.hpp"
@@ -60,7 +63,8 @@ Queue Device::queue() const {
   (void)i;
   auto state = std::make_shared<Queue::State>();
   state->device = *this;
-  state->impl = core_->impl->create_queue();
+  state->queue = std::make_shared<detail::LockedQueue>();
+  state->queue->impl = core_->impl->create_queue();
   return Queue(std::move(state));
 }
 
@@ -132,8 +136,83 @@ std::shared_ptr<Program::State> build_program(const Device& device, const detail
 }
 
 void check_name(const std::string& name) {
-  if (name.empty() || name.find('"') != std::string::npos || name.find('\n') != std::string::npos)
-    throw ArgumentError("source name '" + name + "' must be non-empty without quotes or line breaks");
+  if (name.empty() || name.find_first_of(std::string("\"\n\0", 3)) != std::string::npos)
+    throw ArgumentError("source name '" + name + "' must be non-empty without quotes, line breaks or NUL bytes");
+}
+
+// Compilers take C strings, so a NUL byte would silently end the text there: some drivers compile
+// the part before it, others fail in ways that do not point at it.
+void check_no_nul(std::string_view text, const std::string& what) {
+  const std::size_t at = text.find('\0');
+  if (at == std::string_view::npos) return;
+  const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
+  throw ArgumentError(what + " contains a NUL byte at offset " + std::to_string(at) + " (line " +
+                      std::to_string(line) + "); kernel source and options are text, and the compiler "
+                      "would stop reading at it");
+}
+
+enum class Content { nothing, no_kernel, maybe_kernel };
+
+// What a source can give the compiler: nothing (only whitespace and comments), code in which no
+// kernel can be declared, or code that may declare one. A kernel needs one of the words below, in
+// the text itself or in a header it includes; a macro that hides one still spells it out in its
+// definition. The scan errs towards maybe_kernel (a variable named `kernel`, `//` in a string).
+Content source_content(std::string_view s) {
+  auto word_at = [&](std::size_t i) {
+    std::size_t j = i;
+    while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_')) ++j;
+    return s.substr(i, j - i);
+  };
+  bool code = false;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const char c = s[i];
+    const char next = i + 1 < s.size() ? s[i + 1] : '\0';
+    if (c == '/' && next == '/') {
+      i = s.find('\n', i);
+    } else if (c == '/' && next == '*') {
+      i = s.find("*/", i + 2);
+      if (i != std::string_view::npos) i += 2;
+    } else if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+    } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      const std::string_view word = word_at(i);
+      if (word == "KERNEL" || word == "__kernel" || word == "kernel" || word == "__global__")
+        return Content::maybe_kernel;
+      code = true;
+      i += word.size();
+    } else {
+      if (c == '#') {
+        std::size_t j = i + 1;
+        while (j < s.size() && (s[j] == ' ' || s[j] == '\t')) ++j;
+        if (word_at(j) == "include") return Content::maybe_kernel;
+      }
+      code = true;
+      ++i;
+    }
+  }
+  return code ? Content::no_kernel : Content::nothing;
+}
+
+// Refuses, before any driver sees it, a source that cannot give a program with a kernel: it could
+// never be launched, and NVIDIA's OpenCL crashes building a program without kernels, where other
+// drivers return an empty program. One rule on every backend, so a mistake such as a kernel file
+// that was never read fails the same way everywhere. `extra` is where else the kernel may come
+// from (the defines' values).
+void check_source_content(std::string_view source, const std::vector<std::string_view>& extra,
+                          const std::string& name) {
+  const Content content = source_content(source);
+  if (content == Content::maybe_kernel) return;
+  for (std::string_view e : extra)
+    if (source_content(e) == Content::maybe_kernel) return;
+  const std::string what = "source '" + name + "' ";
+  if (source.empty()) throw ArgumentError(what + "is empty: there is nothing to compile (a kernel file that was not read?)");
+  if (content == Content::nothing)
+    throw ArgumentError(what + "holds only whitespace and comments (" + std::to_string(source.size()) +
+                        " bytes): there is nothing to compile");
+  throw ArgumentError(what + "declares no kernel: it has no KERNEL (nor __kernel, kernel or __global__) "
+                      "and includes nothing, so no kernel of the program could be launched; compile "
+                      "helper functions together with the kernels that use them");
 }
 
 }  // namespace
@@ -143,6 +222,13 @@ Program Device::compile(std::string_view source_view, const Defines& defines,
   const auto& i = info();
   std::string source(source_view), name(name_view);
   check_name(name);
+  check_no_nul(source, "source '" + name + "'");
+  std::vector<std::string_view> values;
+  for (const auto& [key, value] : defines) {
+    check_no_nul(value, "the value of define '" + key + "'");
+    values.push_back(value);
+  }
+  check_source_content(source, values, name);
   const detail::AssembledSource full = detail::assemble_source(i.backend, source, defines, name);
   auto state = build_program(*this, full, name, {});
   // Signatures are parsed once per program; the state is shared by every later compile of it.
@@ -155,8 +241,12 @@ Program Device::compile_native(std::string_view source_view, const std::vector<s
   info();
   std::string source(source_view), name(name_view);
   check_name(name);
-  for (const auto& o : options)
+  check_no_nul(source, "source '" + name + "'");
+  for (const auto& o : options) {
+    check_no_nul(o, "compiler option '" + o.substr(0, o.find('\0')) + "...'");
     if (o.find('\n') != std::string::npos) throw ArgumentError("compiler option '" + o + "' contains a line break");
+  }
+  check_source_content(source, {}, name);
   // The #line mark names the source in compiler messages, so errors map to the caller's lines.
   auto state =
       build_program(*this, detail::AssembledSource("#line 1 \"" + name + "\"\n" + source), name, options);

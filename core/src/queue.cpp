@@ -175,17 +175,22 @@ backend::LaunchShape launch_shape(const Range& global, const Range& local) {
 }
 
 // Every operation reaches the backend queue inside one EnqueueScope, opened before its arguments are
-// checked. The scope keeps the rule for the operations' events (see detail::EventState): each
-// operation hands out a pending event, which costs no driver call, and settles the previous
-// operation's event first. If someone kept that event, it is recorded now, before this operation,
-// so that it marks the end of its own operation and not of this one; if nobody kept it and it is
-// still pending, the next event reuses it, so operations whose events are dropped allocate nothing.
+// checked. The scope holds the queue's lock for its whole life, which is what lets threads share a
+// Queue: the backend queue (an OpenCL queue remembers its last command's event, a CUDA queue keeps
+// launch scratch), the launch scratch here and the event handoff below all see one operation at a
+// time, and each operation's arguments are translated and enqueued without another thread's in
+// between. Launches are the common case and their lock is uncontended, tens of nanoseconds against
+// microseconds for the launch.
 //
-// A Queue is used by one thread at a time (queue.hpp), so the scope takes no lock; a queue that
-// several threads may use would take its mutex here, for the scope's life.
+// The scope also keeps the rule for the operations' events (see detail::EventState): each operation
+// hands out a pending event, which costs no driver call, and settles the previous operation's event
+// first. If someone kept that event, it is recorded now, before this operation, so that it marks the
+// end of its own operation and not of this one; if nobody kept it and it is still pending, the next
+// event reuses it, so operations whose events are dropped allocate nothing. A use count of 1 cannot
+// grow under the lock: only the queue holds that event, so no other thread can copy it.
 class EnqueueScope {
  public:
-  explicit EnqueueScope(Queue::State& s) : s_(s) {}
+  explicit EnqueueScope(Queue::State& s) : s_(s), lock_(s.queue->mutex) {}
   EnqueueScope(const EnqueueScope&) = delete;
   EnqueueScope& operator=(const EnqueueScope&) = delete;
 
@@ -203,14 +208,14 @@ class EnqueueScope {
   // waiting for one, or work enqueued natively, which comes after whatever duet enqueued.
   backend::QueueImpl& settled_queue() {
     settle_previous_event();
-    return *s_.impl;
+    return *s_.queue->impl;
   }
 
  private:
   void settle_previous_event() {
     if (!s_.last) return;
     if (s_.last.use_count() > 1)
-      s_.last->materialise();
+      s_.last->materialise_locked();
     else if (!s_.last->impl)
       s_.spare = std::move(s_.last);
     s_.last.reset();
@@ -222,12 +227,13 @@ class EnqueueScope {
     } else {
       s_.last = std::make_shared<detail::EventState>();
       s_.last->device = s_.device;
-      s_.last->queue = s_.impl;
+      s_.last->queue = s_.queue;
     }
     return Event(s_.last);
   }
 
   Queue::State& s_;
+  std::lock_guard<std::mutex> lock_;
 };
 
 }  // namespace
@@ -238,7 +244,7 @@ Queue::State& Queue::state() const {
 }
 
 const Device& Queue::device() const { return state().device; }
-backend::QueueImpl& Queue::impl() const { return *state().impl; }
+backend::QueueImpl& Queue::impl() const { return *state().queue->impl; }
 
 Event Queue::launch_args(const Kernel& kernel, const Range& global, const Range& local,
                          const std::vector<KernelArg>& args) {
@@ -330,13 +336,19 @@ Event Queue::record() {
 }
 
 void Queue::wait(const Event& event) {
-  EnqueueScope scope(state());
-  check_same_device(scope.device(), event.device(), "the event");
+  Queue::State& s = state();
+  check_same_device(s.device, event.device(), "the event");
+  // Recorded before this queue's lock is taken: a pending event takes its own queue's lock to be
+  // recorded, and two threads making two queues wait for each other's events would otherwise each
+  // hold one lock and wait for the other. The event is recorded where it belongs either way.
   backend::EventImpl& impl = event.impl();
+  EnqueueScope scope(s);
   scope.settled_queue().wait_for(impl);
 }
 
-void Queue::finish() { state().impl->finish(); }
+// Without the lock: the backends allow finish() beside any other call, and waiting for the device
+// under the lock would hold up every other thread's enqueues until the queue drained.
+void Queue::finish() { state().queue->impl->finish(); }
 
 std::uintptr_t Queue::native_handle() const {
   // Work the caller enqueues natively comes after whatever duet enqueued, so an event still

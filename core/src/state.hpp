@@ -65,30 +65,57 @@ struct Kernel::State {
 
 namespace detail {
 
+// A backend queue and the lock that every call into it is made under (QueueImpl::finish aside,
+// which backends allow at any time). Queue::State holds it, and so does every event still pending
+// on it: recording a pending event is a call into the queue like any other, and must not interleave
+// with another thread's enqueue. Kept apart from Queue::State, which holds its latest event, so
+// that a pending event does not keep its Queue alive in a cycle.
+struct LockedQueue {
+  std::mutex mutex;
+  std::shared_ptr<backend::QueueImpl> impl;
+};
+
 // An Event's state. Operations hand out pending events (no driver event yet); one is recorded
 // when it is first used, or just before the next operation on its queue if it is still held, so it
-// always marks the point right after its own operation.
+// always marks the point right after its own operation. Every write of `impl` happens under the
+// queue's lock, then under `mutex`: the queue's lock first, as enqueues take them.
 struct EventState {
   Device device;
   std::mutex mutex;
-  std::shared_ptr<backend::EventImpl> impl;   // null while pending
-  std::shared_ptr<backend::QueueImpl> queue;  // where a pending event is recorded
+  std::shared_ptr<backend::EventImpl> impl;  // null while pending; never changes once set
+  std::shared_ptr<LockedQueue> queue;        // where a pending event is recorded
 
-  backend::EventImpl& materialise() {
+  // For a caller that holds queue->mutex already: an enqueue settling the event before its own.
+  backend::EventImpl& materialise_locked() {
     std::lock_guard<std::mutex> lock(mutex);
     if (!impl) {
-      impl = queue->record();
+      impl = queue->impl->record();
       queue.reset();
     }
     return *impl;
+  }
+
+  // For the event's users, on any thread.
+  backend::EventImpl& materialise() {
+    std::shared_ptr<LockedQueue> pending_on;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (impl) return *impl;
+      pending_on = queue;
+    }
+    // Taking the queue's lock while holding `mutex` would deadlock with an enqueue that settles
+    // this event; another thread may record it in between, which materialise_locked sees.
+    std::lock_guard<std::mutex> queue_lock(pending_on->mutex);
+    return materialise_locked();
   }
 };
 
 }  // namespace detail
 
+// A Queue may be shared by threads: everything below `queue` is touched only under queue->mutex.
 struct Queue::State {
   Device device;
-  std::shared_ptr<backend::QueueImpl> impl;
+  std::shared_ptr<detail::LockedQueue> queue;
   std::shared_ptr<detail::EventState> last;   // the event of the latest operation, maybe pending
   std::shared_ptr<detail::EventState> spare;  // a pending event nobody kept, for reuse
   std::vector<backend::LaunchArg> launch_scratch;

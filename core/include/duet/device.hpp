@@ -2,9 +2,10 @@
 //
 // A Device is a cheap handle (copies share one device context). It is safe to use one Device from
 // several threads at once: opening it, making queues, compiling (a program compiled concurrently
-// by several threads is compiled once and shared), allocating, launching and transferring. Each
-// thread should create its own Queue (see queue.hpp). Several devices, of one backend or of both,
-// may be open in one process at the same time; duet::copy (queue.hpp) moves data between them.
+// by several threads is compiled once and shared), allocating, launching and transferring. Threads
+// may share a Queue too, or each make their own (see queue.hpp). Several devices, of one backend or
+// of both, may be open in one process at the same time; duet::copy (queue.hpp) moves data between
+// them.
 #pragma once
 
 #include <cstddef>
@@ -86,6 +87,10 @@ class Device {
   Queue queue() const;
   // Compile dialect source (see kernels/prelude.h). `name` labels the source in compiler logs.
   // A program with the same source and defines is compiled once per device and then shared.
+  // Before any compiler sees it, and alike on every backend (compile_native too), a source with a
+  // NUL byte, an empty one, one of only whitespace and comments, and one in which no kernel can be
+  // declared (no KERNEL, __kernel, kernel or __global__, and no #include) throw ArgumentError. A
+  // source of any size goes to the compiler, which compiles it or fails with CompileError.
   Program compile(std::string_view source, const Defines& defines = {},
                   std::string_view name = "kernel.duet") const;
 

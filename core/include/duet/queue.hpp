@@ -7,10 +7,19 @@
 // functions documented as blocking wait for the device. Copies from and to pinned memory
 // (HostBuffer, host_buffer.hpp) overlap kernels running on other queues of the device.
 //
-// Thread safety: a Queue may be used by one thread at a time; give each thread its own queue (they
-// are cheap). The Device they come from may be shared by any number of threads, and so may
-// Programs, Kernels and Events: an Event may be waited on, or passed to Queue::wait, from any thread.
-// Several queues of one device run concurrently; order work across them with events.
+// Thread safety: a Queue may be used by any number of threads at once, like the CUDA stream or
+// OpenCL command queue beneath it. Each operation (launch, write, read, copy, fill, map, unmap,
+// record, wait, finish, native_handle) is enqueued whole, and the queue runs them in the order the
+// threads' calls got there; a thread that needs its own operations kept together (none of another
+// thread's in between) orders them itself. The operations take the queue's lock for as long as they
+// enqueue, so one thread's blocking map() also holds up the other threads' operations on that queue
+// until it returns; finish() waits without it. Queues are cheap, and a queue per thread never waits
+// for another thread and keeps each thread's work in its own order. The handle is like a
+// shared_ptr: threads may call one Queue object's operations at once, but assigning or releasing
+// an object while another thread uses it is a race; give each thread a copy to be free of that.
+// The Device may be shared by any number of threads, and so may Programs, Kernels (also launched on
+// several queues at once) and Events: an Event may be waited on, or passed to Queue::wait, from any
+// thread. Several queues of one device run concurrently; order work across them with events.
 #pragma once
 
 #include <array>
@@ -229,13 +238,14 @@ class Queue {
   // Work enqueued on this queue from now on starts only after `event` (from any queue of the same
   // device) has completed. Does not block the host.
   void wait(const Event& event);
-  // Blocks until everything enqueued so far has completed.
+  // Blocks until everything enqueued so far, by any thread, has completed.
   void finish();
 
   // The native queue, as an integer: the CUstream (CUDA) or cl_command_queue (OpenCL). Work you
   // enqueue on it yourself runs in order with duet's work on this queue; events duet handed out
-  // before it still mark their own operations. Valid as long as any handle of this Queue lives;
-  // do not destroy it, and use it from the thread that uses the Queue.
+  // before it still mark their own operations. Valid as long as any handle of this Queue lives; do
+  // not destroy it. Any thread may use it, but duet's operations that other threads enqueue
+  // meanwhile are ordered against your native work only as the calls reach the driver.
   std::uintptr_t native_handle() const;
 
   Event write_bytes(RawBuffer& dst, std::size_t offset, const void* src, std::size_t bytes, const char* what);

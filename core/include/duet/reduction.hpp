@@ -35,7 +35,8 @@
 // different lengths and a result buffer of 0 elements BufferSizeError.
 //
 // Handles and memory. A ReductionKernel is a cheap handle: copies share the compiled variants and
-// the scratch memory. It may be used from several threads at once, each with its own queue. It keeps
+// the scratch memory. It may be used from several threads at once, on their own queues or on one
+// they share (calls on a shared queue take turns at its scratch while they enqueue). It keeps
 // a small scratch buffer (the groups' partial results and a result slot) for each queue it was
 // called on, so that calls on one queue reuse it without allocating and calls on different queues
 // never share it; it holds those queues (at most 8, the least recently used is dropped) until the

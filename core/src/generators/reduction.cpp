@@ -4,7 +4,9 @@
 // SHARED-memory tree and writes one partial per group; `<name>_finish` does the same over the
 // partials with one group. When one group covers the input the first kernel writes the result
 // itself. Partials live in a scratch buffer per queue: calls on one queue run in order, so they can
-// share it without waiting, and calls on different queues never touch each other's.
+// share it without waiting, and calls on different queues never touch each other's. Threads sharing
+// a queue take turns at the scratch while they enqueue, so two reductions' launches never
+// interleave over the same partials.
 #include "duet/reduction.hpp"
 
 #include <algorithm>
@@ -183,6 +185,12 @@ struct ReductionKernel::State {
     Queue queue;
     RawBuffer partials, result;
     std::uint64_t last_use = 0;
+    std::mutex enqueueing;  // held until a reduction's last work on the scratch is enqueued
+  };
+  // The scratch a reduction used (none when it needed none), held by it until `turn` is released.
+  struct Used {
+    std::shared_ptr<Scratch> scratch;
+    std::unique_lock<std::mutex> turn;
   };
   std::mutex scratch_mutex;
   std::vector<std::shared_ptr<Scratch>> scratch;
@@ -224,10 +232,9 @@ struct ReductionKernel::State {
   }
 
   // Checks the inputs and enqueues their reduction into `target`, a buffer of the result type with
-  // at least one element, or with none into this queue's result slot. Returns the scratch it used
-  // (null when it needed none); the caller keeps it until the work is enqueued.
-  std::shared_ptr<Scratch> enqueue(Queue& q, const std::vector<KernelArg>& args,
-                                   const KernelArg* target_or_null) {
+  // at least one element, or with none into this queue's result slot. Returns the scratch it used,
+  // still held: the caller enqueues its read of the result slot before letting it go.
+  Used enqueue(Queue& q, const std::vector<KernelArg>& args, const KernelArg* target_or_null) {
     detail::gen::CheckedArgs checked =
         detail::gen::check_args(device, q, spec.inputs, spec.inputs.size(), args, spec.what);
     if (!checked.any_array)
@@ -238,15 +245,19 @@ struct ReductionKernel::State {
     const std::size_t per_group = 4 * group;
     const std::size_t groups =
         std::max<std::size_t>(1, std::min(max_groups, (n + per_group - 1) / per_group));
-    std::shared_ptr<Scratch> scratch;
-    if (!target_or_null || groups > 1) scratch = scratch_for(q);
+    Used used;
+    if (!target_or_null || groups > 1) {
+      used.scratch = scratch_for(q);
+      used.turn = std::unique_lock<std::mutex>(used.scratch->enqueueing);
+    }
+    const std::shared_ptr<Scratch>& scratch = used.scratch;
     const KernelArg target = target_or_null ? *target_or_null : raw_arg(scratch->result, spec.result);
     const KernelArg count = KernelArg::from(static_cast<std::uint64_t>(n));
     if (groups == 1) {
       checked.launch.push_back(target);
       checked.launch.push_back(count);
       q.launch_args(k.first, Range(group), Range(group), checked.launch);
-      return scratch;
+      return used;
     }
     checked.launch.push_back(raw_arg(scratch->partials, spec.result));
     checked.launch.push_back(count);
@@ -254,7 +265,7 @@ struct ReductionKernel::State {
     q.launch_args(k.finish, Range(group), Range(group),
                   {raw_arg(scratch->partials, spec.result), target,
                    KernelArg::from(static_cast<std::uint64_t>(groups))});
-    return scratch;
+    return used;
   }
 };
 
@@ -318,8 +329,10 @@ void ReductionKernel::reduce_args(Queue& q, void* result, ScalarType result_type
                                                             : std::string(to_string(result_type))) +
                         "; call reduce<" + detail::gen::dialect_type(s.spec.result) + "> (" +
                         to_string(s.spec.result) + " is the dialect name)");
-  const std::shared_ptr<State::Scratch> scratch = s.enqueue(q, args, nullptr);
-  q.read_bytes(scratch->result, 0, result, result_bytes, "reduction result");
+  {
+    const State::Used used = s.enqueue(q, args, nullptr);
+    q.read_bytes(used.scratch->result, 0, result, result_bytes, "reduction result");
+  }
   q.finish();
 }
 
