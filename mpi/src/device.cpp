@@ -75,9 +75,7 @@ int run_or_abort(MPI_Comm comm, const std::function<int()>& body) {
   std::string message;
   try {
     return body();
-  } catch (const CompileError& e) {
-    message = std::string(e.what()) + "\n" + e.log();
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // a CompileError's message already ends with the log
     message = e.what();
   } catch (...) {
     message = "an exception that is not a std::exception";
