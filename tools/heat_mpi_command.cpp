@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <iostream>
 #include <sstream>
@@ -45,6 +46,15 @@ void check_same_options(const HeatOptions& o) {
     throw ConfigError("the ranks were started with different duet heat arguments; start every rank with the same ones");
 }
 
+// One line, written at once: stdout and stderr often share a log, and a line written in pieces can
+// be cut by the other stream's output.
+void report_refused(const std::string& why) {
+  const std::string line = "duet: passing over checkpoint " + why + "\n";
+  std::cout.flush();
+  std::fwrite(line.data(), 1, line.size(), stderr);
+  std::fflush(stderr);
+}
+
 // What a run starts from: a fresh field, or a checkpoint's sizes, r and step.
 struct Start {
   GridSize size;
@@ -62,7 +72,7 @@ Start starting_point(const HeatOptions& options, bool root) {
   std::vector<std::string> refused;
   const auto header = mpi::newest_checkpoint(MPI_COMM_WORLD, options.restart, &refused);
   if (root)
-    for (const std::string& r : refused) std::cerr << "duet: passing over checkpoint " << r << '\n';
+    for (const std::string& r : refused) report_refused(r);
   if (!header) throw ConfigError("--restart " + options.restart + ": the directory holds no readable checkpoint");
   start.size = {header->nx, header->ny};
   start.r = header->r;
@@ -150,7 +160,7 @@ int run(const HeatOptions& options) {
     std::vector<std::string> refused;
     const mpi::CheckpointHeader loaded = mpi::load_checkpoint(grid, q, u, options.restart, &refused);
     if (root) {
-      for (const std::string& r : refused) std::cerr << "duet: passing over checkpoint " << r << '\n';
+      for (const std::string& r : refused) report_refused(r);
       std::cout << "resuming at step " << loaded.step << " from " << options.restart << '\n';
     }
     start.step = loaded.step;
