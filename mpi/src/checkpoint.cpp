@@ -143,18 +143,13 @@ void agree(MPI_Comm comm, bool ok_on_root, std::string message) {
   if (!ok) throw ConfigError(message);
 }
 
-std::vector<float> host_tile(const Grid2D::State& s, Queue& q, const Buffer<float>& local) {
-  Buffer<float> packed(s.device, s.tile.cells());
-  pack(q, local, s.local.nx, {s.tile.x0 - s.local.x0, s.tile.y0 - s.local.y0, s.tile.nx, s.tile.ny}, packed);
-  return q.to_vector(packed);
-}
 
 }  // namespace
 
 std::string save_checkpoint(const Grid2D& grid, Queue& q, const Buffer<float>& local, const std::string& directory,
                             long long step, float r) {
   const Grid2D::State& s = grid.state();
-  const std::vector<float> tile = host_tile(s, q, local);
+  const std::vector<float> tile = read_tile(s, q, local);
   const std::uint64_t checksum = grid_checksum(s, tile);
   const fs::path final_path = fs::path(directory) / file_name(step);
   const fs::path part_path = fs::path(directory) / ("." + file_name(step) + ".part");
@@ -281,10 +276,7 @@ CheckpointHeader load_checkpoint(const Grid2D& grid, Queue& q, Buffer<float>& lo
       passed_over.push_back(path + ": the field does not match the header's checksum (damaged)");
       continue;
     }
-    Buffer<float> packed(s.device, tile.size());
-    q.write(packed, tile);
-    unpack(q, packed, s.local.nx, {s.tile.x0 - s.local.x0, s.tile.y0 - s.local.y0, s.tile.nx, s.tile.ny}, local);
-    q.finish();
+    write_tile(s, q, tile, local);
     if (refused) refused->insert(refused->end(), passed_over.begin(), passed_over.end());
     return CheckpointHeader{h.nx, h.ny, h.r, h.step, h.checksum};
   }

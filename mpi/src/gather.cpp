@@ -12,11 +12,6 @@
 namespace duet::mpi {
 namespace {
 
-// Where the owned cells lie in the local array.
-Rect tile_in_local(const Grid2D::State& s) {
-  return {s.tile.x0 - s.local.x0, s.tile.y0 - s.local.y0, s.tile.nx, s.tile.ny};
-}
-
 // Counts and offsets of every rank's tile, in cells, in rank order.
 void layout(const Grid2D::State& s, std::vector<int>& counts, std::vector<int>& offsets, std::vector<Rect>& tiles) {
   counts.assign(static_cast<std::size_t>(s.size), 0);
@@ -46,19 +41,17 @@ std::vector<float> Grid2D::gather(Queue& q, const Buffer<float>& local, int root
   const State& s = *state_;
   check_root(s, root, "Grid2D::gather");
   extension::require_elements("Grid2D::gather", "the local array", local, s.local.cells());
-  Buffer<float> packed(s.device, s.tile.cells());
-  pack(q, local, s.local.nx, tile_in_local(s), packed);
-  std::vector<float> mine = q.to_vector(packed);
+  const std::vector<float> mine = read_tile(s, q, local);
 
   std::vector<int> counts, offsets;
   std::vector<Rect> tiles;
   layout(s, counts, offsets, tiles);
   std::vector<float> all(s.rank == root ? s.nx * s.ny : 0);
-  std::vector<float> field(all.size());
   check_mpi(MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), MPI_FLOAT, all.data(), counts.data(),
                         offsets.data(), MPI_FLOAT, root, s.cart),
             "MPI_Gatherv");
   if (s.rank != root) return {};
+  std::vector<float> field(all.size());
   for (std::size_t r = 0; r < tiles.size(); ++r) {
     const Rect& t = tiles[r];
     const float* from = all.data() + offsets[r];
@@ -99,10 +92,20 @@ void Grid2D::scatter(Queue& q, const std::vector<float>& global, Buffer<float>& 
   check_mpi(MPI_Scatterv(packed_all.data(), counts.data(), offsets.data(), MPI_FLOAT, mine.data(),
                          static_cast<int>(mine.size()), MPI_FLOAT, root, s.cart),
             "MPI_Scatterv");
-  Buffer<float> packed(s.device, mine.size());
-  q.write(packed, mine);
-  unpack(q, packed, s.local.nx, tile_in_local(s), local);
-  q.finish();  // `mine` and `packed` go out of scope here
+  write_tile(s, q, mine, local);
+}
+
+std::vector<float> read_tile(const Grid2D::State& s, Queue& q, const Buffer<float>& local) {
+  Buffer<float> packed(s.device, s.tile.cells());
+  pack(q, local, s.local.nx, s.tile_in_local(), packed);
+  return q.to_vector(packed);
+}
+
+void write_tile(const Grid2D::State& s, Queue& q, const std::vector<float>& tile, Buffer<float>& local) {
+  Buffer<float> packed(s.device, tile.size());
+  q.write(packed, tile);
+  unpack(q, packed, s.local.nx, s.tile_in_local(), local);
+  q.finish();  // `tile` and `packed` may go once this returns
 }
 
 }  // namespace duet::mpi

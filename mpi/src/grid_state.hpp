@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "duet/host_buffer.hpp"
 #include "duet/mpi.hpp"
@@ -54,6 +55,8 @@ struct Grid2D::State {
   mutable std::optional<Queue> interior;  // where heat() steps the tile while the halo travels
 
   bool has(Side side) const { return neighbours[static_cast<int>(side)] != MPI_PROC_NULL; }
+  // Where the owned cells lie in the local array.
+  Rect tile_in_local() const { return {tile.x0 - local.x0, tile.y0 - local.y0, tile.nx, tile.ny}; }
   // The tile of the rank at `coords` (x, y).
   Rect tile_at(const std::array<int, 2>& at) const;
 };
@@ -67,5 +70,10 @@ bool mpi_takes_device_memory(const Device& device);
 // Moving a rectangle of the local array to or from a packed device buffer (mpi/kernels/halo.duet).
 void pack(Queue& q, const Buffer<float>& local, std::size_t local_nx, const Rect& rect, Buffer<float>& packed);
 void unpack(Queue& q, const Buffer<float>& packed, std::size_t local_nx, const Rect& rect, Buffer<float>& local);
+
+// This rank's tile of `local`, row after row, on the host (blocking); and the way back, leaving the
+// halo as it was (blocking too, so `tile` may go at once). gather/scatter and checkpoints use them.
+std::vector<float> read_tile(const Grid2D::State& s, Queue& q, const Buffer<float>& local);
+void write_tile(const Grid2D::State& s, Queue& q, const std::vector<float>& tile, Buffer<float>& local);
 
 }  // namespace duet::mpi

@@ -24,8 +24,8 @@ struct Layout {
 };
 
 Layout layout_of(const Grid2D::State& s) {
-  return {s.local.nx, s.local.ny, s.tile.x0 - s.local.x0, s.tile.y0 - s.local.y0, s.tile.nx, s.tile.ny,
-          static_cast<std::size_t>(s.halo)};
+  const Rect t = s.tile_in_local();
+  return {s.local.nx, s.local.ny, t.x0, t.y0, t.nx, t.ny, static_cast<std::size_t>(s.halo)};
 }
 
 HeatWindow tile_window(const Layout& l) {
@@ -109,7 +109,7 @@ void heat(Grid2D& grid, Queue& q, Buffer<float>& u, Buffer<float>& v, float r, i
 float max_change(const Grid2D& grid, Queue& q, const Buffer<float>& before, const Buffer<float>& after) {
   const Grid2D::State& s = grid.state();
   // Only the tiles count: the halos hold neighbours' cells (or stale ones).
-  const Rect tile{s.tile.x0 - s.local.x0, s.tile.y0 - s.local.y0, s.tile.nx, s.tile.ny};
+  const Rect tile = s.tile_in_local();
   Buffer<float> a(s.device, tile.cells()), b(s.device, tile.cells());
   pack(q, before, s.local.nx, tile, a);
   pack(q, after, s.local.nx, tile, b);
