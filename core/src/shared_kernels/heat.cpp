@@ -55,30 +55,27 @@ bool block_fits(const HeatParams& p, const DeviceInfo& info) {
   return p.depth >= 2 && threads <= info.max_group_size && shared_bytes <= info.local_memory_bytes;
 }
 
-// One heat_block pass of `depth` steps over the window [x0, x0 + nx) x [y0, y0 + ny) of an array
-// `pitch` wide, storing [sx0, sx1) x [sy0, sy1) of the window.
-void launch_block(Queue& q, const HeatParams& p, const Buffer<float>& u, Buffer<float>& v, std::size_t pitch,
-                  std::size_t x0, std::size_t y0, std::size_t nx, std::size_t ny, const std::size_t store[4],
-                  float r, int depth) {
+// heat_block (`name`) or heat_block_window with p's shape: its defines built and looked up once per
+// call of heat or heat_pass, not per pass.
+Kernel block_kernel(const Device& device, const HeatParams& p, const char* name) {
   const Defines defines{{"DEPTH", std::to_string(p.depth)},
                         {"HB_BX", std::to_string(p.bx)},
                         {"HB_BY", std::to_string(p.by)},
                         {"HB_KX", std::to_string(p.kx)},
                         {"HB_RH", std::to_string(p.rh)}};
-  const bool whole = pitch == nx && x0 == 0 && y0 == 0 && store[0] == 0 && store[1] == 0 && store[2] == nx &&
-                     store[3] == ny;
-  const Kernel block = extension::builtin_kernel(q.device(), "heat", whole ? "heat_block" : "heat_block_window", defines);
+  return extension::builtin_kernel(device, "heat", name, defines);
+}
+
+// The launch shape of heat_block over an nx x ny grid: one group per tile of the region's inner part.
+struct BlockLaunch {
+  Range global, local;
+};
+BlockLaunch block_launch(const HeatParams& p, std::size_t nx, std::size_t ny) {
   const std::size_t tile_x = static_cast<std::size_t>(p.bx * p.kx - 2 * p.depth);
   const std::size_t tile_y = static_cast<std::size_t>(p.by * p.rh - 2 * p.depth);
-  const Range global((nx + tile_x - 1) / tile_x * static_cast<std::size_t>(p.bx),
-                     (ny + tile_y - 1) / tile_y * static_cast<std::size_t>(p.by));
-  const Range local(static_cast<std::size_t>(p.bx), static_cast<std::size_t>(p.by));
-  if (whole)
-    q.launch(block, global, local, u, v, static_cast<int>(nx), static_cast<int>(ny), r, depth);
-  else
-    q.launch(block, global, local, u, v, static_cast<int>(nx), static_cast<int>(ny), r, depth,
-             static_cast<int>(pitch), static_cast<std::uint64_t>(y0 * pitch + x0), static_cast<int>(store[0]),
-             static_cast<int>(store[1]), static_cast<int>(store[2]), static_cast<int>(store[3]));
+  return {Range((nx + tile_x - 1) / tile_x * static_cast<std::size_t>(p.bx),
+                (ny + tile_y - 1) / tile_y * static_cast<std::size_t>(p.by)),
+          Range(static_cast<std::size_t>(p.bx), static_cast<std::size_t>(p.by))};
 }
 
 void check_grid(const char* call, const Buffer<float>& u, const Buffer<float>& v, std::size_t nx,
@@ -133,13 +130,14 @@ void heat(Queue& q, Buffer<float>& u, Buffer<float>& v, std::size_t nx, std::siz
     }
     return;
   }
-  const std::size_t whole[4] = {0, 0, nx, ny};
+  const Kernel block = block_kernel(q.device(), p, "heat_block");
+  const BlockLaunch shape = block_launch(p, nx, ny);
   for (int done = 0; done < steps;) {
     const int depth = std::min(p.depth, steps - done);
     if (depth == 1)  // one pass of the plain kernel is cheaper than a blocked pass of one step
       launch_step(q, p, u, v, nx, ny, r);
     else
-      launch_block(q, p, u, v, nx, 0, 0, nx, ny, whole, r, depth);
+      q.launch(block, shape.global, shape.local, u, v, static_cast<int>(nx), static_cast<int>(ny), r, depth);
     std::swap(u, v);
     done += depth;
   }
@@ -175,8 +173,12 @@ void heat_pass(Queue& q, const Buffer<float>& u, Buffer<float>& v, const HeatWin
   const HeatParams p = block_params_for(q.device().info());
   if (!block_fits(p, q.device().info()))
     throw ArgumentError(std::string(call) + ": " + q.device().info().id() + " cannot run heat_block");
-  const std::size_t store[4] = {w.store_x0, w.store_y0, w.store_x0 + w.store_nx, w.store_y0 + w.store_ny};
-  launch_block(q, p, u, v, w.pitch, w.x0, w.y0, w.nx, w.ny, store, r, steps);
+  const BlockLaunch shape = block_launch(p, w.nx, w.ny);
+  q.launch(block_kernel(q.device(), p, "heat_block_window"), shape.global, shape.local, u, v,
+           static_cast<int>(w.nx), static_cast<int>(w.ny), r, steps, static_cast<int>(w.pitch),
+           static_cast<std::uint64_t>(w.y0 * w.pitch + w.x0), static_cast<int>(w.store_x0),
+           static_cast<int>(w.store_y0), static_cast<int>(w.store_x0 + w.store_nx),
+           static_cast<int>(w.store_y0 + w.store_ny));
 }
 
 }  // namespace duet
