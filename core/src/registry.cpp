@@ -110,6 +110,17 @@ std::vector<std::shared_ptr<detail::DeviceCore>> candidates(const std::string& b
   return out;
 }
 
+bool is_index(const std::string& device) {
+  return !device.empty() &&
+         std::all_of(device.begin(), device.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
+
+// Whether a device name `needle` (lower case) is part of the device's name, vendor or platform.
+bool named(const DeviceInfo& i, const std::string& needle) {
+  return lower(i.name).find(needle) != std::string::npos || lower(i.vendor).find(needle) != std::string::npos ||
+         lower(i.platform).find(needle) != std::string::npos;
+}
+
 Device select(const std::string& backend_in, const std::string& device_in) {
   std::string backend = lower(trim(backend_in));
   std::string device = trim(device_in);
@@ -135,9 +146,7 @@ Device select(const std::string& backend_in, const std::string& device_in) {
                               "install an OpenCL driver such as pocl-opencl-icd, or an NVIDIA driver)");
   if (device.empty()) return Device(list.front());
 
-  bool numeric = std::all_of(device.begin(), device.end(),
-                             [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-  if (numeric) {
+  if (is_index(device)) {
     std::size_t index = std::stoul(device);
     if (backend != "auto") {
       for (auto& c : list)
@@ -149,14 +158,9 @@ Device select(const std::string& backend_in, const std::string& device_in) {
                               "' (" + std::to_string(list.size()) + " device(s)); " +
                               available_devices_text());
   }
-  std::string needle = lower(device);
-  for (auto& c : list) {
-    const auto& i = c->impl->info();
-    if (lower(i.name).find(needle) != std::string::npos ||
-        lower(i.vendor).find(needle) != std::string::npos ||
-        lower(i.platform).find(needle) != std::string::npos)
-      return Device(c);
-  }
+  const std::string needle = lower(device);
+  for (auto& c : list)
+    if (named(c->impl->info(), needle)) return Device(c);
   throw DeviceNotFoundError("no device on backend '" + backend + "' matches '" + device + "'; " +
                             available_devices_text());
 }
@@ -197,6 +201,20 @@ std::vector<DeviceInfo> devices() {
 }
 
 Device Device::open() { return select(env("DUET_BACKEND"), env("DUET_DEVICE")); }
+
+std::vector<Device> Device::open_all() {
+  const Device picked = open();
+  const std::string device = trim(env("DUET_DEVICE"));
+  if (is_index(device)) return {picked};
+  const DeviceInfo& chosen = picked.info();
+  const std::string needle = lower(device);
+  std::vector<Device> out;
+  for (auto& c : candidates(chosen.backend)) {
+    const DeviceInfo& i = c->impl->info();
+    if (i.kind == chosen.kind && (needle.empty() || named(i, needle))) out.emplace_back(c);
+  }
+  return out;
+}
 
 Device Device::open(std::string_view spec_view) {
   std::string spec(spec_view);

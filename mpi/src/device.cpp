@@ -1,7 +1,5 @@
 // One device per rank, chosen by the rank's place on its node, and ending the whole job when one
 // rank fails.
-#include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -14,35 +12,9 @@
 namespace duet::mpi {
 namespace {
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 std::string env(const char* name) {
   const char* value = std::getenv(name);
   return value ? value : "";
-}
-
-// The devices a rank may take: those of the backend and kind Device::open() picks, narrowed by
-// DUET_DEVICE as Device::open() reads it (a number: that one device; a name: every match).
-std::vector<DeviceInfo> candidates(const Device& picked) {
-  const DeviceInfo& chosen = picked.info();
-  const std::string wanted = env("DUET_DEVICE");
-  const bool numbered = !wanted.empty() && std::all_of(wanted.begin(), wanted.end(), [](char c) {
-    return std::isdigit(static_cast<unsigned char>(c));
-  });
-  if (numbered) return {chosen};
-  std::vector<DeviceInfo> out;
-  for (const DeviceInfo& d : devices()) {
-    if (d.backend != chosen.backend || d.kind != chosen.kind) continue;
-    const std::string needle = lower(wanted);
-    if (!needle.empty() && lower(d.name).find(needle) == std::string::npos &&
-        lower(d.vendor).find(needle) == std::string::npos && lower(d.platform).find(needle) == std::string::npos)
-      continue;
-    out.push_back(d);
-  }
-  return out;
 }
 
 }  // namespace
@@ -56,8 +28,8 @@ Device open_device(MPI_Comm comm, const DeviceOptions& options) {
   MPI_Comm_size(node, &local_size);
   MPI_Comm_free(&node);
 
-  const Device picked = Device::open();
-  const std::vector<DeviceInfo> list = candidates(picked);
+  const std::vector<Device> list = Device::open_all();
+  const Device& picked = list.front();
   const std::size_t count = list.size();
   const bool sharing = options.allow_sharing || env("DUET_MPI_SHARE_DEVICES") == "1" ||
                        picked.info().kind == DeviceKind::cpu;
@@ -67,8 +39,7 @@ Device open_device(MPI_Comm comm, const DeviceOptions& options) {
                       " device(s) to give them; start at most " + std::to_string(count) +
                       " ranks per node, or let ranks share devices (DeviceOptions::allow_sharing, "
                       "DUET_MPI_SHARE_DEVICES=1)");
-  const DeviceInfo& mine = list[static_cast<std::size_t>(local_rank) % count];
-  return Device::open(mine.id());
+  return list[static_cast<std::size_t>(local_rank) % count];
 }
 
 int run_or_abort(MPI_Comm comm, const std::function<int()>& body) {

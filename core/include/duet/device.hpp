@@ -82,6 +82,10 @@ class Device {
   // spec: "auto", "cuda", "opencl", "cuda:0", "opencl:1", "opencl:NVIDIA" (name substring).
   // An asked-for backend or device that is missing throws, naming what is available.
   static Device open(std::string_view spec);
+  // Every device open() could have taken under this DUET_BACKEND / DUET_DEVICE: those of the backend
+  // and kind open() picks that DUET_DEVICE names (every one when unset; a number names only the one
+  // open() takes), in open()'s order of preference. One per MPI rank, say (duet::mpi::open_device).
+  static std::vector<Device> open_all();
 
   const DeviceInfo& info() const;
   Queue queue() const;
