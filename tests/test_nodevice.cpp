@@ -133,13 +133,14 @@ TEST_CASE("error kinds, scalar types and the version") {
        {duet::ErrorKind::config, duet::ErrorKind::backend_unavailable, duet::ErrorKind::device_not_found,
         duet::ErrorKind::compile, duet::ErrorKind::kernel_not_found, duet::ErrorKind::argument,
         duet::ErrorKind::buffer_size, duet::ErrorKind::out_of_memory, duet::ErrorKind::device_mismatch,
-        duet::ErrorKind::released, duet::ErrorKind::driver}) {
+        duet::ErrorKind::released, duet::ErrorKind::driver,
+        duet::ErrorKind::kernel_fault}) {
     const char* s = duet::to_string(k);
     REQUIRE(s != nullptr);
     CHECK(std::strlen(s) > 0);
     kinds.insert(s);
   }
-  CHECK(kinds.size() == 11);
+  CHECK(kinds.size() == 12);
 
   CHECK(std::string(duet::to_string(duet::ScalarType::f32)) == "float");
   CHECK(std::string(duet::to_string(duet::ScalarType::i32)) == "int");

@@ -1,5 +1,7 @@
 // The CUDA backend as the registry sees it: its probe, the name of its buffer handles, and NVRTC,
 // which compiles for an architecture without a GPU (CI checks the CUDA side of every kernel so).
+#include <cuda.h>
+
 #include "nvrtc_api.hpp"
 #include "probe.hpp"
 
@@ -18,6 +20,24 @@ class CudaBackend final : public Backend {
     build.compiled = nvrtc_compile_cubin(source, name, target, {}, cubin, build.log, build.options);
     build.binary_bytes = cubin.size();
     return build;
+  }
+  // The codes a kernel's own failure leaves in the context (sticky: every later call returns them).
+  bool is_kernel_fault(const DriverError& error) const override {
+    if (error.backend() != "cuda") return false;
+    switch (static_cast<CUresult>(error.native_code())) {
+      case CUDA_ERROR_ILLEGAL_ADDRESS:
+      case CUDA_ERROR_LAUNCH_FAILED:
+      case CUDA_ERROR_MISALIGNED_ADDRESS:
+      case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+      case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+      case CUDA_ERROR_INVALID_PC:
+      case CUDA_ERROR_HARDWARE_STACK_ERROR:
+      case CUDA_ERROR_ASSERT:
+      case CUDA_ERROR_LAUNCH_TIMEOUT:
+        return true;
+      default:
+        return false;
+    }
   }
 };
 

@@ -21,6 +21,7 @@ CudaBuffer::CudaBuffer(Wrapped, std::shared_ptr<const CudaDevice> device, CUdevi
 
 CudaBuffer::~CudaBuffer() {
   if (!owns_) return;  // the memory belongs to whoever allocated it
+  if (device_->abandoned()) return;
   ContextGuard guard(ctx_, std::nothrow);
   if (guard.ok()) DUET_CU_NOTHROW(cuMemFree, ptr_);
 }

@@ -71,7 +71,7 @@ CudaDevice::CudaDevice(int index, int ordinal, CUdevice device, int driver_versi
 }
 
 CudaDevice::~CudaDevice() {
-  if (context_) DUET_CU_NOTHROW(cuDevicePrimaryCtxRelease, device_);
+  if (context_ && !abandoned_) DUET_CU_NOTHROW(cuDevicePrimaryCtxRelease, device_);
 }
 
 CUcontext CudaDevice::context() const {

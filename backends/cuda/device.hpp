@@ -7,6 +7,7 @@
 
 #include <cuda.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 
@@ -39,6 +40,10 @@ class CudaDevice final : public DeviceImpl, public std::enable_shared_from_this<
   // Launch limits per dimension, checked before cuLaunchKernel so a bad shape reads clearly.
   unsigned max_grid(int d) const { return max_grid_[d]; }
   unsigned max_block(int d) const { return max_block_[d]; }
+  // After abandon(), destructors free nothing: cuMemFree and stream teardown wait for a kernel
+  // that will never end. The process's exit releases it all.
+  void abandon() override { abandoned_ = true; }
+  bool abandoned() const { return abandoned_; }
 
  private:
   CUdevice device_;
@@ -47,6 +52,7 @@ class CudaDevice final : public DeviceImpl, public std::enable_shared_from_this<
   unsigned max_block_[3] = {0, 0, 0};
   mutable std::once_flag retain_once_;
   mutable CUcontext context_ = nullptr;
+  std::atomic<bool> abandoned_{false};
 };
 
 }  // namespace duet::backend::cuda

@@ -23,6 +23,7 @@ CudaHostMemory::CudaHostMemory(std::shared_ptr<const CudaDevice> device, CUconte
 }
 
 CudaHostMemory::~CudaHostMemory() {
+  if (device_->abandoned()) return;
   ContextGuard guard(ctx_, std::nothrow);
   if (guard.ok()) DUET_CU_NOTHROW(cuMemFreeHost, data_);
 }

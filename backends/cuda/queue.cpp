@@ -33,6 +33,7 @@ CudaQueue::CudaQueue(std::shared_ptr<const CudaDevice> device, CUcontext ctx)
 }
 
 CudaQueue::~CudaQueue() {
+  if (device_->abandoned()) return;
   ContextGuard guard(ctx_, std::nothrow);
   if (!guard.ok()) return;
   DUET_CU_NOTHROW(cuStreamSynchronize, stream_);

@@ -1,5 +1,8 @@
 // The OpenCL backend as the registry sees it: its probe and the name of its buffer handles. OpenCL
 // compiles only for a device (clBuildProgram), so there is no offline compile.
+#include <string>
+
+#include "cl_api.hpp"
 #include "probe.hpp"
 
 namespace duet::backend {
@@ -10,6 +13,15 @@ class OpenCLBackend final : public Backend {
  public:
   Probe probe() const override { return probe_opencl(); }
   const char* native_buffer_type() const override { return "cl_mem"; }
+  // OpenCL has no code for a kernel's fault. NVIDIA's driver reports an illegal address as
+  // CL_OUT_OF_RESOURCES from the next call that waits (and from later calls); a failed command
+  // makes the commands waiting on it fail with CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST. A
+  // launch's own CL_OUT_OF_RESOURCES (too many registers for its group) is not a fault.
+  bool is_kernel_fault(const DriverError& error) const override {
+    if (error.backend() != "opencl") return false;
+    if (error.native_code() == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) return true;
+    return error.native_code() == CL_OUT_OF_RESOURCES && error.call() != "clEnqueueNDRangeKernel";
+  }
 };
 
 }  // namespace

@@ -152,6 +152,10 @@ class DeviceImpl {
   // Everything besides source and options that decides the compiled code: compiler and driver
   // versions. Part of the on-disk cache key.
   virtual std::string compiler_identity() const = 0;
+  // A kernel of this device never ended and core stopped waiting for it: from now on, destroying
+  // objects must not wait for the device (freeing memory a kernel may use does, on some drivers).
+  // They are leaked instead, so that the process can end.
+  virtual void abandon() {}
 };
 
 // What a backend's probe found: its devices, or why it is not available.
@@ -179,6 +183,13 @@ class Backend {
   virtual Probe probe() const = 0;
   // The type users know the backend's buffer handles by ("CUdeviceptr"), for messages.
   virtual const char* native_buffer_type() const = 0;
+  // Whether `error`, from a call that waits for the device or enqueues after a kernel ran, is the
+  // driver's report that a kernel faulted (an illegal address, a trap) rather than a failure of
+  // that call; core then names the kernels that may have caused it (KernelFaultError).
+  virtual bool is_kernel_fault(const DriverError& error) const {
+    (void)error;
+    return false;
+  }
   // Compiles complete source (as assembled for this backend) for `target`, an architecture such as
   // "sm_90", without a device. Throws BackendUnavailableError when the compiler cannot be loaded;
   // nullopt when the backend has no compiler that runs without a device.

@@ -9,6 +9,7 @@
 
 #include "duet/error.hpp"
 #include "duet/host_buffer.hpp"
+#include "guard_zones.hpp"
 #include "state.hpp"
 
 namespace duet {
@@ -34,7 +35,22 @@ RawBuffer::RawBuffer(const Device& device, std::size_t bytes) : device_(device),
     throw OutOfMemoryError(s.str(), bytes, info.memory_bytes);
   }
   // A zero-length buffer is valid and owns no device memory; transfers of zero bytes are no-ops.
-  impl_ = device.core()->impl->allocate(bytes == 0 ? 1 : bytes);
+  const std::size_t guard = detail::guard_bytes(info);
+  if (guard == 0) {
+    impl_ = device.core()->impl->allocate(bytes == 0 ? 1 : bytes);
+    return;
+  }
+  if (bytes > info.max_alloc_bytes - 2 * guard) {
+    std::ostringstream s;
+    s << "cannot allocate " << bytes << " bytes on " << info.id() << " under DUET_CHECK=1: with its two guard "
+      << "zones of " << guard << " bytes the allocation would pass the largest the device allows ("
+      << info.max_alloc_bytes << " bytes); use smaller buffers, or unset DUET_CHECK";
+    throw OutOfMemoryError(s.str(), bytes, info.memory_bytes);
+  }
+  impl_ = device.core()->impl->allocate(guard + bytes + guard);
+  offset_ = guard;
+  guard_ = guard;
+  detail::arm_guard_zones(device, *impl_, guard);
 }
 
 namespace {
@@ -94,6 +110,7 @@ RawBuffer RawBuffer::share() const noexcept {
   out.device_ = device_;
   out.bytes_ = bytes_;
   out.offset_ = offset_;
+  out.guard_ = guard_;
   return out;
 }
 
@@ -121,6 +138,7 @@ void RawBuffer::release() noexcept {
   impl_.reset();
   bytes_ = 0;
   offset_ = 0;
+  guard_ = 0;
 }
 
 void RawBuffer::free_now() {

@@ -18,6 +18,7 @@ const char* to_string(ErrorKind kind) {
     case ErrorKind::device_mismatch: return "device_mismatch";
     case ErrorKind::released: return "released";
     case ErrorKind::driver: return "driver";
+    case ErrorKind::kernel_fault: return "kernel_fault";
   }
   return "unknown";
 }

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "guard_zones.hpp"
+#include "kernel_faults.hpp"
 #include "state.hpp"
 
 namespace duet {
@@ -190,17 +192,20 @@ backend::LaunchShape launch_shape(const Range& global, const Range& local) {
 // grow under the lock: only the queue holds that event, so no other thread can copy it.
 class EnqueueScope {
  public:
-  explicit EnqueueScope(Queue::State& s) : s_(s), lock_(s.queue->mutex) {}
+  explicit EnqueueScope(Queue::State& s) : s_(s), lock_(s.queue->mutex) { detail::throw_if_abandoned(s.device); }
   EnqueueScope(const EnqueueScope&) = delete;
   EnqueueScope& operator=(const EnqueueScope&) = delete;
 
   const Device& device() const { return s_.device; }
   std::vector<backend::LaunchArg>& launch_scratch() { return s_.launch_scratch; }
+  detail::LaunchLog& launch_log() { return *s_.queue->log; }
+  const std::shared_ptr<detail::LaunchLog>& launch_log_shared() const { return s_.queue->log; }
 
-  // Enqueues op(backend queue) and returns the operation's (pending) event.
+  // Enqueues op(backend queue) and returns the operation's (pending) event. A kernel's fault that
+  // the driver reports here, at a later operation, becomes a KernelFaultError.
   template <class Op>
   Event enqueue(Op&& op) {
-    op(settled_queue());
+    detail::watching_faults(s_.device, s_.queue->log.get(), [&] { op(settled_queue()); });
     return pending_event();
   }
 
@@ -228,6 +233,7 @@ class EnqueueScope {
       s_.last = std::make_shared<detail::EventState>();
       s_.last->device = s_.device;
       s_.last->queue = s_.queue;
+      s_.last->log = s_.queue->log;
     }
     return Event(s_.last);
   }
@@ -264,9 +270,13 @@ Event Queue::launch_args(const Kernel& kernel, const Range& global, const Range&
   check_args(kernel, args);
   const backend::LaunchShape shape = launch_shape(global, local);
   const bool empty = global[0] == 0 || global[1] == 0 || global[2] == 0;
-  return scope.enqueue([&](backend::QueueImpl& q) {
-    if (!empty) q.launch(kernel.impl(), shape, backend_args);
+  Event event = scope.enqueue([&](backend::QueueImpl& q) {
+    if (empty) return;
+    q.launch(kernel.impl(), shape, backend_args);
+    scope.launch_log().launched(kernel.name());
+    if (detail::checked_mode()) detail::check_guard_zones(queue_device, q, scope.launch_log(), kernel, args);
   });
+  return event;
 }
 
 Event Queue::write_bytes(RawBuffer& dst, std::size_t offset, const void* src, std::size_t bytes,
@@ -331,7 +341,8 @@ Event Queue::record() {
   EnqueueScope scope(state());
   auto e = std::make_shared<detail::EventState>();
   e->device = scope.device();
-  e->impl = scope.settled_queue().record();
+  e->log = scope.launch_log_shared();
+  e->impl = detail::watching_faults(scope.device(), e->log.get(), [&] { return scope.settled_queue().record(); });
   return Event(std::move(e));
 }
 
@@ -343,12 +354,21 @@ void Queue::wait(const Event& event) {
   // hold one lock and wait for the other. The event is recorded where it belongs either way.
   backend::EventImpl& impl = event.impl();
   EnqueueScope scope(s);
-  scope.settled_queue().wait_for(impl);
+  detail::watching_faults(s.device, s.queue->log.get(), [&] { scope.settled_queue().wait_for(impl); });
 }
 
 // Without the lock: the backends allow finish() beside any other call, and waiting for the device
-// under the lock would hold up every other thread's enqueues until the queue drained.
-void Queue::finish() { state().queue->impl->finish(); }
+// under the lock would hold up every other thread's enqueues until the queue drained. With
+// DUET_KERNEL_TIMEOUT, an event recorded now is waited for with the deadline first.
+void Queue::finish() {
+  State& s = state();
+  detail::throw_if_abandoned(s.device);
+  detail::LaunchLog& log = *s.queue->log;
+  const std::uint64_t mark = log.mark();
+  if (detail::kernel_timeout()) detail::wait_for_event(s.device, &log, record().impl());
+  detail::watching_faults(s.device, &log, [&] { s.queue->impl->finish(); });
+  log.completed(mark);
+}
 
 std::uintptr_t Queue::native_handle() const {
   // Work the caller enqueues natively comes after whatever duet enqueued, so an event still
@@ -363,7 +383,10 @@ RawMapping Queue::map_bytes(const RawBuffer& buffer, MapAccess access) {
   check_same_device(scope.device(), buffer.device(), "the buffer to map");
   RawMapping m;
   scope.enqueue([&](backend::QueueImpl& q) {
-    if (buffer.bytes()) m.data_ = q.map(impl, buffer.offset(), buffer.bytes(), access);
+    if (!buffer.bytes()) return;
+    // map() waits for the queue: with a deadline, for an event first.
+    if (detail::kernel_timeout()) detail::wait_for_event(scope.device(), &scope.launch_log(), *q.record());
+    m.data_ = q.map(impl, buffer.offset(), buffer.bytes(), access);
   });
   m.queue_ = *this;
   m.buffer_ = buffer.share();
@@ -489,13 +512,25 @@ detail::EventState& event_state(const std::shared_ptr<detail::EventState>& s) {
 
 backend::EventImpl& Event::impl() const { return event_state(state_).materialise(); }
 const Device& Event::device() const { return event_state(state_).device; }
-void Event::wait() const { impl().wait(); }
-bool Event::done() const { return impl().done(); }
+
+void Event::wait() const {
+  const detail::EventState& s = event_state(state_);
+  backend::EventImpl& e = impl();
+  detail::wait_for_event(s.device, s.log.get(), e);
+}
+
+bool Event::done() const {
+  const detail::EventState& s = event_state(state_);
+  backend::EventImpl& e = impl();
+  return detail::watching_faults(s.device, s.log.get(), [&] { return e.done(); });
+}
 
 double elapsed_ms(const Event& start, const Event& end) {
   if (start.device() != end.device())
     throw DeviceMismatchError("elapsed_ms: the events belong to different devices; time two events of one queue");
-  return start.impl().elapsed_ms_until(end.impl());
+  end.wait();  // with DUET_KERNEL_TIMEOUT's deadline, and faults named
+  return detail::watching_faults(end.device(), nullptr,
+                                 [&] { return start.impl().elapsed_ms_until(end.impl()); });
 }
 
 }  // namespace duet

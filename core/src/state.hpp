@@ -3,6 +3,7 @@
 // and the kernel signatures parsed from dialect source.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <map>
 #include <set>
@@ -14,6 +15,7 @@
 #include <unordered_map>
 
 #include "backend.hpp"
+#include "kernel_faults.hpp"
 #include "duet/program.hpp"
 #include "duet/queue.hpp"
 
@@ -41,6 +43,11 @@ struct DeviceCore {
   // What modules keep per device (extension::device_slot), by key.
   std::mutex slots_mutex;
   std::map<std::string, std::shared_ptr<void>, std::less<>> slots;
+  // Set when a kernel outran DUET_KERNEL_TIMEOUT (see kernel_faults.hpp).
+  std::atomic<bool> abandoned{false};
+  // DUET_CHECK=1: the queue that arms new buffers' guard zones (see guard_zones.cpp).
+  std::mutex guard_mutex;
+  std::shared_ptr<backend::QueueImpl> guard_queue;
 };
 
 }  // namespace detail
@@ -73,6 +80,7 @@ namespace detail {
 struct LockedQueue {
   std::mutex mutex;
   std::shared_ptr<backend::QueueImpl> impl;
+  std::shared_ptr<LaunchLog> log = std::make_shared<LaunchLog>();  // its own lock
 };
 
 // An Event's state. Operations hand out pending events (no driver event yet); one is recorded
@@ -84,6 +92,7 @@ struct EventState {
   std::mutex mutex;
   std::shared_ptr<backend::EventImpl> impl;  // null while pending; never changes once set
   std::shared_ptr<LockedQueue> queue;        // where a pending event is recorded
+  std::shared_ptr<const LaunchLog> log;      // the kernels of its queue, should a wait fail
 
   // For a caller that holds queue->mutex already: an enqueue settling the event before its own.
   backend::EventImpl& materialise_locked() {

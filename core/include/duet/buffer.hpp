@@ -63,8 +63,12 @@ class RawBuffer {
 
   bool valid() const noexcept { return impl_ != nullptr; }
   std::size_t bytes() const noexcept { return bytes_; }
-  // Bytes from the start of the device allocation (non-zero for views and offset wraps).
+  // Bytes from the start of the device allocation (non-zero for views and offset wraps, and under
+  // DUET_CHECK=1, where the allocation starts with a guard zone).
   std::size_t offset() const noexcept { return offset_; }
+  // DUET_CHECK=1: the bytes of the guard zones before and after the allocation, which every launch
+  // checks (0 otherwise, and for wrapped memory).
+  std::size_t guard_bytes() const noexcept { return guard_; }
   // false for memory adopted with wrap(): duet never frees it.
   bool owns_memory() const;
   // The native memory handle, as an integer. CUDA: the CUdeviceptr of this range's first byte
@@ -94,6 +98,7 @@ class RawBuffer {
   Device device_;
   std::size_t bytes_ = 0;
   std::size_t offset_ = 0;
+  std::size_t guard_ = 0;
 };
 
 template <class T>

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace duet {
@@ -22,6 +23,7 @@ enum class ErrorKind {
   device_mismatch,      // an object of one device handed to another device
   released,             // use of a released or moved-from object
   driver,               // any other failure reported by the driver
+  kernel_fault,         // a kernel faulted, wrote past a buffer (DUET_CHECK) or never ended
 };
 
 const char* to_string(ErrorKind kind);
@@ -104,6 +106,43 @@ class CompileError : public Error {
   std::string backend_, source_name_, log_;
   std::vector<std::string> options_;
   int line_;
+};
+
+// A kernel went wrong while it ran, found at the next call that waits for the device (finish, an
+// event's wait, a map) or, under DUET_CHECK=1, right after its launch:
+//   device_fault   the driver reports a fault (an illegal address, a trap): native_name() says
+//                  which. On CUDA the context is lost: device_usable() is false, and every later
+//                  call on the device fails; report it and end the process.
+//   out_of_bounds  DUET_CHECK=1 found the guard zone before or after a buffer argument changed:
+//                  argument() is its 1-based position. The zone is restored; the device goes on.
+//   timeout        the queue's work did not finish within DUET_KERNEL_TIMEOUT seconds. The device
+//                  is given up (device_usable() false): duet waits for it no more, leaks what it
+//                  holds rather than hang when freeing it, and the process can report and exit.
+// kernels() names the kernel at fault when duet knows it (DUET_CHECK=1, or one launch since the
+// queue last finished); otherwise the kernels launched since then, oldest first.
+class KernelFaultError : public Error {
+ public:
+  enum class Fault { device_fault, out_of_bounds, timeout };
+  KernelFaultError(Fault fault, const std::string& message, std::vector<std::string> kernels,
+                   std::string native_name, int argument, bool device_usable)
+      : Error(ErrorKind::kernel_fault, message),
+        fault_(fault),
+        kernels_(std::move(kernels)),
+        native_name_(std::move(native_name)),
+        argument_(argument),
+        device_usable_(device_usable) {}
+  Fault fault() const noexcept { return fault_; }
+  const std::vector<std::string>& kernels() const noexcept { return kernels_; }
+  const std::string& native_name() const noexcept { return native_name_; }
+  int argument() const noexcept { return argument_; }
+  bool device_usable() const noexcept { return device_usable_; }
+
+ private:
+  Fault fault_;
+  std::vector<std::string> kernels_;
+  std::string native_name_;
+  int argument_;
+  bool device_usable_;
 };
 
 }  // namespace duet
