@@ -17,6 +17,10 @@ OpenCLBuffer::OpenCLBuffer(std::shared_ptr<const OpenCLDevice> device, cl::Buffe
   serial_ = next.fetch_add(1, std::memory_order_relaxed);
 }
 
+OpenCLBuffer::~OpenCLBuffer() {
+  if (device_->abandoned()) clRetainMemObject(buffer_());  // leaked: see OpenCLDevice::abandon
+}
+
 const DeviceImpl& OpenCLBuffer::device() const { return *device_; }
 
 }  // namespace duet::backend::opencl

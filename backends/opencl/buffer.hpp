@@ -20,6 +20,7 @@ class OpenCLBuffer final : public BufferImpl {
   // `buffer` holds one reference of its own (for a wrapped cl_mem, one retained by the caller).
   OpenCLBuffer(std::shared_ptr<const OpenCLDevice> device, cl::Buffer buffer, std::size_t bytes,
                bool owns_memory = true);
+  ~OpenCLBuffer() override;
 
   std::size_t bytes() const override { return bytes_; }
   const DeviceImpl& device() const override;

@@ -344,6 +344,15 @@ std::shared_ptr<ProgramImpl> OpenCLDevice::load_binary(const std::string& binary
   }
 }
 
+void OpenCLDevice::abandon() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  abandoned_ = true;
+  // One more reference each, never dropped, so that no release at teardown reaches the driver's
+  // destruction of a context or queue the running kernel is still on.
+  if (context_()) clRetainContext(context_());
+  if (commit_queue_()) clRetainCommandQueue(commit_queue_());
+}
+
 std::string OpenCLDevice::compiler_identity() const {
   return info_.platform + " " + text_info(platform_, CL_PLATFORM_VERSION) + "; " +
          text_info(device_, CL_DEVICE_VERSION) + "; driver " + info_.driver;

@@ -5,6 +5,7 @@
 // together freely.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -31,6 +32,10 @@ class OpenCLDevice final : public DeviceImpl, public std::enable_shared_from_thi
                     const std::vector<std::string>& options) override;
   std::shared_ptr<ProgramImpl> load_binary(const std::string& binary, const std::string& name) override;
   std::string compiler_identity() const override;
+  // After abandon(), the objects of this device are leaked, never released: a driver may wait for
+  // a running kernel when the last reference to a queue, buffer or context goes (NVIDIA's does).
+  void abandon() override;
+  bool abandoned() const { return abandoned_; }
 
   cl_device_id id() const { return device_(); }
   // Whether the device's markers carry timestamps that bracket the commands around them, tried
@@ -57,6 +62,7 @@ class OpenCLDevice final : public DeviceImpl, public std::enable_shared_from_thi
   mutable cl::CommandQueue commit_queue_;
   mutable std::once_flag markers_probed_;
   mutable bool markers_timed_ = false;
+  std::atomic<bool> abandoned_{false};
 };
 
 }  // namespace duet::backend::opencl

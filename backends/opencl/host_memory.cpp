@@ -28,6 +28,11 @@ OpenCLHostMemory::OpenCLHostMemory(std::shared_ptr<const OpenCLDevice> device, c
 }
 
 OpenCLHostMemory::~OpenCLHostMemory() {
+  if (device_->abandoned()) {  // leaked, not unmapped: see OpenCLDevice::abandon
+    clRetainMemObject(buffer_());
+    clRetainCommandQueue(queue_());
+    return;
+  }
   cl_event event = nullptr;
   cl_int err = clEnqueueUnmapMemObject(queue_(), buffer_(), data_, 0, nullptr, &event);
   if (err == CL_SUCCESS) {

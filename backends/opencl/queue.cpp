@@ -33,6 +33,10 @@ void OpenCLQueue::enqueued(cl_event event) {
   }
 }
 
+OpenCLQueue::~OpenCLQueue() {
+  if (device_->abandoned()) clRetainCommandQueue(queue_());  // leaked: see OpenCLDevice::abandon
+}
+
 void OpenCLQueue::fail(const char* call, cl_int code, const char* what, std::size_t bytes) const {
   throw_driver_error(call, code,
                      std::string(what) + " " + std::to_string(bytes) + " bytes on " + device_->label());

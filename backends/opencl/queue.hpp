@@ -25,6 +25,7 @@ class OpenCLQueue final : public QueueImpl {
  public:
   // `launch_events`: whether launches need events of their own for timing (markers untimed).
   OpenCLQueue(std::shared_ptr<const OpenCLDevice> device, cl::CommandQueue queue, bool launch_events);
+  ~OpenCLQueue() override;
 
   void write(BufferImpl& dst, std::size_t offset, const void* src, std::size_t bytes) override;
   void read(const BufferImpl& src, std::size_t offset, void* dst, std::size_t bytes) override;
