@@ -524,11 +524,16 @@ const Fault kFaults[] = {
        CHECK_CONTAINS(e->log(), "fault_matrix_stop");
        CHECK(e->source_name() == "stop.duet");
      }},
-    {"compile.unterminated_comment", "a kernel followed by /* never closed",
-     "CompileError naming the source",
+    {"compile.duplicate_kernel", "a source that defines the kernel twin on line 1 and again on line 2",
+     "CompileError at line() 2, the log naming twin",
      [](const duet::Device& dev) {
-       FAILS_WITH(duet::CompileError, ({"open_comment.duet"}),
-                  dev.compile("KERNEL void k(GLOBAL int* x) { x[0] = 1; }\n/* never closed\n", {}, "open_comment.duet"));
+       const auto e = EXPECT_ERROR(duet::CompileError,
+                                   dev.compile("KERNEL void twin(GLOBAL int* x) { x[0] = 1; }\n"
+                                               "KERNEL void twin(GLOBAL int* x) { x[0] = 2; }\n",
+                                               {}, "twin.duet"));
+       if (!e) return;
+       CHECK(e->line() == 2);
+       CHECK_CONTAINS(e->log(), "twin");
      }},
     {"compile.error_twice", "compile the same broken source twice in a row",
      "CompileError both times (a failed compile is not cached, nothing waits forever)",
