@@ -313,6 +313,13 @@ BuildResult OpenCLDevice::build(const detail::AssembledSource& source, const std
       result.log = "clBuildProgram returned CL_BUILD_PROGRAM_FAILURE and the driver gave no build log";
     return result;
   }
+  // Options the compiler refuses fail the compile, as NVRTC's NVRTC_ERROR_INVALID_OPTION does on
+  // CUDA: a CompileError whose log says so and names the options.
+  if (built == CL_INVALID_BUILD_OPTIONS) {
+    if (!result.log.empty() && result.log.back() != '\n') result.log += '\n';
+    result.log += "clBuildProgram returned CL_INVALID_BUILD_OPTIONS for options: " + joined + '\n';
+    return result;
+  }
   if (built != CL_SUCCESS) {
     std::string detail = "building " + name + " on " + label() + " with options \"" + joined + "\"";
     if (!result.log.empty()) detail += "; build log:\n" + result.log;

@@ -43,6 +43,28 @@ std::string OpenCLKernel::describe(const LaunchShape& shape) const {
   return text;
 }
 
+ArgumentError OpenCLKernel::wrong_size(cl_uint index, const LaunchArg& arg) const {
+  // Programs are built with -cl-kernel-arg-info, so the driver can name the parameter; a program
+  // loaded from a binary may not keep that, and then the message does without.
+  std::string param;
+  std::string type, name;
+  auto arg_info = [&](cl_kernel_arg_info what, std::string& out) {
+    std::size_t size = 0;
+    if (clGetKernelArgInfo(kernel_(), index, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) return false;
+    out.resize(size);
+    if (clGetKernelArgInfo(kernel_(), index, what, size, &out[0], nullptr) != CL_SUCCESS) return false;
+    out.resize(out.find('\0') == std::string::npos ? out.size() : out.find('\0'));
+    return true;
+  };
+  if (arg_info(CL_KERNEL_ARG_TYPE_NAME, type) && arg_info(CL_KERNEL_ARG_NAME, name))
+    param = " ('" + type + " " + name + "')";
+  const std::string given =
+      arg.buffer ? std::string("a buffer") : "a " + std::to_string(arg.scalar_size) + "-byte value";
+  return ArgumentError("kernel '" + name_ + "': argument " + std::to_string(index + 1) + param + " is " + given +
+                       ", which is not the size of the kernel's parameter (clSetKernelArg returned "
+                       "CL_INVALID_ARG_SIZE); pass a value of the parameter's type");
+}
+
 cl_event OpenCLKernel::enqueue(cl_command_queue queue, const LaunchShape& shape,
                                const std::vector<LaunchArg>& args, bool with_event) const {
   // Views become sub-buffers, released when this call returns: the enqueued launch keeps its own
@@ -96,9 +118,10 @@ cl_event OpenCLKernel::enqueue(cl_command_queue queue, const LaunchShape& shape,
         std::memcpy(last.bytes, arg.scalar, arg.scalar_size);
       }
     }
+    if (err == CL_INVALID_ARG_SIZE) throw wrong_size(index, arg);
     if (err != CL_SUCCESS)
       throw_driver_error("clSetKernelArg", err,
-                         "argument " + std::to_string(i) + " of kernel '" + name_ + "' (" +
+                         "argument " + std::to_string(i + 1) + " of kernel '" + name_ + "' (" +
                              (arg.buffer ? std::string("a buffer")
                                          : std::to_string(arg.scalar_size) + "-byte scalar") +
                              ")");

@@ -13,6 +13,7 @@
 
 #include "backend.hpp"
 #include "cl_api.hpp"
+#include "duet/error.hpp"
 
 namespace duet::backend::opencl {
 
@@ -24,13 +25,15 @@ class OpenCLKernel final : public KernelImpl {
   const std::string& name() const { return name_; }
 
   // Sets the arguments and enqueues one launch on `queue`; returns the launch's event, owned by
-  // the caller, or null without `with_event`. Throws DriverError naming the argument or the sizes
-  // the driver refused.
+  // the caller, or null without `with_event`. Throws ArgumentError for a scalar whose size is not
+  // the parameter's (native kernels, whose types duet cannot check), DriverError naming the
+  // argument or the sizes for anything else the driver refused.
   cl_event enqueue(cl_command_queue queue, const LaunchShape& shape, const std::vector<LaunchArg>& args,
                    bool with_event) const;
 
  private:
   std::string describe(const LaunchShape& shape) const;
+  ArgumentError wrong_size(cl_uint index, const LaunchArg& arg) const;
 
   cl::Kernel kernel_;
   std::string name_;

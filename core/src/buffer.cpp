@@ -1,8 +1,10 @@
 // RawBuffer: allocation with the size checks every backend shares, views, and wrapping memory
 // other libraries own; RawHostBuffer: pinned host memory. Sizes above the device's largest single
 // allocation fail here, with the numbers, before the driver is asked (OpenCL drivers may otherwise
-// accept them and fail later, at first use).
+// accept them and fail later, at first use); so do host buffers larger than the machine's memory.
 #include "duet/buffer.hpp"
+
+#include <unistd.h>
 
 #include <cstdio>
 #include <sstream>
@@ -168,7 +170,17 @@ const Device& RawBuffer::device() const {
 }
 
 RawHostBuffer::RawHostBuffer(const Device& device, std::size_t bytes) : device_(device), bytes_(bytes) {
-  device.info();  // throws for an empty handle
+  const DeviceInfo& info = device.info();  // throws for an empty handle
+  // More than the machine has can never be page-locked; drivers answer that in their own ways (an
+  // invalid value, an out-of-memory code, a mapping that fails), so it is refused here, alike.
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page > 0 && bytes / static_cast<std::size_t>(page) >= static_cast<std::size_t>(pages)) {
+    const std::uint64_t memory = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+    std::ostringstream s;
+    s << "cannot allocate " << bytes << " bytes (" << gib(bytes) << ") of pinned host memory for " << info.id()
+      << ": the machine has " << gib(memory) << " of memory; use smaller host buffers";
+    throw OutOfMemoryError(s.str(), bytes, 0);
+  }
   // Like device buffers, an empty host buffer is valid; it still holds a (1-byte) allocation so
   // that data() is a real address.
   impl_ = device.core()->impl->allocate_host(bytes == 0 ? 1 : bytes);

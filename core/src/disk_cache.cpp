@@ -10,6 +10,7 @@
 #include <fstream>
 #include <mutex>
 #include <random>
+#include <signal.h>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -130,9 +131,20 @@ std::optional<std::string> cache_load(const std::string& key) {
     ++s.stats.misses;
     return std::nullopt;
   };
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return miss();
-  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return miss();
+  std::string data;
+  // Only a regular file can be an entry: something else under the name (a directory, a FIFO) is
+  // rebuilt like a damaged entry, and a read that fails (libstdc++ throws for a directory) too.
+  if (S_ISREG(st.st_mode)) {
+    try {
+      std::ifstream in(path, std::ios::binary);
+      if (!in) return miss();
+      data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    } catch (const std::exception&) {
+      data.clear();
+    }
+  }
   const std::size_t magic = sizeof kMagic - 1;
   std::size_t pos = magic;
   std::uint64_t key_size = 0, payload_size = 0, checksum = 0;
@@ -183,8 +195,9 @@ void cache_store(const std::string& key, const std::string& payload) {
     out.write(data.data(), static_cast<std::streamsize>(data.size()));
     out.close();
     if (!out) {
+      const std::string why = std::strerror(errno);  // from the call that failed: open or write
       std::remove(temp.c_str());
-      disable(s, "cannot write " + temp + " (read-only or full disk?)");
+      disable(s, "cannot write " + temp + ": " + why);
       return;
     }
   }
@@ -261,6 +274,20 @@ std::size_t clear_cache() {
   }
   std::size_t removed = 0;
   for_each_entry(dir, [&](const std::string& path) { removed += std::remove(path.c_str()) == 0; });
+  // The temporary files of writers that died before their rename (<entry>.tmp.<pid>.<n>) are no
+  // entries, but nothing else would ever remove them; those of live writers are theirs to rename.
+  if (DIR* d = opendir(dir.c_str())) {
+    const std::string marker = std::string(detail::kSuffix) + ".tmp.";
+    while (dirent* e = readdir(d)) {
+      const std::string name = e->d_name;
+      const std::size_t at = name.find(marker);
+      if (at == std::string::npos) continue;
+      const long pid = std::strtol(name.c_str() + at + marker.size(), nullptr, 10);
+      if (pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
+        std::remove((dir + "/" + name).c_str());
+    }
+    closedir(d);
+  }
   return removed;
 }
 

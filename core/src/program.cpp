@@ -30,11 +30,16 @@ Kernel Program::kernel(const std::string& name) const {
 
   auto sig = s.signatures.find(name);
   const int declared = sig != s.signatures.end() ? static_cast<int>(sig->second.params.size()) : -1;
-  auto impl = s.impl->kernel(name, declared);
+  // The drivers take C strings: an empty name is not theirs to judge, and one with a NUL byte would
+  // find the kernel named by its first part.
+  const bool plain = !name.empty() && name.find('\0') == std::string::npos;
+  auto impl = plain ? s.impl->kernel(name, declared) : nullptr;
   if (!impl) {
     std::string list;
     for (const auto& n : kernel_names()) list += (list.empty() ? "" : ", ") + n;
-    throw KernelNotFoundError("the program has no kernel named '" + name + "'; its kernels are: " +
+    std::string shown;  // what() is a C string: a NUL byte would end the message there
+    for (char c : name) shown += c == '\0' ? std::string("\\0") : std::string(1, c);
+    throw KernelNotFoundError("the program has no kernel named '" + shown + "'; its kernels are: " +
                               (list.empty() ? "(none)" : list));
   }
   auto k = std::make_shared<Kernel::State>();

@@ -128,6 +128,13 @@ Range checked_local_size(const Range& global, const Range& local_in, const Devic
   if (group > info.max_group_size)
     throw ArgumentError("a work-group of " + std::to_string(group) + " work-items is larger than " +
                         info.id() + " allows (" + std::to_string(info.max_group_size) + ")");
+  // launch_shape rounds the global size up to whole groups; where that wraps around, the launch
+  // would silently cover a few work-items, or none.
+  for (int d = 0; d < 3; ++d)
+    if (global[d] > static_cast<std::size_t>(-1) - (local[d] - 1))
+      throw ArgumentError("a global size of " + std::to_string(global[d]) + " in dimension " +
+                          std::to_string(d) + " cannot be rounded up to whole groups of " +
+                          std::to_string(local[d]) + " work-items: it does not fit in a size_t");
   return local;
 }
 

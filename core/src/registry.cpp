@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <sstream>
+#include <stdexcept>
 
 #include "duet/device.hpp"
 #include "duet/error.hpp"
@@ -147,7 +148,12 @@ Device select(const std::string& backend_in, const std::string& device_in) {
   if (device.empty()) return Device(list.front());
 
   if (is_index(device)) {
-    std::size_t index = std::stoul(device);
+    // Digits only, but perhaps more than an unsigned long holds: such an index names no device.
+    std::size_t index = static_cast<std::size_t>(-1);
+    try {
+      index = std::stoul(device);
+    } catch (const std::out_of_range&) {
+    }
     if (backend != "auto") {
       for (auto& c : list)
         if (static_cast<std::size_t>(c->impl->info().index) == index) return Device(c);

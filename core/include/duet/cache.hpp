@@ -31,7 +31,8 @@ struct CacheStats {
   std::size_t stored = 0;
 };
 CacheStats cache_stats();
-// Removes every entry; returns how many were removed.
+// Removes every entry, and the temporary files of writers that died before renaming theirs into
+// place; returns how many entries were removed.
 std::size_t clear_cache();
 
 }  // namespace duet

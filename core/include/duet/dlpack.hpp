@@ -17,6 +17,7 @@
 #include <dlpack/dlpack.h>
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -121,14 +122,28 @@ DLManagedTensor* to_dlpack(Buffer<T>&& buffer, std::vector<std::int64_t> shape =
   buffer.raw().impl("buffer to export");  // ReleasedError first
   const DLDevice device = detail::dlpack_device_of(buffer.device());
   if (shape.empty()) shape.push_back(static_cast<std::int64_t>(buffer.size()));
+  // The extents' product, held at SIZE_MAX once it passes it: a product that wrapped around to a
+  // small number would export a tensor larger than its memory.
   std::size_t elements = 1;
+  bool saturated = false;
   for (std::int64_t extent : shape) {
     if (extent < 0) throw ArgumentError("to_dlpack: a tensor extent is negative (" + std::to_string(extent) + ")");
-    elements *= static_cast<std::size_t>(extent);
+    const auto e = static_cast<std::size_t>(extent);
+    saturated = saturated || (e != 0 && elements > static_cast<std::size_t>(-1) / e);
+    elements = saturated ? static_cast<std::size_t>(-1) : elements * e;
   }
-  if (elements > buffer.size())
-    throw BufferSizeError("to_dlpack: a tensor of " + std::to_string(elements) + " elements does not fit in a buffer of " +
+  for (std::int64_t extent : shape)
+    if (extent == 0) elements = 0, saturated = false;  // an empty tensor, whatever the other extents
+  if (elements > buffer.size()) {
+    std::string what = std::to_string(elements) + " elements";
+    if (saturated) {
+      what = "shape {";
+      for (std::size_t d = 0; d < shape.size(); ++d) what += (d ? ", " : "") + std::to_string(shape[d]);
+      what += "} (more elements than a size_t holds)";
+    }
+    throw BufferSizeError("to_dlpack: a tensor of " + what + " does not fit in a buffer of " +
                           std::to_string(buffer.size()) + " elements");
+  }
 
   auto out = std::make_unique<detail::DlpackExport<T>>();
   out->shape = std::move(shape);
@@ -156,6 +171,8 @@ DLManagedTensor* to_dlpack(Buffer<T>&& buffer, std::vector<std::int64_t> shape =
 // Refused with a duet::Error, in which case the tensor stays the caller's and its deleter is NOT
 // called (the caller still owns it, as DLPack wants):
 //   null tensor or data                           ArgumentError
+//   ndim < 0, no shape, a negative extent, or     ArgumentError
+//       extents whose product overflows
 //   dtype other than T's (code, bits, lanes == 1) ArgumentError  (e.g. complex64, float64 for float)
 //   strides that are not compact row-major        ArgumentError  (extents of 1 may have any stride)
 //   a byte_offset the backend cannot honour       ArgumentError  (not a multiple of sizeof(T); on
@@ -181,10 +198,23 @@ Buffer<T> from_dlpack(const Device& device, DLManagedTensor* managed) {
   if (t.ndim < 0) throw ArgumentError("from_dlpack: the tensor has a negative ndim");
   if (t.ndim > 0 && t.shape == nullptr) throw ArgumentError("from_dlpack: the tensor has no shape array");
   std::size_t count = 1;
+  bool empty = false;
   for (int d = 0; d < t.ndim; ++d) {
     if (t.shape[d] < 0) throw ArgumentError("from_dlpack: extent " + std::to_string(d) + " is negative");
-    count *= static_cast<std::size_t>(t.shape[d]);
+    empty = empty || t.shape[d] == 0;
   }
+  // Multiplied with a check, as a product that wrapped around would import a few elements, or none,
+  // of a tensor that claims more. The bound keeps the bytes, and the strides below, in an int64_t.
+  const std::size_t most = static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max()) / sizeof(T);
+  for (int d = 0; d < t.ndim && !empty; ++d) {
+    const auto e = static_cast<std::size_t>(t.shape[d]);
+    if (count > most / e)
+      throw ArgumentError("from_dlpack: the tensor's extents multiply to more elements than the address "
+                          "space holds (extent " + std::to_string(d) + " is " + std::to_string(t.shape[d]) +
+                          "); the tensor is malformed");
+    count *= e;
+  }
+  if (empty) count = 0;
   if (t.strides != nullptr && count > 0) {
     std::int64_t expected = 1;
     for (int d = t.ndim; d-- > 0;) {
