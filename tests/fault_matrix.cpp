@@ -108,6 +108,9 @@ struct Tensor {
       : shape(std::move(extents)) {
     DLTensor& t = managed.dl_tensor;
     t.data = reinterpret_cast<void*>(memory.native_handle());
+    // As to_dlpack does: a cl_mem names the whole allocation, which starts with a guard zone
+    // under DUET_CHECK=1; a CUdeviceptr is the range's own first byte.
+    t.byte_offset = dev.info().backend == "opencl" ? memory.offset() : 0;
     t.device = duet::detail::dlpack_device_of(dev);
     t.ndim = static_cast<int>(shape.size());
     t.dtype = DLDataType{kDLFloat, 32, 1};

@@ -21,7 +21,7 @@ std::string describe(const KernelParam& p) {
 
 std::string describe(const KernelArg& a) {
   if (a.kind == KernelArg::Kind::buffer)
-    return std::string(a.buffer && a.buffer->valid() && a.buffer->offset() != 0 ? "BufferView<" : "Buffer<") +
+    return std::string(a.buffer && a.buffer->valid() && a.buffer->offset() != a.buffer->guard_bytes() ? "BufferView<" : "Buffer<") +
            to_string(a.type) + ">";
   if (a.type == ScalarType::unknown) return "a " + std::to_string(a.size) + "-byte value";
   return to_string(a.type);
