@@ -88,6 +88,7 @@ void rethrow_driver_error(const Device& device, const LaunchLog* log, const Driv
 }
 
 void wait_for_event(const Device& device, const LaunchLog* log, backend::EventImpl& event) {
+  throw_if_abandoned(device);
   const auto timeout = kernel_timeout();
   if (!timeout) {
     watching_faults(device, log, [&] { event.wait(); });
