@@ -2,7 +2,7 @@
 // parse_file_text must never throw (a malformed line is a warning); each line parses to an entry,
 // to nothing (blank, comment) or to a ConfigError, and gives exactly one entry or one warning;
 // every entry read must read back the same from format_entry. Then an entry for a device named by
-// the first line, of the architecture the second names, is written and read back: format_entry
+// the first line, of the architecture the rest of the input names, is written and read back: format_entry
 // writes what parse_entry reads back as the same entry, or refuses with a ConfigError.
 #include <cstddef>
 #include <cstdint>
@@ -39,6 +39,7 @@ void check_written(const Entry& e) {
   } catch (const duet::ConfigError&) {
     return;
   }
+  duet::fuzz::check(line.find('\n') == std::string::npos, "format_entry wrote more than one line: " + line);
   std::optional<Entry> again;
   duet::fuzz::check(duet::fuzz::returns_or_duet_error([&] { again = duet::tuning::parse_entry(line); }) && again &&
                         again->selector == e.selector && again->params == e.params,
@@ -72,7 +73,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::vector<std::string> f = duet::fuzz::fields(data, size, 2);
   Entry e;
   e.selector.device = f[0];
-  e.selector.arch = f[1].substr(0, f[1].find('\n'));
+  e.selector.arch = f[1];  // the rest of the input, line breaks included
   check_written(e);
   return 0;
 }
