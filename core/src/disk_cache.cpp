@@ -141,6 +141,11 @@ std::optional<std::string> cache_decode(const std::string& data, const std::stri
     problem = "fails its checksum";
     return std::nullopt;
   }
+  // An entry is written whole, so anything after the checksum means it is not what was written.
+  if (pos != data.size()) {
+    problem = "has bytes after its checksum";
+    return std::nullopt;
+  }
   return payload;
 }
 
