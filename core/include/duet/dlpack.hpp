@@ -123,9 +123,21 @@ std::size_t dlpack_import_count(const DeviceInfo& info, const DLTensor& t) {
                               "; import it on its own device, or copy it");
   if (t.ndim < 0) throw ArgumentError("from_dlpack: the tensor has a negative ndim");
   if (t.ndim > 0 && t.shape == nullptr) throw ArgumentError("from_dlpack: the tensor has no shape array");
-  std::size_t count = 1;
+  bool empty = false;
   for (int d = 0; d < t.ndim; ++d) {
     if (t.shape[d] < 0) throw ArgumentError("from_dlpack: extent " + std::to_string(d) + " is negative");
+    empty = empty || t.shape[d] == 0;
+  }
+  // At most INT64_MAX bytes, DLPack's own limit, so neither the count nor the strides below overflow.
+  const std::size_t most = static_cast<std::size_t>(INT64_MAX) / sizeof(T);
+  std::size_t count = empty ? 0 : 1;
+  for (int d = 0; d < t.ndim && !empty; ++d) {
+    if (static_cast<std::size_t>(t.shape[d]) > most / count) {
+      std::string extents;
+      for (int k = 0; k < t.ndim; ++k) extents += (k ? ", " : "") + std::to_string(t.shape[k]);
+      throw ArgumentError("from_dlpack: a tensor of shape {" + extents + "} has more than " + std::to_string(most) +
+                          " elements of " + std::to_string(sizeof(T)) + " bytes");
+    }
     count *= static_cast<std::size_t>(t.shape[d]);
   }
   if (t.strides != nullptr && count > 0) {
@@ -218,6 +230,7 @@ DLManagedTensor* to_dlpack(Buffer<T>&& buffer, std::vector<std::int64_t> shape =
 // Refused with a duet::Error, in which case the tensor stays the caller's and its deleter is NOT
 // called (the caller still owns it, as DLPack wants):
 //   null tensor or data                           ArgumentError
+//   more than INT64_MAX bytes of elements         ArgumentError
 //   dtype other than T's (code, bits, lanes == 1) ArgumentError  (e.g. complex64, float64 for float)
 //   strides that are not compact row-major        ArgumentError  (extents of 1 may have any stride)
 //   a byte_offset the backend cannot honour       ArgumentError  (not a multiple of sizeof(T); on
