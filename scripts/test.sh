@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # The test suite: install what is missing, build duet into build/, run every test with CTest, then
 # install duet into build/install and build and run examples/consumer against that installation,
-# which tests the CMake package (find_package(duet), duet::duet) as a user's project sees it.
+# which tests the CMake package (find_package(duet), duet::duet) as a user's project sees it. Last,
+# the fuzzers (fuzz/): a second build with Clang in build-fuzz/, and ctest -L fuzz, which replays
+# every regression input and fuzzes each parser for a short fixed time.
 # Usage: scripts/test.sh [extra cmake configure arguments...]
+# Environment: DUET_BUILD_DIR (default build), DUET_FUZZ_BUILD_DIR (default build-fuzz),
+# DUET_FUZZ=0 skips the fuzzers (the log says so).
 set -euo pipefail
 
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -50,7 +54,30 @@ if [[ -x $consumer_build/duet_consumer_mpi ]]; then
   esac
 fi
 
+# The fuzzers need an instrumented build of their own (Clang, libFuzzer, ASan, UBSan): only the
+# library's parsers and the harnesses are built in it, no backend, tool, test or example.
+fuzz_status=0
+if [[ ${DUET_FUZZ:-1} == 0 ]]; then
+  echo "=== fuzzing: SKIPPED (DUET_FUZZ=0)"
+else
+  fuzz_build=${DUET_FUZZ_BUILD_DIR:-build-fuzz}
+  echo "=== fuzzing: fuzz/ in $fuzz_build (ctest -L fuzz)"
+  fuzz_configure=(cmake -S . -B "$fuzz_build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++
+                  -DDUET_BUILD_FUZZERS=ON -DBUILD_TESTING=OFF -DDUET_BUILD_TOOLS=OFF -DDUET_BUILD_EXAMPLES=OFF
+                  -DDUET_WITH_MPI=OFF -DDUET_WITH_CUDA=OFF -DDUET_WITH_OPENCL=OFF)
+  if [[ ! -f $fuzz_build/CMakeCache.txt ]]; then
+    fuzz_configure+=(-G Ninja)
+  fi
+  "${fuzz_configure[@]}"
+  cmake --build "$fuzz_build" --target duet_fuzzers
+  ctest --test-dir "$fuzz_build" -L fuzz -j "$(nproc)" --output-on-failure || fuzz_status=$?
+fi
+
 if ((ctest_status)); then
   echo "test suite: FAILED (ctest exit code $ctest_status)" >&2
   exit "$ctest_status"
+fi
+if ((fuzz_status)); then
+  echo "fuzzing: FAILED (ctest exit code $fuzz_status); each crash's input is named above" >&2
+  exit "$fuzz_status"
 fi

@@ -201,15 +201,15 @@ drive DUET_TUNING_FILE="$dir/no-such-file" matmul
 expect_ok "matmul exact"
 
 fault_case env.check_bad "DUET_CHECK=yes (neither 0 nor 1)" \
-  "ConfigError naming DUET_CHECK='yes' and the values 0 and 1"
-drive DUET_CHECK=yes run 1
+  "ConfigError naming DUET_CHECK='yes' and the values 0 and 1, from Device::open"
+drive DUET_CHECK=yes open
 expect_error config "DUET_CHECK='yes'" "not 0 or 1"
 
 fault_case env.kernel_timeout_bad "DUET_KERNEL_TIMEOUT=soon, then DUET_KERNEL_TIMEOUT=-1" \
-  "ConfigError naming the value and that it takes seconds above 0"
-drive DUET_KERNEL_TIMEOUT=soon run 1
+  "ConfigError naming the value and that it takes seconds above 0, from Device::open"
+drive DUET_KERNEL_TIMEOUT=soon open
 expect_error config "DUET_KERNEL_TIMEOUT='soon'" "seconds above 0"
-drive DUET_KERNEL_TIMEOUT=-1 run 1
+drive DUET_KERNEL_TIMEOUT=-1 open
 expect_error config "DUET_KERNEL_TIMEOUT='-1'" "seconds above 0"
 
 # ---------------------------------------------------------------- the program cache

@@ -70,8 +70,13 @@ int parse_int(const std::string& key, const std::string& value) {
   return std::stoi(value);
 }
 
-// A selector value as written back: quoted when it holds anything but name characters.
-std::string quote(const std::string& v) {
+// A selector value as written back: quoted when it holds anything but name characters. The format
+// has no escapes, so a double quote or a line break cannot be written (it would read back as
+// another value, or break the line).
+std::string quote(const std::string& key, const std::string& v) {
+  if (v.find_first_of("\"\n") != std::string::npos)
+    throw ConfigError(key + "=" + v +
+                      " cannot be written to a tuning file: the value holds a double quote or a line break");
   const bool plain = !v.empty() && std::all_of(v.begin(), v.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
   });
@@ -170,11 +175,11 @@ std::optional<Entry> parse_entry(const std::string& line) {
 std::string format_entry(const Entry& e) {
   std::string line = "matmul";
   const Selector& s = e.selector;
-  if (!s.device.empty()) line += " device=" + quote(s.device);
-  if (!s.arch.empty()) line += " arch=" + quote(s.arch);
-  if (!s.vendor.empty()) line += " vendor=" + quote(s.vendor);
-  if (!s.kind.empty()) line += " kind=" + quote(s.kind);
-  if (!s.backend.empty()) line += " backend=" + quote(s.backend);
+  if (!s.device.empty()) line += " device=" + quote("device", s.device);
+  if (!s.arch.empty()) line += " arch=" + quote("arch", s.arch);
+  if (!s.vendor.empty()) line += " vendor=" + quote("vendor", s.vendor);
+  if (!s.kind.empty()) line += " kind=" + quote("kind", s.kind);
+  if (!s.backend.empty()) line += " backend=" + quote("backend", s.backend);
   if (s.max_mn != 0) line += " max_mn=" + std::to_string(s.max_mn);
   return line + " " + to_string(e.params);
 }

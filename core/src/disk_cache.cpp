@@ -111,6 +111,45 @@ bool get_u64(const std::string& in, std::size_t& pos, std::uint64_t& v) {
 
 }  // namespace
 
+std::string cache_encode(const std::string& key, const std::string& payload) {
+  std::string data = kMagic;
+  put_u64(data, key.size());
+  data += key;
+  put_u64(data, payload.size());
+  data += payload;
+  put_u64(data, fnv1a(payload));
+  return data;
+}
+
+std::optional<std::string> cache_decode(const std::string& data, const std::string& key, std::string& problem) {
+  const std::size_t magic = sizeof kMagic - 1;
+  std::size_t pos = magic;
+  std::uint64_t key_size = 0, payload_size = 0, checksum = 0;
+  if (data.compare(0, magic, kMagic) != 0 || !get_u64(data, pos, key_size) || data.size() - pos < key_size ||
+      data.compare(pos, key_size, key) != 0) {
+    problem = "holds another key or is not a duet cache file";
+    return std::nullopt;
+  }
+  pos += key_size;
+  if (!get_u64(data, pos, payload_size) || payload_size > data.size() - pos ||
+      data.size() - pos - payload_size < 8) {
+    problem = "is truncated";
+    return std::nullopt;
+  }
+  std::string payload = data.substr(pos, payload_size);
+  pos += payload_size;
+  if (!get_u64(data, pos, checksum) || checksum != fnv1a(payload)) {
+    problem = "fails its checksum";
+    return std::nullopt;
+  }
+  // An entry is written whole, so anything after the checksum means it is not what was written.
+  if (pos != data.size()) {
+    problem = "has bytes after its checksum";
+    return std::nullopt;
+  }
+  return payload;
+}
+
 std::optional<std::string> cache_load(const std::string& key) {
   State& s = state();
   std::string path;
@@ -120,52 +159,32 @@ std::optional<std::string> cache_load(const std::string& key) {
     if (!s.enabled) return std::nullopt;
     path = path_for(s, key);
   }
-  auto miss = [&s] {
-    std::lock_guard<std::mutex> lock(s.mutex);
-    ++s.stats.misses;
-    return std::nullopt;
-  };
-  auto damaged = [&s] {
-    std::lock_guard<std::mutex> lock(s.mutex);
-    ++s.stats.rejected;
-    ++s.stats.misses;
-    return std::nullopt;
-  };
   struct stat st;
-  if (stat(path.c_str(), &st) != 0) return miss();
+  if (stat(path.c_str(), &st) != 0) {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    ++s.stats.misses;
+    return std::nullopt;
+  }
   std::string data;
   // Only a regular file can be an entry: something else under the name (a directory, a FIFO) is
   // rebuilt like a damaged entry, and a read that fails (libstdc++ throws for a directory) too.
   if (S_ISREG(st.st_mode)) {
     try {
       std::ifstream in(path, std::ios::binary);
-      if (!in) return miss();
-      data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      if (in) data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     } catch (const std::exception&) {
       data.clear();
     }
   }
-  const std::size_t magic = sizeof kMagic - 1;
-  std::size_t pos = magic;
-  std::uint64_t key_size = 0, payload_size = 0, checksum = 0;
-  if (data.compare(0, magic, kMagic) != 0 || !get_u64(data, pos, key_size) || data.size() - pos < key_size ||
-      data.compare(pos, key_size, key) != 0) {
-    log_debug("program cache: " + path + " holds another key or is not a duet cache file; rebuilding");
-    return damaged();
-  }
-  pos += key_size;
-  if (!get_u64(data, pos, payload_size) || payload_size > data.size() - pos ||
-      data.size() - pos - payload_size < 8) {
-    log_debug("program cache: " + path + " is truncated; rebuilding");
-    return damaged();
-  }
-  std::string payload = data.substr(pos, payload_size);
-  pos += payload_size;
-  if (!get_u64(data, pos, checksum) || checksum != fnv1a(payload)) {
-    log_debug("program cache: " + path + " fails its checksum; rebuilding");
-    return damaged();
-  }
+  std::string problem;
+  std::optional<std::string> payload = cache_decode(data, key, problem);
+  if (!payload) log_debug("program cache: " + path + " " + problem + "; rebuilding");
   std::lock_guard<std::mutex> lock(s.mutex);
+  if (!payload) {
+    ++s.stats.rejected;
+    ++s.stats.misses;
+    return std::nullopt;
+  }
   ++s.stats.hits;
   return payload;
 }
@@ -180,13 +199,7 @@ void cache_store(const std::string& key, const std::string& payload) {
     disable(s, "cannot create " + s.directory + ": " + std::strerror(errno));
     return;
   }
-  std::string data = kMagic;
-  put_u64(data, key.size());
-  data += key;
-  put_u64(data, payload.size());
-  data += payload;
-  put_u64(data, fnv1a(payload));
-
+  const std::string data = cache_encode(key, payload);
   const std::string path = path_for(s, key);
   static std::atomic<unsigned> counter{0};
   const std::string temp = path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++);

@@ -9,9 +9,11 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "backend_list.hpp"
 #include "duet/device.hpp"
 #include "duet/error.hpp"
-#include "backend_list.hpp"
+#include "guard_zones.hpp"
+#include "kernel_faults.hpp"
 #include "state.hpp"
 
 namespace duet {
@@ -123,6 +125,10 @@ bool named(const DeviceInfo& i, const std::string& needle) {
 }
 
 Device select(const std::string& backend_in, const std::string& device_in) {
+  // The variables that change how work runs are read before any device is handed out, so that a
+  // bad value fails here and not at a later wait, with work of the process still in flight.
+  detail::checked_mode();
+  detail::kernel_timeout();
   std::string backend = lower(trim(backend_in));
   std::string device = trim(device_in);
   if (backend.empty()) backend = "auto";

@@ -2,7 +2,9 @@
 // parameter as a buffer (a pointer) or a scalar, with its type after define substitution.
 #include "signature.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -31,6 +33,9 @@ std::string strip_comments(const std::string& s) {
 
 bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool is_ident(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_identifier(const std::string& t) {
+  return !t.empty() && is_ident_start(t[0]) && std::all_of(t.begin(), t.end(), is_ident);
+}
 
 std::vector<std::string> tokenize(const std::string& s) {
   std::vector<std::string> tokens;
@@ -77,7 +82,12 @@ Defines collect_defines(const std::string& source, const Defines& given) {
   return all;
 }
 
-std::vector<std::string> substitute(std::vector<std::string> tokens, const Defines& defines) {
+// The longest a parameter's type may grow to by substitution; longer is not a type the dialect
+// checks, and defines that expand into themselves would otherwise grow it exponentially.
+constexpr std::size_t kMaxTypeTokens = 64;
+
+// `tokens` with defines substituted (eight rounds at most); nothing when they grow too long.
+std::optional<std::vector<std::string>> substitute(std::vector<std::string> tokens, const Defines& defines) {
   for (int round = 0; round < 8; ++round) {
     bool changed = false;
     std::vector<std::string> out;
@@ -94,6 +104,7 @@ std::vector<std::string> substitute(std::vector<std::string> tokens, const Defin
       } else {
         out.push_back(t);
       }
+      if (out.size() > kMaxTypeTokens) return std::nullopt;
     }
     tokens = std::move(out);
     if (!changed) break;
@@ -109,25 +120,29 @@ bool parse_param(std::vector<std::string> tokens, const Defines& defines, Kernel
   param.name = tokens.back();
   tokens.pop_back();
   bool pointer = false;
-  std::vector<std::string> type;
-  for (auto& t : tokens) {
+  // One token of the declaration, as written or as a define expands; false for a form the dialect
+  // does not check (shared memory, arrays, references, anything but words and '*').
+  auto take = [&](const std::string& t, std::vector<std::string>& type) {
     if (t == "*") {
       pointer = true;
     } else if (t == "const" || t == "CONSTANT" || t == "__constant" || t == "constant") {
       param.is_const = true;
-    } else if (t == "SHARED" || t == "__local" || t == "local" || t == "[" || t == "]" || t == "&") {
-      return false;  // not a form the dialect checks
+    } else if (t == "SHARED" || t == "__local" || t == "local" || !is_identifier(t)) {
+      return false;
     } else if (!qualifiers.count(t)) {
       type.push_back(t);
     }
-  }
+    return true;
+  };
+  std::vector<std::string> type;
+  for (auto& t : tokens)
+    if (!take(t, type)) return false;
   // Defines are substituted in the type only: a define may expand to "unsigned int" or to "const".
+  const std::optional<std::vector<std::string>> expanded = substitute(type, defines);
+  if (!expanded) return false;
   std::vector<std::string> resolved;
-  for (auto& t : substitute(type, defines)) {
-    if (t == "*") pointer = true;
-    else if (t == "const") param.is_const = true;
-    else if (!qualifiers.count(t)) resolved.push_back(t);
-  }
+  for (auto& t : *expanded)
+    if (!take(t, resolved)) return false;
   if (resolved.empty()) return false;
   std::string name;
   for (auto& t : resolved) name += (name.empty() ? "" : " ") + t;
@@ -146,7 +161,8 @@ std::map<std::string, KernelSignature> parse_kernel_signatures(const std::string
   auto tokens = tokenize(text);
   std::map<std::string, KernelSignature> result;
   for (std::size_t i = 0; i + 3 < tokens.size(); ++i) {
-    if (tokens[i] != "KERNEL" || tokens[i + 1] != "void" || tokens[i + 3] != "(") continue;
+    if (tokens[i] != "KERNEL" || tokens[i + 1] != "void" || !is_identifier(tokens[i + 2]) || tokens[i + 3] != "(")
+      continue;
     KernelSignature sig;
     sig.name = tokens[i + 2];
     std::size_t j = i + 4;

@@ -129,7 +129,8 @@ struct Entry {
 // One line of the format above. nullopt for blank and comment lines; throws ConfigError for a
 // malformed one, saying what is wrong with it.
 std::optional<Entry> parse_entry(const std::string& line);
-// The line for `entry` (without a newline), which parse_entry reads back as the same entry.
+// The line for `entry` (without a newline), which parse_entry reads back as the same entry. Throws
+// ConfigError for a selector value holding a double quote or a line break, which the format cannot hold.
 std::string format_entry(const Entry& entry);
 
 // The entries of a tuning file's text. Malformed lines are left out, each with a warning

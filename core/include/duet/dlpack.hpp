@@ -80,8 +80,7 @@ inline std::string dlpack_device_name(const DLDevice& d) {
 }
 
 // The DLPack device a duet device is: kDLCUDA / kDLOpenCL with its native number.
-inline DLDevice dlpack_device_of(const Device& device) {
-  const DeviceInfo& info = device.info();
+inline DLDevice dlpack_device_of(const DeviceInfo& info) {
   DLDevice d;
   if (info.backend == "cuda") {
     d.device_type = kDLCUDA;
@@ -94,6 +93,7 @@ inline DLDevice dlpack_device_of(const Device& device) {
   }
   return d;
 }
+inline DLDevice dlpack_device_of(const Device& device) { return dlpack_device_of(device.info()); }
 
 // What an exported tensor owns: the duet buffer (freed by the deleter), its shape and strides.
 template <class T>
@@ -106,6 +106,80 @@ struct DlpackExport {
     if (self) delete static_cast<DlpackExport*>(self->manager_ctx);
   }
 };
+
+// What from_dlpack checks before it asks the driver for anything: the tensor `t` against `info`, the
+// device it is imported on. Returns the tensor's element count; throws the errors listed at
+// from_dlpack. A tensor whose data is null passes only when it has no elements.
+template <class T>
+std::size_t dlpack_import_count(const DeviceInfo& info, const DLTensor& t) {
+  const DLDataType want = dlpack_dtype<T>();
+  if (t.dtype.code != want.code || t.dtype.bits != want.bits || t.dtype.lanes != want.lanes)
+    throw ArgumentError("from_dlpack: the tensor holds " + dlpack_dtype_name(t.dtype) +
+                        " elements, but a Buffer<" + to_string(scalar_type_of<T>()) + "> needs " +
+                        dlpack_dtype_name(want));
+  const DLDevice here = dlpack_device_of(info);
+  if (t.device.device_type != here.device_type || t.device.device_id != here.device_id)
+    throw DeviceMismatchError("from_dlpack: the tensor lives on " + dlpack_device_name(t.device) + ", but " +
+                              info.id() + " (" + info.name + ") is " + dlpack_device_name(here) +
+                              "; import it on its own device, or copy it");
+  if (t.ndim < 0) throw ArgumentError("from_dlpack: the tensor has a negative ndim");
+  if (t.ndim > 0 && t.shape == nullptr) throw ArgumentError("from_dlpack: the tensor has no shape array");
+  bool empty = false;
+  for (int d = 0; d < t.ndim; ++d) {
+    if (t.shape[d] < 0) throw ArgumentError("from_dlpack: extent " + std::to_string(d) + " is negative");
+    empty = empty || t.shape[d] == 0;
+  }
+  // At most INT64_MAX bytes, DLPack's own limit, so neither the count nor the strides below overflow.
+  const std::size_t most = static_cast<std::size_t>(INT64_MAX) / sizeof(T);
+  std::size_t count = empty ? 0 : 1;
+  for (int d = 0; d < t.ndim && !empty; ++d) {
+    if (static_cast<std::size_t>(t.shape[d]) > most / count) {
+      std::string extents;
+      for (int k = 0; k < t.ndim; ++k) extents += (k ? ", " : "") + std::to_string(t.shape[k]);
+      throw ArgumentError("from_dlpack: a tensor of shape {" + extents + "} has more than " + std::to_string(most) +
+                          " elements of " + std::to_string(sizeof(T)) + " bytes");
+    }
+    count *= static_cast<std::size_t>(t.shape[d]);
+  }
+  if (t.strides != nullptr && count > 0) {
+    std::int64_t expected = 1;
+    for (int d = t.ndim; d-- > 0;) {
+      if (t.shape[d] != 1 && t.strides[d] != expected) {
+        std::string got, compact;
+        std::int64_t c = 1;
+        std::vector<std::int64_t> compact_strides(static_cast<std::size_t>(t.ndim));
+        for (int k = t.ndim; k-- > 0;) {
+          compact_strides[static_cast<std::size_t>(k)] = c;
+          c *= t.shape[k];
+        }
+        for (int k = 0; k < t.ndim; ++k) {
+          got += (k ? ", " : "") + std::to_string(t.strides[k]);
+          compact += (k ? ", " : "") + std::to_string(compact_strides[static_cast<std::size_t>(k)]);
+        }
+        throw ArgumentError("from_dlpack: the tensor is not compact and row-major (strides {" + got +
+                            "}, a compact tensor of this shape has {" + compact +
+                            "}); make it contiguous first (e.g. .contiguous() / ascontiguousarray)");
+      }
+      expected *= t.shape[d];
+    }
+  }
+  if (t.byte_offset % sizeof(T) != 0)
+    throw ArgumentError("from_dlpack: byte_offset " + std::to_string(t.byte_offset) +
+                        " is not a multiple of the element size (" + std::to_string(sizeof(T)) + " bytes)");
+  const auto base = reinterpret_cast<std::uintptr_t>(t.data);
+  if (base == 0) {
+    if (count != 0) throw ArgumentError("from_dlpack: the tensor's data is null");
+    return 0;  // nothing to share, so nothing to align
+  }
+  if (info.backend == "cuda" && (base + t.byte_offset) % sizeof(T) != 0)
+    throw ArgumentError("from_dlpack: the first element (data + byte_offset) is not aligned to " +
+                        std::to_string(sizeof(T)) + " bytes, which CUDA kernels need");
+  if (info.backend == "opencl" && t.byte_offset % info.view_alignment != 0)
+    throw ArgumentError("from_dlpack: byte_offset " + std::to_string(t.byte_offset) +
+                        " into the cl_mem is not a multiple of " + std::to_string(info.view_alignment) +
+                        " bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN), so OpenCL kernels could not take the buffer");
+  return count;
+}
 
 }  // namespace detail
 
@@ -172,7 +246,7 @@ DLManagedTensor* to_dlpack(Buffer<T>&& buffer, std::vector<std::int64_t> shape =
 // called (the caller still owns it, as DLPack wants):
 //   null tensor or data                           ArgumentError
 //   ndim < 0, no shape, a negative extent, or     ArgumentError
-//       extents whose product overflows
+//       more than INT64_MAX bytes of elements
 //   dtype other than T's (code, bits, lanes == 1) ArgumentError  (e.g. complex64, float64 for float)
 //   strides that are not compact row-major        ArgumentError  (extents of 1 may have any stride)
 //   a byte_offset the backend cannot honour       ArgumentError  (not a multiple of sizeof(T); on
@@ -185,75 +259,13 @@ Buffer<T> from_dlpack(const Device& device, DLManagedTensor* managed) {
   const DeviceInfo& info = device.info();
   if (managed == nullptr) throw ArgumentError("from_dlpack: the tensor is null");
   const DLTensor& t = managed->dl_tensor;
-  const DLDataType want = detail::dlpack_dtype<T>();
-  if (t.dtype.code != want.code || t.dtype.bits != want.bits || t.dtype.lanes != want.lanes)
-    throw ArgumentError("from_dlpack: the tensor holds " + detail::dlpack_dtype_name(t.dtype) +
-                        " elements, but a Buffer<" + to_string(scalar_type_of<T>()) + "> needs " +
-                        detail::dlpack_dtype_name(want));
-  const DLDevice here = detail::dlpack_device_of(device);
-  if (t.device.device_type != here.device_type || t.device.device_id != here.device_id)
-    throw DeviceMismatchError("from_dlpack: the tensor lives on " + detail::dlpack_device_name(t.device) + ", but " +
-                              info.id() + " (" + info.name + ") is " + detail::dlpack_device_name(here) +
-                              "; import it on its own device, or copy it");
-  if (t.ndim < 0) throw ArgumentError("from_dlpack: the tensor has a negative ndim");
-  if (t.ndim > 0 && t.shape == nullptr) throw ArgumentError("from_dlpack: the tensor has no shape array");
-  std::size_t count = 1;
-  bool empty = false;
-  for (int d = 0; d < t.ndim; ++d) {
-    if (t.shape[d] < 0) throw ArgumentError("from_dlpack: extent " + std::to_string(d) + " is negative");
-    empty = empty || t.shape[d] == 0;
-  }
-  // Multiplied with a check, as a product that wrapped around would import a few elements, or none,
-  // of a tensor that claims more. The bound keeps the bytes, and the strides below, in an int64_t.
-  const std::size_t most = static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max()) / sizeof(T);
-  for (int d = 0; d < t.ndim && !empty; ++d) {
-    const auto e = static_cast<std::size_t>(t.shape[d]);
-    if (count > most / e)
-      throw ArgumentError("from_dlpack: the tensor's extents multiply to more elements than the address "
-                          "space holds (extent " + std::to_string(d) + " is " + std::to_string(t.shape[d]) +
-                          "); the tensor is malformed");
-    count *= e;
-  }
-  if (empty) count = 0;
-  if (t.strides != nullptr && count > 0) {
-    std::int64_t expected = 1;
-    for (int d = t.ndim; d-- > 0;) {
-      if (t.shape[d] != 1 && t.strides[d] != expected) {
-        std::string got, compact;
-        std::int64_t c = 1;
-        std::vector<std::int64_t> compact_strides(static_cast<std::size_t>(t.ndim));
-        for (int k = t.ndim; k-- > 0;) {
-          compact_strides[static_cast<std::size_t>(k)] = c;
-          c *= t.shape[k];
-        }
-        for (int k = 0; k < t.ndim; ++k) {
-          got += (k ? ", " : "") + std::to_string(t.strides[k]);
-          compact += (k ? ", " : "") + std::to_string(compact_strides[static_cast<std::size_t>(k)]);
-        }
-        throw ArgumentError("from_dlpack: the tensor is not compact and row-major (strides {" + got +
-                            "}, a compact tensor of this shape has {" + compact +
-                            "}); make it contiguous first (e.g. .contiguous() / ascontiguousarray)");
-      }
-      expected *= t.shape[d];
-    }
-  }
-  if (t.byte_offset % sizeof(T) != 0)
-    throw ArgumentError("from_dlpack: byte_offset " + std::to_string(t.byte_offset) +
-                        " is not a multiple of the element size (" + std::to_string(sizeof(T)) + " bytes)");
+  const std::size_t count = detail::dlpack_import_count<T>(info, t);
   const auto base = reinterpret_cast<std::uintptr_t>(t.data);
   if (base == 0) {
-    if (count != 0) throw ArgumentError("from_dlpack: the tensor's data is null");
     // Nothing to share: an empty buffer, and the tensor is not needed any more.
     if (managed->deleter) managed->deleter(managed);
     return Buffer<T>(device, 0);
   }
-  if (info.backend == "cuda" && (base + t.byte_offset) % sizeof(T) != 0)
-    throw ArgumentError("from_dlpack: the first element (data + byte_offset) is not aligned to " +
-                        std::to_string(sizeof(T)) + " bytes, which CUDA kernels need");
-  if (info.backend == "opencl" && t.byte_offset % info.view_alignment != 0)
-    throw ArgumentError("from_dlpack: byte_offset " + std::to_string(t.byte_offset) +
-                        " into the cl_mem is not a multiple of " + std::to_string(info.view_alignment) +
-                        " bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN), so OpenCL kernels could not take the buffer");
   auto release = [managed] {
     if (managed->deleter) managed->deleter(managed);
   };

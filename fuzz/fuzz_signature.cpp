@@ -1,0 +1,69 @@
+// Fuzzes the reader of dialect kernel signatures (core/src/signature.cpp), which every
+// Device::compile runs over the user's source to check later launches. The input is the source.
+// It must never throw; each kernel it reads must read back the same when written out again as
+// `KERNEL void name(GLOBAL const type* name, ...)` with no defines (its types are already
+// substituted). native_kernel_names, the reader of native sources' kernel names, must not throw.
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "check.hpp"
+#include "signature.hpp"
+
+namespace {
+
+using duet::KernelParam;
+using duet::KernelSignature;
+
+std::string write(const std::map<std::string, KernelSignature>& kernels) {
+  std::string out;
+  for (const auto& [name, sig] : kernels) {
+    out += "KERNEL void " + name + "(";
+    for (std::size_t k = 0; k < sig.params.size(); ++k) {
+      const KernelParam& p = sig.params[k];
+      out += k ? ", " : "";
+      if (p.kind == KernelParam::Kind::buffer) out += "GLOBAL ";
+      if (p.is_const) out += "const ";
+      out += p.type_name + (p.kind == KernelParam::Kind::buffer ? "* " : " ") + p.name;
+    }
+    out += ") {}\n";
+  }
+  return out;
+}
+
+bool same(const KernelParam& a, const KernelParam& b) {
+  return a.kind == b.kind && a.type == b.type && a.type_name == b.type_name && a.name == b.name &&
+         a.is_const == b.is_const;
+}
+
+bool same(const std::map<std::string, KernelSignature>& a, const std::map<std::string, KernelSignature>& b) {
+  if (a.size() != b.size()) return false;
+  for (const auto& [name, sig] : a) {
+    const auto other = b.find(name);
+    if (other == b.end() || other->second.name != sig.name || other->second.params.size() != sig.params.size())
+      return false;
+    for (std::size_t k = 0; k < sig.params.size(); ++k)
+      if (!same(sig.params[k], other->second.params[k])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string source(reinterpret_cast<const char*>(data), size);
+  // Defines as a caller passes them to Device::compile; the seeds use their names.
+  const duet::Defines defines = {{"REAL", "float"}, {"INDEX", "unsigned int"}, {"OUT", "GLOBAL float*"}};
+  std::map<std::string, KernelSignature> kernels;
+  duet::fuzz::never_throws([&] { kernels = duet::detail::parse_kernel_signatures(source, defines); },
+                           "parse_kernel_signatures");
+  const std::string written = write(kernels);
+  std::map<std::string, KernelSignature> again;
+  duet::fuzz::never_throws([&] { again = duet::detail::parse_kernel_signatures(written, {}); },
+                           "parse_kernel_signatures of its own output");
+  duet::fuzz::check(same(kernels, again), "the signatures read from the input do not read back the same from\n" +
+                                              written + "(read back: " + write(again) + ")");
+  duet::fuzz::never_throws([&] { duet::detail::native_kernel_names(source); }, "native_kernel_names");
+  return 0;
+}
