@@ -108,7 +108,7 @@ TEST_CASE("gemm plan: big squares take the table's tiles, plain ones duet::matmu
   CHECK(plan(kH100, p, tiled).kernel == GemmKernel::tiled);
 }
 
-TEST_CASE("gemm plan: few tiles over a long K split K on GPUs, never on CPUs unless asked") {
+TEST_CASE("gemm plan: few tiles over a long K split K") {
   // 64 x 64 x 65536: one tile, 512 tiles' worth of K.
   const GemmPlan small = plan(kH100, problem(64, 64, 65536));
   INFO(small.reason);
@@ -127,8 +127,9 @@ TEST_CASE("gemm plan: few tiles over a long K split K on GPUs, never on CPUs unl
   CHECK(plan(kH100, problem(8192, 8192, 8192)).splits == 1);
   // A short K is never split, however few the tiles.
   CHECK(plan(kH100, problem(64, 64, 300)).splits == 1);
-  // CPUs run a few groups at a time whatever their number: no split.
-  CHECK(plan(kCpu, problem(64, 64, 65536)).splits == 1);
+  // A CPU's cores are its compute units: one tile for 16 cores splits too, 64 tiles do not.
+  CHECK(plan(kCpu, problem(64, 64, 65536)).splits >= 2);
+  CHECK(plan(kCpu, problem(512, 512, 65536)).splits == 1);
   // Forced: at least 2 where K allows, the count asked for when given, none where K is one slice.
   GemmOptions split;
   split.path = GemmPath::split_k;

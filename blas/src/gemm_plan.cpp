@@ -127,7 +127,8 @@ MatmulParams double_params(const DeviceInfo& device) {
   if (device.kind == DeviceKind::gpu) {
     p.bm = 64, p.bn = 64, p.bk = 8, p.tm = 4, p.tn = 4, p.wx = 16, p.pipeline = 1;
   } else {
-    p.bm = 32, p.bn = 32, p.bk = 8, p.tm = 4, p.tn = 4, p.wx = 8, p.pipeline = 0;
+    // CPUs keep their accumulators in memory as much as in registers: the float tiles suit them.
+    p.bm = 64, p.bn = 64, p.bk = 16, p.tm = 4, p.tn = 8, p.wx = 8, p.pipeline = 0;
   }
   return p;
 }
@@ -221,7 +222,7 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>&
     splits = options.splits > 0 ? static_cast<std::size_t>(options.splits)
                                 : best_split(p, plan.params, element_bytes, device, true);
     why << "split-K asked for";
-  } else if (options.path == GemmPath::automatic && device.kind == DeviceKind::gpu) {
+  } else if (options.path == GemmPath::automatic) {
     splits = best_split(p, plan.params, element_bytes, device, false);
     const std::size_t tiles = ceil_div(p.M, plan.params.bm) * ceil_div(p.N, plan.params.bn) * p.batch;
     why << tiles << " tiles of " << plan.params.bm << "x" << plan.params.bn << " for "

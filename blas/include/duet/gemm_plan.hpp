@@ -31,8 +31,8 @@
 //      split into S slices of K (each a multiple of BK, at least kSplitMinChunk long, S <=
 //      kMaxSplits) is estimated to take ceil(tiles S / slots) waves of ceil(K / S) steps each. The
 //      S with the fewest wave-steps is taken when it beats S = 1 by kSplitGain and the workspace
-//      (S * batch * M * N accumulators) stays within kMaxWorkspaceBytes. GPUs only: a CPU runs its
-//      groups a few at a time whatever their number.
+//      (S * batch * M * N accumulators) stays within kMaxWorkspaceBytes. A CPU's compute units
+//      are its cores, one group each at a time.
 //   5. A plain float call (GemmProblem::plain) that stays tiled with one slice runs duet::matmul's
 //      kernel.
 #pragma once
@@ -102,8 +102,8 @@ constexpr std::size_t kGemvAxpyMinChunk = 128;        // gemv_axpy: K per slice 
 constexpr int kGemvDotRows = 8, kGemvDotLanes = 32;   // gemv_dot: outputs per group, items per output
 constexpr int kGemvAxpyCols = 64, kGemvAxpyRows = 4;  // gemv_axpy: items along the outputs (4 each), along K
 
-// Tile parameters for double: half the float tiles' registers (GPU 64 x 64 tiles of 4 x 4, CPU
-// 32 x 32), since each accumulator takes two registers.
+// Tile parameters for double: on GPUs 64 x 64 tiles of 4 x 4 (a quarter of the float tiles'
+// accumulators, each of which takes two registers); on CPUs the float CPU entry's 64 x 64 x 16, 4 x 8.
 MatmulParams double_params(const DeviceInfo& device);
 
 // How many groups of the tiled kernel with `p` one compute unit is estimated to run at once: 1 on
