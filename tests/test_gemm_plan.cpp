@@ -120,6 +120,13 @@ TEST_CASE("gemm plan: few tiles over a long K split K") {
   GemmProblem plain = problem(64, 64, 65536);
   plain.plain = true;
   CHECK(plan(kH100, plain).kernel == GemmKernel::tiled);
+  // 192 tiles of 128 x 256 for 132 units (1.45 waves): two slices make 2.9 waves.
+  CHECK(plan(kH100, problem(2000, 3000, 5000)).splits == 2);
+  // 128 tiles of 128 work-items, one per unit: more slices for occupancy where K is long
+  // (128 x 8192 x 8192), none where it is short (1000^3: the partial sums would cost too much).
+  CHECK(plan(kH100, problem(128, 8192, 8192)).splits >= 2);
+  CHECK(plan(kH100, problem(8192, 128, 8192, Op::transpose)).splits >= 2);
+  CHECK(plan(kH100, problem(1000, 1000, 1000)).splits == 1);
   // Batched small products fill the GPU without a split.
   CHECK(plan(kH100, problem(64, 64, 64, Op::none, Op::none, 1024)).splits == 1);
   CHECK(plan(kH100, problem(128, 128, 128, Op::none, Op::none, 512)).splits == 1);
@@ -142,6 +149,22 @@ TEST_CASE("gemm plan: few tiles over a long K split K") {
   // A count that K cannot fill in whole BK steps comes out lower.
   split.splits = 100;
   CHECK(plan(kCpu, problem(10, 10, 64), split).splits < 100);
+}
+
+TEST_CASE("gemm plan: tiles that C would fill less than half give way to smaller ones") {
+  // 32 x 32 matrices: 64 x 128 tiles would be an eighth full; MatmulParams{}'s 32 x 32 fit.
+  const GemmPlan tiny = plan(kH100, problem(32, 32, 32, Op::none, Op::none, 8192));
+  CHECK(tiny.params == duet::MatmulParams{});
+  // 65536 x 64: the large class's 128 x 256 tiles a quarter full; 64 x 128 half full and larger
+  // than 32 x 32.
+  const GemmPlan tall = plan(kH100, problem(65536, 64, 256));
+  CHECK(tall.params.bm == 64);
+  CHECK(tall.params.bn == 128);
+  // Half full is enough: 64 x 64 stays on 64 x 128, 64 x 65536 on 128 x 256.
+  CHECK(plan(kH100, problem(64, 64, 64, Op::none, Op::none, 1024)).params.bn == 128);
+  CHECK(plan(kH100, problem(64, 65536, 256)).params.bn == 256);
+  // The CPU's one class covers every size: its tiles or MatmulParams{}.
+  CHECK(plan(kCpu, problem(8, 8, 100)).params == duet::MatmulParams{});
 }
 
 TEST_CASE("gemm plan: M == 1 and N == 1 take the matrix-vector kernels") {

@@ -59,16 +59,17 @@ GemmPlan plan_gemv(const DeviceInfo& device, const GemmProblem& p, const GemmOpt
   return plan;
 }
 
-// The split of K with the fewest estimated wave-steps (see the rule). `force`: the best split into
-// at least 2 slices of at least BK, without asking it to beat no split or the workspace limit.
+// The split of K with the fewest estimated wave-steps (see the rule): ceil(tiles S / units)
+// groups per compute unit, one after another, of ceil(K / S) steps each. `force`: the best split
+// into at least 2 slices of at least BK, without asking it to beat no split or the workspace limit.
 std::size_t best_split(const GemmProblem& p, const MatmulParams& params, std::size_t element_bytes,
                        const DeviceInfo& device, bool force) {
   const double tiles = double(ceil_div(p.M, params.bm)) * double(ceil_div(p.N, params.bn)) * double(p.batch);
-  const double slots = double(units_of(device)) * resident_groups(params, device, element_bytes);
+  const double units = double(units_of(device));
   const std::size_t bk = static_cast<std::size_t>(params.bk);
   const std::size_t min_chunk = force ? bk : std::max(kSplitMinChunk, bk);
   const double outputs = double(p.M) * double(p.N) * double(p.batch);
-  const double no_split = std::ceil(tiles / slots) * double(p.K);
+  const double no_split = std::ceil(tiles / units) * double(p.K);
   std::size_t best = 1;
   double best_cost = force ? HUGE_VAL : no_split;
   for (std::size_t s = 2; s <= static_cast<std::size_t>(kMaxSplits); ++s) {
@@ -76,14 +77,63 @@ std::size_t best_split(const GemmProblem& p, const MatmulParams& params, std::si
     if (chunk < min_chunk) break;                             // chunks only get shorter from here
     if (chunk >= p.K || ceil_div(p.K, chunk) != s) continue;  // no split, or met at a smaller s
     if (!force && outputs * double(s) * double(element_bytes) > double(kMaxWorkspaceBytes)) break;
-    const double cost = std::ceil(tiles * double(s) / slots) * double(chunk);
+    const double cost = std::ceil(tiles * double(s) / units) * double(chunk);
     if (cost < best_cost) {
       best = s;
       best_cost = cost;
     }
   }
-  if (!force && best_cost > kSplitGain * no_split) return 1;
-  return best;
+  if (!force && best_cost > kSplitGain * no_split) best = 1;
+  if (force || device.kind != DeviceKind::gpu) return best;
+  // Occupancy: a GPU unit hides latency with kOccupancyThreads work-items or more; where its groups
+  // have fewer between them and K is long enough that the partial sums cost little, more slices.
+  const double threads = double(std::max(1, params.threads()));
+  const double wanted = std::min(std::ceil(double(kOccupancyThreads) / threads),
+                                 double(resident_groups(params, device, element_bytes)));
+  if (std::ceil(tiles * double(best) / units) >= wanted) return best;
+  const std::size_t s = static_cast<std::size_t>(std::ceil(wanted * units / tiles));
+  const std::size_t chunk = round_up(ceil_div(p.K, std::max<std::size_t>(s, 1)), bk);
+  if (s <= best || s > static_cast<std::size_t>(kMaxSplits) || chunk < kOccupancyMinChunk ||
+      outputs * double(s) * double(element_bytes) > double(kMaxWorkspaceBytes))
+    return best;
+  return ceil_div(p.K, chunk);
+}
+
+// The tiles for C: the size class's, unless they would leave more than half of each tile empty;
+// then the largest of the device's other size classes' tiles and MatmulParams{} that wastes at
+// most half, else the one that wastes least.
+const MatmulChoice* tile_choice(const std::vector<MatmulSizeClass>& classes, const GemmProblem& p,
+                                const DeviceInfo& device, const MatmulChoice& fallback) {
+  auto filled = [&](const MatmulParams& t) {
+    return double(p.M) * double(p.N) /
+           (double(round_up(p.M, static_cast<std::size_t>(t.bm))) *
+            double(round_up(p.N, static_cast<std::size_t>(t.bn))));
+  };
+  auto runs = [&](const MatmulChoice& c) { return gemm_params_problem(c.params, 4, p.op_b, device).empty(); };
+  const std::size_t mn = p.M * p.N;
+  const MatmulChoice* chosen = nullptr;
+  for (const MatmulSizeClass& c : classes)
+    if (c.max_mn == 0 || mn <= c.max_mn) {
+      chosen = &c.choice;
+      break;
+    }
+  if (chosen && runs(*chosen) && filled(chosen->params) >= 0.5) return chosen;
+  std::vector<const MatmulChoice*> all;
+  for (const MatmulSizeClass& c : classes)
+    if (runs(c.choice)) all.push_back(&c.choice);
+  if (runs(fallback)) all.push_back(&fallback);
+  const MatmulChoice* best = nullptr;
+  for (const MatmulChoice* c : all) {
+    const double f = filled(c->params), area = double(c->params.bm) * c->params.bn;
+    if (!best) {
+      best = c;
+      continue;
+    }
+    const double bf = filled(best->params), barea = double(best->params.bm) * best->params.bn;
+    const bool good = f >= 0.5, bgood = bf >= 0.5;
+    if (good != bgood ? good : good ? area > barea : f > bf) best = c;
+  }
+  return best ? best : chosen;
 }
 
 }  // namespace
@@ -197,16 +247,10 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>&
     plan.params = double_params(device);
     plan.source = "double_params()";
   } else {
-    const std::size_t mn = p.M * p.N;
-    const MatmulSizeClass* chosen = nullptr;
-    for (const MatmulSizeClass& c : classes)
-      if (c.max_mn == 0 || mn <= c.max_mn) {
-        chosen = &c;
-        break;
-      }
-    if (chosen) {
-      plan.params = chosen->choice.params;
-      plan.source = chosen->choice.source;
+    static const MatmulChoice fallback{MatmulParams{}, "MatmulParams{} (small tiles)"};
+    if (const MatmulChoice* chosen = tile_choice(classes, p, device, fallback)) {
+      plan.params = chosen->params;
+      plan.source = chosen->source;
     } else {
       plan.source = "default";
     }

@@ -25,14 +25,20 @@
 //      kGemvDotMinChunk (dot) or kGemvAxpyMinChunk (axpy) elements, at most kMaxSplits.
 //   4. Otherwise tiled, with the tile parameters of the size class of M * N (matmul_size_classes:
 //      the tuning table's max_mn entries; GemmOptions::params overrides) for float and half, and
-//      double_params() for double. A set the device cannot run for this variant (op_b transpose
-//      pads B's shared rows) falls back to MatmulParams{}.
-//      Split-K: with tiles = ceil(M/BM) ceil(N/BN) batch and slots = units * resident_groups(), a
-//      split into S slices of K (each a multiple of BK, at least kSplitMinChunk long, S <=
-//      kMaxSplits) is estimated to take ceil(tiles S / slots) waves of ceil(K / S) steps each. The
-//      S with the fewest wave-steps is taken when it beats S = 1 by kSplitGain and the workspace
-//      (S * batch * M * N accumulators) stays within kMaxWorkspaceBytes. A CPU's compute units
-//      are its cores, one group each at a time.
+//      double_params() for double. Where those tiles would be less than half filled by C (a 32 x 32
+//      C in 64 x 128 tiles), the largest of the device's other classes' tiles and MatmulParams{}
+//      (32 x 32) that are at least half filled, else the fullest. A set the device cannot run for
+//      this variant (op_b transpose pads B's shared rows) falls back to MatmulParams{}.
+//      Split-K, to fill the device: with tiles = ceil(M/BM) ceil(N/BN) batch, a split into S slices
+//      of K (each a multiple of BK, at least kSplitMinChunk long, S <= kMaxSplits) is estimated
+//      to take ceil(tiles S / units) groups per compute unit, one after another, of ceil(K / S)
+//      steps each. The S with the fewest steps is taken when it beats S = 1 by kSplitGain and the
+//      workspace (S * batch * M * N accumulators) stays within kMaxWorkspaceBytes (a 64 x 64 C with
+//      a long K; 192 tiles for 132 units, 1.45 waves, split in 2 make 2.9). A CPU's compute units
+//      are its cores.
+//      Split-K, for occupancy (GPUs): where the groups of a unit hold fewer than kOccupancyThreads
+//      work-items between them (128-work-item groups, one per unit) and the slices stay at least
+//      kOccupancyMinChunk long, enough slices for that many (up to resident_groups()).
 //   5. A plain float call (GemmProblem::plain) that stays tiled with one slice runs duet::matmul's
 //      kernel.
 #pragma once
@@ -97,6 +103,8 @@ constexpr int kMaxSplits = 256;
 constexpr std::size_t kSplitMinChunk = 256;  // tiled split-K: K per slice at least
 constexpr double kSplitGain = 0.85;          // a split must cost at most this of no split
 constexpr std::size_t kMaxWorkspaceBytes = std::size_t{64} << 20;
+constexpr int kOccupancyThreads = 256;                // work-items per GPU unit that hide latency
+constexpr std::size_t kOccupancyMinChunk = 2048;      // K per slice at least, for occupancy splits
 constexpr std::size_t kGemvDotMinChunk = 2048;        // gemv_dot: K per slice at least
 constexpr std::size_t kGemvAxpyMinChunk = 128;        // gemv_axpy: K per slice at least
 constexpr int kGemvDotRows = 8, kGemvDotLanes = 32;   // gemv_dot: outputs per group, items per output
