@@ -254,6 +254,45 @@ TEST_CASE("gemm: float4-aligned operands with partial runs at every edge") {
   });
 }
 
+TEST_CASE("gemm: the pipelined loop GPUs run, on every device (forced parameters)") {
+  for_each_device([&](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    // PIPELINE=1 with both slices swizzled, small tiles (quick to compile on CPUs); edges in every
+    // dimension, one slice of K and many, with and without a split.
+    duet::MatmulParams p;
+    p.bm = 32, p.bn = 32, p.bk = 8, p.tm = 4, p.tn = 4, p.wx = 8, p.pipeline = 1;
+    for (Op oa : kOps) {
+      const Op ob = oa == kNone ? kTrans : kNone;
+      for (std::size_t K : {std::size_t{5}, std::size_t{8}, std::size_t{203}}) {
+        Case c{"pipelined", oa, ob, 45, 70, K};
+        c.pad_a = 1, c.pad_c = 2, c.alpha = 0.5, c.beta = K == 8 ? 1.0 : 0.0;
+        c.options.params = p;
+        c.options.path = GemmPath::tiled;
+        run_case<float>(dev, q, c);
+      }
+      Case c{"pipelined split", oa, ob, 33, 31, 400};
+      c.options.params = p;
+      c.options.path = GemmPath::split_k;
+      c.options.splits = 3;
+      run_case<float>(dev, q, c);
+    }
+    // The H100's tiles for mid-sized C (several runs of a slice per work-item), both operands
+    // transposed, over two tiles each way, whole and split.
+    duet::MatmulParams h;
+    h.bm = 64, h.bn = 128, h.bk = 16, h.tm = 8, h.tn = 8, h.wx = 16, h.pipeline = 1;
+    if (duet::gemm_params_problem(h, 4, kTrans, dev.info()).empty()) {
+      Case c{"h100 tiles", kTrans, kTrans, 70, 135, 50};
+      c.pad_b = 3, c.off_a = 1, c.beta = -1.0;
+      c.options.params = h;
+      c.options.path = GemmPath::tiled;
+      run_case<float>(dev, q, c);
+      c.options.path = GemmPath::split_k;
+      c.options.splits = 2;
+      run_case<float>(dev, q, c);
+    }
+  });
+}
+
 TEST_CASE("gemm: small and degenerate sizes") {
   for_each_device([&](const duet::Device& dev) {
     duet::Queue q = dev.queue();
