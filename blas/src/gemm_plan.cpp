@@ -91,9 +91,12 @@ std::size_t best_split(const GemmProblem& p, const MatmulParams& params, std::si
   const double wanted = std::min(std::ceil(double(kOccupancyThreads) / threads),
                                  double(resident_groups(params, device, element_bytes)));
   if (std::ceil(tiles * double(best) / units) >= wanted) return best;
-  const std::size_t s = static_cast<std::size_t>(std::ceil(wanted * units / tiles));
+  // Where K is split already, more slices cost only a larger workspace; otherwise the partial sums
+  // must be worth it: long slices only.
+  const std::size_t s = std::min(static_cast<std::size_t>(std::ceil(wanted * units / tiles)),
+                                 static_cast<std::size_t>(kMaxSplits));
   const std::size_t chunk = round_up(ceil_div(p.K, std::max<std::size_t>(s, 1)), bk);
-  if (s <= best || s > static_cast<std::size_t>(kMaxSplits) || chunk < kOccupancyMinChunk ||
+  if (s <= best || chunk < (best > 1 ? std::max(kSplitMinChunk, bk) : kOccupancyMinChunk) ||
       outputs * double(s) * double(element_bytes) > double(kMaxWorkspaceBytes))
     return best;
   return ceil_div(p.K, chunk);

@@ -37,8 +37,9 @@
 //      a long K; 192 tiles for 132 units, 1.45 waves, split in 2 make 2.9). A CPU's compute units
 //      are its cores.
 //      Split-K, for occupancy (GPUs): where the groups of a unit hold fewer than kOccupancyThreads
-//      work-items between them (128-work-item groups, one per unit) and the slices stay at least
-//      kOccupancyMinChunk long, enough slices for that many (up to resident_groups()).
+//      work-items between them (128-work-item groups, one per unit), enough slices for that many
+//      (up to resident_groups() groups a unit, kMaxSplits slices) while the slices stay at least
+//      kOccupancyMinChunk long, or kSplitMinChunk where K is split already.
 //   5. A plain float call (GemmProblem::plain) that stays tiled with one slice runs duet::matmul's
 //      kernel.
 #pragma once
