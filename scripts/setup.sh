@@ -15,6 +15,7 @@ packages=(
   ocl-icd-opencl-dev opencl-clhpp-headers opencl-c-headers pocl-opencl-icd
   libpng-dev libcli11-dev clinfo
   libopenmpi-dev openmpi-bin
+  libclblast-dev
 )
 
 missing=()
