@@ -9,6 +9,7 @@
 // - A slot per device for what a module works out once per device (tuned parameters, say), kept for
 //   the life of the device's shared state.
 // - The argument checks every entry point makes, with messages that name the call.
+// - Views at any offset as kernel arguments on every backend (kernel_range).
 //
 // Everything here is thread-safe.
 #pragma once
