@@ -16,6 +16,7 @@ packages=(
   libpng-dev libcli11-dev clinfo
   libopenmpi-dev openmpi-bin
   libdlpack-dev clang libclang-rt-14-dev
+  libclblast-dev
 )
 
 missing=()

@@ -160,3 +160,10 @@ inline std::optional<duet::BackendStatus> backend_status(const std::string& name
 // C = A * B in double; abs_dot[i] = sum_k |A[i,k] * B[k,j]|, the scale of the rounding error.
 void reference_matmul(const std::vector<float>& A, const std::vector<float>& B, std::size_t M, std::size_t N,
                       std::size_t K, std::vector<double>& C, std::vector<double>& abs_dot);
+
+// Row-major C = alpha op(A) op(B) + beta C0 in double (ta, tb: A, B stored transposed), from the
+// stored values; C and scale are dense M x N, scale[i] = |alpha| sum_k |a b| + |beta c0|, the size
+// of the rounding error. C0 is not read when beta == 0.
+void reference_gemm(bool ta, bool tb, std::size_t M, std::size_t N, std::size_t K, double alpha, const double* A,
+                    std::size_t lda, const double* B, std::size_t ldb, double beta, const double* C0,
+                    std::size_t ldc, double* C, double* scale);

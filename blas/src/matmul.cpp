@@ -1,8 +1,7 @@
-// matmul: C = A * B with the register-blocked dialect kernel in blas/kernels/matmul.duet, its tile
-// sizes taken from the tuning table (matmul_params.cpp, tuning_file.cpp), by device and by the size
-// of C. The parameters
-// are looked up once per device and kept, so a launch is a small cache lookup and no file is read
-// on the launch path.
+// matmul: C = A * B, the simple form of gemm (gemm.cpp), which runs the register-blocked dialect
+// kernel of blas/kernels/matmul.duet for it where one slice of K suffices, with the tile sizes the
+// tuning table gives for the size of C (matmul_params.cpp, tuning_file.cpp). matmul_with and
+// matmul_prepare run that kernel with explicit parameters.
 #include <algorithm>
 #include <memory>
 #include <mutex>
@@ -32,51 +31,6 @@ Defines matmul_defines(const MatmulParams& p, std::size_t N, std::size_t K) {
 
 namespace {
 
-// What matmul() needs per device and size class, worked out once: the parameters and the kernel's
-// defines for each combination of float4 rows (index: 2 * (K % 4 == 0) + (N % 4 == 0)).
-struct SizeChoice {
-  std::size_t max_mn = 0;  // for C of at most this many elements; 0: any size
-  MatmulParams params;
-  std::string problem;  // empty when the device can run params
-  Defines defines[4];
-};
-
-// Per device: the choices for small products (ascending max_mn, from the table's max_mn entries),
-// then the one for every other size.
-struct Choice {
-  std::vector<SizeChoice> small;
-  SizeChoice any;
-
-  const SizeChoice& for_size(std::size_t mn) const {
-    for (const SizeChoice& c : small)
-      if (mn <= c.max_mn) return c;
-    return any;
-  }
-};
-
-SizeChoice size_choice(const DeviceInfo& info, const MatmulSizeClass& size_class) {
-  SizeChoice c;
-  c.max_mn = size_class.max_mn;
-  c.params = size_class.choice.params;
-  c.problem = matmul_params_problem(c.params, info);
-  for (int vec = 0; vec < 4; ++vec) c.defines[vec] = matmul_defines(c.params, vec & 1 ? 4 : 1, vec & 2 ? 4 : 1);
-  return c;
-}
-
-// The choice per device, worked out on the device's first matmul and kept in its slot.
-std::shared_ptr<const Choice> choice_for(const Device& device) {
-  return extension::device_state<const Choice>(device, "duet.blas.matmul", [&] {
-    auto choice = std::make_shared<Choice>();
-    for (const MatmulSizeClass& size_class : matmul_size_classes(device.info())) {  // reads the tuning file
-      if (size_class.max_mn != 0)
-        choice->small.push_back(size_choice(device.info(), size_class));
-      else
-        choice->any = size_choice(device.info(), size_class);
-    }
-    return choice;
-  });
-}
-
 void check_params(const char* call, const Device& device, const MatmulParams& p) {
   const std::string problem = matmul_params_problem(p, device.info());
   if (!problem.empty()) throw ArgumentError(std::string(call) + ": parameters not usable: " + problem);
@@ -102,11 +56,13 @@ void launch(const char* call, Queue& q, const Buffer<float>& A, const Buffer<flo
 
 void matmul(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<float>& C, std::size_t M,
             std::size_t N, std::size_t K) {
-  const std::shared_ptr<const Choice> choice = choice_for(q.device());
-  const SizeChoice& c = choice->for_size(M * N);
-  if (!c.problem.empty())
-    throw ArgumentError("matmul: " + q.device().info().name + " cannot run any matmul parameters: " + c.problem);
-  launch("matmul", q, A, B, C, M, N, K, c.params, c.defines[2 * (K % 4 == 0) + (N % 4 == 0)]);
+  // matmul's own checks and messages, then gemm's plan: the tuned tiles for the size of C, split-K
+  // for few tiles over a long K, a matrix-vector kernel for M == 1 or N == 1.
+  if (M == 0 || N == 0 || K == 0) throw ArgumentError("matmul: M, N and K must be at least 1");
+  extension::require_elements("matmul", "A (M x K)", A, M * K);
+  extension::require_elements("matmul", "B (K x N)", B, K * N);
+  extension::require_elements("matmul", "C (M x N)", C, M * N);
+  gemm(q, Op::none, Op::none, M, N, K, 1.0f, A, K, B, N, 0.0f, C, N);
 }
 
 void matmul_with(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<float>& C, std::size_t M,

@@ -130,6 +130,17 @@ RawBuffer RawBuffer::view(std::size_t offset, std::size_t bytes) const {
   return out;
 }
 
+RawBuffer RawBuffer::aligned_back(std::size_t alignment) const {
+  impl("buffer to align");
+  RawBuffer out = share();
+  if (alignment > 1) {
+    const std::size_t back = offset_ % alignment;
+    out.offset_ = offset_ - back;
+    out.bytes_ = bytes_ + back;
+  }
+  return out;
+}
+
 bool RawBuffer::owns_memory() const { return impl("buffer").owns_memory(); }
 
 std::uintptr_t RawBuffer::native_handle() const {

@@ -61,7 +61,9 @@ std::vector<std::string> tokenize(const std::string& s) {
   return tokens;
 }
 
-// Object-like #defines written in the source itself, after the caller's.
+// Object-like #defines written in the source itself, after the caller's. A name the caller defined
+// keeps the caller's value: a source defines it again only as a default under #ifndef (anything
+// else would be a redefinition the compiler warns about), which the caller's define skips.
 Defines collect_defines(const std::string& source, const Defines& given) {
   Defines all = given;
   std::size_t pos = 0;
@@ -76,7 +78,9 @@ Defines collect_defines(const std::string& source, const Defines& given) {
       std::size_t after = name_at + tokens[2].size();
       if (after < line.size() && line[after] == '(') continue;  // function-like macro
       std::string value = line.substr(after);
-      all.emplace_back(tokens[2], value);
+      const bool caller_defined = std::any_of(given.begin(), given.end(),
+                                              [&](const auto& d) { return d.first == tokens[2]; });
+      if (!caller_defined) all.emplace_back(tokens[2], value);
     }
   }
   return all;

@@ -89,6 +89,13 @@ class RawBuffer {
   // handles (views, DLPack exports, mappings) still use it.
   void free_now();
 
+  // This range extended back to start at the nearest multiple of `alignment` bytes from the start
+  // of its allocation (the same range when it already does), sharing the memory. For libraries
+  // that pass a view at any offset to a kernel: OpenCL takes a view argument only at a multiple of
+  // DeviceInfo::view_alignment, so they pass the widened range with the difference, offset() -
+  // widened.offset(), as an argument of their own (see duet/extension.hpp, kernel_range).
+  RawBuffer aligned_back(std::size_t alignment) const;
+
   // Throws ReleasedError naming `what` when released; returns the backend object otherwise.
   backend::BufferImpl& impl(const char* what = "buffer") const;
   const Device& device() const;

@@ -9,11 +9,13 @@
 // - A slot per device for what a module works out once per device (tuned parameters, say), kept for
 //   the life of the device's shared state.
 // - The argument checks every entry point makes, with messages that name the call.
+// - Views at any offset as kernel arguments on every backend (kernel_range).
 //
 // Everything here is thread-safe.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <sstream>
@@ -74,5 +76,29 @@ void require_elements(const char* call, const char* what, const Buffer& buffer, 
 // `value` as an int, for kernels that index with int; ArgumentError naming `call` and `what` when it
 // does not fit.
 int as_int(const char* call, const char* what, std::size_t value);
+
+// A buffer or view as a kernel takes it at any element offset, on every backend: `arg` is a view
+// of the same memory that starts where the device accepts a view argument (a multiple of
+// DeviceInfo::view_alignment bytes from the allocation's start: OpenCL sub-buffers), and `offset`
+// the elements from arg's start to the view's first element, which the kernel adds itself. On
+// CUDA (alignment 1) arg is the view and offset 0. ArgumentError naming `call` and `what` when the
+// view's byte offset is not a multiple of sizeof(T) (memory wrapped at an odd byte offset).
+template <class T>
+struct KernelRange {
+  BufferView<T> arg;
+  std::uint64_t offset = 0;
+};
+template <class T>
+KernelRange<T> kernel_range(const char* call, const char* what, const BufferView<T>& view,
+                            const DeviceInfo& device) {
+  RawBuffer wide = view.raw().aligned_back(device.view_alignment);
+  const std::size_t back = view.raw().offset() - wide.offset();
+  if (back % sizeof(T) != 0)
+    throw ArgumentError(std::string(call) + ": " + what + " starts " + std::to_string(view.raw().offset()) +
+                        " bytes into its allocation, not at a whole element");
+  const std::size_t count = wide.bytes() / sizeof(T), skipped = back / sizeof(T);
+  const std::size_t first = view.offset() >= skipped ? view.offset() - skipped : 0;
+  return {BufferView<T>(std::move(wide), count, first), skipped};
+}
 
 }  // namespace duet::extension

@@ -1,0 +1,139 @@
+// The rule that picks a kernel and its parameters for each duet::gemm call (blas/src/gemm_plan.cpp):
+// a pure function of the call's shape, ops and types, a few facts about the device (kind, compute
+// units, group and local memory limits) and the tile parameters of the tuning table's size classes,
+// so it is unit-tested without a device (tests/test_gemm_plan.cpp) and a benchmark can print it.
+//
+// The kernels (blas/kernels/):
+//   matmul     duet::matmul's kernel (matmul.duet): op none/none, alpha 1, beta 0, compact rows.
+//   tiled      gemm.duet: the same register-tiled kernel with any ops (a transposed operand is read
+//              along its rows and stored into shared memory in the layout the plain one has, so the
+//              arithmetic is the same), leading dimensions, offsets, alpha/beta and batches; with
+//              splits > 1 each group sums one slice of K into a workspace instead (split-K).
+//   gemv_dot   gemv.duet: M == 1 or N == 1 where the matrix's rows run along K (A none, B
+//              transpose): a run of work-items per output walks its row with vector loads.
+//   gemv_axpy  gemv.duet: M == 1 or N == 1 where the matrix's rows run along the outputs (A
+//              transpose, B none): each work-item owns 4 adjacent outputs and walks down K.
+//   scale      gemm_reduce.duet: C = beta C (K == 0 or alpha == 0).
+// With splits > 1, gemm_reduce.duet sums the slices in order (deterministic) and applies alpha/beta.
+//
+// The rule, in order:
+//   1. M, N or batch 0: nothing. K == 0 or alpha == 0: scale.
+//   2. A forced path (GemmOptions::path) is taken as asked (gemv needs M == 1 or N == 1).
+//   3. M == 1 or N == 1: gemv. The matrix is A when N == 1, else B; gemv_dot when its stored rows
+//      run along K, gemv_axpy otherwise. When the groups over the outputs (and the batch) are fewer
+//      than the device's compute units, K is split into up to 4 * units / groups slices of at least
+//      kGemvDotMinChunk (dot) or kGemvAxpyMinChunk (axpy) elements, at most kMaxSplits.
+//   4. Otherwise tiled, with the tile parameters of the size class of M * N (matmul_size_classes:
+//      the tuning table's max_mn entries; GemmOptions::params overrides) for float and half, and
+//      double_params() for double. Where those tiles would be less than half filled by C (a 32 x 32
+//      C in 64 x 128 tiles), the largest of the device's other classes' tiles and MatmulParams{}
+//      (32 x 32) that are at least half filled, else the fullest. A set the device cannot run for
+//      this variant (op_b transpose pads B's shared rows) falls back to MatmulParams{}.
+//      Split-K, to fill the device: with tiles = ceil(M/BM) ceil(N/BN) batch, a split into S slices
+//      of K (each a multiple of BK, at least kSplitMinChunk long, S <= kMaxSplits) is estimated
+//      to take ceil(tiles S / units) groups per compute unit, one after another, of ceil(K / S)
+//      steps each. The S with the fewest steps is taken when it beats S = 1 by kSplitGain and the
+//      workspace (S * batch * M * N accumulators) stays within kMaxWorkspaceBytes (a 64 x 64 C with
+//      a long K; 192 tiles for 132 units, 1.45 waves, split in 2 make 2.9). A CPU's compute units
+//      are its cores.
+//      Split-K, for occupancy (GPUs): where the groups of a unit hold fewer than kOccupancyThreads
+//      work-items between them (128-work-item groups, one per unit), enough slices for that many
+//      (up to resident_groups() groups a unit, kMaxSplits slices) while the slices stay at least
+//      kOccupancyMinChunk long, or kSplitMinChunk where K is split already.
+//   5. A plain float call (GemmProblem::plain) that stays tiled with one slice runs duet::matmul's
+//      kernel.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "duet/device.hpp"
+#include "duet/scalar_type.hpp"
+#include "duet/tuning.hpp"
+
+namespace duet {
+
+// How an operand enters the product: as stored, or transposed.
+enum class Op { none, transpose };
+const char* to_string(Op op);  // "none", "transpose"
+
+// Which kernel a gemm call may use: automatic (the rule), or one forced for tests and tuning.
+enum class GemmPath { automatic, tiled, split_k, gemv };
+const char* to_string(GemmPath path);
+
+enum class GemmKernel { none, scale, matmul, tiled, gemv_dot, gemv_axpy };
+const char* to_string(GemmKernel kernel);  // "none", "scale", "matmul", "tiled", "gemv_dot", ...
+
+// What the rule looks at in a call.
+struct GemmProblem {
+  ScalarType type = ScalarType::f32;  // f32, f64 or f16
+  Op op_a = Op::none, op_b = Op::none;
+  std::size_t M = 0, N = 0, K = 0, batch = 1;
+  bool alpha_zero = false;
+  // Op none/none, alpha 1, beta 0, lda == K, ldb == N, ldc == N, one matrix, float, and every
+  // operand 16-byte aligned and passable to a kernel as it is: what duet::matmul's kernel takes.
+  bool plain = false;
+};
+
+// Forcing a kernel (tests, benchmarks, tuning); the default lets the rule choose.
+struct GemmOptions {
+  GemmPath path = GemmPath::automatic;
+  // GemmPath::split_k: the number of K slices (0: the rule's count, at least 2 where K allows).
+  // The count may come out lower where K is short: slices are whole multiples of BK.
+  int splits = 0;
+  // The tiled kernels' parameters instead of the tuning table's (ArgumentError when the device
+  // cannot run them).
+  std::optional<MatmulParams> params;
+};
+
+struct GemmPlan {
+  GemmKernel kernel = GemmKernel::none;
+  MatmulParams params;      // matmul and tiled: the tile parameters
+  int splits = 1;           // slices of K (tiled and gemv); > 1: a workspace and gemm_reduce
+  std::size_t k_chunk = 0;  // K per slice (the last one may be shorter); K itself when splits == 1
+  std::string source;       // where the parameters came from ("built-in entry: ...", a file line)
+  std::string reason;       // why this kernel and split, in a few words
+  // Accumulators of the workspace (splits * batch * outputs) when splits > 1, else 0.
+  std::size_t workspace_elements = 0;
+};
+
+// The rule's constants (see the top of the file); what to change after measuring.
+constexpr int kMaxSplits = 256;
+constexpr std::size_t kSplitMinChunk = 256;  // tiled split-K: K per slice at least
+constexpr double kSplitGain = 0.85;          // a split must cost at most this of no split
+constexpr std::size_t kMaxWorkspaceBytes = std::size_t{64} << 20;
+constexpr int kOccupancyThreads = 256;                // work-items per GPU unit that hide latency
+constexpr std::size_t kOccupancyMinChunk = 2048;      // K per slice at least, for occupancy splits
+constexpr std::size_t kGemvDotMinChunk = 2048;        // gemv_dot: K per slice at least
+constexpr std::size_t kGemvAxpyMinChunk = 128;        // gemv_axpy: K per slice at least
+constexpr int kGemvDotRows = 8, kGemvDotLanes = 32;   // gemv_dot: outputs per group, items per output
+constexpr int kGemvAxpyCols = 64, kGemvAxpyRows = 4;  // gemv_axpy: items along the outputs (4 each), along K
+
+// Tile parameters for double: on GPUs 64 x 64 tiles of 4 x 4 (a quarter of the float tiles'
+// accumulators, each of which takes two registers); on CPUs the float CPU entry's 64 x 64 x 16, 4 x 8.
+MatmulParams double_params(const DeviceInfo& device);
+
+// How many groups of the tiled kernel with `p` one compute unit is estimated to run at once: 1 on
+// CPUs; on GPUs 64 Ki registers shared by the groups' work-items at 2 TM TN + 32 registers each
+// (accumulators and fragments, addresses), twice the accumulators' share for 8-byte arithmetic,
+// between 1 and 4 (ptxas reports 255 for 8 x 16 and 167 for 8 x 8 floats on sm_90).
+int resident_groups(const MatmulParams& p, const DeviceInfo& device, std::size_t element_bytes = 4);
+
+// Empty when the tiled kernel (gemm.duet) compiles and launches with `p` for elements of
+// `element_bytes` bytes of arithmetic (4: float and half, 8: double) and this op_b; otherwise
+// the rule p breaks. matmul_params_problem's rules, with gemm.duet's shared memory.
+std::string gemm_params_problem(const MatmulParams& p, std::size_t element_bytes, Op op_b,
+                                const DeviceInfo& device);
+// Bytes of shared memory gemm.duet declares with p.
+std::size_t gemm_shared_bytes(const MatmulParams& p, std::size_t element_bytes, Op op_b);
+
+// The plan for `problem` on `device`, with the tile parameters of `classes` (matmul_size_classes
+// of the device: ascending max_mn, the last with max_mn 0 for every other size). ArgumentError for a
+// forced path that cannot serve the problem (gemv without M == 1 or N == 1) or forced parameters
+// the device cannot run.
+GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>& classes,
+                   const GemmProblem& problem, const GemmOptions& options = {});
+
+}  // namespace duet

@@ -1,0 +1,292 @@
+// The gemm selection rule (duet/gemm_plan.hpp, where the rule is written out): which kernel, which
+// tiles, how many slices of K. Pure arithmetic on the problem and a few device facts, so the tests
+// drive it with made-up devices.
+#include "duet/gemm_plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "duet/error.hpp"
+
+namespace duet {
+namespace {
+
+std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+std::size_t round_up(std::size_t a, std::size_t b) { return ceil_div(a, b) * b; }
+
+std::string shape_text(const GemmProblem& p) {
+  std::ostringstream s;
+  s << p.M << "x" << p.N << "x" << p.K;
+  if (p.batch != 1) s << " x" << p.batch;
+  return s.str();
+}
+
+// The compute units the rule counts with (at least 1: a device that reports none).
+std::size_t units_of(const DeviceInfo& device) { return std::max<std::size_t>(1, device.compute_units); }
+
+GemmPlan plan_gemv(const DeviceInfo& device, const GemmProblem& p, const GemmOptions& options) {
+  GemmPlan plan;
+  const bool on_a = p.N == 1;  // the matrix is A (y = op(A) x) or B (y^T = x^T op(B))
+  const bool dot = on_a ? p.op_a == Op::none : p.op_b == Op::transpose;
+  plan.kernel = dot ? GemmKernel::gemv_dot : GemmKernel::gemv_axpy;
+  const std::size_t outputs = on_a ? p.M : p.N;
+  const std::size_t per_group = dot ? kGemvDotRows : std::size_t{kGemvAxpyCols} * 4;
+  const std::size_t groups = ceil_div(outputs, per_group) * p.batch;
+  const std::size_t min_chunk = dot ? kGemvDotMinChunk : kGemvAxpyMinChunk;
+  // Slices stay whole steps of the kernel's loop: 4 elements per work-item along K (dot), one row
+  // per work-item (axpy).
+  const std::size_t align = dot ? std::size_t{4} * kGemvDotLanes : std::size_t{kGemvAxpyRows};
+  std::size_t splits = 1;
+  std::ostringstream why;
+  why << (on_a ? "N == 1: y = op(A) x" : "M == 1: y = x op(B)") << ", the matrix's rows run along "
+      << (dot ? "K" : "the outputs");
+  const std::size_t units = units_of(device);
+  if (options.splits > 0) {
+    splits = static_cast<std::size_t>(options.splits);
+    why << "; " << options.splits << " slices of K asked for";
+  } else if (groups < units) {
+    splits = std::min({ceil_div(4 * units, groups), std::max<std::size_t>(1, p.K / min_chunk),
+                       static_cast<std::size_t>(kMaxSplits)});
+    if (splits > 1) why << "; " << groups << " groups for " << units << " compute units: K split";
+  }
+  plan.k_chunk = round_up(ceil_div(p.K, splits), align);
+  plan.splits = static_cast<int>(ceil_div(p.K, plan.k_chunk));
+  if (plan.splits == 1) plan.k_chunk = p.K;
+  if (plan.splits > 1) plan.workspace_elements = static_cast<std::size_t>(plan.splits) * p.batch * outputs;
+  plan.source = "gemv.duet";
+  plan.reason = why.str();
+  return plan;
+}
+
+// The split of K with the fewest estimated wave-steps (see the rule): ceil(tiles S / units)
+// groups per compute unit, one after another, of ceil(K / S) steps each. `force`: the best split
+// into at least 2 slices of at least BK, without asking it to beat no split or the workspace limit.
+std::size_t best_split(const GemmProblem& p, const MatmulParams& params, std::size_t element_bytes,
+                       const DeviceInfo& device, bool force) {
+  const double tiles = double(ceil_div(p.M, params.bm)) * double(ceil_div(p.N, params.bn)) * double(p.batch);
+  const double units = double(units_of(device));
+  const std::size_t bk = static_cast<std::size_t>(params.bk);
+  const std::size_t min_chunk = force ? bk : std::max(kSplitMinChunk, bk);
+  const double outputs = double(p.M) * double(p.N) * double(p.batch);
+  const double no_split = std::ceil(tiles / units) * double(p.K);
+  std::size_t best = 1;
+  double best_cost = force ? HUGE_VAL : no_split;
+  for (std::size_t s = 2; s <= static_cast<std::size_t>(kMaxSplits); ++s) {
+    const std::size_t chunk = round_up(ceil_div(p.K, s), bk);
+    if (chunk < min_chunk) break;                             // chunks only get shorter from here
+    if (chunk >= p.K || ceil_div(p.K, chunk) != s) continue;  // no split, or met at a smaller s
+    if (!force && outputs * double(s) * double(element_bytes) > double(kMaxWorkspaceBytes)) break;
+    const double cost = std::ceil(tiles * double(s) / units) * double(chunk);
+    if (cost < best_cost) {
+      best = s;
+      best_cost = cost;
+    }
+  }
+  if (!force && best_cost > kSplitGain * no_split) best = 1;
+  if (force || device.kind != DeviceKind::gpu) return best;
+  // Occupancy: a GPU unit hides latency with kOccupancyThreads work-items or more; where its groups
+  // have fewer between them and K is long enough that the partial sums cost little, more slices.
+  const double threads = double(std::max(1, params.threads()));
+  const double wanted = std::min(std::ceil(double(kOccupancyThreads) / threads),
+                                 double(resident_groups(params, device, element_bytes)));
+  if (std::ceil(tiles * double(best) / units) >= wanted) return best;
+  // Where K is split already, more slices cost only a larger workspace; otherwise the partial sums
+  // must be worth it: long slices only.
+  const std::size_t s = std::min(static_cast<std::size_t>(std::ceil(wanted * units / tiles)),
+                                 static_cast<std::size_t>(kMaxSplits));
+  const std::size_t chunk = round_up(ceil_div(p.K, std::max<std::size_t>(s, 1)), bk);
+  if (s <= best || chunk < (best > 1 ? std::max(kSplitMinChunk, bk) : kOccupancyMinChunk) ||
+      outputs * double(s) * double(element_bytes) > double(kMaxWorkspaceBytes))
+    return best;
+  return ceil_div(p.K, chunk);
+}
+
+// The tiles for C: the size class's, unless they would leave more than half of each tile empty;
+// then the largest of the device's other size classes' tiles and MatmulParams{} that wastes at
+// most half, else the one that wastes least.
+const MatmulChoice* tile_choice(const std::vector<MatmulSizeClass>& classes, const GemmProblem& p,
+                                const DeviceInfo& device, const MatmulChoice& fallback) {
+  auto filled = [&](const MatmulParams& t) {
+    return double(p.M) * double(p.N) /
+           (double(round_up(p.M, static_cast<std::size_t>(t.bm))) *
+            double(round_up(p.N, static_cast<std::size_t>(t.bn))));
+  };
+  auto runs = [&](const MatmulChoice& c) { return gemm_params_problem(c.params, 4, p.op_b, device).empty(); };
+  const std::size_t mn = p.M * p.N;
+  const MatmulChoice* chosen = nullptr;
+  for (const MatmulSizeClass& c : classes)
+    if (c.max_mn == 0 || mn <= c.max_mn) {
+      chosen = &c.choice;
+      break;
+    }
+  if (chosen && runs(*chosen) && filled(chosen->params) >= 0.5) return chosen;
+  std::vector<const MatmulChoice*> all;
+  for (const MatmulSizeClass& c : classes)
+    if (runs(c.choice)) all.push_back(&c.choice);
+  if (runs(fallback)) all.push_back(&fallback);
+  const MatmulChoice* best = nullptr;
+  for (const MatmulChoice* c : all) {
+    const double f = filled(c->params), area = double(c->params.bm) * c->params.bn;
+    if (!best) {
+      best = c;
+      continue;
+    }
+    const double bf = filled(best->params), barea = double(best->params.bm) * best->params.bn;
+    const bool good = f >= 0.5, bgood = bf >= 0.5;
+    if (good != bgood ? good : good ? area > barea : f > bf) best = c;
+  }
+  return best ? best : chosen;
+}
+
+}  // namespace
+
+const char* to_string(Op op) { return op == Op::none ? "none" : "transpose"; }
+
+const char* to_string(GemmPath path) {
+  switch (path) {
+    case GemmPath::automatic:
+      return "automatic";
+    case GemmPath::tiled:
+      return "tiled";
+    case GemmPath::split_k:
+      return "split_k";
+    case GemmPath::gemv:
+      return "gemv";
+  }
+  return "?";
+}
+
+const char* to_string(GemmKernel kernel) {
+  switch (kernel) {
+    case GemmKernel::none:
+      return "none";
+    case GemmKernel::scale:
+      return "scale";
+    case GemmKernel::matmul:
+      return "matmul";
+    case GemmKernel::tiled:
+      return "tiled";
+    case GemmKernel::gemv_dot:
+      return "gemv_dot";
+    case GemmKernel::gemv_axpy:
+      return "gemv_axpy";
+  }
+  return "?";
+}
+
+MatmulParams double_params(const DeviceInfo& device) {
+  MatmulParams p;
+  if (device.kind == DeviceKind::gpu) {
+    p.bm = 64, p.bn = 64, p.bk = 8, p.tm = 4, p.tn = 4, p.wx = 16, p.pipeline = 1;
+  } else {
+    // CPUs keep their accumulators in memory as much as in registers: the float tiles suit them.
+    p.bm = 64, p.bn = 64, p.bk = 16, p.tm = 4, p.tn = 8, p.wx = 8, p.pipeline = 0;
+  }
+  return p;
+}
+
+int resident_groups(const MatmulParams& p, const DeviceInfo& device, std::size_t element_bytes) {
+  if (device.kind != DeviceKind::gpu) return 1;
+  const long registers = 2L * p.tm * p.tn * long(std::max<std::size_t>(element_bytes, 4) / 4) + 32;
+  const long threads = std::max(1, p.threads());
+  return static_cast<int>(std::clamp(65536L / (threads * registers), 1L, 4L));
+}
+
+std::size_t gemm_shared_bytes(const MatmulParams& p, std::size_t element_bytes, Op op_b) {
+  if (p.bm <= 0 || p.bn <= 0 || p.bk <= 0 || p.tn <= 0) return 0;
+  // gemm.duet: two buffers of the A slice (BM/4 vectors of 4 per k, one more where not swizzled)
+  // and of the B slice (BN/4 per k; one more where B is transposed and not swizzled).
+  const bool swizzle_b = p.bn % 32 == 0 && (p.bn / p.tn) % 8 == 0;
+  const std::size_t a_row = static_cast<std::size_t>(p.bm) / 4 + (p.swizzles_a() ? 0 : 1);
+  const std::size_t b_row =
+      static_cast<std::size_t>(p.bn) / 4 + (op_b == Op::transpose && !swizzle_b ? 1 : 0);
+  return 2 * static_cast<std::size_t>(p.bk) * (a_row + b_row) * 4 * element_bytes;
+}
+
+std::string gemm_params_problem(const MatmulParams& p, std::size_t element_bytes, Op op_b,
+                                const DeviceInfo& device) {
+  DeviceInfo no_memory_limit = device;
+  no_memory_limit.local_memory_bytes = 0;  // checked below with gemm.duet's layout
+  std::string problem = matmul_params_problem(p, no_memory_limit);
+  if (!problem.empty()) return problem;
+  const std::size_t bytes = gemm_shared_bytes(p, element_bytes, op_b);
+  if (device.local_memory_bytes > 0 && bytes > device.local_memory_bytes)
+    return to_string(p) + ": " + std::to_string(bytes) + " bytes of shared memory for gemm (" +
+           std::to_string(element_bytes) + "-byte arithmetic, op_b " + to_string(op_b) + "), but " +
+           device.name + " has " + std::to_string(device.local_memory_bytes);
+  return {};
+}
+
+GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>& classes,
+                   const GemmProblem& p, const GemmOptions& options) {
+  GemmPlan plan;
+  if (p.M == 0 || p.N == 0 || p.batch == 0) {
+    plan.reason = "nothing to compute (" + shape_text(p) + ")";
+    return plan;
+  }
+  if (p.K == 0 || p.alpha_zero) {
+    plan.kernel = GemmKernel::scale;
+    plan.reason = p.K == 0 ? "K == 0: C = beta C" : "alpha == 0: C = beta C";
+    return plan;
+  }
+  if (options.splits < 0 || options.splits > kMaxSplits)
+    throw ArgumentError("gemm: GemmOptions::splits = " + std::to_string(options.splits) + " is not in [0, " +
+                        std::to_string(kMaxSplits) + "]");
+  const bool vector = p.M == 1 || p.N == 1;
+  if (options.path == GemmPath::gemv && !vector)
+    throw ArgumentError("gemm: GemmPath::gemv needs M == 1 or N == 1, not " + shape_text(p));
+  if (options.path == GemmPath::gemv || (options.path == GemmPath::automatic && vector))
+    return plan_gemv(device, p, options);
+
+  // Tiled: parameters from the size class of M * N, forced ones, or the double tiles.
+  const std::size_t element_bytes = p.type == ScalarType::f64 ? 8 : 4;
+  if (options.params) {
+    const std::string problem = gemm_params_problem(*options.params, element_bytes, p.op_b, device);
+    if (!problem.empty()) throw ArgumentError("gemm: parameters not usable: " + problem);
+    plan.params = *options.params;
+    plan.source = "GemmOptions::params";
+  } else if (p.type == ScalarType::f64) {
+    plan.params = double_params(device);
+    plan.source = "double_params()";
+  } else {
+    static const MatmulChoice fallback{MatmulParams{}, "MatmulParams{} (small tiles)"};
+    if (const MatmulChoice* chosen = tile_choice(classes, p, device, fallback)) {
+      plan.params = chosen->params;
+      plan.source = chosen->source;
+    } else {
+      plan.source = "default";
+    }
+  }
+  if (!options.params && !gemm_params_problem(plan.params, element_bytes, p.op_b, device).empty()) {
+    plan.source = "default (" + gemm_params_problem(plan.params, element_bytes, p.op_b, device) + ")";
+    plan.params = MatmulParams{};
+  }
+
+  std::ostringstream why;
+  std::size_t splits = 1;
+  if (options.path == GemmPath::split_k) {
+    splits = options.splits > 0 ? static_cast<std::size_t>(options.splits)
+                                : best_split(p, plan.params, element_bytes, device, true);
+    why << "split-K asked for";
+  } else if (options.path == GemmPath::automatic) {
+    splits = best_split(p, plan.params, element_bytes, device, false);
+    const std::size_t tiles = ceil_div(p.M, plan.params.bm) * ceil_div(p.N, plan.params.bn) * p.batch;
+    why << tiles << " tiles of " << plan.params.bm << "x" << plan.params.bn << " for "
+        << units_of(device) * resident_groups(plan.params, device, element_bytes) << " group slots";
+    if (splits > 1) why << ", K split";
+  } else {
+    why << (options.path == GemmPath::tiled ? "tiled asked for" : "tiled");
+  }
+  plan.k_chunk = round_up(ceil_div(p.K, splits), static_cast<std::size_t>(plan.params.bk));
+  plan.splits = static_cast<int>(ceil_div(p.K, plan.k_chunk));
+  if (plan.splits == 1) plan.k_chunk = p.K;
+  if (plan.splits > 1) plan.workspace_elements = static_cast<std::size_t>(plan.splits) * p.batch * p.M * p.N;
+  plan.kernel = plan.splits == 1 && p.plain && options.path == GemmPath::automatic ? GemmKernel::matmul
+                                                                                   : GemmKernel::tiled;
+  if (plan.kernel == GemmKernel::matmul) why << "; plain product: duet::matmul's kernel";
+  plan.reason = why.str();
+  return plan;
+}
+
+}  // namespace duet

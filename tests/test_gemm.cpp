@@ -1,0 +1,620 @@
+// duet::gemm and gemm_strided_batched on every device, against a double-precision reference: every
+// op combination, alpha and beta (beta == 0 with C poisoned by NaN, which must not propagate),
+// leading dimensions wider than the rows, views at offsets (misaligned for OpenCL's sub-buffers
+// included), float4-aligned and unaligned operands, batches (a broadcast operand included), double
+// where the device has it, half storage, sizes 1, primes and non-multiples of every tile, split-K
+// and the matrix-vector kernels both forced and chosen by the rule; every element of the output
+// buffer outside C (padding, the batch's gaps, before and after the view) must stay poisoned, and a
+// padding element of A or B read into a sum would show as NaN. Then each typed error. The rule
+// itself is tested without a device in test_gemm_plan.cpp.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <duet/duet.hpp>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "devices.hpp"
+#include "support.hpp"
+
+namespace {
+
+using duet::GemmOptions;
+using duet::GemmPath;
+using duet::Op;
+
+constexpr Op kNone = Op::none, kTrans = Op::transpose;
+
+// Element traits: conversions, the poison, the arithmetic's unit roundoff, the storage rounding.
+template <class T>
+struct Elem;
+template <>
+struct Elem<float> {
+  using Scalar = float;
+  static float from(double x) { return static_cast<float>(x); }
+  static double to(float x) { return x; }
+  static float poison() { return std::numeric_limits<float>::quiet_NaN(); }
+  static constexpr double u = 1.0 / (1 << 24);
+  static constexpr double store_u = 0.0;
+  static constexpr const char* name = "float";
+};
+template <>
+struct Elem<double> {
+  using Scalar = double;
+  static double from(double x) { return x; }
+  static double to(double x) { return x; }
+  static double poison() { return std::numeric_limits<double>::quiet_NaN(); }
+  static constexpr double u = 1.0 / 9007199254740992.0;  // 2^-53
+  static constexpr double store_u = 0.0;
+  static constexpr const char* name = "double";
+};
+template <>
+struct Elem<duet::half> {
+  using Scalar = float;
+  static duet::half from(double x) { return duet::half::from_float(static_cast<float>(x)); }
+  static double to(duet::half x) { return x.to_float(); }
+  static duet::half poison() { return duet::half{0x7e00}; }
+  static constexpr double u = 1.0 / (1 << 24);        // float arithmetic
+  static constexpr double store_u = 1.0 / (1 << 11);  // one rounding to half
+  static constexpr const char* name = "half";
+};
+
+template <class T>
+bool is_poison(T x) {
+  return std::isnan(Elem<T>::to(x));
+}
+
+struct Case {
+  const char* label;
+  Op op_a, op_b;
+  std::size_t M, N, K;
+  double alpha = 1.0, beta = 0.0;
+  std::size_t pad_a = 0, pad_b = 0, pad_c = 0;  // ld = stored row width + pad
+  std::size_t off_a = 0, off_b = 0, off_c = 0;  // views start this many elements in
+  std::size_t batch = 0;                        // 0: gemm(); else gemm_strided_batched
+  std::size_t gap = 0;                          // extra elements between a batch's matrices
+  bool broadcast_b = false;                     // stride_b = 0: one B for the whole batch
+  GemmOptions options = {};
+};
+
+std::string describe(const Case& c) {
+  std::string s = std::string(c.label) + ": op_a " + duet::to_string(c.op_a) + ", op_b " +
+                  duet::to_string(c.op_b) + ", " + std::to_string(c.M) + "x" + std::to_string(c.N) + "x" +
+                  std::to_string(c.K) + ", alpha " + std::to_string(c.alpha) + ", beta " +
+                  std::to_string(c.beta) + ", pads " + std::to_string(c.pad_a) + "/" +
+                  std::to_string(c.pad_b) + "/" + std::to_string(c.pad_c) + ", offsets " +
+                  std::to_string(c.off_a) + "/" + std::to_string(c.off_b) + "/" + std::to_string(c.off_c) +
+                  ", path " + duet::to_string(c.options.path);
+  if (c.options.splits) s += ", splits " + std::to_string(c.options.splits);
+  if (c.batch) s += ", batch " + std::to_string(c.batch) + (c.broadcast_b ? " (B broadcast)" : "");
+  return s;
+}
+
+// One operand's layout in its buffer.
+struct Layout {
+  std::size_t rows, cols, ld, stride, count, offset, size;
+  // Whether buffer element i is element (b, r, c) of the matrices, for r < rows and c < cols.
+  bool inside(std::size_t i, std::size_t& b, std::size_t& r, std::size_t& c) const {
+    if (i < offset) return false;
+    const std::size_t j = i - offset;
+    b = stride ? j / stride : 0;
+    const std::size_t in = stride ? j % stride : j;
+    if (b >= count) return false;
+    r = in / ld;
+    c = in % ld;
+    return r < rows && c < cols;
+  }
+};
+
+Layout layout(std::size_t rows, std::size_t cols, std::size_t pad, std::size_t offset, std::size_t count,
+              std::size_t gap, bool broadcast) {
+  Layout l;
+  l.rows = rows, l.cols = cols, l.ld = cols + pad, l.offset = offset;
+  l.stride = broadcast ? 0 : rows * l.ld + gap;
+  l.count = broadcast ? 1 : count;
+  l.size = offset + (l.count - 1) * l.stride + rows * l.ld + 3;  // 3 more past the end
+  if (broadcast) l.stride = 0;
+  return l;
+}
+
+// Runs the case and checks it; returns C's whole buffer as read back (for determinism checks).
+template <class T>
+std::vector<T> run_case(const duet::Device& dev, duet::Queue& q, const Case& c) {
+  using S = typename Elem<T>::Scalar;
+  INFO(Elem<T>::name, " ", describe(c));
+  const bool ta = c.op_a == kTrans, tb = c.op_b == kTrans;
+  const std::size_t nb = c.batch ? c.batch : 1;
+  const Layout la = layout(ta ? c.K : c.M, ta ? c.M : c.K, c.pad_a, c.off_a, nb, c.gap, false);
+  const Layout lb = layout(tb ? c.N : c.K, tb ? c.K : c.N, c.pad_b, c.off_b, nb, c.gap, c.broadcast_b);
+  const Layout lc = layout(c.M, c.N, c.pad_c, c.off_c, nb, c.gap, false);
+
+  auto rng = make_rng(std::string("gemm ") + c.label, c.M * 1000003 + c.N * 1009 + c.K);
+  // Matrix elements random, everything else (padding, gaps, before and after) poisoned.
+  auto fill = [&](const Layout& l, bool poison_matrix) {
+    std::vector<T> v(l.size, Elem<T>::poison());
+    const std::vector<float> values = random_floats(rng, l.size);
+    for (std::size_t i = 0; i < l.size; ++i) {
+      std::size_t b, r, col;
+      if (l.inside(i, b, r, col) && !poison_matrix) v[i] = Elem<T>::from(values[i]);
+    }
+    return v;
+  };
+  const std::vector<T> A = fill(la, false), B = fill(lb, false);
+  const std::vector<T> C0 = fill(lc, c.beta == 0.0);
+
+  duet::Buffer<T> dA(dev, la.size), dB(dev, lb.size), dC(dev, lc.size);
+  q.write(dA, A);
+  q.write(dB, B);
+  q.write(dC, C0);
+  const duet::BufferView<T> vA = dA.view(c.off_a, la.size - c.off_a),
+                            vB = dB.view(c.off_b, lb.size - c.off_b),
+                            vC = dC.view(c.off_c, lc.size - c.off_c);
+  const S alpha = static_cast<S>(c.alpha), beta = static_cast<S>(c.beta);
+  if (c.batch == 0)
+    duet::gemm(q, c.op_a, c.op_b, c.M, c.N, c.K, alpha, vA, la.ld, vB, lb.ld, beta, vC, lc.ld, c.options);
+  else
+    duet::gemm_strided_batched(q, c.op_a, c.op_b, c.M, c.N, c.K, alpha, vA, la.ld, la.stride, vB, lb.ld,
+                               lb.stride, beta, vC, lc.ld, lc.stride, c.batch, c.options);
+  const std::vector<T> got = q.to_vector(dC);
+
+  // The reference per matrix of the batch, from the stored values.
+  std::vector<double> a(A.size()), bv(B.size()), c0(C0.size());
+  for (std::size_t i = 0; i < A.size(); ++i) a[i] = Elem<T>::to(A[i]);
+  for (std::size_t i = 0; i < B.size(); ++i) bv[i] = Elem<T>::to(B[i]);
+  for (std::size_t i = 0; i < C0.size(); ++i) c0[i] = Elem<T>::to(C0[i]);
+  std::vector<double> want(c.M * c.N), scale(c.M * c.N);
+  std::size_t bad = 0, untouched_bad = 0;
+  double worst = 0;
+  std::string first;
+  for (std::size_t b = 0; b < nb; ++b) {
+    reference_gemm(ta, tb, c.M, c.N, c.K, static_cast<double>(alpha), &a[la.offset + b * la.stride], la.ld,
+                   &bv[lb.offset + b * lb.stride], lb.ld, static_cast<double>(beta),
+                   &c0[lc.offset + b * lc.stride], lc.ld, want.data(), scale.data());
+    for (std::size_t i = 0; i < c.M; ++i)
+      for (std::size_t j = 0; j < c.N; ++j) {
+        const double w = want[i * c.N + j];
+        const double g = Elem<T>::to(got[lc.offset + b * lc.stride + i * lc.ld + j]);
+        const double tol = 2.0 * double(c.K + 3) * Elem<T>::u * scale[i * c.N + j] +
+                           Elem<T>::store_u * std::fabs(w) + (Elem<T>::store_u > 0 ? 1e-7 : 1e-300);
+        const double err = std::fabs(g - w);
+        if (!(err <= tol)) {
+          if (bad < 4)
+            first += "\n  batch " + std::to_string(b) + " C[" + std::to_string(i) + "][" + std::to_string(j) +
+                     "] got " + std::to_string(g) + " want " + std::to_string(w) + " (tolerance " +
+                     std::to_string(tol) + ")";
+          ++bad;
+        }
+        if (err > worst || err != err) worst = err;
+      }
+  }
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    std::size_t b, r, col;
+    if (!lc.inside(i, b, r, col) && !is_poison(got[i])) {
+      if (untouched_bad < 4)
+        first += "\n  C's buffer element " + std::to_string(i) + " outside C was written";
+      ++untouched_bad;
+    }
+  }
+  INFO(bad, " of ", nb * c.M * c.N, " outputs out of tolerance (worst error ", worst, "), ", untouched_bad,
+       " elements outside C written", first);
+  CHECK(bad == 0);
+  CHECK(untouched_bad == 0);
+  return got;
+}
+
+const Op kOps[2] = {kNone, kTrans};
+
+bool has_double(const duet::Device& dev) { return dev.info().supports_double; }
+
+}  // namespace
+
+TEST_SUITE_BEGIN("device");
+
+TEST_CASE("gemm: every op combination, alpha and beta, wide leading dimensions, views at odd offsets") {
+  for_each_device([&](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    for (Op oa : kOps)
+      for (Op ob : kOps) {
+        // Primes, past one CPU tile (64) in M and K: unaligned rows (scalar accesses), views at
+        // element offsets no sub-buffer can start at; beta 0 over a NaN C, then beta != 0.
+        Case c{"odd", oa, ob, 67, 45, 131};
+        c.pad_a = 3, c.pad_b = 5, c.pad_c = 2;
+        c.off_a = 3, c.off_b = 7, c.off_c = 5;
+        c.alpha = 0.75, c.beta = 0.0;
+        run_case<float>(dev, q, c);
+        c.beta = -0.5;
+        c.alpha = -1.25;
+        run_case<float>(dev, q, c);
+      }
+  });
+}
+
+TEST_CASE("gemm: float4-aligned operands with partial runs at every edge") {
+  for_each_device([&](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    // (none, transpose) and (transpose, none) take each operand's two float4 load paths (along K
+    // and along M or N) between them; each further combination would be one more compile.
+    for (Op oa : kOps) {
+      const Op ob = oa == kNone ? kTrans : kNone;
+      // Leading dimensions and offsets multiples of 4 floats (16 bytes; the offsets of 32 also
+      // start a sub-buffer on OpenCL), sizes that are not: the last run of each row is partial.
+      Case c{"aligned", oa, ob, 70, 37, 45};
+      c.pad_a = (4 - (oa == kTrans ? c.M : c.K) % 4) % 4 + 4;
+      c.pad_b = (4 - (ob == kTrans ? c.K : c.N) % 4) % 4;
+      c.pad_c = (4 - c.N % 4) % 4 + 8;
+      c.off_a = 32, c.off_b = 4, c.off_c = 64;
+      c.alpha = 1.5, c.beta = 0.25;
+      run_case<float>(dev, q, c);
+    }
+  });
+}
+
+TEST_CASE("gemm: the pipelined loop GPUs run, on every device (forced parameters)") {
+  for_each_device([&](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    // PIPELINE=1 with both slices swizzled, small tiles (quick to compile on CPUs); edges in every
+    // dimension, one slice of K and many, with and without a split.
+    duet::MatmulParams p;
+    p.bm = 32, p.bn = 32, p.bk = 8, p.tm = 4, p.tn = 4, p.wx = 8, p.pipeline = 1;
+    for (Op oa : kOps) {
+      const Op ob = oa == kNone ? kTrans : kNone;
+      for (std::size_t K : {std::size_t{5}, std::size_t{8}, std::size_t{203}}) {
+        Case c{"pipelined", oa, ob, 45, 70, K};
+        c.pad_a = 1, c.pad_c = 2, c.alpha = 0.5, c.beta = K == 8 ? 1.0 : 0.0;
+        c.options.params = p;
+        c.options.path = GemmPath::tiled;
+        run_case<float>(dev, q, c);
+      }
+      Case c{"pipelined split", oa, ob, 33, 31, 400};
+      c.options.params = p;
+      c.options.path = GemmPath::split_k;
+      c.options.splits = 3;
+      run_case<float>(dev, q, c);
+    }
+    // The H100's tiles for mid-sized C (several runs of a slice per work-item), both operands
+    // transposed, over two tiles each way, whole and split.
+    duet::MatmulParams h;
+    h.bm = 64, h.bn = 128, h.bk = 16, h.tm = 8, h.tn = 8, h.wx = 16, h.pipeline = 1;
+    if (duet::gemm_params_problem(h, 4, kTrans, dev.info()).empty()) {
+      Case c{"h100 tiles", kTrans, kTrans, 70, 135, 50};
+      c.pad_b = 3, c.off_a = 1, c.beta = -1.0;
+      c.options.params = h;
+      c.options.path = GemmPath::tiled;
+      run_case<float>(dev, q, c);
+      c.options.path = GemmPath::split_k;
+      c.options.splits = 2;
+      run_case<float>(dev, q, c);
+    }
+  });
+}
+
+TEST_CASE("gemm: small and degenerate sizes") {
+  for_each_device([&](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    // 1x1x1 and thin shapes through every kernel the rule picks for them.
+    const std::size_t shapes[][3] = {{1, 1, 1}, {1, 1, 7},   {2, 3, 1}, {1, 5, 3},
+                                     {5, 1, 3}, {3, 2, 129}, {65, 1, 2}};
+    for (const auto& s : shapes)
+      for (Op oa : kOps) {
+        Case c{"small", oa, kTrans, s[0], s[1], s[2]};
+        c.alpha = 2.0, c.beta = 0.5, c.pad_a = 1;
+        run_case<float>(dev, q, c);
+      }
+    // K == 0 and alpha == 0: C = beta C, A and B unread; with beta == 0, zeros over NaN.
+    for (double beta : {0.0, -2.0}) {
+      Case c{"k0", kNone, kNone, 9, 11, 0};
+      c.beta = beta, c.pad_a = 1, c.pad_c = 3;
+      run_case<float>(dev, q, c);
+      Case z{"alpha0", kTrans, kNone, 9, 11, 6};
+      z.alpha = 0.0, z.beta = beta, z.off_c = 1;
+      run_case<float>(dev, q, z);
+    }
+    // M == 0, N == 0 and batch == 0: nothing is written.
+    duet::Buffer<float> a(dev, 4), b(dev, 4), cb(dev, 4);
+    q.fill(cb, kNaN);
+    duet::gemm(q, kNone, kNone, 0, 2, 2, 1.0f, a, 2, b, 2, 0.0f, cb, 2);
+    duet::gemm(q, kNone, kNone, 2, 0, 2, 1.0f, a, 2, b, 1, 0.0f, cb, 1);
+    duet::gemm_strided_batched(q, kNone, kNone, 2, 2, 2, 1.0f, a, 2, 4, b, 2, 4, 0.0f, cb, 2, 4, 0);
+    for (float x : q.to_vector(cb)) CHECK(std::isnan(x));
+  });
+}
+
+TEST_CASE("gemm: split-K forced and chosen, repeatable bit for bit") {
+  for_each_device([&](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    for (Op oa : kOps) {
+      Case c{"split", oa, oa == kTrans ? kNone : kTrans, 33, 18, 1001};
+      c.pad_a = 2, c.pad_c = 1, c.off_c = 3, c.alpha = 0.5;
+      c.options.path = GemmPath::split_k;
+      c.options.splits = 3;
+      run_case<float>(dev, q, c);
+      c.options.splits = 0;  // the rule's count
+      c.beta = 1.0;
+      const std::vector<float> first = run_case<float>(dev, q, c);
+      const std::vector<float> again = run_case<float>(dev, q, c);
+      CHECK_MESSAGE(std::memcmp(first.data(), again.data(), first.size() * sizeof(float)) == 0,
+                    "a split-K product repeated differs");
+    }
+    // A shape the rule splits on a GPU (one tile, long K): whatever the device, the same answer.
+    Case c{"auto split", kNone, kNone, 40, 24, 4100};
+    c.beta = 0.5, c.pad_a = 3, c.pad_b = 1, c.pad_c = 1;
+    run_case<float>(dev, q, c);
+    duet::GemmProblem p;
+    p.M = 40, p.N = 24, p.K = 4100;
+    const duet::GemmPlan plan = duet::gemm_plan_for(dev, p);
+    INFO(plan.reason);
+    CHECK(plan.kernel == duet::GemmKernel::tiled);
+    if (dev.info().kind == duet::DeviceKind::gpu) CHECK(plan.splits > 1);
+  });
+}
+
+TEST_CASE("gemm: matrix-vector products (M == 1, N == 1), every op, strided vectors, split and not") {
+  for_each_device([&](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    for (Op oa : kOps)
+      for (Op ob : kOps) {
+        // N == 1: y = op(A) x; M == 1: y = x op(B). Unaligned first, then aligned (float4 rows).
+        for (bool aligned : {false, true}) {
+          Case y{"gemv N=1", oa, ob, 77, 1, 3001};
+          Case x{"gemv M=1", oa, ob, 1, 83, 2999};
+          for (Case* c : {&y, &x}) {
+            c->alpha = -0.5, c->beta = 0.75;
+            c->pad_a = aligned ? (4 - (oa == kTrans ? c->M : c->K) % 4) % 4 : 2;
+            c->pad_b = aligned ? (4 - (ob == kTrans ? c->K : c->N) % 4) % 4 : 1;
+            c->pad_c = aligned ? 3 : 2;
+            c->off_a = aligned ? 32 : 5;
+            c->off_b = aligned ? 64 : 1;
+            c->off_c = 2;
+            run_case<float>(dev, q, *c);
+          }
+        }
+      }
+    // Forced: the gemv kernels with a chosen split, and beta == 0 over NaN; the tiled kernel on a
+    // vector shape.
+    Case c{"gemv forced", kNone, kNone, 1, 300, 700};
+    c.options.path = GemmPath::gemv;
+    c.options.splits = 5;
+    run_case<float>(dev, q, c);
+    c.op_b = kTrans;
+    run_case<float>(dev, q, c);
+    c.options = GemmOptions{};
+    c.options.path = GemmPath::tiled;
+    run_case<float>(dev, q, c);
+    duet::GemmProblem p;
+    p.M = 1, p.N = 4096, p.K = 4096;
+    CHECK(duet::gemm_plan_for(dev, p).kernel == duet::GemmKernel::gemv_axpy);
+    p.op_b = kTrans;
+    CHECK(duet::gemm_plan_for(dev, p).kernel == duet::GemmKernel::gemv_dot);
+  });
+}
+
+TEST_CASE("gemm_strided_batched: tiled, split-K, gemv, a broadcast operand, gaps between matrices") {
+  for_each_device([&](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    Case c{"batched", kTrans, kNone, 19, 23, 29};
+    c.batch = 5, c.gap = 3, c.pad_a = 1, c.pad_b = 2, c.pad_c = 1, c.off_a = 2, c.off_c = 1;
+    c.alpha = 1.25, c.beta = -1.0;
+    run_case<float>(dev, q, c);
+    c.broadcast_b = true, c.op_b = kTrans, c.beta = 0.0;
+    run_case<float>(dev, q, c);
+    Case s{"batched split", kNone, kNone, 17, 9, 600};
+    s.batch = 3, s.gap = 1, s.beta = 0.5;
+    s.options.path = GemmPath::split_k;
+    s.options.splits = 4;
+    run_case<float>(dev, q, s);
+    Case v{"batched gemv", kNone, kTrans, 1, 130, 300};
+    v.batch = 4, v.gap = 2, v.beta = 2.0;
+    v.options.splits = 2;
+    v.options.path = GemmPath::gemv;
+    run_case<float>(dev, q, v);
+    // Many small matrices in one call, aligned: 64 matrices of 20 x 20 x 20.
+    Case m{"many", kNone, kNone, 20, 20, 20};
+    m.batch = 64, m.gap = 1;
+    run_case<float>(dev, q, m);
+  });
+}
+
+TEST_CASE("gemm: column-major products through the transpose identity") {
+  for_each_device([&](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    // Column-major C (M x N) = op(A) op(B) with A M x K, B K x N column-major (lda = M, ldb = K,
+    // ldc = M): gemm(op_b, op_a, N, M, K, B, ldb, A, lda, C, ldc) reads them row-major.
+    const std::size_t M = 13, N = 7, K = 11;
+    auto rng = make_rng("gemm column-major");
+    const std::vector<float> A = random_floats(rng, M * K), B = random_floats(rng, K * N);
+    // C's columns are padded to M + 1 (ldc), which keeps the call off duet::matmul's kernel.
+    const std::size_t ldc = M + 1;
+    duet::Buffer<float> dA(dev, A.size()), dB(dev, B.size()), dC(dev, ldc * N);
+    q.write(dA, A);
+    q.write(dB, B);
+    q.fill(dC, kNaN);
+    duet::gemm(q, kNone, kNone, N, M, K, 1.0f, dB, K, dA, M, 0.0f, dC, ldc);
+    const std::vector<float> C = q.to_vector(dC);
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < M; ++i)
+      for (std::size_t j = 0; j < N; ++j) {
+        double want = 0, scale = 0;
+        for (std::size_t k = 0; k < K; ++k) {
+          want += double(A[k * M + i]) * B[j * K + k];  // column-major A(i, k), B(k, j)
+          scale += std::fabs(double(A[k * M + i]) * B[j * K + k]);
+        }
+        if (!(std::fabs(C[j * ldc + i] - want) <= 2.0 * (K + 3) * kUnitRoundoff * scale)) ++bad;
+      }
+    CHECK(bad == 0);
+  });
+}
+
+TEST_CASE("gemm in double where the device has it, and with half storage") {
+  for_each_device([&](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    if (has_double(dev)) {
+      for (Op o : kOps) {
+        Case c{"double", o, o, 37, 70, 33};
+        c.pad_a = 1, c.pad_c = 2, c.off_a = 1, c.off_b = 3, c.alpha = 0.3, c.beta = 0.7;
+        run_case<double>(dev, q, c);
+      }
+      Case v{"double gemv", kNone, kNone, 61, 1, 900};
+      v.beta = 0.0, v.pad_b = 2;
+      run_case<double>(dev, q, v);
+      Case b{"double batched split", kTrans, kTrans, 9, 11, 400};
+      b.batch = 2, b.beta = -1.0;
+      b.options.path = GemmPath::split_k;
+      run_case<double>(dev, q, b);
+    } else {
+      MESSAGE(dev.info().id() << " has no double: the double cases are skipped there");
+    }
+    Case h{"half", kNone, kTrans, 33, 21, 40};
+    h.pad_a = 1, h.off_c = 3, h.alpha = 0.5, h.beta = 0.25;
+    run_case<duet::half>(dev, q, h);
+    Case hv{"half gemv", kTrans, kNone, 50, 1, 70};
+    hv.options.splits = 2;
+    hv.options.path = GemmPath::gemv;
+    run_case<duet::half>(dev, q, hv);
+    Case hb{"half batched split", kNone, kTrans, 5, 6, 300};
+    hb.batch = 2, hb.beta = 1.0;
+    hb.options.path = GemmPath::split_k;
+    run_case<duet::half>(dev, q, hb);
+  });
+}
+
+TEST_CASE("gemm: each error names its operand, before anything runs") {
+  for_each_device([&](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    duet::Buffer<float> a(dev, 12), b(dev, 20), c(dev, 15);
+    q.fill(c, kNaN);
+    // 3 x 4 times 4 x 5. Leading dimensions below the row width.
+    auto e =
+        EXPECT_ERROR(duet::ArgumentError, duet::gemm(q, kNone, kNone, 3, 5, 4, 1.0f, a, 3, b, 5, 0.0f, c, 5));
+    if (e) CHECK_CONTAINS(std::string(e->what()), "A: lda=3 is smaller than its row width 4");
+    e = EXPECT_ERROR(duet::ArgumentError,
+                     duet::gemm(q, kTrans, kNone, 3, 5, 4, 1.0f, a, 2, b, 5, 0.0f, c, 5));
+    if (e) CHECK_CONTAINS(std::string(e->what()), "A: lda=2 is smaller than its row width 3");
+    e = EXPECT_ERROR(duet::ArgumentError,
+                     duet::gemm(q, kNone, kTrans, 3, 5, 4, 1.0f, a, 4, b, 3, 0.0f, c, 5));
+    if (e) CHECK_CONTAINS(std::string(e->what()), "B: ldb=3 is smaller than its row width 4");
+    e = EXPECT_ERROR(duet::ArgumentError, duet::gemm(q, kNone, kNone, 3, 5, 4, 1.0f, a, 4, b, 5, 0.0f, c, 4));
+    if (e) CHECK_CONTAINS(std::string(e->what()), "C: ldc=4 is smaller than its row width 5");
+    // Buffers too small for the sizes and leading dimensions.
+    auto s = EXPECT_ERROR(duet::BufferSizeError,
+                          duet::gemm(q, kNone, kNone, 3, 5, 4, 1.0f, a, 5, b, 5, 0.0f, c, 5));
+    if (s) CHECK_CONTAINS(std::string(s->what()), "A holds 12 elements but the call needs 14");
+    s = EXPECT_ERROR(duet::BufferSizeError,
+                     duet::gemm(q, kNone, kNone, 3, 5, 4, 1.0f, a, 4, b.view(1, 19), 5, 0.0f, c, 5));
+    if (s) CHECK_CONTAINS(std::string(s->what()), "B holds 19 elements but the call needs 20");
+    s = EXPECT_ERROR(duet::BufferSizeError,
+                     duet::gemm(q, kNone, kNone, 3, 5, 4, 1.0f, a, 4, b, 5, 0.0f, c, 6));
+    if (s) CHECK_CONTAINS(std::string(s->what()), "C holds 15 elements but the call needs 17");
+    s = EXPECT_ERROR(duet::BufferSizeError, duet::gemm_strided_batched(q, kNone, kNone, 3, 5, 4, 1.0f, a, 4,
+                                                                       0, b, 5, 0, 0.0f, c, 5, 15, 2));
+    if (s) CHECK_CONTAINS(std::string(s->what()), "C holds 15 elements but the call needs 30");
+    // A batch whose outputs overlap.
+    duet::Buffer<float> big(dev, 100);
+    e = EXPECT_ERROR(duet::ArgumentError, duet::gemm_strided_batched(q, kNone, kNone, 3, 5, 4, 1.0f, a, 4, 0,
+                                                                     b, 5, 0, 0.0f, big, 5, 14, 2));
+    if (e) CHECK_CONTAINS(std::string(e->what()), "C: stride_c=14");
+    // Extents that overflow, and sizes past the kernels' int range.
+    const std::size_t huge = std::numeric_limits<std::size_t>::max() / 2;
+    e = EXPECT_ERROR(duet::ArgumentError,
+                     duet::gemm(q, kNone, kNone, 3, 5, 4, 1.0f, a, huge, b, 5, 0.0f, c, 5));
+    if (e) CHECK_CONTAINS(std::string(e->what()), "A: the elements it spans");
+    const std::size_t past_int = std::size_t{1} << 31;
+    e = EXPECT_ERROR(duet::ArgumentError,
+                     duet::gemm(q, kNone, kNone, 1, 5, 4, 1.0f, a, past_int, b, 5, 0.0f, c, 5));
+    if (e) CHECK_CONTAINS(std::string(e->what()), "lda");
+    // A path that cannot serve the shape; parameters the device cannot run.
+    GemmOptions gemv;
+    gemv.path = GemmPath::gemv;
+    e = EXPECT_ERROR(duet::ArgumentError,
+                     duet::gemm(q, kNone, kNone, 3, 5, 4, 1.0f, a, 4, b, 5, 0.0f, c, 5, gemv));
+    if (e) CHECK_CONTAINS(std::string(e->what()), "M == 1 or N == 1");
+    GemmOptions bad_params;
+    bad_params.params = duet::MatmulParams{};
+    bad_params.params->tm = 6;
+    EXPECT_ERROR(duet::ArgumentError,
+                 duet::gemm(q, kNone, kNone, 3, 5, 4, 1.0f, a, 4, b, 5, 0.0f, c, 5, bad_params));
+    GemmOptions too_many;
+    too_many.splits = duet::kMaxSplits + 1;
+    EXPECT_ERROR(duet::ArgumentError,
+                 duet::gemm(q, kNone, kNone, 3, 5, 4, 1.0f, a, 4, b, 5, 0.0f, c, 5, too_many));
+    // A released operand.
+    duet::Buffer<float> gone(dev, 20);
+    gone.release();
+    auto r = EXPECT_ERROR(duet::ReleasedError,
+                          duet::gemm(q, kNone, kNone, 3, 5, 4, 1.0f, a, 4, gone, 5, 0.0f, c, 5));
+    if (r) CHECK_CONTAINS(std::string(r->what()), "operand B of gemm");
+    // Double on a device without it.
+    if (!has_double(dev)) {
+      duet::Buffer<double> d(dev, 4);
+      EXPECT_ERROR(duet::ArgumentError, duet::gemm(q, kNone, kNone, 2, 2, 1, 1.0, d, 1, d, 2, 0.0, d, 2));
+    }
+    // Nothing ran: C is still poisoned.
+    for (float x : q.to_vector(c)) CHECK(std::isnan(x));
+  });
+}
+
+TEST_CASE("gemm refuses operands of another device") {
+  const std::vector<duet::Device> devices = two_devices();
+  if (devices.size() < 2) {
+    MESSAGE("needs two devices (POCL_DEVICES=\"pthread pthread\"): skipped");
+    return;
+  }
+  duet::Queue q0 = devices[0].queue();
+  duet::Buffer<float> a0(devices[0], 4), b0(devices[0], 4), c1(devices[1], 4);
+  const auto e = EXPECT_ERROR(duet::DeviceMismatchError,
+                              duet::gemm(q0, kNone, kNone, 2, 2, 2, 1.0f, a0, 2, b0, 2, 0.0f, c1, 2));
+  if (e) CHECK_CONTAINS(std::string(e->what()), "gemm: C is a buffer of");
+}
+
+TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("nvrtc");
+
+TEST_CASE("gemm's kernels compile for sm_90 with every parameter set of the table") {
+  // Each distinct float parameter set with (none, none) and float4 rows, and with (transpose,
+  // transpose) and scalar rows (the other load paths, B swizzled); then double, half, the gemv
+  // kernels and the reduction.
+  const char* gemm = duet::shared_kernel_source("gemm");
+  const char* gemv = duet::shared_kernel_source("gemv");
+  const char* reduce = duet::shared_kernel_source("gemm_reduce");
+  REQUIRE(gemm != nullptr);
+  REQUIRE(gemv != nullptr);
+  REQUIRE(reduce != nullptr);
+  auto compiles = [](const char* source, const duet::Defines& defines, const char* name,
+                     const std::string& what) {
+    INFO(what);
+    try {
+      CHECK(duet::compile_for_cuda_arch(source, defines, "sm_90", name) > 0);
+    } catch (const duet::CompileError& error) {
+      FAIL_CHECK("NVRTC rejected " << name << " (line " << error.line() << "):\n" << error.log());
+    }
+  };
+  std::vector<duet::MatmulParams> sets;
+  for (const duet::tuning::Entry& e : duet::tuning::builtin_entries())
+    if (std::find(sets.begin(), sets.end(), e.params) == sets.end()) sets.push_back(e.params);
+  for (const duet::MatmulParams& p : sets) {
+    compiles(gemm, duet::gemm_defines(p, duet::ScalarType::f32, kNone, kNone, true, true, true), "gemm.duet",
+             duet::to_string(p) + " none/none float4");
+    compiles(gemm, duet::gemm_defines(p, duet::ScalarType::f32, kTrans, kTrans, false, false, false),
+             "gemm.duet", duet::to_string(p) + " transpose/transpose scalar");
+  }
+  duet::DeviceInfo gpu;
+  gpu.kind = duet::DeviceKind::gpu;
+  compiles(
+      gemm,
+      duet::gemm_defines(duet::double_params(gpu), duet::ScalarType::f64, kTrans, kNone, false, false, false),
+      "gemm.duet", "double");
+  compiles(gemm, duet::gemm_defines(sets.front(), duet::ScalarType::f16, kNone, kTrans, false, false, false),
+           "gemm.duet", "half");
+  for (duet::ScalarType t : {duet::ScalarType::f32, duet::ScalarType::f64, duet::ScalarType::f16}) {
+    compiles(gemv, duet::gemv_defines(t, true, true), "gemv.duet", std::string("gemv ") + duet::to_string(t));
+    compiles(reduce, duet::gemm_reduce_defines(t), "gemm_reduce.duet",
+             std::string("reduce ") + duet::to_string(t));
+  }
+}
+
+TEST_SUITE_END();

@@ -1,0 +1,235 @@
+// The gemm selection rule (duet/gemm_plan.hpp) without a device: made-up devices (an H100 on both
+// backends, a 16-core CPU, a small GPU) and the built-in tuning table's size classes, and what the
+// rule picks for the shapes of issue 11: the kernel, the tiles, the split of K, the workspace.
+#include <doctest/doctest.h>
+
+#include <duet/duet.hpp>
+#include <string>
+#include <vector>
+
+#include "support.hpp"
+
+namespace {
+
+using duet::GemmKernel;
+using duet::GemmOptions;
+using duet::GemmPath;
+using duet::GemmPlan;
+using duet::GemmProblem;
+using duet::Op;
+
+duet::DeviceInfo device(const std::string& backend, const std::string& name, duet::DeviceKind kind,
+                        unsigned units) {
+  duet::DeviceInfo info;
+  info.backend = backend;
+  info.name = name;
+  info.vendor = kind == duet::DeviceKind::gpu ? "NVIDIA" : "GenuineIntel";
+  info.arch = kind == duet::DeviceKind::gpu ? "sm_90" : "";
+  info.kind = kind;
+  info.compute_units = units;
+  info.max_group_size = kind == duet::DeviceKind::gpu ? 1024 : 4096;
+  info.local_memory_bytes = kind == duet::DeviceKind::gpu ? 48 * 1024 : 512 * 1024;
+  info.supports_double = true;
+  return info;
+}
+
+const duet::DeviceInfo kH100 = device("cuda", "NVIDIA H100 80GB HBM3", duet::DeviceKind::gpu, 132);
+const duet::DeviceInfo kH100cl = device("opencl", "NVIDIA H100 80GB HBM3", duet::DeviceKind::gpu, 132);
+const duet::DeviceInfo kCpu = device("opencl", "pthread-cpu", duet::DeviceKind::cpu, 16);
+
+GemmProblem problem(std::size_t M, std::size_t N, std::size_t K, Op op_a = Op::none, Op op_b = Op::none,
+                    std::size_t batch = 1) {
+  GemmProblem p;
+  p.M = M, p.N = N, p.K = K, p.op_a = op_a, p.op_b = op_b, p.batch = batch;
+  return p;
+}
+
+GemmPlan plan(const duet::DeviceInfo& info, const GemmProblem& p, const GemmOptions& options = {}) {
+  EnvGuard no_file("DUET_TUNING_FILE", "");
+  const GemmPlan result = duet::plan_gemm(info, duet::matmul_size_classes(info), p, options);
+  // Every plan covers K with its slices, in whole BK steps when split.
+  if (result.kernel == GemmKernel::tiled || result.kernel == GemmKernel::matmul ||
+      result.kernel == GemmKernel::gemv_dot || result.kernel == GemmKernel::gemv_axpy) {
+    CHECK(result.splits >= 1);
+    CHECK(result.k_chunk * static_cast<std::size_t>(result.splits) >= p.K);
+    CHECK(result.k_chunk * static_cast<std::size_t>(result.splits - 1) < p.K);
+    if (result.splits > 1 && result.kernel == GemmKernel::tiled)
+      CHECK(result.k_chunk % static_cast<std::size_t>(result.params.bk) == 0);
+    CHECK(result.workspace_elements ==
+          (result.splits > 1
+               ? result.splits * p.batch *
+                     (result.kernel == GemmKernel::gemv_dot || result.kernel == GemmKernel::gemv_axpy
+                          ? (p.N == 1 ? p.M : p.N)
+                          : p.M * p.N)
+               : 0));
+  }
+  return result;
+}
+
+}  // namespace
+
+TEST_SUITE_BEGIN("nodevice");
+
+TEST_CASE("gemm plan: empty products, K == 0 and alpha == 0") {
+  CHECK(plan(kH100, problem(0, 5, 5)).kernel == GemmKernel::none);
+  CHECK(plan(kH100, problem(5, 0, 5)).kernel == GemmKernel::none);
+  CHECK(plan(kH100, problem(5, 5, 5, Op::none, Op::none, 0)).kernel == GemmKernel::none);
+  CHECK(plan(kH100, problem(5, 5, 0)).kernel == GemmKernel::scale);
+  GemmProblem p = problem(5, 5, 5);
+  p.alpha_zero = true;
+  CHECK(plan(kH100, p).kernel == GemmKernel::scale);
+  CHECK(plan(kCpu, p).kernel == GemmKernel::scale);
+}
+
+TEST_CASE("gemm plan: big squares take the table's tiles, plain ones duet::matmul's kernel") {
+  GemmProblem p = problem(4096, 4096, 4096);
+  p.plain = true;
+  GemmPlan cuda = plan(kH100, p);
+  CHECK(cuda.kernel == GemmKernel::matmul);
+  CHECK(cuda.splits == 1);
+  CHECK(cuda.params.bm == 128);
+  CHECK(cuda.params.bn == 256);
+  CHECK(cuda.params.tn == 16);  // the CUDA entry
+  CHECK_CONTAINS(cuda.source, "backend=cuda");
+  CHECK(plan(kH100cl, p).params.tm == 16);  // the OpenCL entry
+  // Any op, alpha, beta or padding: the general kernel with the same tiles.
+  for (Op a : {Op::none, Op::transpose})
+    for (Op b : {Op::none, Op::transpose}) {
+      const GemmPlan t = plan(kH100, problem(4096, 4096, 4096, a, b));
+      CHECK(t.kernel == GemmKernel::tiled);
+      CHECK(t.params == cuda.params);
+      CHECK(t.splits == 1);
+    }
+  // A small C takes the small tiles of its size class.
+  CHECK(plan(kH100, problem(1000, 1000, 1000)).params.bn == 128);
+  // A forced tiled path never takes matmul's kernel.
+  GemmOptions tiled;
+  tiled.path = GemmPath::tiled;
+  CHECK(plan(kH100, p, tiled).kernel == GemmKernel::tiled);
+}
+
+TEST_CASE("gemm plan: few tiles over a long K split K") {
+  // 64 x 64 x 65536: one tile, 512 tiles' worth of K.
+  const GemmPlan small = plan(kH100, problem(64, 64, 65536));
+  INFO(small.reason);
+  CHECK(small.kernel == GemmKernel::tiled);
+  CHECK(small.splits >= 64);
+  CHECK(small.k_chunk >= duet::kSplitMinChunk);
+  CHECK(small.workspace_elements * 4 <= duet::kMaxWorkspaceBytes);
+  // Plain arguments do not keep it on matmul's kernel: the split wins.
+  GemmProblem plain = problem(64, 64, 65536);
+  plain.plain = true;
+  CHECK(plan(kH100, plain).kernel == GemmKernel::tiled);
+  // 192 tiles of 128 x 256 for 132 units (1.45 waves): two slices make 2.9 waves.
+  CHECK(plan(kH100, problem(2000, 3000, 5000)).splits == 2);
+  // 128 tiles of 128 work-items, one per unit: more slices for occupancy where K is long
+  // (128 x 8192 x 8192), none where it is short (1000^3: the partial sums would cost too much).
+  CHECK(plan(kH100, problem(128, 8192, 8192)).splits >= 2);
+  CHECK(plan(kH100, problem(8192, 128, 8192, Op::transpose)).splits >= 2);
+  CHECK(plan(kH100, problem(1000, 1000, 1000)).splits == 1);
+  // Batched small products fill the GPU without a split.
+  CHECK(plan(kH100, problem(64, 64, 64, Op::none, Op::none, 1024)).splits == 1);
+  CHECK(plan(kH100, problem(128, 128, 128, Op::none, Op::none, 512)).splits == 1);
+  // Enough tiles: no split. 8192 x 8192: 2048 tiles.
+  CHECK(plan(kH100, problem(8192, 8192, 8192)).splits == 1);
+  // A short K is never split, however few the tiles.
+  CHECK(plan(kH100, problem(64, 64, 300)).splits == 1);
+  // A CPU's cores are its compute units: one tile for 16 cores splits too, 64 tiles do not.
+  CHECK(plan(kCpu, problem(64, 64, 65536)).splits >= 2);
+  CHECK(plan(kCpu, problem(512, 512, 65536)).splits == 1);
+  // Forced: at least 2 where K allows, the count asked for when given, none where K is one slice.
+  GemmOptions split;
+  split.path = GemmPath::split_k;
+  CHECK(plan(kCpu, problem(64, 64, 65536), split).splits >= 2);
+  CHECK(plan(kCpu, problem(30, 30, 100), split).splits >= 2);
+  CHECK(plan(kH100, problem(30, 30, 4), split).splits == 1);
+  split.splits = 7;
+  const GemmPlan seven = plan(kCpu, problem(64, 64, 6000), split);
+  CHECK(seven.splits == 7);
+  // A count that K cannot fill in whole BK steps comes out lower.
+  split.splits = 100;
+  CHECK(plan(kCpu, problem(10, 10, 64), split).splits < 100);
+}
+
+TEST_CASE("gemm plan: tiles that C would fill less than half give way to smaller ones") {
+  // 32 x 32 matrices: 64 x 128 tiles would be an eighth full; MatmulParams{}'s 32 x 32 fit.
+  const GemmPlan tiny = plan(kH100, problem(32, 32, 32, Op::none, Op::none, 8192));
+  CHECK(tiny.params == duet::MatmulParams{});
+  // 65536 x 64: the large class's 128 x 256 tiles a quarter full; 64 x 128 half full and larger
+  // than 32 x 32.
+  const GemmPlan tall = plan(kH100, problem(65536, 64, 256));
+  CHECK(tall.params.bm == 64);
+  CHECK(tall.params.bn == 128);
+  // 64 x 64 matrices take the H100's class of C up to 4096 elements (64 x 64 tiles); 64 x 65536
+  // stays on 128 x 256, half full being enough.
+  CHECK(plan(kH100, problem(64, 64, 64, Op::none, Op::none, 1024)).params.bn == 64);
+  CHECK(plan(kH100, problem(64, 65536, 256)).params.bn == 256);
+  // The CPU's one class covers every size: its tiles or MatmulParams{}.
+  CHECK(plan(kCpu, problem(8, 8, 100)).params == duet::MatmulParams{});
+}
+
+TEST_CASE("gemm plan: M == 1 and N == 1 take the matrix-vector kernels") {
+  // y = A x with A's rows along K: dot; x^T B with B's rows along N: axpy.
+  CHECK(plan(kH100, problem(4096, 1, 4096)).kernel == GemmKernel::gemv_dot);
+  CHECK(plan(kH100, problem(4096, 1, 4096, Op::transpose)).kernel == GemmKernel::gemv_axpy);
+  CHECK(plan(kH100, problem(1, 4096, 4096)).kernel == GemmKernel::gemv_axpy);
+  CHECK(plan(kH100, problem(1, 4096, 4096, Op::none, Op::transpose)).kernel == GemmKernel::gemv_dot);
+  // 4096 rows are 512 groups: enough for 132 units, no split. 4096 columns of axpy are 16 groups:
+  // K is split.
+  CHECK(plan(kH100, problem(4096, 1, 4096)).splits == 1);
+  const GemmPlan axpy = plan(kH100, problem(1, 4096, 4096));
+  CHECK(axpy.splits > 1);
+  CHECK(axpy.k_chunk >= duet::kGemvAxpyMinChunk);
+  // 1 x 1 x K, a dot product: split over a long K.
+  const GemmPlan dot = plan(kH100, problem(1, 1, 1 << 20));
+  CHECK(dot.kernel == GemmKernel::gemv_dot);
+  CHECK(dot.splits > 1);
+  CHECK(dot.k_chunk % (4 * duet::kGemvDotLanes) == 0);
+  // Forced: gemv needs a vector shape; the tiled kernel takes one when asked.
+  GemmOptions gemv;
+  gemv.path = GemmPath::gemv;
+  CHECK_THROWS_AS(plan(kH100, problem(2, 2, 2), gemv), duet::ArgumentError);
+  gemv.splits = 3;
+  CHECK(plan(kCpu, problem(1, 50, 900), gemv).splits == 3);
+  GemmOptions tiled;
+  tiled.path = GemmPath::tiled;
+  CHECK(plan(kH100, problem(1, 4096, 4096), tiled).kernel == GemmKernel::tiled);
+}
+
+TEST_CASE("gemm plan: double takes its own tiles, half the float ones; parameters are checked") {
+  GemmProblem d = problem(2048, 2048, 2048);
+  d.type = duet::ScalarType::f64;
+  const GemmPlan pd = plan(kH100, d);
+  CHECK(pd.params == duet::double_params(kH100));
+  CHECK(duet::gemm_params_problem(pd.params, 8, Op::transpose, kH100).empty());
+  CHECK(duet::gemm_params_problem(duet::double_params(kCpu), 8, Op::transpose, kCpu).empty());
+  GemmProblem h = problem(2048, 2048, 2048);
+  h.type = duet::ScalarType::f16;
+  CHECK(plan(kH100, h).params == plan(kH100, problem(2048, 2048, 2048)).params);
+  // Every built-in entry runs with either op of B, in float (the H100's 48 KiB included).
+  for (const duet::tuning::Entry& e : duet::tuning::builtin_entries())
+    for (Op b : {Op::none, Op::transpose}) {
+      INFO(duet::tuning::format_entry(e), " op_b ", duet::to_string(b));
+      duet::DeviceInfo any = kH100;
+      any.max_group_size = 1024;
+      CHECK(duet::gemm_params_problem(e.params, 4, b, any).empty());
+    }
+  // Forced parameters the device cannot run: an ArgumentError; too much shared memory for
+  // double: the message says so.
+  GemmOptions forced;
+  forced.params = duet::MatmulParams{};
+  forced.params->bk = 6;
+  CHECK_THROWS_AS(plan(kH100, problem(100, 100, 100), forced), duet::ArgumentError);
+  duet::MatmulParams big;
+  big.bm = 128, big.bn = 256, big.bk = 16, big.tm = 8, big.tn = 16, big.wx = 8;
+  CHECK_CONTAINS(duet::gemm_params_problem(big, 8, Op::none, kH100), "shared memory");
+  CHECK(duet::gemm_shared_bytes(big, 4, Op::none) == 48 * 1024);
+  // The register estimate: one group of 8 x 16 per unit, three of 8 x 8.
+  CHECK(duet::resident_groups(big, kH100) == 1);
+  duet::MatmulParams mid = big;
+  mid.bm = 64, mid.bn = 128, mid.tn = 8, mid.wx = 16;
+  CHECK(duet::resident_groups(mid, kH100) == 3);
+  CHECK(duet::resident_groups(mid, kCpu) == 1);
+}
+
+TEST_SUITE_END();
