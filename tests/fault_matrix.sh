@@ -136,7 +136,7 @@ fi
 fault_case env.device_out_of_range "DUET_DEVICE=999" \
   "DeviceNotFoundError naming 999 and the available devices"
 drive DUET_BACKEND="$backend" DUET_DEVICE=999 open
-expect_error device_not_found "index 999" "available devices: $device"
+expect_error device_not_found "index 999" "available devices:" "$device ("
 
 fault_case env.device_huge_index "DUET_DEVICE=99999999999999999999999 (more digits than an unsigned long holds)" \
   "DeviceNotFoundError naming the index (was std::out_of_range from std::stoul)"
