@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # The test suite: install what is missing, build duet into build/, run every test with CTest, then
 # install duet into build/install and build and run examples/consumer against that installation,
-# which tests the CMake package (find_package(duet), duet::duet) as a user's project sees it.
+# which tests the CMake package (find_package(duet), duet::duet) as a user's project sees it; then
+# the Python package: `pip install .` into a virtual environment (build/python-venv, from
+# /usr/bin/python3; build dependencies from PyPI) and its pytest suite (python/tests, the examples
+# in examples/python included) against the installed package.
 # Usage: scripts/test.sh [extra cmake configure arguments...]
+# Environment: DUET_SKIP_PYTHON=1 leaves the Python part out.
 set -euo pipefail
 
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -50,7 +54,16 @@ if [[ -x $consumer_build/duet_consumer_mpi ]]; then
   esac
 fi
 
+python_status=0
+if [[ ${DUET_SKIP_PYTHON:-0} != 1 ]]; then
+  "$repo_root/scripts/test-python.sh" || python_status=$?
+fi
+
 if ((ctest_status)); then
   echo "test suite: FAILED (ctest exit code $ctest_status)" >&2
   exit "$ctest_status"
+fi
+if ((python_status)); then
+  echo "Python tests: FAILED (exit code $python_status)" >&2
+  exit "$python_status"
 fi
