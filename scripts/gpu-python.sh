@@ -52,8 +52,8 @@ tail -3 "$out/build.log"
 venv="$build/python-venv"
 {
   "$python" -m venv --system-site-packages "$venv" &&
-    "$venv/bin/pip" install --no-build-isolation --no-deps -Cbuild-dir="$build/python-wheel" \
-      ${dlpack_args:+-Ccmake.define.DUET_DLPACK_INCLUDE_DIR="$repo/$build/dlpack-include"} . &&
+    "$venv/bin/pip" install --no-build-isolation --no-deps --config-settings=build-dir="$build/python-wheel" \
+      ${dlpack_args:+--config-settings=cmake.define.DUET_DLPACK_INCLUDE_DIR="$repo/$build/dlpack-include"} . &&
     "$venv/bin/python" -c "import duet; print('installed', duet.__file__, 'DLPack', duet.HAVE_DLPACK)"
 } > "$out/pip-install.log" 2>&1 || { tail -40 "$out/pip-install.log"; exit 1; }
 tail -1 "$out/pip-install.log"

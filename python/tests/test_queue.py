@@ -1,6 +1,7 @@
 """Queues and events: ordering across queues with events, with-blocks, timing, waiting without the GIL."""
 
 import threading
+import time
 
 import numpy as np
 
@@ -57,9 +58,14 @@ def test_waits_release_the_gil(device):
 
     t = threading.Thread(target=count)
     t.start()
-    k(1 << 16, None, x, 1 << 16, 2000, queue=q)
+    time.sleep(0.01)
+    k(1 << 16, None, x, 1 << 16, 20000, queue=q)
     before = len(ticks)
+    start = time.perf_counter()
     q.finish()
+    waited = time.perf_counter() - start
+    during = len(ticks) - before
     stop.set()
     t.join()
-    assert len(ticks) >= before
+    if waited > 0.05:  # long enough for Python to switch threads (every 5 ms) many times
+        assert during > 0, f"the other thread did not run during a {waited:.3f} s finish()"
