@@ -34,18 +34,24 @@ class Timer:
 
 
 def _timer(queue):
+    """A Timer: `with queue.timer() as t: ...`, then t.ms."""
     return Timer(queue)
 
 
 def _write(queue, array, host):
+    """Copy the C-contiguous host array into `array` asynchronously; returns the Event. `host` must stay
+    alive and unchanged until the event completes."""
     return _duet._write_async(queue, array, host)
 
 
 def _read(queue, array, host):
+    """Copy `array` into the C-contiguous host array asynchronously; returns the Event. `host` must stay
+    alive, and unread, until the event completes."""
     return _duet._read_async(queue, array, host)
 
 
 def _copy(queue, src, dst):
+    """Copy one device array into another of the same size, asynchronously; returns the Event."""
     return _duet._copy_async(queue, src, dst)
 
 
