@@ -45,7 +45,7 @@ fi
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
   "$python" -c "import sys, numpy, nanobind; print(sys.version); print('numpy', numpy.__version__, 'nanobind', nanobind.__version__)"
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE="$(command -v "$python")" \
-    "${dlpack_args[@]}" && cmake --build "$build"
+    "${dlpack_args[@]}" && cmake --build "$build" --target duet_tool duet_python  # the duet command and the module
 } > "$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
 tail -3 "$out/build.log"
 

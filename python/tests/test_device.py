@@ -59,3 +59,13 @@ def test_default_queue_is_kept_and_queues_are_new(device):
     assert device.default_queue == device.default_queue
     assert device.queue() != device.queue()
     assert device.queue().device == device
+
+
+def test_a_missing_backend_asked_for_is_an_error():
+    missing = [b.name for b in duet.backends() if not b.available]
+    if not missing:
+        pytest.skip("every backend is available here")
+    code, _, err = _device_chosen_with({"DUET_BACKEND": missing[0]})
+    assert code != 0 and "BackendUnavailableError" in err
+    with pytest.raises(duet.BackendUnavailableError):
+        duet.Device(missing[0])
