@@ -11,9 +11,10 @@ set -uo pipefail
 out=${OUT:-gpu-logs}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-build=${DUET_BUILD_DIR:-build-gpu}
-python=${PYTHON:-python3}
 repo=$(pwd)
+build=${DUET_BUILD_DIR:-build-gpu}
+[[ $build == /* ]] || build=$repo/$build
+python=${PYTHON:-python3}
 status=0
 
 dlpack_args=()
@@ -32,9 +33,9 @@ for mod in ("torch", "cupy"):
 PY
 )
   if [ -n "$header" ]; then
-    mkdir -p "$repo/$build/dlpack-include/dlpack"
-    cp "$header" "$repo/$build/dlpack-include/dlpack/dlpack.h"
-    dlpack_args=(-DDUET_DLPACK_INCLUDE_DIR="$repo/$build/dlpack-include")
+    mkdir -p "$build/dlpack-include/dlpack"
+    cp "$header" "$build/dlpack-include/dlpack/dlpack.h"
+    dlpack_args=(-DDUET_DLPACK_INCLUDE_DIR="$build/dlpack-include")
     echo "DLPack header: $header"
   else
     echo "no DLPack header found: the module is built without zero copy"
@@ -44,20 +45,26 @@ fi
 {
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
   "$python" -c "import sys, numpy, nanobind; print(sys.version); print('numpy', numpy.__version__, 'nanobind', nanobind.__version__)"
+  # shellcheck disable=SC2086  # DUET_CMAKE_ARGS: extra configure arguments, split on spaces
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE="$(command -v "$python")" \
-    "${dlpack_args[@]}" && cmake --build "$build" --target duet_tool duet_python  # the duet command and the module
+    "${dlpack_args[@]}" ${DUET_CMAKE_ARGS:-} && cmake --build "$build" --target duet_tool duet_python  # the duet command and the module
 } > "$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
 tail -3 "$out/build.log"
 
-venv="$build/python-venv"
+# A virtual environment that sees the machine's packages; when $python already runs in one, that one.
+if "$python" -c 'import sys; sys.exit(sys.prefix == sys.base_prefix)'; then
+  venv=$("$python" -c 'import sys; print(sys.prefix)')
+else
+  venv="$build/python-venv"
+  "$python" -m venv --system-site-packages "$venv"
+fi
 {
-  "$python" -m venv --system-site-packages "$venv" &&
-    "$venv/bin/pip" install --no-build-isolation --no-deps --config-settings=build-dir="$build/python-wheel" \
-      ${dlpack_args:+--config-settings=cmake.define.DUET_DLPACK_INCLUDE_DIR="$repo/$build/dlpack-include"} . &&
+  "$venv/bin/pip" install --no-build-isolation --no-deps --config-settings=build-dir="$build/python-wheel" \
+      ${dlpack_args:+--config-settings=cmake.define.DUET_DLPACK_INCLUDE_DIR="$build/dlpack-include"} . &&
     "$venv/bin/python" -c "import duet; print('installed', duet.__file__, 'DLPack', duet.HAVE_DLPACK)"
 } > "$out/pip-install.log" 2>&1 || { tail -40 "$out/pip-install.log"; exit 1; }
 tail -1 "$out/pip-install.log"
-py="$repo/$venv/bin/python"
+py="$venv/bin/python"
 
 cd "$out"  # so that `import duet` is the installed package, not a source folder
 "$py" -m duet devices 2>&1 | tee "$out/devices.txt"
@@ -72,7 +79,7 @@ echo "=== zero copy with CuPy and PyTorch"
 DUET_BACKEND=cuda "$py" "$repo/examples/python/zero_copy.py" 2>&1 | tee "$out/zero-copy.txt" || status=1
 
 echo "=== benchmark: duet bench (C++), then the same from Python"
-"$repo/$build/duet" bench --device cuda:0 -k launch,matmul,heat_step,heat --json "$out/duet-bench-cuda.json" \
+"$build/duet" bench --device cuda:0 -k launch,matmul,heat_step,heat --json "$out/duet-bench-cuda.json" \
   > "$out/duet-bench-cuda.txt" 2>&1 || status=1
 DUET_BACKEND=cuda "$py" "$repo/bench/python_launch.py" --cpp "$out/duet-bench-cuda.json" \
   --json "$out/python-bench-cuda.json" 2>&1 | tee "$out/python-bench-cuda.txt" || status=1
