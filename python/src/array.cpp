@@ -37,6 +37,13 @@ std::vector<std::size_t> to_shape(nb::handle shape) {
   return out;
 }
 
+// str(obj), as Python writes it.
+std::string text(nb::handle obj) {
+  nb::object s = nb::steal(PyObject_Str(obj.ptr()));
+  if (!s.is_valid()) throw nb::python_error();
+  return nb::cast<std::string>(s);
+}
+
 nb::tuple shape_tuple(const std::vector<std::size_t>& shape) {
   nb::list l;
   for (std::size_t e : shape) l.append(e);
@@ -109,8 +116,9 @@ Array getitem(const Array& a, nb::handle key) {
 void write_host(Queue& q, Array& a, nb::handle host, bool blocking) {
   nb::object contiguous = numpy().attr("ascontiguousarray")(host, nb::arg("dtype") = numpy_dtype(a.dtype));
   if (nb::cast<std::size_t>(contiguous.attr("size")) != a.size())
-    throw BufferSizeError("the host data has " + nb::cast<std::string>(nb::str(contiguous.attr("shape"))) +
-                          " elements' shape, the array " + nb::cast<std::string>(nb::str(shape_tuple(a.shape))));
+    throw BufferSizeError("the host data has shape " + text(contiguous.attr("shape")) + " (" +
+                          text(contiguous.attr("size")) + " elements), the array " + text(shape_tuple(a.shape)) +
+                          " (" + std::to_string(a.size()) + ")");
   HostView view(contiguous, false);
   if (a.nbytes() == 0) return;
   nb::gil_scoped_release release;
@@ -233,7 +241,7 @@ void bind_array(nb::module_& m) {
             Array r{a.buffer.share(), a.dtype, shape};
             if (r.size() != a.size())
               throw ArgumentError("reshape: " + std::to_string(a.size()) + " elements do not make shape " +
-                                  nb::cast<std::string>(nb::str(shape_tuple(shape))));
+                                  text(shape_tuple(shape)));
             return r;
           }, "The same memory with another shape of the same size (-1: the extent that fits)")
       .def("__getitem__", &getitem)
@@ -248,7 +256,8 @@ void bind_array(nb::module_& m) {
             } else if (PyFloat_Check(value.ptr()) || PyLong_Check(value.ptr()) || PyBool_Check(value.ptr())) {
               fill_value(q, target, value);
             } else {
-              write_host(q, target, value, true);
+              // NumPy's broadcasting (a row into every row, say), then one copy.
+              write_host(q, target, numpy().attr("broadcast_to")(value, shape_tuple(target.shape)), true);
             }
           })
       .def("__array__", [](const Array& a, nb::handle dtype, nb::handle) {

@@ -59,10 +59,15 @@ def test_setitem_reshape_copy_fill(device):
     a = duet.zeros((4, 3), "float32", device)
     a[1] = np.array([1, 2, 3])
     a[2:4] = 7.0
+    a[0:2] = np.array([5, 6, 7])  # broadcast to both rows
+    assert a.get()[0].tolist() == [5, 6, 7]
+    a[0] = 0
     b = a.copy()
     a[0] = b[1]
-    np.testing.assert_array_equal(b.get(), [[0, 0, 0], [1, 2, 3], [7, 7, 7], [7, 7, 7]])
-    np.testing.assert_array_equal(a.get()[0], [1, 2, 3])
+    np.testing.assert_array_equal(b.get(), [[0, 0, 0], [5, 6, 7], [7, 7, 7], [7, 7, 7]])
+    np.testing.assert_array_equal(a.get()[0], [5, 6, 7])
+    with pytest.raises(duet.BufferSizeError, match="shape"):
+        a.set(np.zeros(5))
     r = a.reshape(-1)
     assert r.shape == (12,) and r.native_handle == a.native_handle
     assert a.reshape(2, 6).shape == (2, 6)
