@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # The test suite: install what is missing, build duet into build/, run every test with CTest, then
 # install duet into build/install and build and run examples/consumer against that installation,
-# which tests the CMake package (find_package(duet), duet::duet) as a user's project sees it. Last,
-# the fuzzers (fuzz/): a second build with Clang in build-fuzz/, and ctest -L fuzz, which replays
-# every regression input and fuzzes each parser for a short fixed time.
+# which tests the CMake package (find_package(duet), duet::duet) as a user's project sees it; then
+# the Python package: `pip install .` into a virtual environment (build/python-venv, from
+# /usr/bin/python3; build dependencies from PyPI) and its pytest suite (python/tests, the examples
+# in examples/python included) against the installed package. Last, the fuzzers (fuzz/): a second
+# build with Clang in build-fuzz/, and ctest -L fuzz, which replays every regression input and
+# fuzzes each parser for a short fixed time.
 # Usage: scripts/test.sh [extra cmake configure arguments...]
-# Environment: DUET_BUILD_DIR (default build), DUET_FUZZ_BUILD_DIR (default build-fuzz),
-# DUET_FUZZ=0 skips the fuzzers (the log says so).
+# Environment: DUET_BUILD_DIR (default build), DUET_SKIP_PYTHON=1 leaves the Python part out,
+# DUET_FUZZ_BUILD_DIR (default build-fuzz), DUET_FUZZ=0 skips the fuzzers (the log says so).
 set -euo pipefail
 
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -54,6 +57,11 @@ if [[ -x $consumer_build/duet_consumer_mpi ]]; then
   esac
 fi
 
+python_status=0
+if [[ ${DUET_SKIP_PYTHON:-0} != 1 ]]; then
+  "$repo_root/scripts/test-python.sh" || python_status=$?
+fi
+
 # The fuzzers need an instrumented build of their own (Clang, libFuzzer, ASan, UBSan): only the
 # library's parsers and the harnesses are built in it, no backend, tool, test or example.
 fuzz_status=0
@@ -76,6 +84,10 @@ fi
 if ((ctest_status)); then
   echo "test suite: FAILED (ctest exit code $ctest_status)" >&2
   exit "$ctest_status"
+fi
+if ((python_status)); then
+  echo "Python tests: FAILED (exit code $python_status)" >&2
+  exit "$python_status"
 fi
 if ((fuzz_status)); then
   echo "fuzzing: FAILED (ctest exit code $fuzz_status); each crash's input is named above" >&2

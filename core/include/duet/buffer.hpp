@@ -128,6 +128,17 @@ class Buffer {
     return *this;
   }
 
+  // A Buffer<T> over a range another handle holds (RawBuffer::share or view), sharing its memory: for
+  // code that keeps memory untyped, such as the Python module's arrays. ArgumentError when the range
+  // is not a whole number of T.
+  static Buffer from_raw(RawBuffer raw) {
+    if (raw.bytes() % sizeof(T) != 0)
+      throw ArgumentError("a range of " + std::to_string(raw.bytes()) + " bytes is not a whole number of " +
+                          std::to_string(sizeof(T)) + "-byte elements");
+    const std::size_t count = raw.bytes() / sizeof(T);
+    return Buffer(std::move(raw), count);
+  }
+
   // `count` elements of memory another library owns, without copying (see RawBuffer::wrap for
   // the handle each backend takes, the checks, and when on_release runs). The result's
   // owns_memory() is false; release() only drops duet's reference, free_now() throws ArgumentError.

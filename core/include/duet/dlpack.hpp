@@ -2,7 +2,7 @@
 // speaks DLPack, and use theirs, without copying. Header-only on top of the public duet API
 // (Buffer::wrap, native_handle), so libduet does not depend on DLPack: include this header where
 // <dlpack/dlpack.h> (Debian: libdlpack-dev; CMake: find_package(dlpack), target dlpack::dlpack) is
-// available. Written against DLPack 0.6 (DLPACK_VERSION 60: DLManagedTensor, DLDevice).
+// available. Written against DLPack 0.6 (DLPACK_VERSION 60: DLManagedTensor, DLDevice); 1.x headers work too.
 //
 // The tensor's `data` is what DLPack defines for the device type:
 //   kDLCUDA   (CUDA backend):   a CUdeviceptr; device_id is the CUDA device ordinal
@@ -28,8 +28,10 @@
 #include "duet/device.hpp"
 #include "duet/error.hpp"
 
-#if !defined(DLPACK_VERSION) || DLPACK_VERSION < 60
-#error "duet/dlpack.hpp needs DLPack 0.6 or newer (DLPACK_VERSION >= 60)"
+// DLPack 0.x says its version as DLPACK_VERSION (60 for 0.6); 1.x as DLPACK_MAJOR_VERSION, keeping
+// DLManagedTensor as it was (PyTorch and CuPy ship 1.x headers).
+#if !(defined(DLPACK_MAJOR_VERSION) && DLPACK_MAJOR_VERSION >= 1) && (!defined(DLPACK_VERSION) || DLPACK_VERSION < 60)
+#error "duet/dlpack.hpp needs DLPack 0.6 or newer (DLPACK_VERSION >= 60, or DLPACK_MAJOR_VERSION >= 1)"
 #endif
 
 namespace duet {

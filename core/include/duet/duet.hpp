@@ -21,3 +21,6 @@
 #if __has_include("duet/blas.hpp")
 #include "duet/blas.hpp"
 #endif
+#if __has_include("duet/random.hpp")
+#include "duet/random.hpp"
+#endif

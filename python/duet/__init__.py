@@ -1,0 +1,64 @@
+"""duet for Python: one kernel source on CUDA and on OpenCL, from one install.
+
+    import duet, numpy as np
+    dev = duet.Device()                                   # DUET_BACKEND / DUET_DEVICE, else the best
+    prg = dev.compile('''
+    KERNEL void scale(GLOBAL float* x, const float a, const uint n) {
+      const size_t i = GLOBAL_ID(0);
+      if (i < n) x[i] *= a;
+    }''')
+    x = duet.asarray(np.arange(8, dtype=np.float32), dev)
+    prg.scale(x.size, None, x, 2.0, x.size)               # global size, local size (None: duet picks), args
+    print(x.get())
+
+The API: devices(), backends(), Device, Program, Kernel, Queue, Event, elapsed_ms, Array with
+empty/zeros/ones/full/asarray/from_dlpack, ElementwiseKernel, ReductionKernel, matmul, heat,
+heat_step, vector_add, multiply, duet.random, and the exceptions of duet.errors. The README's Python
+section says more; every call's docstring says what it does.
+"""
+
+from . import _duet
+from . import errors
+from .errors import (ArgumentError, BackendUnavailableError, BufferSizeError, CompileError,
+                     ConfigError, DeviceMismatchError, DeviceNotFoundError, DriverError, Error,
+                     KernelFaultError, KernelNotFoundError, OutOfMemoryError, ReleasedError)
+
+_duet._register_errors(errors.BY_KIND)
+
+from ._duet import (HAVE_DLPACK, Array, BackendStatus, Device, DeviceInfo, ElementwiseKernel, Event,
+                    Kernel, KernelParam, Program, Queue, ReductionKernel, asarray, backends,
+                    default_device, devices, elapsed_ms, empty, from_dlpack, full, heat, heat_step,
+                    kernel_names, kernel_source, matmul, multiply, pinned_empty, vector_add)
+from ._duet import __version__
+from . import random
+from ._queue import Timer
+
+__all__ = [
+    "Array", "ArgumentError", "BackendStatus", "BackendUnavailableError", "BufferSizeError",
+    "CompileError", "ConfigError", "Device", "DeviceInfo", "DeviceMismatchError", "DeviceNotFoundError",
+    "DriverError", "ElementwiseKernel", "Error", "Event", "HAVE_DLPACK", "Kernel", "KernelFaultError",
+    "KernelNotFoundError", "KernelParam", "OutOfMemoryError", "Program", "Queue", "ReductionKernel",
+    "ReleasedError", "Timer", "asarray", "backends", "default_device", "devices", "elapsed_ms", "empty",
+    "errors", "from_dlpack", "full", "heat", "heat_step", "kernel_names", "kernel_source", "matmul",
+    "multiply", "ones", "pinned_empty", "random", "vector_add", "zeros", "empty_like", "zeros_like",
+]
+
+
+def zeros(shape, dtype="float32", device=None, queue=None):
+    """An array of zeros (filled asynchronously on `queue`, default the device's default queue)."""
+    return full(shape, 0, dtype, device, queue)
+
+
+def ones(shape, dtype="float32", device=None, queue=None):
+    """An array of ones."""
+    return full(shape, 1, dtype, device, queue)
+
+
+def empty_like(a, dtype=None):
+    """An uninitialised array of a's shape, dtype (unless given) and device."""
+    return empty(a.shape, a.dtype if dtype is None else dtype, a.device)
+
+
+def zeros_like(a, dtype=None, queue=None):
+    """An array of zeros of a's shape, dtype (unless given) and device."""
+    return full(a.shape, 0, a.dtype if dtype is None else dtype, a.device, queue)

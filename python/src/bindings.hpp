@@ -1,0 +1,92 @@
+// What the binding files of duet's Python module (_duet) share: the Array type, dtype names, the
+// default device and queue, and one bind_<topic>() per file. The bindings convert at the boundary and
+// call the C++ API; they re-implement nothing.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include <cstddef>
+#include <duet/duet.hpp>
+#include <string>
+#include <vector>
+
+namespace duet::python {
+
+namespace nb = nanobind;
+
+// A device array: a byte range of device memory (a whole allocation, a view of one, or memory
+// imported through DLPack), its element type and its shape. Always C-contiguous: views and slices
+// are taken along the leading dimension only, so every Array is one contiguous range that kernels
+// take as a buffer (arbitrary strides are for a later NumPy-like array).
+struct Array {
+  RawBuffer buffer;
+  ScalarType dtype = ScalarType::unknown;
+  std::vector<std::size_t> shape;
+
+  Array() = default;
+  Array(RawBuffer b, ScalarType t, std::vector<std::size_t> s) : buffer(std::move(b)), dtype(t), shape(std::move(s)) {}
+  // A copy is another handle to the same memory, like a view of all of it.
+  Array(const Array& o) : buffer(o.buffer.share()), dtype(o.dtype), shape(o.shape) {}
+  Array& operator=(const Array& o) {
+    if (this != &o) *this = Array(o);
+    return *this;
+  }
+  Array(Array&&) noexcept = default;
+  Array& operator=(Array&&) noexcept = default;
+
+  std::size_t size() const {
+    std::size_t n = 1;
+    for (std::size_t e : shape) n *= e;
+    return n;
+  }
+  std::size_t itemsize() const { return size_of(dtype); }
+  std::size_t nbytes() const { return size() * itemsize(); }
+  // Elements of one step along the leading dimension.
+  std::size_t row_elements() const {
+    std::size_t n = 1;
+    for (std::size_t d = 1; d < shape.size(); ++d) n *= shape[d];
+    return n;
+  }
+};
+
+// Allocates an uninitialised array on `device`.
+Array make_array(const Device& device, ScalarType dtype, std::vector<std::size_t> shape);
+// The typed buffer over an array's range, for the C++ calls that take Buffer<T> (shares memory).
+template <class T>
+Buffer<T> typed(const Array& a, const char* what) {
+  if (a.dtype != scalar_type_of<T>())
+    throw ArgumentError(std::string(what) + " must hold " + to_string(scalar_type_of<T>()) + " elements, not " +
+                        to_string(a.dtype));
+  return Buffer<T>::from_raw(a.buffer.share());
+}
+
+// NumPy's names for duet's element types ("float32", "int64", ...) and back; anything numpy.dtype()
+// takes is accepted (a type, a dtype, a string). ArgumentError for a type duet has no kernels for.
+const char* numpy_name(ScalarType t);
+ScalarType scalar_type_of_dtype(nb::handle dtype);
+nb::object numpy_dtype(ScalarType t);
+
+// The device used when a call names none: Device::open() (DUET_BACKEND / DUET_DEVICE), opened on
+// first use and kept for the process.
+const Device& default_device();
+// One queue per device that calls without a queue use, made on first use and kept for the process.
+Queue& default_queue(const Device& device);
+// `queue` when given (not None), else the default queue of `device`.
+Queue& queue_or_default(nb::handle queue, const Device& device);
+
+// A global or local size from an int or a tuple of 1 to 3 ints; None is Range() (duet chooses).
+Range to_range(nb::handle size, const char* what);
+
+void bind_errors(nb::module_& m);
+void bind_device(nb::module_& m);
+void bind_program(nb::module_& m);
+void bind_queue(nb::module_& m);
+void bind_array(nb::module_& m);
+void bind_generators(nb::module_& m);
+void bind_kernels(nb::module_& m);
+void bind_dlpack(nb::module_& m);
+// __dlpack__ and __dlpack_device__ of duet.Array (dlpack.cpp), added by bind_array.
+void bind_array_dlpack(nb::class_<Array>& array);
+void bind_random(nb::module_& m);
+
+}  // namespace duet::python

@@ -1,0 +1,222 @@
+// Zero copy through DLPack: Array.__dlpack__ / __dlpack_device__ (duet's arrays into CuPy, PyTorch,
+// JAX, ...) and duet.from_dlpack (theirs into duet), over the C++ duet/dlpack.hpp. Built where
+// DLPack's header is found (DUET_PYTHON_DLPACK); elsewhere the calls raise BackendUnavailableError.
+//
+// Streams. As consumer, duet hands the producer the native stream of its default queue for the
+// device (CUDA), so the producer orders its pending work before duet's. As producer, duet finishes
+// the array device's default queue before handing the tensor over, for any consumer stream other than
+// -1: duet's public API has no way to make a foreign stream wait on one of its events, and
+// finishing is correct for every stream (work the caller put on other duet queues is the caller's to
+// finish, as in C++).
+// Host tensors (NumPy, kDLCPU) are copied to the device: a device array cannot live in host memory.
+#include <nanobind/stl/string.h>
+
+#include "bindings.hpp"
+
+#if defined(DUET_PYTHON_DLPACK)
+#include <duet/dlpack.hpp>
+#endif
+
+namespace duet::python {
+
+#if defined(DUET_PYTHON_DLPACK)
+namespace {
+
+constexpr const char* kCapsule = "dltensor";
+constexpr const char* kUsedCapsule = "used_dltensor";
+
+// Calls `f` with a value of the C++ element type of `t` (a tag), for the templates of dlpack.hpp.
+template <class F>
+auto dispatch(ScalarType t, F&& f) {
+  switch (t) {
+    case ScalarType::i8: return f(std::int8_t{});
+    case ScalarType::u8: return f(std::uint8_t{});
+    case ScalarType::i16: return f(std::int16_t{});
+    case ScalarType::u16: return f(std::uint16_t{});
+    case ScalarType::i32: return f(std::int32_t{});
+    case ScalarType::u32: return f(std::uint32_t{});
+    case ScalarType::i64: return f(std::int64_t{});
+    case ScalarType::u64: return f(std::uint64_t{});
+    case ScalarType::f32: return f(float{});
+    case ScalarType::f64: return f(double{});
+    default: break;
+  }
+  throw ArgumentError(std::string("DLPack exchange of ") + to_string(t) + " elements is not supported");
+}
+
+ScalarType scalar_type_of_dl(const DLDataType& t) {
+  if (t.lanes != 1) return ScalarType::unknown;
+  if (t.code == kDLFloat) return t.bits == 32 ? ScalarType::f32 : t.bits == 64 ? ScalarType::f64 : ScalarType::unknown;
+  const bool is_signed = t.code == kDLInt;
+  if (t.code != kDLInt && t.code != kDLUInt) return ScalarType::unknown;
+  switch (t.bits) {
+    case 8: return is_signed ? ScalarType::i8 : ScalarType::u8;
+    case 16: return is_signed ? ScalarType::i16 : ScalarType::u16;
+    case 32: return is_signed ? ScalarType::i32 : ScalarType::u32;
+    case 64: return is_signed ? ScalarType::i64 : ScalarType::u64;
+    default: return ScalarType::unknown;
+  }
+}
+
+void capsule_destructor(PyObject* capsule) {
+  // A capsule never consumed still owns its tensor.
+  if (PyCapsule_IsValid(capsule, kCapsule)) {
+    auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, kCapsule));
+    if (managed && managed->deleter) managed->deleter(managed);
+  }
+}
+
+nb::tuple dlpack_device(const Array& a) {
+  const DLDevice d = detail::dlpack_device_of(a.buffer.device());
+  return nb::make_tuple(static_cast<int>(d.device_type), d.device_id);
+}
+
+nb::object export_capsule(const Array& a, nb::handle stream, nb::handle dl_device, nb::handle copy) {
+  if (!dl_device.is_none()) {
+    nb::tuple want = nb::cast<nb::tuple>(dl_device);
+    if (!want.equal(dlpack_device(a)))
+      throw nb::buffer_error("duet exports an array only on its own device (no cross-device copy)");
+  }
+  Array source{a.buffer.share(), a.dtype, a.shape};
+  Queue& q = default_queue(a.buffer.device());
+  if (!copy.is_none() && nb::cast<bool>(copy)) {
+    source = make_array(a.buffer.device(), a.dtype, a.shape);
+    if (a.nbytes()) q.copy_bytes(a.buffer, 0, source.buffer, 0, a.nbytes());
+  }
+  const bool no_sync = !stream.is_none() && PyLong_Check(stream.ptr()) && nb::cast<long long>(stream) == -1;
+  if (!no_sync) {
+    nb::gil_scoped_release release;
+    q.finish();
+  }
+  std::vector<std::int64_t> shape(source.shape.begin(), source.shape.end());
+  DLManagedTensor* managed = dispatch(source.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    return to_dlpack(Buffer<T>::from_raw(source.buffer.share()), shape);
+  });
+  PyObject* capsule = PyCapsule_New(managed, kCapsule, &capsule_destructor);
+  if (!capsule) {
+    managed->deleter(managed);
+    throw nb::python_error();
+  }
+  return nb::steal(capsule);
+}
+
+// The producer's tensor, wrapped so that its deleter runs with the GIL held (CuPy's and PyTorch's
+// deleters drop Python references) whichever thread releases duet's last handle.
+struct Wrapped {
+  DLManagedTensor outer{};
+  DLManagedTensor* inner = nullptr;
+
+  static void deleter(DLManagedTensor* self) noexcept {
+    auto* w = static_cast<Wrapped*>(self->manager_ctx);
+    if (w->inner && w->inner->deleter && Py_IsInitialized()) {
+      PyGILState_STATE state = PyGILState_Ensure();
+      w->inner->deleter(w->inner);
+      PyGILState_Release(state);
+    }
+    delete w;
+  }
+};
+
+const Device& device_for(int type, int id, nb::handle device) {
+  if (!device.is_none()) return nb::cast<const Device&>(device);
+  const Device& d = default_device();
+  const DLDevice here = detail::dlpack_device_of(d);
+  if (here.device_type == type && here.device_id == id) return d;
+  static std::vector<Device>* opened = new std::vector<Device>();  // kept, like the default device
+  for (const DeviceInfo& info : devices()) {
+    const bool match = type == kDLCUDA ? info.backend == "cuda" && info.native_index == id
+                                       : type == kDLOpenCL && info.backend == "opencl" && info.index == id;
+    if (match) return opened->emplace_back(Device::open(info.id()));
+  }
+  throw DeviceNotFoundError("from_dlpack: no duet device is " + detail::dlpack_device_name(DLDevice{static_cast<DLDeviceType>(type), id}));
+}
+
+Array import(nb::handle obj, nb::handle device, nb::handle queue) {
+  Array* existing = nullptr;
+  if (nb::try_cast<Array*>(obj, existing) && existing) return Array{existing->buffer.share(), existing->dtype, existing->shape};
+  nb::tuple where = nb::cast<nb::tuple>(obj.attr("__dlpack_device__")());
+  const int type = nb::cast<int>(where[0]), id = nb::cast<int>(where[1]);
+  if (type == kDLCPU || type == kDLCUDAHost) {
+    // Host memory: NumPy reads the tensor, duet copies it to the device.
+    nb::object host = nb::module_::import_("numpy").attr("from_dlpack")(obj);
+    return nb::cast<Array>(nb::module_::import_("duet._duet").attr("asarray")(host, device, nb::none(), queue));
+  }
+  const Device& d = device_for(type, id, device);
+  nb::object capsule_obj;
+  if (type == kDLCUDA) {
+    // The consumer's stream: duet's default queue on that device (1, the legacy default stream, for
+    // the null stream, which DLPack does not let a consumer name as 0).
+    const std::uintptr_t stream = queue_or_default(queue, d).native_handle();
+    capsule_obj = obj.attr("__dlpack__")(nb::arg("stream") = stream == 0 ? std::uintptr_t{1} : stream);
+  } else {
+    capsule_obj = obj.attr("__dlpack__")();
+  }
+  PyObject* capsule = capsule_obj.ptr();
+  if (!PyCapsule_IsValid(capsule, kCapsule))
+    throw ArgumentError("from_dlpack: __dlpack__ did not return an unused 'dltensor' capsule");
+  auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, kCapsule));
+  const DLTensor& t = managed->dl_tensor;
+  Array a;
+  a.dtype = scalar_type_of_dl(t.dtype);
+  if (a.dtype == ScalarType::unknown)
+    throw ArgumentError("from_dlpack: " + detail::dlpack_dtype_name(t.dtype) + " elements are not supported");
+  for (int k = 0; k < t.ndim; ++k) a.shape.push_back(static_cast<std::size_t>(t.shape[k] < 0 ? 0 : t.shape[k]));
+  auto* wrapped = new Wrapped();
+  wrapped->inner = managed;
+  wrapped->outer.dl_tensor = managed->dl_tensor;
+  wrapped->outer.manager_ctx = wrapped;
+  wrapped->outer.deleter = &Wrapped::deleter;
+  try {
+    a.buffer = dispatch(a.dtype, [&](auto tag) {
+      using T = decltype(tag);
+      return std::move(duet::from_dlpack<T>(d, &wrapped->outer).raw());
+    });
+  } catch (...) {
+    delete wrapped;  // refused: the capsule still owns the tensor and frees it
+    throw;
+  }
+  // duet owns the tensor now (its deleter runs when the array's last handle is gone).
+  PyCapsule_SetName(capsule, kUsedCapsule);
+  return a;
+}
+
+}  // namespace
+
+void bind_array_dlpack(nb::class_<Array>& array) {
+  array.def("__dlpack__", [](const Array& a, nb::handle stream, nb::handle max_version, nb::handle dl_device,
+                             nb::handle copy) {
+              (void)max_version;  // duet answers with a DLPack 0.x capsule, which every consumer takes
+              return export_capsule(a, stream, dl_device, copy);
+            },
+            nb::kw_only(), nb::arg("stream").none() = nb::none(), nb::arg("max_version").none() = nb::none(),
+            nb::arg("dl_device").none() = nb::none(), nb::arg("copy").none() = nb::none(),
+            "A DLPack capsule sharing this array's memory (duet finishes its default queue first unless stream=-1)");
+  array.def("__dlpack_device__", &dlpack_device);
+}
+
+void bind_dlpack(nb::module_& m) {
+  m.attr("HAVE_DLPACK") = true;
+  m.def("from_dlpack", &import, nb::arg("x"), nb::arg("device").none() = nb::none(), nb::arg("queue").none() = nb::none(),
+        "An Array sharing the memory of a DLPack producer's tensor (CuPy, PyTorch, ... on a CUDA device); "
+        "host tensors (NumPy) are copied to `device`");
+}
+
+#else
+
+void bind_array_dlpack(nb::class_<Array>& array) {
+  array.def("__dlpack__", [](const Array&, nb::args, nb::kwargs) -> nb::object {
+    throw BackendUnavailableError("this duet module was built without DLPack's header (Debian: libdlpack-dev)");
+  });
+}
+
+void bind_dlpack(nb::module_& m) {
+  m.attr("HAVE_DLPACK") = false;
+  m.def("from_dlpack", [](nb::handle, nb::handle, nb::handle) -> Array {
+    throw BackendUnavailableError("this duet module was built without DLPack's header (Debian: libdlpack-dev)");
+  }, nb::arg("x"), nb::arg("device").none() = nb::none(), nb::arg("queue").none() = nb::none());
+}
+
+#endif
+
+}  // namespace duet::python

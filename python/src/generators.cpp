@@ -1,0 +1,145 @@
+// ElementwiseKernel and ReductionKernel, constructed as in C++ (device, parameter lists, body or
+// expressions, name, preamble) and called with the arguments in C++'s order; an optional leading
+// Queue (or queue= keyword) picks the queue, as C++'s first argument does. Arrays are duet.Arrays;
+// plain Python numbers are broadcast and converted to the declared type by the generator itself
+// (ArgumentError when that would lose something).
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
+#include <nanobind/stl/vector.h>
+
+#include "launch.hpp"
+
+namespace duet::python {
+namespace {
+
+// The queue (a leading Queue, or queue=, or the device's default) and the remaining arguments.
+struct Call {
+  Queue* queue = nullptr;
+  std::vector<nb::handle> args;
+};
+
+Call split(nb::args args, nb::kwargs kwargs, const Device& device) {
+  Call c;
+  nb::handle queue = Py_None;
+  std::size_t first = 0;
+  if (nb::len(args) > 0 && nb::isinstance<Queue>(args[0])) queue = args[0], first = 1;
+  for (auto [key, value] : kwargs) {
+    if (nb::cast<std::string>(key) != "queue") throw ArgumentError("the only keyword argument is queue=");
+    queue = value;
+  }
+  c.queue = &queue_or_default(queue, device);
+  for (std::size_t i = first; i < nb::len(args); ++i) c.args.push_back(args[i]);
+  return c;
+}
+
+KernelArg to_arg(nb::handle v, const char* what) {
+  Array* array = nullptr;
+  if (nb::try_cast<Array*>(v, array) && array) {
+    KernelArg a;
+    a.kind = KernelArg::Kind::buffer;
+    a.buffer = &array->buffer;
+    a.type = array->dtype;
+    return a;
+  }
+  return natural_scalar(v, what);
+}
+
+std::vector<KernelArg> to_args(const std::vector<nb::handle>& args, const char* what) {
+  std::vector<KernelArg> out;
+  out.reserve(args.size());
+  for (nb::handle v : args) out.push_back(to_arg(v, what));
+  return out;
+}
+
+nb::object result_value(ScalarType t, const unsigned char* bytes) {
+  auto as = [bytes](auto v) {
+    std::memcpy(&v, bytes, sizeof v);
+    return v;
+  };
+  switch (t) {
+    case ScalarType::i8: return nb::int_(as(std::int8_t{}));
+    case ScalarType::u8: return nb::int_(as(std::uint8_t{}));
+    case ScalarType::i16: return nb::int_(as(std::int16_t{}));
+    case ScalarType::u16: return nb::int_(as(std::uint16_t{}));
+    case ScalarType::i32: return nb::int_(as(std::int32_t{}));
+    case ScalarType::u32: return nb::int_(as(std::uint32_t{}));
+    case ScalarType::i64: return nb::int_(as(std::int64_t{}));
+    case ScalarType::u64: return nb::int_(as(std::uint64_t{}));
+    case ScalarType::f32: return nb::float_(as(float{}));
+    case ScalarType::f64: return nb::float_(as(double{}));
+    default: break;
+  }
+  throw ArgumentError("a reduction to this type cannot be returned to Python");
+}
+
+}  // namespace
+
+void bind_generators(nb::module_& m) {
+  nb::class_<ElementwiseKernel>(m, "ElementwiseKernel",
+                                "ElementwiseKernel(device, inputs, outputs, body, name='elementwise', preamble=''): "
+                                "a kernel generated around a one-line body, as duet::ElementwiseKernel")
+      .def(nb::init<const Device&, std::string_view, std::string_view, std::string_view, std::string_view,
+                    std::string_view>(),
+           nb::arg("device"), nb::arg("inputs"), nb::arg("outputs"), nb::arg("body"),
+           nb::arg("name") = "elementwise", nb::arg("preamble") = "")
+      .def("__call__", [](const ElementwiseKernel& k, nb::args args, nb::kwargs kwargs) -> nb::object {
+            Call c = split(args, kwargs, k.device());
+            // Outputs left out: allocated like the first array input, and returned.
+            nb::list made;
+            if (c.args.size() == k.inputs().size()) {
+              const Array* like = nullptr;
+              for (nb::handle v : c.args) {
+                Array* a = nullptr;
+                if (nb::try_cast<Array*>(v, a) && a) { like = a; break; }
+              }
+              if (!like)
+                throw ArgumentError(k.name() + ": pass the outputs, or at least one array input to size them by");
+              for (const GeneratedParam& out : k.outputs()) made.append(nb::cast(make_array(k.device(), out.type, like->shape)));
+              for (nb::handle v : made) c.args.push_back(v);
+            }
+            std::vector<KernelArg> list = to_args(c.args, k.name().c_str());
+            Event e = k.call(*c.queue, list);
+            if (nb::len(made) == 0) return nb::cast(e);
+            return nb::len(made) == 1 ? nb::object(made[0]) : nb::object(nb::tuple(made));
+          }, "k([queue,] *inputs, *outputs, queue=None) -> Event; leave the outputs out to have them allocated "
+             "and returned")
+      .def("source", [](const ElementwiseKernel& k, const std::vector<std::string>& kinds) {
+        std::vector<ArgKind> list;
+        for (const auto& s : kinds) list.push_back(s == "scalar" ? ArgKind::scalar : ArgKind::array);
+        return k.source(list);
+      }, nb::arg("kinds"), "The generated dialect source for argument kinds ('array' / 'scalar' each)")
+      .def_prop_ro("name", &ElementwiseKernel::name)
+      .def_prop_ro("device", &ElementwiseKernel::device, nb::rv_policy::copy);
+
+  nb::class_<ReductionKernel>(m, "ReductionKernel",
+                              "ReductionKernel(device, result_type, inputs, map_expr, reduce_expr, identity, "
+                              "name='reduction', preamble=''), as duet::ReductionKernel")
+      .def(nb::init<const Device&, std::string_view, std::string_view, std::string_view, std::string_view,
+                    std::string_view, std::string_view, std::string_view>(),
+           nb::arg("device"), nb::arg("result_type"), nb::arg("inputs"), nb::arg("map_expr"),
+           nb::arg("reduce_expr"), nb::arg("identity"), nb::arg("name") = "reduction", nb::arg("preamble") = "")
+      .def("__call__", [](const ReductionKernel& k, nb::args args, nb::kwargs kwargs) {
+            Call c = split(args, kwargs, k.device());
+            std::vector<KernelArg> list = to_args(c.args, k.name().c_str());
+            unsigned char value[16] = {};
+            {
+              nb::gil_scoped_release release;  // blocking: waits for the queue
+              k.reduce_args(*c.queue, value, k.result_type(), size_of(k.result_type()), list);
+            }
+            return result_value(k.result_type(), value);
+          }, "k([queue,] *inputs, queue=None) -> the value (blocking), as reduce<R>")
+      .def("reduce_into", [](const ReductionKernel& k, Array& result, nb::args args, nb::kwargs kwargs) {
+            Call c = split(args, kwargs, k.device());
+            std::vector<KernelArg> list = to_args(c.args, k.name().c_str());
+            KernelArg r;
+            r.kind = KernelArg::Kind::buffer;
+            r.buffer = &result.buffer;
+            r.type = result.dtype;
+            return k.reduce_into_args(*c.queue, r, list);
+          }, "reduce_into(result, [queue,] *inputs, queue=None) -> Event: writes result[0]")
+      .def_prop_ro("result_dtype", [](const ReductionKernel& k) { return numpy_dtype(k.result_type()); })
+      .def_prop_ro("name", &ReductionKernel::name)
+      .def_prop_ro("device", &ReductionKernel::device, nb::rv_policy::copy);
+}
+
+}  // namespace duet::python

@@ -1,0 +1,204 @@
+// Kernel launches from Python: sizes and arguments converted by the kernel's declared parameter types
+// (Kernel::signature()), the launch itself by Queue::launch_args. This is the path whose overhead
+// bench/python_launch.py measures: no Python code runs, and nothing is allocated but the Event.
+#include "launch.hpp"
+
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+
+namespace duet::python {
+namespace {
+
+std::string describe(const KernelParam* p, std::size_t index) {
+  std::string s = "argument " + std::to_string(index + 1);
+  if (p) s += " (" + p->type_name + " " + p->name + ")";
+  return s;
+}
+
+std::string python_repr(nb::handle value) {
+  nb::str r = nb::repr(value);
+  std::string s = r.c_str();
+  return s.size() > 60 ? s.substr(0, 57) + "..." : s;
+}
+
+template <class T>
+void put(KernelArg& a, ScalarType type, T value) {
+  a.kind = KernelArg::Kind::scalar;
+  a.type = type;
+  a.size = sizeof(T);
+  std::memcpy(a.bytes.data(), &value, sizeof(T));
+}
+
+bool is_integer(nb::handle v) { return PyLong_Check(v.ptr()) || (!PyFloat_Check(v.ptr()) && PyIndex_Check(v.ptr())); }
+
+// An integer in [lo, hi], or ArgumentError naming the argument and the range.
+template <class T>
+T integer_in_range(nb::handle v, const KernelParam* p, std::size_t index) {
+  if (PyBool_Check(v.ptr()) || !is_integer(v))
+    throw ArgumentError(describe(p, index) + " takes an integer, not " + python_repr(v) + " (" +
+                        Py_TYPE(v.ptr())->tp_name + ")");
+  nb::object as_int = nb::steal(PyNumber_Index(v.ptr()));
+  if (!as_int.is_valid()) throw nb::python_error();
+  int overflow = 0;
+  const long long s = PyLong_AsLongLongAndOverflow(as_int.ptr(), &overflow);
+  bool fits;
+  T value{};
+  if (overflow == 0) {
+    fits = std::is_signed_v<T> ? (s >= static_cast<long long>(std::numeric_limits<T>::min()) &&
+                                  s <= static_cast<long long>(std::numeric_limits<T>::max()))
+                               : (s >= 0 && static_cast<unsigned long long>(s) <= std::numeric_limits<T>::max());
+    value = static_cast<T>(s);
+  } else if (overflow > 0 && !std::is_signed_v<T> && sizeof(T) == 8) {
+    const unsigned long long u = PyLong_AsUnsignedLongLong(as_int.ptr());
+    fits = !(u == static_cast<unsigned long long>(-1) && PyErr_Occurred());
+    PyErr_Clear();
+    value = static_cast<T>(u);
+  } else {
+    fits = false;
+  }
+  if (!fits)
+    throw ArgumentError(describe(p, index) + ": " + python_repr(v) + " is out of range for " +
+                        to_string(scalar_type_of<T>()) + " [" + std::to_string(+std::numeric_limits<T>::min()) +
+                        ", " + std::to_string(+std::numeric_limits<T>::max()) + "]");
+  return value;
+}
+
+double real(nb::handle v, const KernelParam* p, std::size_t index) {
+  if (PyFloat_Check(v.ptr())) return PyFloat_AS_DOUBLE(v.ptr());
+  if (!PyBool_Check(v.ptr()) && (PyLong_Check(v.ptr()) || PyNumber_Check(v.ptr())) && !nb::isinstance<Array>(v)) {
+    const double d = PyFloat_AsDouble(v.ptr());
+    if (!(d == -1.0 && PyErr_Occurred())) return d;
+    PyErr_Clear();
+  }
+  throw ArgumentError(describe(p, index) + " takes a real number, not " + python_repr(v) + " (" +
+                      Py_TYPE(v.ptr())->tp_name + ")");
+}
+
+void scalar_of_type(ScalarType t, nb::handle v, const KernelParam* p, std::size_t index, KernelArg& a) {
+  switch (t) {
+    case ScalarType::i8: put(a, t, integer_in_range<std::int8_t>(v, p, index)); return;
+    case ScalarType::u8: put(a, t, integer_in_range<std::uint8_t>(v, p, index)); return;
+    case ScalarType::i16: put(a, t, integer_in_range<std::int16_t>(v, p, index)); return;
+    case ScalarType::u16: put(a, t, integer_in_range<std::uint16_t>(v, p, index)); return;
+    case ScalarType::i32: put(a, t, integer_in_range<std::int32_t>(v, p, index)); return;
+    case ScalarType::u32: put(a, t, integer_in_range<std::uint32_t>(v, p, index)); return;
+    case ScalarType::i64: put(a, t, integer_in_range<std::int64_t>(v, p, index)); return;
+    case ScalarType::u64: put(a, t, integer_in_range<std::uint64_t>(v, p, index)); return;
+    case ScalarType::f16: put(a, t, half::from_float(static_cast<float>(real(v, p, index)))); return;
+    case ScalarType::f32: put(a, t, static_cast<float>(real(v, p, index))); return;
+    case ScalarType::f64: put(a, t, real(v, p, index)); return;
+    case ScalarType::unknown: break;
+  }
+  throw ArgumentError(describe(p, index) + ": duet cannot convert a Python value to the parameter's type '" +
+                      (p ? p->type_name : std::string("?")) + "'");
+}
+
+// A NumPy scalar's own type (numpy.int32(5) -> i32), for kernels without a signature.
+ScalarType numpy_scalar_type(nb::handle v) {
+  if (!nb::hasattr(v, "dtype") || !nb::hasattr(v, "item") || nb::hasattr(v, "shape") == false) return ScalarType::unknown;
+  nb::object shape = v.attr("shape");
+  if (nb::len(shape) != 0) return ScalarType::unknown;
+  try {
+    return scalar_type_of_dtype(v.attr("dtype"));
+  } catch (const Error&) {
+    return ScalarType::unknown;
+  }
+}
+
+}  // namespace
+
+void convert_args(const Kernel& kernel, nb::handle args, std::size_t first, std::vector<KernelArg>& out) {
+  const std::size_t count = nb::len(args) - first;
+  const auto& signature = kernel.signature();
+  if (signature && signature->params.size() != count)
+    throw ArgumentError("kernel " + kernel.name() + " takes " + std::to_string(signature->params.size()) +
+                        " arguments, " + std::to_string(count) + " given");
+  out.resize(count);
+  PyObject* tuple = args.ptr();
+  for (std::size_t i = 0; i < count; ++i) {
+    nb::handle v(PyTuple_GET_ITEM(tuple, static_cast<Py_ssize_t>(first + i)));
+    const KernelParam* p = signature ? &signature->params[i] : nullptr;
+    KernelArg& a = out[i];
+    a = KernelArg();
+    Array* array = nullptr;
+    if (nb::try_cast<Array*>(v, array) && array) {
+      a.kind = KernelArg::Kind::buffer;
+      a.buffer = &array->buffer;
+      a.type = array->dtype;
+      continue;  // kinds and element types are checked by launch_args against the declaration
+    }
+    if (p && p->kind == KernelParam::Kind::buffer)
+      throw ArgumentError(describe(p, i) + " is a buffer: pass a duet.Array (duet.asarray(...)), not " +
+                          python_repr(v) + " (" + Py_TYPE(v.ptr())->tp_name + ")");
+    if (p) {
+      scalar_of_type(p->type, v, p, i, a);
+      continue;
+    }
+    const ScalarType t = numpy_scalar_type(v);
+    if (t == ScalarType::unknown)
+      throw ArgumentError(describe(p, i) + " of " + kernel.name() +
+                          ": a native kernel's parameters are not known, so a scalar needs its type: pass "
+                          "numpy.int32(...), numpy.float32(...) and so on, not " + python_repr(v));
+    scalar_of_type(t, v, p, i, a);
+  }
+}
+
+Range to_range(nb::handle size, const char* what) {
+  if (size.is_none()) return Range();
+  auto dim = [&](nb::handle v) -> std::size_t {
+    if (PyBool_Check(v.ptr()) || !is_integer(v))
+      throw ArgumentError(std::string(what) + " takes integers, not " + python_repr(v));
+    const long long x = PyLong_AsLongLong(nb::steal(PyNumber_Index(v.ptr())).ptr());
+    if (x < 0 || PyErr_Occurred()) {
+      PyErr_Clear();
+      throw ArgumentError(std::string(what) + ": " + python_repr(v) + " is not a size");
+    }
+    return static_cast<std::size_t>(x);
+  };
+  if (is_integer(size)) return Range(dim(size));
+  if (!nb::isinstance<nb::tuple>(size) && !nb::isinstance<nb::list>(size))
+    throw ArgumentError(std::string(what) + " is an int or a tuple of 1 to 3 ints, not " + python_repr(size));
+  const std::size_t n = nb::len(size);
+  if (n == 1) return Range(dim(size[0]));
+  if (n == 2) return Range(dim(size[0]), dim(size[1]));
+  if (n == 3) return Range(dim(size[0]), dim(size[1]), dim(size[2]));
+  throw ArgumentError(std::string(what) + " has 1 to 3 dimensions, not " + std::to_string(n));
+}
+
+Event launch(Queue& q, const Kernel& kernel, nb::handle args, std::size_t first) {
+  if (nb::len(args) < first + 2) throw ArgumentError("a launch takes a global size and a local size (or None)");
+  const Range global = to_range(args[first], "the global size");
+  const Range local = to_range(args[first + 1], "the local size");
+  thread_local std::vector<KernelArg> list;  // reused: no allocation per launch
+  convert_args(kernel, args, first + 2, list);
+  return q.launch_args(kernel, global, local, Span<const KernelArg>(list.data(), list.size()));
+}
+
+KernelArg natural_scalar(nb::handle v, const char* what) {
+  KernelArg a;
+  if (PyBool_Check(v.ptr())) {
+    put(a, ScalarType::i64, static_cast<std::int64_t>(v.ptr() == Py_True));
+  } else if (is_integer(v)) {
+    nb::object as_int = nb::steal(PyNumber_Index(v.ptr()));
+    int overflow = 0;
+    const long long s = PyLong_AsLongLongAndOverflow(as_int.ptr(), &overflow);
+    if (overflow == 0) {
+      put(a, ScalarType::i64, static_cast<std::int64_t>(s));
+    } else {
+      const unsigned long long u = PyLong_AsUnsignedLongLong(as_int.ptr());
+      if (u == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+        PyErr_Clear();
+        throw ArgumentError(std::string(what) + ": " + python_repr(v) + " does not fit in 64 bits");
+      }
+      put(a, ScalarType::u64, static_cast<std::uint64_t>(u));
+    }
+  } else {
+    put(a, ScalarType::f64, real(v, nullptr, 0));
+  }
+  return a;
+}
+
+}  // namespace duet::python

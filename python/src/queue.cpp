@@ -1,0 +1,60 @@
+// Queues and events: launches, finish() (the GIL is released while waiting), record()/wait(),
+// `with queue:` (finishes at the end of the block), and event timing (duet.elapsed_ms(start, end),
+// end.time_since(start)). Host <-> device copies live with the arrays (array.cpp).
+#include <nanobind/stl/string.h>
+
+#include "launch.hpp"
+
+namespace duet::python {
+
+void bind_queue(nb::module_& m) {
+  nb::class_<Event>(m, "Event", "A point in a queue's timeline; every launch and copy returns one")
+      .def("wait", [](const Event& e) {
+        nb::gil_scoped_release release;
+        e.wait();
+      }, "Block until the event has completed (other Python threads run meanwhile)")
+      .def_prop_ro("done", &Event::done)
+      .def_prop_ro("device", &Event::device, nb::rv_policy::copy)
+      .def("time_since", [](const Event& end, const Event& start) {
+        nb::gil_scoped_release release;
+        return elapsed_ms(start, end);
+      }, nb::arg("start"), "Device time in ms from `start` to this event (same queue); waits for both")
+      .def("time_till", [](const Event& start, const Event& end) {
+        nb::gil_scoped_release release;
+        return elapsed_ms(start, end);
+      }, nb::arg("end"), "Device time in ms from this event to `end`; waits for both");
+
+  m.def("elapsed_ms", [](const Event& start, const Event& end) {
+    nb::gil_scoped_release release;
+    return elapsed_ms(start, end);
+  }, nb::arg("start"), nb::arg("end"), "Device time in ms between two events of one queue; waits for both");
+
+  nb::class_<Queue>(m, "Queue", "An in-order queue of work on one device (CUDA stream / OpenCL command queue)")
+      .def("__init__", [](Queue* self, nb::handle device) {
+            new (self) Queue((device.is_none() ? default_device() : nb::cast<const Device&>(device)).queue());
+          }, nb::arg("device").none() = nb::none(), "A new queue of `device` (default: duet.default_device())")
+      .def_prop_ro("device", &Queue::device, nb::rv_policy::copy)
+      .def("launch", [](Queue& q, nb::args args) {
+            if (nb::len(args) < 1) throw ArgumentError("launch(kernel, global_size, local_size, *args)");
+            return launch(q, nb::cast<const Kernel&>(args[0]), args, 1);
+          }, "launch(kernel, global_size, local_size, *args) -> Event")
+      .def("finish", [](Queue& q) {
+        nb::gil_scoped_release release;
+        q.finish();
+      }, "Block until everything enqueued so far has completed")
+      .def("record", &Queue::record, "An event that completes when everything enqueued so far has")
+      .def("wait", &Queue::wait, nb::arg("event"), "Later work on this queue waits for `event` (no host block)")
+      .def_prop_ro("native_handle", &Queue::native_handle, "The CUstream or cl_command_queue, as an int")
+      .def("__enter__", [](Queue& q) { return q; })
+      .def("__exit__", [](Queue& q, nb::handle, nb::handle, nb::handle) {
+        nb::gil_scoped_release release;
+        q.finish();
+      }, nb::arg("type").none(), nb::arg("value").none(), nb::arg("traceback").none())
+      .def("__eq__", [](const Queue& a, nb::handle b) {
+        return nb::isinstance<Queue>(b) && a.native_handle() == nb::cast<const Queue&>(b).native_handle();
+      })
+      .def("__hash__", [](const Queue& q) { return q.native_handle(); })
+      .def("__repr__", [](const Queue& q) { return "<duet.Queue on " + q.device().info().id() + ">"; });
+}
+
+}  // namespace duet::python

@@ -1,0 +1,60 @@
+"""The shared kernels from Python: matmul against NumPy, heat against a NumPy reference."""
+
+import numpy as np
+import pytest
+
+import duet
+
+
+def heat_reference(u, r, steps):
+    u = u.astype(np.float64)
+    for _ in range(steps):
+        v = u.copy()
+        v[1:-1, 1:-1] = u[1:-1, 1:-1] + r * (u[1:-1, :-2] + u[1:-1, 2:] + u[:-2, 1:-1] + u[2:, 1:-1] - 4 * u[1:-1, 1:-1])
+        u = v
+    return u
+
+
+@pytest.mark.parametrize("m,n,k", [(64, 64, 64), (33, 17, 5), (1, 1, 1)])
+def test_matmul(device, m, n, k):
+    rng = np.random.default_rng(m * n * k)
+    A = rng.uniform(-1, 1, (m, k)).astype(np.float32)
+    B = rng.uniform(-1, 1, (k, n)).astype(np.float32)
+    C = duet.matmul(duet.asarray(A, device), duet.asarray(B, device))
+    assert C.shape == (m, n)
+    np.testing.assert_allclose(C.get(), A.astype(np.float64) @ B, rtol=1e-4, atol=1e-5)
+    out = duet.empty((m, n), device=device)
+    assert duet.matmul(duet.asarray(A, device), duet.asarray(B, device), out=out).native_handle == out.native_handle
+
+
+def test_matmul_errors(device):
+    a = duet.zeros((3, 4), device=device)
+    with pytest.raises(duet.ArgumentError, match="3x4"):
+        duet.matmul(a, a)
+    with pytest.raises(duet.ArgumentError, match="float"):
+        duet.matmul(duet.zeros((2, 2), "float64", device), duet.zeros((2, 2), "float64", device))
+
+
+@pytest.mark.parametrize("steps", [1, 10])
+def test_heat(device, steps):
+    u0 = np.zeros((40, 50), np.float32)
+    u0[15:25, 20:30] = 1.0
+    u = duet.asarray(u0, device)
+    duet.heat(u, steps, 0.24)
+    np.testing.assert_allclose(u.get(), heat_reference(u0, 0.24, steps), atol=1e-5)
+    v = duet.empty(u.shape, device=device)
+    duet.heat_step(duet.asarray(u0, device), v, 0.24)
+    np.testing.assert_allclose(v.get(), heat_reference(u0, 0.24, 1), atol=1e-6)
+    with pytest.raises(duet.ArgumentError, match="whole array"):
+        duet.heat(u[1:], 1)
+
+
+def test_vector_add_and_sources(device):
+    a = duet.asarray(np.arange(5, dtype=np.float32), device)
+    c = duet.empty(5, device=device)
+    duet.vector_add(a, a, c)
+    assert c.get().tolist() == [0, 2, 4, 6, 8]
+    duet.multiply(a, a, c)
+    assert c.get().tolist() == [0, 1, 4, 9, 16]
+    assert "heat" in duet.kernel_names() and "KERNEL" in duet.kernel_source("heat")
+    assert duet.kernel_source("nope") is None

@@ -1,0 +1,104 @@
+"""Compiling and launching: defines, global and local sizes, arguments converted by the kernel's
+declared parameter types (range-checked, never truncated), native kernels, and the errors."""
+
+import numpy as np
+import pytest
+
+import duet
+
+SAXPY = """
+KERNEL void saxpy(GLOBAL const float* RESTRICT x, GLOBAL float* RESTRICT y, const float a, const uint n) {
+  const size_t i = GLOBAL_ID(0);
+  if (i < n) y[i] = a * x[i] + y[i] + OFFSET;
+}
+KERNEL void fill_int(GLOBAL int* out, const int v, const uchar small, const ulong big, const uint n) {
+  const size_t i = GLOBAL_ID(0);
+  if (i < n) out[i] = v + small + (int)(big >> 40);
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def program(device):
+    return device.compile(SAXPY, defines={"OFFSET": 1.5})
+
+
+def test_launch_with_defines_and_sizes(device, program, queue):
+    x = duet.asarray(np.arange(1000, dtype=np.float32), device)
+    y = duet.zeros(1000, device=device)
+    device.default_queue.finish()
+    event = program.saxpy(1000, 64, x, y, 2.0, 1000, queue=queue)
+    assert isinstance(event, duet.Event)
+    queue.finish()
+    np.testing.assert_allclose(y.get(queue=queue), 2.0 * np.arange(1000) + 1.5)
+    # queue.launch, a tuple global size, local None
+    queue.launch(program.kernel("saxpy"), (1000,), None, x, y, 1.0, 1000)
+    np.testing.assert_allclose(y.get(queue=queue), 3.0 * np.arange(1000) + 3.0)
+
+
+def test_signature_is_the_declaration(program):
+    params = program.saxpy.signature
+    assert [p.name for p in params] == ["x", "y", "a", "n"]
+    assert [p.kind for p in params] == ["buffer", "buffer", "scalar", "scalar"]
+    assert params[0].dtype == np.float32 and params[0].is_const
+    assert params[3].dtype == np.uint32
+    assert sorted(program.kernel_names) == ["fill_int", "saxpy"]
+
+
+def test_scalars_are_converted_and_range_checked(device, program):
+    out = duet.empty(4, "int32", device)
+    program.fill_int(4, None, out, -7, np.uint8(3), 2 ** 41, 4)
+    assert out.get().tolist() == [-7 + 3 + 2] * 4
+    with pytest.raises(duet.ArgumentError, match="out of range"):
+        program.fill_int(4, None, out, 2 ** 31, 0, 0, 4)
+    with pytest.raises(TypeError, match="out of range"):  # ArgumentError is a TypeError too
+        program.fill_int(4, None, out, 0, 256, 0, 4)
+    with pytest.raises(duet.ArgumentError, match="out of range"):
+        program.fill_int(4, None, out, 0, 0, -1, 4)
+    with pytest.raises(duet.ArgumentError, match="integer"):
+        program.fill_int(4, None, out, 1.5, 0, 0, 4)
+    with pytest.raises(duet.ArgumentError, match="takes 5 arguments"):
+        program.fill_int(4, None, out, 1)
+
+
+def test_buffers_are_checked(device, program):
+    ints = duet.zeros(8, "int32", device)
+    floats = duet.zeros(8, device=device)
+    with pytest.raises(duet.ArgumentError):
+        program.saxpy(8, None, ints, floats, 1.0, 8)  # int32 array for a float* parameter
+    with pytest.raises(duet.ArgumentError, match="duet.Array"):
+        program.saxpy(8, None, np.zeros(8, np.float32), floats, 1.0, 8)
+
+
+def test_compile_errors_carry_log_and_line(device):
+    with pytest.raises(duet.CompileError) as info:
+        device.compile("KERNEL void k(GLOBAL float* x) {\n  x[0] = 1.0f;\n  undeclared_thing = 2;\n}\n")
+    assert info.value.line == 3
+    assert "undeclared_thing" in info.value.log
+    with pytest.raises(duet.KernelNotFoundError):
+        device.compile(SAXPY, defines={"OFFSET": 0}).kernel("nope")
+
+
+def test_native_kernels_take_typed_numpy_scalars(device):
+    if device.backend == "cuda":
+        src = 'extern "C" __global__ void add(float* x, int v) { x[threadIdx.x] += v; }'
+    else:
+        src = "__kernel void add(__global float* x, int v) { x[get_global_id(0)] += v; }"
+    k = device.compile_native(src).kernel("add")
+    assert k.signature is None
+    x = duet.zeros(4, device=device)
+    k(4, 4, x, np.int32(3))
+    assert x.get().tolist() == [3.0] * 4
+    with pytest.raises(duet.ArgumentError, match="numpy.int32"):
+        k(4, 4, x, 3)
+
+
+def test_2d_launch(device):
+    src = """
+KERNEL void grid(GLOBAL int* out, const uint w, const uint h) {
+  const size_t x = GLOBAL_ID(0), y = GLOBAL_ID(1);
+  if (x < w && y < h) out[y * w + x] = (int)(y * 100 + x);
+}"""
+    out = duet.empty((3, 5), "int32", device)
+    device.compile(src).grid((5, 3), (1, 1), out, 5, 3)
+    np.testing.assert_array_equal(out.get(), np.arange(3)[:, None] * 100 + np.arange(5))
