@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test suite: install what is missing, build duet into build/, run every test with CTest, then
 # install duet into build/install and build and run examples/consumer against that installation,
-# which tests the CMake package (find_package(duet), duet::duet) as a user's project sees it.
+# which tests the CMake package (find_package(duet), duet::duet) as a user's project sees it; then
+# builds into build-asan/ and build-tsan/ with sanitizers and runs the tests again there.
 # Usage: scripts/test.sh [extra cmake configure arguments...]
 set -euo pipefail
 
@@ -50,7 +51,35 @@ if [[ -x $consumer_build/duet_consumer_mpi ]]; then
   esac
 fi
 
+# The sanitizer builds (cmake/DuetSanitize.cmake): AddressSanitizer with UndefinedBehaviorSanitizer
+# over every test, and ThreadSanitizer over the OpenCL runs (PoCL's worker threads copy to and from
+# duet's host memory, and tests/test_threads.cpp and test_shared_queue.cpp start threads of their
+# own). -O1 keeps them fast enough; the TSan build compiles duet_tests alone. DUET_SANITIZERS=0 skips
+# both (a quicker run by hand).
+sanitize_status=0
+sanitized() {  # <build dir> <sanitizers> <build target> <ctest arguments...>
+  local dir=$1 sanitizers=$2 target=$3
+  shift 3
+  echo
+  echo "=== sanitizers $sanitizers: $dir"
+  local configure=(cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g"
+                   "-DDUET_SANITIZE=$sanitizers")
+  [[ -f $dir/CMakeCache.txt ]] || configure+=(-G Ninja)
+  "${configure[@]}" "${cmake_arguments[@]}" > /dev/null
+  cmake --build "$dir" --target "$target"
+  ctest --test-dir "$dir" --output-on-failure "$@" || sanitize_status=$?
+}
+cmake_arguments=("$@")
+if [[ ${DUET_SANITIZERS:-1} != 0 ]]; then
+  sanitized "$build_dir-asan" address,undefined all
+  sanitized "$build_dir-tsan" thread duet_tests -L '^opencl$'
+fi
+
 if ((ctest_status)); then
   echo "test suite: FAILED (ctest exit code $ctest_status)" >&2
   exit "$ctest_status"
+fi
+if ((sanitize_status)); then
+  echo "sanitizer builds: FAILED (ctest exit code $sanitize_status)" >&2
+  exit "$sanitize_status"
 fi
