@@ -42,7 +42,8 @@ if(DUET_SANITIZE)
   # - fast_unwind_on_malloc=0: allocation stacks unwound with DWARF, not frame pointers. PoCL, its
   #   LLVM, Open MPI and glibc have no frame pointers, so the fast unwinder stops at their first
   #   frame, and lsan.supp could then only name whole libraries, which would hide duet's own leaks of
-  #   driver objects too. It makes allocations slower (duet.nvrtc, whose NVRTC allocates a lot, most).
+  #   driver objects too. It makes allocations slower: duet.nvrtc, where NVRTC allocates a great
+  #   deal, goes back to frame pointers (tests/CMakeLists.txt).
   # - halt_on_error=1: the first report ends the process (ASan and UBSan do so anyway without
   #   recovery; said here so that no one's environment can change it).
   # - print_stacktrace=1: UBSan reports with the stack, not the line alone.
