@@ -6,10 +6,12 @@
 # /usr/bin/python3; build dependencies from PyPI) and its pytest suite (python/tests, the examples
 # in examples/python included) against the installed package. Last, the fuzzers (fuzz/): a second
 # build with Clang in build-fuzz/, and ctest -L fuzz, which replays every regression input and
-# fuzzes each parser for a short fixed time.
+# fuzzes each parser for a short fixed time. Then build-asan/ and build-tsan/: the library and the
+# tests built with sanitizers, and the tests run again there.
 # Usage: scripts/test.sh [extra cmake configure arguments...]
 # Environment: DUET_BUILD_DIR (default build), DUET_SKIP_PYTHON=1 leaves the Python part out,
-# DUET_FUZZ_BUILD_DIR (default build-fuzz), DUET_FUZZ=0 skips the fuzzers (the log says so).
+# DUET_FUZZ_BUILD_DIR (default build-fuzz), DUET_FUZZ=0 skips the fuzzers (the log says so),
+# DUET_SANITIZERS=0 the sanitizer builds.
 set -euo pipefail
 
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -81,6 +83,32 @@ else
   ctest --test-dir "$fuzz_build" -L fuzz -j "$(nproc)" --output-on-failure || fuzz_status=$?
 fi
 
+# The sanitizer builds (cmake/DuetSanitize.cmake): AddressSanitizer with UndefinedBehaviorSanitizer
+# over every test, and ThreadSanitizer over the OpenCL runs (PoCL's worker threads copy to and from
+# duet's host memory, and tests/test_threads.cpp and test_shared_queue.cpp start threads of their
+# own); the TSan build compiles duet_tests alone. Debug (-O0): with the sanitizers it compiles in a
+# third of -O1's time, and the tests' time goes to PoCL, LLVM and NVRTC, which run as fast either
+# way. The checked mode's second run of the suite (duet.<backend>.checked, DUET_CHECK=1) is left to
+# the plain build: under the sanitizers it would only run the same code again, slower.
+# DUET_SANITIZERS=0 skips both (a quicker run by hand).
+sanitize_status=0
+sanitized() {  # <build dir> <sanitizers> <build target> <ctest arguments...>
+  local dir=$1 sanitizers=$2 target=$3
+  shift 3
+  echo
+  echo "=== sanitizers $sanitizers: $dir"
+  local configure=(cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Debug "-DDUET_SANITIZE=$sanitizers")
+  [[ -f $dir/CMakeCache.txt ]] || configure+=(-G Ninja)
+  "${configure[@]}" "${cmake_arguments[@]}" > /dev/null
+  cmake --build "$dir" --target "$target"
+  ctest --test-dir "$dir" --output-on-failure "$@" || sanitize_status=$?
+}
+cmake_arguments=("$@")
+if [[ ${DUET_SANITIZERS:-1} != 0 ]]; then
+  sanitized "$build_dir-asan" address,undefined all -LE '^checked$'
+  sanitized "$build_dir-tsan" thread duet_tests -L '^opencl$' -LE '^checked$'
+fi
+
 if ((ctest_status)); then
   echo "test suite: FAILED (ctest exit code $ctest_status)" >&2
   exit "$ctest_status"
@@ -92,4 +120,8 @@ fi
 if ((fuzz_status)); then
   echo "fuzzing: FAILED (ctest exit code $fuzz_status); each crash's input is named above" >&2
   exit "$fuzz_status"
+fi
+if ((sanitize_status)); then
+  echo "sanitizer builds: FAILED (ctest exit code $sanitize_status)" >&2
+  exit "$sanitize_status"
 fi
