@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 
-from . import _duet
+from . import _duet, reference
 from .errors import Error
 
 FLOAT_EPS = 2.0 ** -24  # float32 unit roundoff
@@ -111,11 +111,11 @@ def run_command(spec, quick, runs):
     u0[(xx - side / 2) ** 2 + (yy - side / 2) ** 2 < (side / 4) ** 2] = 1.0
     du, dv = _duet.asarray(u0, device=device, queue=q), _duet.empty((side, side), "float32", device)
     _duet.heat_step(du, dv, 0.24, queue=q)
-    err = float(np.max(np.abs(dv.get(queue=q) - _heat_reference(u0, 0.24, 1))))
+    err = float(np.max(np.abs(dv.get(queue=q) - reference.heat(u0, 0.24, 1))))
     ms = _time(q, runs, lambda: _duet.heat_step(du, dv, 0.24, queue=q))
     add("heat_step", f"{side}x{side}", ms, 2 * 4 * side * side, False, err, 8 * FLOAT_EPS)
     _duet.heat(du, steps, 0.24, scratch=dv, queue=q)
-    err = float(np.max(np.abs(du.get(queue=q) - _heat_reference(u0, 0.24, steps))))
+    err = float(np.max(np.abs(du.get(queue=q) - reference.heat(u0, 0.24, steps))))
     du.set(u0, queue=q)
     ms = _time(q, max(1, runs // 2), lambda: _duet.heat(du, steps, 0.24, scratch=dv, queue=q))
     add("heat", f"{side}x{side}, {steps} steps", ms, 2 * 4 * side * side * steps, False, err, steps * 8 * FLOAT_EPS)
@@ -125,15 +125,6 @@ def run_command(spec, quick, runs):
     print("\nmax error: absolute, except matmul: relative to sum |a_ik b_kj| per entry")
     print(f"{len(rows) - failed} of {len(rows)} kernels OK" if failed else f"all {len(rows)} kernels OK")
     return 1 if failed else 0
-
-
-def _heat_reference(u, r, steps):
-    u = u.astype(np.float64)
-    for _ in range(steps):
-        v = u.copy()
-        v[1:-1, 1:-1] = u[1:-1, 1:-1] + r * (u[1:-1, :-2] + u[1:-1, 2:] + u[:-2, 1:-1] + u[2:, 1:-1] - 4 * u[1:-1, 1:-1])
-        u = v
-    return u
 
 
 def main(argv=None):
