@@ -15,6 +15,7 @@
 #include <cstring>
 #include <duet/duet.hpp>
 #include <limits>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -416,6 +417,24 @@ TEST_CASE("gemm_strided_batched: tiled, split-K, gemv, a broadcast operand, gaps
     Case m{"many", kNone, kNone, 20, 20, 20};
     m.batch = 64, m.gap = 1;
     run_case<float>(dev, q, m);
+  });
+}
+
+TEST_CASE("gemm keeps no queue alive: split-K's workspace goes with the queue it belongs to") {
+  for_each_device([&](const duet::Device& dev) {
+    // A workspace holding its queue would hold the device too, from inside the device's own state:
+    // neither would ever be freed (compute-sanitizer's leak check found the device memory).
+    std::weak_ptr<const void> life;
+    {
+      duet::Queue q = dev.queue();
+      life = q.lifetime();
+      Case c{"split, then the queue dropped", kNone, kNone, 9, 7, 300};
+      c.options.path = GemmPath::split_k;
+      c.options.splits = 3;
+      run_case<float>(dev, q, c);
+      CHECK_FALSE(life.expired());
+    }
+    CHECK(life.expired());
   });
 }
 

@@ -56,7 +56,7 @@ struct Traits<half> {
 };
 
 struct Workspace {
-  Queue queue;  // held, so that its address stays unique while the entry lives
+  std::weak_ptr<const void> queue;  // whose workspace: a Queue held here would keep the device alive
   RawBuffer buffer;
   std::uint64_t last_use = 0;
   std::mutex enqueueing;  // held from a call's first launch on the workspace to its last
@@ -89,12 +89,16 @@ struct State {
     std::shared_ptr<Workspace> w;
     {
       std::lock_guard<std::mutex> lock(mutex);
-      const void* key = &q.impl();
+      const std::weak_ptr<const void> key = q.lifetime();
+      // Queues that are gone leave their workspaces to be freed (after the work using them).
+      workspaces.erase(std::remove_if(workspaces.begin(), workspaces.end(),
+                                      [](const auto& s) { return s->queue.expired(); }),
+                       workspaces.end());
       for (const auto& s : workspaces)
-        if (&s->queue.impl() == key) w = s;
+        if (!s->queue.owner_before(key) && !key.owner_before(s->queue)) w = s;
       if (!w) {
         w = std::make_shared<Workspace>();
-        w->queue = q;
+        w->queue = key;
         if (workspaces.size() >= kScratchQueues) {
           // Dropping a workspace still in use is safe: its memory is freed after the work using it.
           auto oldest =

@@ -142,6 +142,10 @@ class Queue {
   const Device& device() const;
   bool valid() const noexcept { return state_ != nullptr; }
   void release() noexcept { state_.reset(); }
+  // Expires with the last copy of this queue. For caches kept per queue inside per-device state
+  // (extension::device_state): holding a Queue there would keep its device alive from within the
+  // device, and neither would ever be freed. Copies of one queue share one owner.
+  std::weak_ptr<const void> lifetime() const noexcept { return state_; }
 
   // Launch `kernel` over `global` work-items in groups of `local` (Range() lets duet choose).
   // The global size is rounded up to a multiple of the local size; kernels guard their bounds.
