@@ -58,8 +58,10 @@ else
   venv="$build/python-venv"
   "$python" -m venv --system-site-packages "$venv"
 fi
+# Some environments (uv's) come without pip: Python's own bootstrap adds it, offline.
+"$venv/bin/python" -m pip --version > /dev/null 2>&1 || "$venv/bin/python" -m ensurepip > "$out/ensurepip.log" 2>&1
 {
-  "$venv/bin/pip" install --no-build-isolation --no-deps --config-settings=build-dir="$build/python-wheel" \
+  "$venv/bin/python" -m pip install --no-build-isolation --no-deps --config-settings=build-dir="$build/python-wheel" \
       ${dlpack_args:+--config-settings=cmake.define.DUET_DLPACK_INCLUDE_DIR="$build/dlpack-include"} . &&
     "$venv/bin/python" -c "import duet; print('installed', duet.__file__, 'DLPack', duet.HAVE_DLPACK)"
 } > "$out/pip-install.log" 2>&1 || { tail -40 "$out/pip-install.log"; exit 1; }

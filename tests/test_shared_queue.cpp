@@ -11,7 +11,9 @@
 #include <cmath>
 #include <cstdint>
 #include <duet/duet.hpp>
+#include <duet/extension.hpp>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -227,3 +229,44 @@ TEST_CASE("reductions from threads sharing one queue each get their own result")
 }
 
 TEST_SUITE_END();
+
+TEST_CASE("extension::queue_state: one object per queue for all its copies, made once when threads race, "
+          "freed with the queue's last copy") {
+  for_each_device([](const duet::Device& dev) {
+    struct Scratch {
+      duet::RawBuffer memory;  // a buffer, as modules keep: it must not keep the queue alive
+    };
+    std::atomic<int> made{0};
+    auto get = [&](const duet::Queue& q) {
+      return duet::extension::queue_state<Scratch>(q, "tests.scratch", [&] {
+        ++made;
+        auto s = std::make_shared<Scratch>();
+        s->memory = duet::RawBuffer(dev, 64);
+        return s;
+      });
+    };
+    std::weak_ptr<Scratch> kept;
+    std::weak_ptr<const void> life;
+    {
+      duet::Queue q = dev.queue();
+      life = q.lifetime();
+      std::vector<std::shared_ptr<Scratch>> seen(4);
+      std::vector<std::thread> threads;
+      for (std::size_t t = 0; t < seen.size(); ++t)
+        threads.emplace_back([&, t] {
+          const duet::Queue copy = q;
+          seen[t] = get(copy);
+        });
+      for (auto& t : threads) t.join();
+      CHECK(made == 1);
+      for (const auto& s : seen) CHECK(s == seen[0]);
+      const duet::Queue other = dev.queue();
+      CHECK(get(other) != seen[0]);
+      CHECK(made == 2);
+      kept = seen[0];
+    }
+    CHECK(life.expired());
+    CHECK(kept.expired());
+    CHECK_THROWS_AS(get(duet::Queue()), duet::ReleasedError);
+  });
+}

@@ -3,11 +3,12 @@
 // then the plan of gemm_plan.cpp, then the launches: gemm.duet (tiled, split-K), gemv.duet,
 // gemm_reduce.duet (split-K's sum and C = beta C), or duet::matmul's kernel for plain products.
 //
-// Per device, worked out once and kept: the tuning table's size classes, the compiled kernels by
-// variant (a map lookup on the launch path, no defines built), a placeholder for the workspace
-// argument of unsplit launches, and one workspace per queue for split-K's partial sums. Calls on
-// one queue run in order, so they share its workspace without waiting; threads sharing a queue take
-// turns at it while they enqueue, so two calls' launches never interleave over the same partials.
+// Per device, worked out once and kept: the tuning table's size classes and the compiled kernels
+// by variant (a map lookup on the launch path, no defines built). Per queue, freed with it: the
+// workspace of split-K's partial sums and a placeholder for the workspace argument of launches
+// that write none. Calls on one queue run in order, so they share its workspace without waiting;
+// threads sharing a queue take turns at it while they enqueue, so two calls' launches never
+// interleave over the same partials.
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -16,7 +17,6 @@
 #include <mutex>
 #include <sstream>
 #include <string>
-#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -26,7 +26,6 @@
 namespace duet {
 namespace {
 
-constexpr std::size_t kScratchQueues = 8;  // queues whose workspaces are kept
 constexpr std::size_t kMaxGridY = 65535;   // CUDA's limit on the second grid dimension
 constexpr int kGemvThreads = 256;          // gemv.duet's groups
 constexpr int kReduceThreads = 256;
@@ -55,21 +54,18 @@ struct Traits<half> {
   static constexpr const char* acc = "float";
 };
 
-struct Workspace {
-  std::weak_ptr<const void> queue;  // whose workspace: a Queue held here would keep the device alive
-  RawBuffer buffer;
-  std::uint64_t last_use = 0;
+// What gemm keeps per queue (extension::queue_state).
+struct QueueScratch {
   std::mutex enqueueing;  // held from a call's first launch on the workspace to its last
+  RawBuffer workspace;
+  RawBuffer placeholder;  // the workspace argument of launches that write none
 };
 
 struct State {
   std::vector<MatmulSizeClass> classes;
-  RawBuffer placeholder;  // the workspace argument of launches that write none
 
-  std::mutex mutex;  // guards the two below
+  std::mutex mutex;  // guards kernels
   std::map<std::vector<int>, Kernel> kernels;
-  std::vector<std::shared_ptr<Workspace>> workspaces;
-  std::uint64_t clock = 0;
 
   // Kernel `kernel` of source `file` with `defines`, compiled once per key.
   Kernel kernel(const Device& device, const std::vector<int>& key, const char* file, const char* kernel,
@@ -83,48 +79,20 @@ struct State {
     std::lock_guard<std::mutex> lock(mutex);
     return kernels.emplace(key, k).first->second;
   }
-
-  // This queue's workspace, at least `bytes` long, with its turn held.
-  std::pair<std::shared_ptr<Workspace>, std::unique_lock<std::mutex>> workspace(Queue& q, std::size_t bytes) {
-    std::shared_ptr<Workspace> w;
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      const std::weak_ptr<const void> key = q.lifetime();
-      // Queues that are gone leave their workspaces to be freed (after the work using them).
-      workspaces.erase(std::remove_if(workspaces.begin(), workspaces.end(),
-                                      [](const auto& s) { return s->queue.expired(); }),
-                       workspaces.end());
-      for (const auto& s : workspaces)
-        if (!s->queue.owner_before(key) && !key.owner_before(s->queue)) w = s;
-      if (!w) {
-        w = std::make_shared<Workspace>();
-        w->queue = key;
-        if (workspaces.size() >= kScratchQueues) {
-          // Dropping a workspace still in use is safe: its memory is freed after the work using it.
-          auto oldest =
-              std::min_element(workspaces.begin(), workspaces.end(),
-                               [](const auto& a, const auto& b) { return a->last_use < b->last_use; });
-          workspaces.erase(oldest);
-        }
-        workspaces.push_back(w);
-      }
-      w->last_use = ++clock;
-    }
-    std::unique_lock<std::mutex> turn(w->enqueueing);
-    if (w->buffer.bytes() < bytes) {
-      // Grown to the need, with room: the old buffer is freed once the work using it is done.
-      w->buffer = RawBuffer();
-      w->buffer = RawBuffer(q.device(), std::max(bytes, std::size_t{1} << 20));
-    }
-    return {w, std::move(turn)};
-  }
 };
 
 std::shared_ptr<State> state_for(const Device& device) {
   return extension::device_state<State>(device, "duet.blas.gemm", [&] {
     auto s = std::make_shared<State>();
     s->classes = matmul_size_classes(device.info());  // reads the tuning file
-    s->placeholder = RawBuffer(device, 8);
+    return s;
+  });
+}
+
+std::shared_ptr<QueueScratch> scratch_for(const Queue& q) {
+  return extension::queue_state<QueueScratch>(q, "duet.blas.gemm", [&] {
+    auto s = std::make_shared<QueueScratch>();
+    s->placeholder = RawBuffer(q.device(), 8);
     return s;
   });
 }
@@ -297,10 +265,9 @@ void run_gemm(const char* call, Queue& q, Op op_a, Op op_b, std::size_t M, std::
   problem.plain = std::is_same_v<T, float> && !ta && !tb && alpha == Acc(1) && beta == Acc(0) && lda == K &&
                   ldb == N && ldc == N && batch == 1 && a.passable && b.passable && c.passable;
   const GemmPlan plan = plan_gemm(info, state->classes, problem, options);
-  const BufferView<Acc> placeholder = acc_view<Acc>(state->placeholder);
-
   if (plan.kernel == GemmKernel::none) return;
   if (plan.kernel == GemmKernel::scale) {
+    const BufferView<Acc> placeholder = acc_view<Acc>(scratch_for(q)->placeholder);
     for (std::size_t b0 = 0; b0 < batch; b0 += kMaxGridY) {
       const int nb = static_cast<int>(std::min(kMaxGridY, batch - b0));
       launch_reduce<T>(*state, q, placeholder, 0, 0, c, c.range.offset + b0 * sc, ldc_i, sc, m, n, nb, Acc(0),
@@ -326,17 +293,22 @@ void run_gemm(const char* call, Queue& q, Op op_a, Op op_b, std::size_t M, std::
 
   const int splits = plan.splits;
   const int k_chunk = extension::as_int(call, "K per slice", plan.k_chunk);
-  std::shared_ptr<Workspace> workspace;
+  const std::shared_ptr<QueueScratch> scratch = scratch_for(q);
   std::unique_lock<std::mutex> turn;
-  BufferView<Acc> W = placeholder;
+  BufferView<Acc> W = acc_view<Acc>(scratch->placeholder);
   // Batches per launch: the second grid dimension holds batch * splits groups.
   const std::size_t per_launch = std::max<std::size_t>(1, kMaxGridY / static_cast<std::size_t>(splits));
   if (splits > 1) {
     const std::size_t outputs = plan.workspace_elements / (static_cast<std::size_t>(splits) * batch);
     const std::size_t need =
         static_cast<std::size_t>(splits) * std::min(batch, per_launch) * outputs * sizeof(Acc);
-    std::tie(workspace, turn) = state->workspace(q, need);
-    W = acc_view<Acc>(workspace->buffer);
+    turn = std::unique_lock<std::mutex>(scratch->enqueueing);
+    if (scratch->workspace.bytes() < need) {
+      // Grown to the need, with room: the old buffer is freed once the work using it is done.
+      scratch->workspace = RawBuffer();
+      scratch->workspace = RawBuffer(device, std::max(need, std::size_t{1} << 20));
+    }
+    W = acc_view<Acc>(scratch->workspace);
   }
 
   if (plan.kernel == GemmKernel::tiled) {

@@ -92,6 +92,17 @@ std::shared_ptr<void> device_slot(const Device& device, std::string_view key,
   return value;
 }
 
+std::shared_ptr<void> queue_slot(const Queue& queue, std::string_view key,
+                                 const std::function<std::shared_ptr<void>()>& make) {
+  Queue::State& state = queue.state();  // ReleasedError for an empty handle
+  std::lock_guard<std::mutex> lock(state.slots_mutex);
+  auto found = state.slots.find(key);
+  if (found != state.slots.end()) return found->second;
+  std::shared_ptr<void> value = make();
+  state.slots.emplace(std::string(key), value);
+  return value;
+}
+
 int as_int(const char* call, const char* what, std::size_t value) {
   if (value > static_cast<std::size_t>(std::numeric_limits<int>::max()))
     throw ArgumentError(std::string(call) + ": " + what + " = " + std::to_string(value) +

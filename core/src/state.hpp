@@ -128,6 +128,10 @@ struct Queue::State {
   std::shared_ptr<detail::EventState> last;   // the event of the latest operation, maybe pending
   std::shared_ptr<detail::EventState> spare;  // a pending event nobody kept, for reuse
   std::vector<backend::LaunchArg> launch_scratch;
+  // What modules keep per queue (extension::queue_slot), by key. Last, so it goes first: what it
+  // holds is freed while the queue still exists.
+  std::mutex slots_mutex;
+  std::map<std::string, std::shared_ptr<void>, std::less<>> slots;
 };
 
 }  // namespace duet

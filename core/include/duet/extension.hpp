@@ -26,6 +26,7 @@
 #include "duet/device.hpp"
 #include "duet/error.hpp"
 #include "duet/program.hpp"
+#include "duet/queue.hpp"
 
 namespace duet::extension {
 
@@ -58,6 +59,18 @@ std::shared_ptr<void> device_slot(const Device& device, std::string_view key,
 template <class T, class Make>
 std::shared_ptr<T> device_state(const Device& device, std::string_view key, Make make) {
   return std::static_pointer_cast<T>(device_slot(device, key, [&] { return std::shared_ptr<void>(make()); }));
+}
+
+// The object kept under `key` for `queue` (shared by its copies), made by `make` on first use and
+// freed with the queue's last copy: what a module keeps per queue, such as scratch memory that its
+// calls on one queue share because they run in order. Kept per device instead, anything holding
+// the queue or a buffer would keep the device's state alive from within, for good.
+std::shared_ptr<void> queue_slot(const Queue& queue, std::string_view key,
+                                 const std::function<std::shared_ptr<void>()>& make);
+
+template <class T, class Make>
+std::shared_ptr<T> queue_state(const Queue& queue, std::string_view key, Make make) {
+  return std::static_pointer_cast<T>(queue_slot(queue, key, [&] { return std::shared_ptr<void>(make()); }));
 }
 
 // Checks `buffer` is live (ReleasedError naming `what`) and then that it holds at least `want`

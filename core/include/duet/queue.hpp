@@ -25,7 +25,9 @@
 #include <array>
 #include <cstddef>
 #include <cstring>
+#include <functional>
 #include <memory>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -135,6 +137,12 @@ struct KernelArg {
   }
 };
 
+class Queue;
+namespace extension {
+std::shared_ptr<void> queue_slot(const Queue& queue, std::string_view key,
+                                 const std::function<std::shared_ptr<void>()>& make);
+}
+
 class Queue {
  public:
   Queue() = default;
@@ -142,9 +150,7 @@ class Queue {
   const Device& device() const;
   bool valid() const noexcept { return state_ != nullptr; }
   void release() noexcept { state_.reset(); }
-  // Expires with the last copy of this queue. For caches kept per queue inside per-device state
-  // (extension::device_state): holding a Queue there would keep its device alive from within the
-  // device, and neither would ever be freed. Copies of one queue share one owner.
+  // Expires with the last copy of this queue: shows whether a queue is gone without keeping it.
   std::weak_ptr<const void> lifetime() const noexcept { return state_; }
 
   // Launch `kernel` over `global` work-items in groups of `local` (Range() lets duet choose).
@@ -268,6 +274,8 @@ class Queue {
  private:
   State& state() const;
   friend class RawMapping;
+  friend std::shared_ptr<void> extension::queue_slot(const Queue&, std::string_view,
+                                                     const std::function<std::shared_ptr<void>()>&);
   Event unmap_bytes(RawMapping& mapping);
   std::shared_ptr<State> state_;
 };
