@@ -438,6 +438,58 @@ TEST_CASE("gemm keeps no queue alive: split-K's workspace goes with the queue it
   });
 }
 
+// Not run by default (doctest --no-skip -tc="gemm probe*"): where a wrong product's values came
+// from. Exact small integers encode their position: with a one-hot second operand, each output
+// should be one element of the first, and a wrong output names the element it got instead. Written
+// for PoCL 5.0 (the GPU machine's CPU device), where op_b transpose with float4 loads gives wrong
+// numbers that no other implementation gives.
+TEST_CASE("gemm probe: which elements a product read (diagnostic)" * doctest::skip()) {
+  for_each_device([&](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    duet::MatmulParams p;
+    p.bm = 32, p.bn = 32, p.bk = 8, p.tm = 4, p.tn = 4, p.wx = 8, p.pipeline = 1;
+    const std::size_t M = 45, N = 70, K = 8;
+    for (int probe_b = 0; probe_b < 2; ++probe_b)
+      for (int forced = 0; forced < 2; ++forced) {
+        // probe_b == 0: A[m][k] = 16 m + k + 1, B one-hot (C[m][n] = A[m][n % K]); else the reverse.
+        std::vector<float> A(M * K), Bt(N * K);  // B stored transposed: N x K
+        for (std::size_t m = 0; m < M; ++m)
+          for (std::size_t k = 0; k < K; ++k)
+            A[m * K + k] = probe_b ? float(k == m % K) : float(16 * m + k + 1);
+        for (std::size_t n = 0; n < N; ++n)
+          for (std::size_t k = 0; k < K; ++k)
+            Bt[n * K + k] = probe_b ? float(16 * n + k + 1) : float(k == n % K);
+        duet::Buffer<float> dA(dev, A.size()), dB(dev, Bt.size()), dC(dev, M * N);
+        q.write(dA, A);
+        q.write(dB, Bt);
+        q.fill(dC, kNaN);
+        GemmOptions o;
+        if (forced) o.params = p, o.path = GemmPath::tiled;
+        duet::gemm(q, kNone, kTrans, M, N, K, 1.0f, dA, K, dB, K, 0.0f, dC, N, o);
+        const std::vector<float> C = q.to_vector(dC);
+        std::string report;
+        std::size_t bad = 0;
+        for (std::size_t m = 0; m < M; ++m)
+          for (std::size_t n = 0; n < N; ++n) {
+            const float want = probe_b ? float(16 * n + m % K + 1) : float(16 * m + n % K + 1);
+            const float got = C[m * N + n];
+            if (got == want) continue;
+            if (++bad > 12) continue;
+            report += "\n  C[" + std::to_string(m) + "][" + std::to_string(n) + "] = " + std::to_string(got);
+            const float code = got - 1;
+            if (got >= 1 && code == std::floor(code))
+              report += std::string(" = ") + (probe_b ? "B[" : "A[") + std::to_string(int(code) / 16) + "][" +
+                        std::to_string(int(code) % 16) + "]";
+            report += ", want " + std::string(probe_b ? "B[" : "A[") + std::to_string(probe_b ? n : m) + "][" +
+                      std::to_string(probe_b ? m % K : n % K) + "]";
+          }
+        const std::string what = std::string(probe_b ? " probing B" : " probing A") +
+                                 (forced ? ", forced 32x32x8 pipelined" : ", the rule's choice");
+        MESSAGE(dev.info().id() << what << ": " << bad << " of " << M * N << " outputs wrong" << report);
+      }
+  });
+}
+
 TEST_CASE("gemm: column-major products through the transpose identity") {
   for_each_device([&](const duet::Device& dev) {
     duet::Queue q = dev.queue();

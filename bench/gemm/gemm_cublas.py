@@ -17,7 +17,6 @@ os.environ["CUPY_TF32"] = "0"  # read when CuPy is imported
 
 import argparse
 import datetime
-import json
 import math
 import platform
 import socket
@@ -29,6 +28,8 @@ import cupy as cp
 import cupy.cublas
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from peer_common import dumps  # noqa: E402  (bench/: what the peer benchmarks share)
 
 
 def read_suite(path, scale):
@@ -180,18 +181,8 @@ class Bench:
                                  cuda_runtime=cp.cuda.runtime.runtimeGetVersion(),
                                  cuda_driver=cp.cuda.runtime.driverGetVersion()),
                    settings=dict(CUPY_TF32=os.environ.get("CUPY_TF32")), results=self.rows)
-
-        def clean(x):
-            if isinstance(x, float) and not math.isfinite(x):
-                return None
-            if isinstance(x, dict):
-                return {k: clean(v) for k, v in x.items()}
-            if isinstance(x, list):
-                return [clean(v) for v in x]
-            return x
         with open(self.args.json, "w") as f:
-            json.dump(clean(doc), f, indent=2)
-            f.write("\n")
+            f.write(dumps(doc))
 
     def run(self, cases):
         print("cuBLAS through CuPy %s on %s (L2 %.0f MB), %d cases, CUPY_TF32=%s" % (

@@ -12,7 +12,7 @@
     print(x.get())
 
 The API: devices(), backends(), Device, Program, Kernel, Queue, Event, elapsed_ms, Array with
-empty/zeros/ones/full/asarray/from_dlpack, ElementwiseKernel, ReductionKernel, matmul, heat,
+empty/zeros/ones/full/asarray/from_dlpack, ElementwiseKernel, ReductionKernel, matmul, gemm, heat,
 heat_step, vector_add, multiply, duet.random, and the exceptions of duet.errors. The README's Python
 section says more; every call's docstring says what it does.
 """
@@ -27,7 +27,7 @@ _duet._register_errors(errors.BY_KIND)
 
 from ._duet import (HAVE_DLPACK, Array, BackendStatus, Device, DeviceInfo, ElementwiseKernel, Event,
                     Kernel, KernelParam, Program, Queue, ReductionKernel, asarray, backends,
-                    default_device, devices, elapsed_ms, empty, from_dlpack, full, heat, heat_step,
+                    default_device, devices, elapsed_ms, empty, from_dlpack, full, gemm, heat, heat_step,
                     kernel_names, kernel_source, matmul, multiply, pinned_empty, vector_add)
 from ._duet import __version__
 from . import random
@@ -39,7 +39,7 @@ __all__ = [
     "DriverError", "ElementwiseKernel", "Error", "Event", "HAVE_DLPACK", "Kernel", "KernelFaultError",
     "KernelNotFoundError", "KernelParam", "OutOfMemoryError", "Program", "Queue", "ReductionKernel",
     "ReleasedError", "Timer", "asarray", "backends", "default_device", "devices", "elapsed_ms", "empty",
-    "errors", "from_dlpack", "full", "heat", "heat_step", "kernel_names", "kernel_source", "matmul",
+    "errors", "from_dlpack", "full", "gemm", "heat", "heat_step", "kernel_names", "kernel_source", "matmul",
     "multiply", "ones", "pinned_empty", "random", "vector_add", "zeros", "empty_like", "zeros_like",
 ]
 

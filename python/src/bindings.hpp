@@ -78,6 +78,7 @@ Queue& queue_or_default(nb::handle queue, const Device& device);
 Range to_range(nb::handle size, const char* what);
 
 void bind_errors(nb::module_& m);
+void bind_gemm(nb::module_& m);
 void bind_device(nb::module_& m);
 void bind_program(nb::module_& m);
 void bind_queue(nb::module_& m);
