@@ -71,4 +71,20 @@ TEST_CASE("a CUDA compile error is a CompileError at the user's line") {
                   duet::CompileError);
 }
 
+
+TEST_CASE("the array kernels compile for sm_90 with every element type they take") {
+  const char* copy = duet::shared_kernel_source("array_copy");
+  const char* ramp = duet::shared_kernel_source("array_ramp");
+  REQUIRE(copy != nullptr);
+  REQUIRE(ramp != nullptr);
+  for (const char* bits : {"uchar", "ushort", "uint", "ulong"}) {
+    INFO("ELEM ", std::string(bits));
+    CHECK(duet::compile_for_cuda_arch(copy, {{"ELEM", bits}}, "sm_90", "array_copy.duet") > 0);
+  }
+  for (const char* t : {"half", "float", "double", "char", "uchar", "short", "int", "uint", "long", "ulong"})
+    for (const char* r : {"float", "double"}) {
+      INFO("T ", std::string(t), ", R ", std::string(r));
+      CHECK(duet::compile_for_cuda_arch(ramp, {{"T", t}, {"R", r}}, "sm_90", "array_ramp.duet") > 0);
+    }
+}
 TEST_SUITE_END();

@@ -1,6 +1,6 @@
 // duet: one C++ interface over CUDA and OpenCL devices. Include this header for everything: the
 // core (duet::core) and the modules that duet::duet links where they are installed (duet::blas:
-// matmul and its tuning table). Module authors add duet/extension.hpp.
+// matmul and its tuning table; duet::random; duet::array). Module authors add duet/extension.hpp.
 #pragma once
 
 #include "duet/buffer.hpp"
@@ -23,4 +23,7 @@
 #endif
 #if __has_include("duet/random.hpp")
 #include "duet/random.hpp"
+#endif
+#if __has_include("duet/array.hpp")
+#include "duet/array.hpp"
 #endif

@@ -1,0 +1,193 @@
+// duet::Array on every device: views read back element by element against the same view computed
+// on the host (rows, blocks, reversed and stepped slices, transposes, more axes than the copy
+// kernel has), copies into strided views of a NaN-poisoned array (elements outside the view must
+// keep their NaN), reshapes that are views and those that copy, the makers (full in several
+// dtypes, arange, linspace, the random ones bit for bit against duet::random's host reference),
+// empty and one-element shapes, and the errors.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <duet/duet.hpp>
+#include <numeric>
+#include <vector>
+
+#include "devices.hpp"
+#include "support.hpp"
+
+namespace {
+
+using duet::Array;
+using duet::IndexEntry;
+using duet::Slice;
+constexpr std::nullopt_t none = std::nullopt;
+
+// The host's copy of `a`'s elements in C order, read through its layout from the base's values.
+template <class T>
+std::vector<T> through_layout(const std::vector<T>& base, const duet::Layout& l) {
+  std::vector<T> out;
+  const std::size_t n = l.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    std::size_t rest = i;
+    std::int64_t at = l.offset;
+    for (std::size_t k = l.ndim(); k-- > 0;) {
+      at += static_cast<std::int64_t>(rest % l.shape[k]) * l.strides[k];
+      rest /= l.shape[k];
+    }
+    out.push_back(base[static_cast<std::size_t>(at)]);
+  }
+  return out;
+}
+
+std::vector<float> iota(std::size_t n) {
+  std::vector<float> v(n);
+  std::iota(v.begin(), v.end(), 0.0f);
+  return v;
+}
+
+}  // namespace
+
+TEST_SUITE_BEGIN("device");
+
+TEST_CASE("arrays: views read back as the host computes them") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    const std::vector<float> host = iota(5 * 7);
+    const Array m = duet::from_host<float>(q, host, {5, 7});
+    const std::vector<std::vector<IndexEntry>> keys = {
+        {std::int64_t{1}},
+        {std::int64_t{-1}},
+        {Slice{1, 4, 1}, Slice{none, none, 2}},
+        {Slice{none, none, -1}, Slice{none, none, -1}},
+        {Slice{none, none, -2}, std::int64_t{3}},
+        {Slice{}, Slice{5, 0, -3}},
+        {Slice{4, 1, 1}},  // empty
+        {std::int64_t{2}, std::int64_t{6}},
+    };
+    for (const auto& key : keys) {
+      const Array v = m.index(key);
+      CHECK(v.to_vector<float>(q) == through_layout(host, v.layout()));
+    }
+    const Array t = m.T();
+    CHECK(t.shape() == duet::Shape{7, 5});
+    CHECK(t.to_vector<float>(q) == through_layout(host, t.layout()));
+    const Array tt = m.index({Slice{none, none, -2}}).transpose();
+    CHECK(tt.to_vector<float>(q) == through_layout(host, tt.layout()));
+    // 8 axes, transposed: more uneven axes than array_copy.duet takes in one launch.
+    const duet::Shape big{2, 3, 2, 3, 2, 3, 2, 2};
+    const std::vector<float> many = iota(duet::element_count(big));
+    const Array b = duet::from_host<float>(q, many, big).transpose({7, 0, 6, 1, 5, 2, 4, 3});
+    CHECK(b.to_vector<float>(q) == through_layout(many, b.layout()));
+  });
+}
+
+TEST_CASE("arrays: copies into strided views leave everything else as it was") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    auto rng = make_rng("array copy_into");
+    const std::vector<float> src_host = random_floats(rng, 3 * 4);
+    const Array src = duet::from_host<float>(q, src_host, {3, 4});
+    const Array dst = duet::full(q, {5, 9}, std::nan(""));
+    const Array window = dst.index({Slice{3, 0, -1}, Slice{1, none, 2}});  // rows 3, 2, 1; columns 1, 3, 5, 7
+    REQUIRE(window.shape() == duet::Shape{3, 4});
+    duet::copy_into(q, src, window);
+    const std::vector<float> got = dst.to_vector<float>(q);
+    std::size_t written = 0;
+    for (std::size_t r = 0; r < 5; ++r)
+      for (std::size_t c = 0; c < 9; ++c) {
+        const float g = got[r * 9 + c];
+        if (r >= 1 && r <= 3 && c % 2 == 1) {
+          CHECK(g == src_host[(3 - r) * 4 + (c - 1) / 2]);
+          ++written;
+        } else {
+          CHECK(std::isnan(g));
+        }
+      }
+    CHECK(written == 12);
+    CHECK_THROWS_WITH_AS(duet::copy_into(q, src, dst), doctest::Contains("shape (3, 4) but dst (5, 9)"),
+                         duet::ArgumentError);
+    CHECK_THROWS_AS(duet::copy_into(q, src, duet::zeros(q, {3, 4}, duet::ScalarType::i32)), duet::ArgumentError);
+  });
+}
+
+TEST_CASE("arrays: reshape is a view where it can be and a copy where it must") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    const std::vector<float> host = iota(6 * 4);
+    const Array a = duet::from_host<float>(q, host, {6, 4});
+    const auto view = a.reshape_view({3, -1});
+    REQUIRE(view.has_value());
+    CHECK(view->buffer().native_handle() == a.buffer().native_handle());
+    CHECK(view->shape() == duet::Shape{3, 8});
+    const Array t = a.T();
+    CHECK_FALSE(t.reshape_view({-1}).has_value());
+    const Array flat = t.reshape(q, {-1});
+    CHECK(flat.to_vector<float>(q) == through_layout(host, t.layout()));
+    CHECK(a.expand_dims(1).squeeze().shape() == duet::Shape{6, 4});
+    const Array copied = a.index({Slice{none, none, -1}}).copy(q);
+    CHECK(copied.contiguous());
+    CHECK(copied.to_vector<float>(q) == through_layout(host, a.index({Slice{none, none, -1}}).layout()));
+  });
+}
+
+TEST_CASE("arrays: full, arange, linspace and random arrays") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    CHECK(duet::full(q, {3, 5}, -2.5).to_vector<float>(q) == std::vector<float>(15, -2.5f));
+    CHECK(duet::ones(q, {7}, duet::ScalarType::i32).to_vector<std::int32_t>(q) == std::vector<std::int32_t>(7, 1));
+    CHECK(duet::full(q, {1}, 255, duet::ScalarType::u8).to_vector<std::uint8_t>(q) == std::vector<std::uint8_t>{255});
+    const std::vector<duet::half> h = duet::full(q, {4}, 0.1, duet::ScalarType::f16).to_vector<duet::half>(q);
+    for (const duet::half& x : h) CHECK(x.bits == duet::half::from_float(0.1f).bits);
+    CHECK_THROWS_WITH_AS(duet::full(q, {2}, 300, duet::ScalarType::u8), doctest::Contains("does not fit uchar"),
+                         duet::ArgumentError);
+    CHECK(duet::zeros(q, {0, 3}).to_vector<float>(q).empty());
+    CHECK(duet::zeros(q, {}).size() == 1);
+
+    const std::vector<float> r = duet::arange(q, 0.5, 7.0, 1.5).to_vector<float>(q);
+    CHECK(r == std::vector<float>{0.5f, 2.0f, 3.5f, 5.0f, 6.5f});
+    CHECK(duet::arange(q, 10, 0, -3, duet::ScalarType::i32).to_vector<std::int32_t>(q) ==
+          std::vector<std::int32_t>{10, 7, 4, 1});
+    CHECK(duet::arange(q, 3, 3).size() == 0);
+    CHECK_THROWS_AS(duet::arange(q, 0, 1, 0), duet::ArgumentError);
+    const std::vector<float> l = duet::linspace(q, 0.0, 1.0, 11).to_vector<float>(q);
+    REQUIRE(l.size() == 11);
+    for (std::size_t i = 0; i < 11; ++i) CHECK(l[i] == doctest::Approx(i / 10.0).epsilon(1e-6));
+    CHECK(l.back() == 1.0f);
+    const std::vector<float> open = duet::linspace(q, 0.0, 1.0, 4, false).to_vector<float>(q);
+    CHECK(open == std::vector<float>{0.0f, 0.25f, 0.5f, 0.75f});
+    CHECK(duet::linspace(q, 2.0, 5.0, 1).to_vector<float>(q) == std::vector<float>{2.0f});
+
+    // The random makers are duet::random: the same bits as its host reference.
+    const Array u = duet::uniform(q, {13, 17}, 42, 3, -1.0, 2.0);
+    std::vector<float> want(13 * 17);
+    duet::random::host::uniform(want, 42, 3, -1.0f, 2.0f);
+    CHECK(u.to_vector<float>(q) == want);
+    const Array n = duet::normal(q, {101}, 7);
+    std::vector<float> want_n(101);
+    duet::random::host::normal(want_n, 7);
+    CHECK(n.to_vector<float>(q) == want_n);
+    CHECK_THROWS_AS(duet::uniform(q, {3}, 1, 0, 0, 1, duet::ScalarType::i32), duet::ArgumentError);
+    if (dev.info().supports_double) {
+      CHECK(duet::arange(q, 0, 1, 0.25, duet::ScalarType::f64).to_vector<double>(q) ==
+            std::vector<double>{0.0, 0.25, 0.5, 0.75});
+    } else {
+      CHECK_THROWS_AS(duet::zeros(q, {2}, duet::ScalarType::f64), duet::ArgumentError);
+    }
+  });
+}
+
+TEST_CASE("arrays: errors name what was wrong") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    const Array a = duet::zeros(q, {2, 3});
+    CHECK_THROWS_WITH_AS(a.to_vector<double>(q), doctest::Contains("holds float, not double"), duet::ArgumentError);
+    CHECK_THROWS_AS(a[2], duet::ArgumentError);
+    CHECK_THROWS_AS(a.reshape(q, {4, -1}), duet::ArgumentError);
+    const std::vector<float> three{1, 2, 3};
+    CHECK_THROWS_WITH_AS(duet::from_host<float>(q, three, {2, 2}), doctest::Contains("3 values for the shape (2, 2)"),
+                         duet::ArgumentError);
+    duet::Layout past = duet::contiguous_layout({4});
+    past.offset = 3;
+    CHECK_THROWS_AS(Array(a.buffer().share(), duet::ScalarType::f32, past), duet::BufferSizeError);
+  });
+}
