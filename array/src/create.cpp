@@ -53,11 +53,7 @@ void ramp(Queue& q, Array& out, double start, double step) {
   const bool f64 = q.device().info().supports_double;
   const Kernel k = extension::builtin_kernel(q.device(), "array_ramp", "array_ramp",
                                              {{"T", to_string(out.dtype())}, {"R", f64 ? "double" : "float"}});
-  // The kernel takes T*: the buffer as raw bytes typed by whatever matches the dtype's name.
-  KernelArg buffer;
-  buffer.kind = KernelArg::Kind::buffer;
-  buffer.buffer = &out.buffer();
-  buffer.type = out.dtype();
+  const KernelArg buffer = KernelArg::from_raw(out.buffer(), out.dtype());
   const std::vector<KernelArg> args =
       f64 ? std::vector<KernelArg>{buffer, KernelArg::from(std::uint64_t(out.size())), KernelArg::from(start),
                                    KernelArg::from(step)}

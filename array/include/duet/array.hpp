@@ -120,8 +120,8 @@ Array arange(Queue& q, double start, double stop, double step = 1.0, ScalarType 
 // num values from start to stop (stop included when endpoint), as numpy.linspace.
 Array linspace(Queue& q, double start, double stop, std::size_t num, bool endpoint = true,
                ScalarType dtype = ScalarType::f32);
-// The host's elements (C order) in a new array of `shape` (their count must match); `data` must
-// stay valid until q has finished with it.
+// The host's elements (C order) in a new array of `shape` (their count must match). Returns once
+// the data has been copied, so `data` may be a temporary (it waits for q's work up to the copy).
 template <class T>
 Array from_host(Queue& q, Span<const T> data, const Shape& shape) {
   Array a = empty(q.device(), shape, scalar_type_of<T>());
@@ -129,7 +129,7 @@ Array from_host(Queue& q, Span<const T> data, const Shape& shape) {
     throw ArgumentError("from_host: " + std::to_string(data.size()) + " values for the shape " + shape_text(shape) +
                         " (" + std::to_string(a.size()) + " elements)");
   RawBuffer raw = a.buffer().share();
-  if (!data.empty()) q.write_bytes(raw, 0, data.data(), data.size() * sizeof(T), "from_host");
+  if (!data.empty()) q.write_bytes(raw, 0, data.data(), data.size() * sizeof(T), "from_host").wait();
   return a;
 }
 // Random arrays from duet::random (float32 or float64): uniform in [low, high), normal(mean, stddev);

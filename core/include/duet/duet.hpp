@@ -26,4 +26,5 @@
 #endif
 #if __has_include("duet/array.hpp")
 #include "duet/array.hpp"
+#include "duet/array_expr.hpp"
 #endif

@@ -125,6 +125,15 @@ struct KernelArg {
     a.type = scalar_type_of<T>();
     return a;
   }
+  // A buffer argument of element type `type` over untyped memory (for generated kernels, whose
+  // element types are known at run time). `b` must outlive the launch call.
+  static KernelArg from_raw(const RawBuffer& b, ScalarType type) {
+    KernelArg a;
+    a.kind = Kind::buffer;
+    a.buffer = &b;
+    a.type = type;
+    return a;
+  }
   template <class T>
   static KernelArg from(const T& value) {
     static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 16,

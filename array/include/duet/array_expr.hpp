@@ -1,0 +1,121 @@
+// Elementwise expressions over duet::Arrays, each evaluated as one generated kernel (fused): writing
+// `a * x + y` or `sqrt(a * a + b * b)` builds a small tree, and evaluate() (or assign()) writes one
+// dialect kernel for the whole tree, compiles it once per tree shape, dtypes and layout kind (duet's
+// program cache keys it by its source), and runs it, reading every input and writing the output
+// once.
+//
+//   duet::Array z = duet::evaluate(q, 2.0f * x + y);        // a new array
+//   duet::assign(q, y, duet::where(x > 0, x, 0.1 * x));     // into y (any view), in place
+//
+// NumPy's rules: shapes broadcast (trailing axes matched, length-1 axes stretched; ArgumentError
+// naming both shapes when they do not), dtypes promote (int32 + float32 is float64, float16 +
+// float32 is float32), and plain C++ numbers are "weak" as Python's are: 2 keeps the array's dtype,
+// 2.0 keeps a float array's dtype and turns an integer array's into float64. `/` is true division
+// (float), comparisons give 0/1 as uint8 (duet has no bool type), float16 is computed in float32 and
+// rounded when stored. float64 anywhere in a tree needs a device with double precision.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "duet/array.hpp"
+
+namespace duet {
+
+class Expr {
+ public:
+  struct Node;
+  // An array leaf (views of any layout).
+  Expr(const Array& a);  // NOLINT(google-explicit-constructor): arrays join expressions as they are
+  // A plain number, weak as a Python scalar is.
+  template <class S, class = std::enable_if_t<std::is_arithmetic_v<S>>>
+  static Expr scalar(S value) {
+    return std::is_floating_point_v<S> ? float_scalar(static_cast<double>(value))
+                                       : int_scalar(static_cast<std::int64_t>(value));
+  }
+  static Expr float_scalar(double value);
+  static Expr int_scalar(std::int64_t value);
+
+  ScalarType dtype() const;  // the result's element type
+  const Shape& shape() const;  // the broadcast shape
+  const std::shared_ptr<const Node>& node() const { return node_; }
+  explicit Expr(std::shared_ptr<const Node> node) : node_(std::move(node)) {}
+
+ private:
+  std::shared_ptr<const Node> node_;
+};
+
+// The element type NumPy gives an operation on arrays of types a and b (neither weak).
+ScalarType promote_types(ScalarType a, ScalarType b);
+
+// Operators: Expr with Expr (or Array), and with plain numbers on either side.
+#define DUET_EXPR_BINARY(op, name)                                                      \
+  Expr name(const Expr& a, const Expr& b);                                              \
+  inline Expr operator op(const Expr& a, const Expr& b) { return name(a, b); }          \
+  template <class S, class = std::enable_if_t<std::is_arithmetic_v<S>>>                 \
+  Expr operator op(const Expr& a, S b) {                                                \
+    return name(a, Expr::scalar(b));                                                    \
+  }                                                                                     \
+  template <class S, class = std::enable_if_t<std::is_arithmetic_v<S>>>                 \
+  Expr operator op(S a, const Expr& b) {                                                \
+    return name(Expr::scalar(a), b);                                                    \
+  }
+DUET_EXPR_BINARY(+, add)
+DUET_EXPR_BINARY(-, subtract)
+DUET_EXPR_BINARY(*, multiply)
+DUET_EXPR_BINARY(/, divide)
+DUET_EXPR_BINARY(<, less)
+DUET_EXPR_BINARY(<=, less_equal)
+DUET_EXPR_BINARY(>, greater)
+DUET_EXPR_BINARY(>=, greater_equal)
+DUET_EXPR_BINARY(==, equal)
+DUET_EXPR_BINARY(!=, not_equal)
+#undef DUET_EXPR_BINARY
+inline Expr operator+(const Array& a, const Array& b) { return add(a, b); }
+inline Expr operator-(const Array& a, const Array& b) { return subtract(a, b); }
+inline Expr operator*(const Array& a, const Array& b) { return multiply(a, b); }
+inline Expr operator/(const Array& a, const Array& b) { return divide(a, b); }
+
+Expr negative(const Expr& a);
+inline Expr operator-(const Expr& a) { return negative(a); }
+Expr abs(const Expr& a);
+Expr sqrt(const Expr& a);
+Expr exp(const Expr& a);
+Expr log(const Expr& a);
+Expr sin(const Expr& a);
+Expr cos(const Expr& a);
+Expr tanh(const Expr& a);
+Expr floor(const Expr& a);
+Expr ceil(const Expr& a);
+// An operand of the functions of two or three operands: an expression, an array or a plain number.
+// (The one-operand functions take expressions only, so that sqrt(2.0) stays std::sqrt's.)
+struct Operand {
+  Expr expr;
+  Operand(const Expr& e) : expr(e) {}   // NOLINT(google-explicit-constructor)
+  Operand(const Array& a) : expr(a) {}  // NOLINT(google-explicit-constructor)
+  template <class S, class = std::enable_if_t<std::is_arithmetic_v<S>>>
+  Operand(S value) : expr(Expr::scalar(value)) {}  // NOLINT(google-explicit-constructor)
+};
+Expr maximum(const Operand& a, const Operand& b);  // NaN propagates, as numpy.maximum
+Expr minimum(const Operand& a, const Operand& b);
+Expr power(const Operand& a, const Operand& b);  // floating types only (ArgumentError for integers)
+// cond ? a : b elementwise (cond nonzero), a and b promoted together.
+Expr where(const Operand& cond, const Operand& a, const Operand& b);
+Expr clip(const Operand& a, const Operand& low, const Operand& high);
+// The values converted to `dtype` (C conversion: floats to integers truncate).
+Expr astype(const Expr& a, ScalarType dtype);
+
+// A new contiguous array with the expression's values, on q.
+Array evaluate(Queue& q, const Expr& e);
+// The expression's values into `out` (any view whose shape is the broadcast shape; the values are
+// converted to out's dtype). `out` may also be an input: the result is as if the inputs were read
+// first (a copy is made where out overlaps an input it is not identical to).
+Event assign(Queue& q, const Array& out, const Expr& e);
+
+// The dialect kernel evaluate() would run for `e` writing `out_dtype` (for tests and debugging).
+std::string fused_source(const Expr& e, ScalarType out_dtype, bool flat);
+
+}  // namespace duet

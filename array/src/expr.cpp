@@ -1,0 +1,193 @@
+// The expression tree of duet/array_expr.hpp: each node's broadcast shape and NumPy dtype, worked
+// out as it is built, so an error names the operation that caused it.
+#include "expr_node.hpp"
+
+#include <algorithm>
+
+namespace duet {
+namespace {
+
+bool is_float(ScalarType t) { return t == ScalarType::f16 || t == ScalarType::f32 || t == ScalarType::f64; }
+bool is_signed(ScalarType t) {
+  return t == ScalarType::i8 || t == ScalarType::i16 || t == ScalarType::i32 || t == ScalarType::i64;
+}
+int bits(ScalarType t) { return static_cast<int>(size_of(t)) * 8; }
+// Mantissa bits (with the implicit one) of a float type: the integers it holds exactly.
+int mantissa(ScalarType t) { return t == ScalarType::f16 ? 11 : t == ScalarType::f32 ? 24 : 53; }
+
+// Whether every value of `from` is a value of `to` (NumPy's safe casting).
+bool safe(ScalarType from, ScalarType to) {
+  if (from == to) return true;
+  if (is_float(from)) return is_float(to) && size_of(to) > size_of(from);
+  if (is_float(to)) return bits(from) - (is_signed(from) ? 1 : 0) <= mantissa(to) - 1;
+  if (is_signed(from)) return is_signed(to) && size_of(to) > size_of(from);
+  return is_signed(to) ? size_of(to) > size_of(from) : size_of(to) > size_of(from);
+}
+
+Shape broadcast(const Shape& a, const Shape& b, const char* op) {
+  Shape out(std::max(a.size(), b.size()));
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    const std::size_t x = k < a.size() ? a[a.size() - 1 - k] : 1, y = k < b.size() ? b[b.size() - 1 - k] : 1;
+    if (x != y && x != 1 && y != 1)
+      throw ArgumentError(std::string(op) + ": shapes " + shape_text(a) + " and " + shape_text(b) +
+                          " do not broadcast (axis " + std::to_string(out.size() - 1 - k) + ": " + std::to_string(x) +
+                          " and " + std::to_string(y) + ")");
+    out[out.size() - 1 - k] = x == 1 ? y : x;
+  }
+  return out;
+}
+
+const Device* device_of(const std::vector<NodePtr>& args, const char* op) {
+  const Device* d = nullptr;
+  for (const NodePtr& n : args) {
+    if (!n->device) continue;
+    if (d && *d != *n->device)
+      throw DeviceMismatchError(std::string(op) + ": operands on " + d->info().id() + " and " +
+                                n->device->info().id());
+    d = n->device;
+  }
+  return d;
+}
+
+// The type two operands meet at: NumPy's rules with weak Python-like scalars.
+std::pair<ScalarType, bool> meet(const Expr::Node& a, const Expr::Node& b) {
+  if (a.weak && b.weak)
+    return {is_float(a.dtype) || is_float(b.dtype) ? ScalarType::f64 : ScalarType::i64, true};
+  if (a.weak || b.weak) {
+    const Expr::Node& w = a.weak ? a : b;
+    const Expr::Node& s = a.weak ? b : a;
+    if (is_float(w.dtype) && !is_float(s.dtype)) return {ScalarType::f64, false};
+    return {s.dtype, false};
+  }
+  return {promote_types(a.dtype, b.dtype), false};
+}
+
+// The float type an integer becomes in sqrt, exp, ... (NumPy: the smallest that holds it).
+ScalarType float_for(ScalarType t) {
+  if (is_float(t)) return t;
+  for (ScalarType f : {ScalarType::f16, ScalarType::f32, ScalarType::f64})
+    if (safe(t, f)) return f;
+  return ScalarType::f64;
+}
+
+Expr make(NodeKind kind, std::string op, std::vector<NodePtr> args, ScalarType dtype, bool weak, Shape shape) {
+  auto n = std::make_shared<Expr::Node>();
+  n->kind = kind;
+  n->op = std::move(op);
+  n->device = device_of(args, n->op.c_str());
+  n->args = std::move(args);
+  n->dtype = dtype;
+  n->weak = weak;
+  n->shape = std::move(shape);
+  return Expr(std::shared_ptr<const Expr::Node>(std::move(n)));
+}
+
+Expr arithmetic(const char* op, const Expr& a, const Expr& b) {
+  auto [t, weak] = meet(*a.node(), *b.node());
+  if (std::string(op) == "/" && !is_float(t)) t = ScalarType::f64;  // true division
+  return make(NodeKind::binary, op, {a.node(), b.node()}, t, weak, broadcast(a.shape(), b.shape(), op));
+}
+
+Expr comparison(const char* op, const Expr& a, const Expr& b) {
+  return make(NodeKind::compare, op, {a.node(), b.node()}, ScalarType::u8, false, broadcast(a.shape(), b.shape(), op));
+}
+
+Expr function(const char* name, const Expr& a) {
+  return make(NodeKind::unary, name, {a.node()}, float_for(a.dtype()), a.node()->weak, a.shape());
+}
+
+}  // namespace
+
+ScalarType promote_types(ScalarType a, ScalarType b) {
+  if (size_of(a) == 0 || size_of(b) == 0) throw ArgumentError("promote_types: an element type is unknown");
+  for (ScalarType t : {ScalarType::u8, ScalarType::i8, ScalarType::u16, ScalarType::i16, ScalarType::f16,
+                       ScalarType::u32, ScalarType::i32, ScalarType::f32, ScalarType::u64, ScalarType::i64,
+                       ScalarType::f64})
+    if (safe(a, t) && safe(b, t)) return t;
+  return ScalarType::f64;  // int64 with uint64, or a 64-bit integer with a float: numpy's float64
+}
+
+Expr::Expr(const Array& a) {
+  if (!a.valid()) throw ReleasedError("an expression's array is empty (default-constructed)");
+  auto n = std::make_shared<Node>();
+  n->kind = NodeKind::array;
+  n->array = a;
+  n->device = &n->array.device();
+  n->dtype = a.dtype();
+  n->shape = a.shape();
+  node_ = std::move(n);
+}
+
+Expr Expr::float_scalar(double value) {
+  auto n = std::make_shared<Node>();
+  n->kind = NodeKind::scalar;
+  n->dtype = ScalarType::f64;
+  n->weak = true;
+  n->float_value = value;
+  return Expr(std::shared_ptr<const Node>(std::move(n)));
+}
+
+Expr Expr::int_scalar(std::int64_t value) {
+  auto n = std::make_shared<Node>();
+  n->kind = NodeKind::scalar;
+  n->dtype = ScalarType::i64;
+  n->weak = true;
+  n->int_value = value;
+  n->float_value = static_cast<double>(value);
+  return Expr(std::shared_ptr<const Node>(std::move(n)));
+}
+
+ScalarType Expr::dtype() const { return node_->dtype; }
+const Shape& Expr::shape() const { return node_->shape; }
+
+Expr add(const Expr& a, const Expr& b) { return arithmetic("+", a, b); }
+Expr subtract(const Expr& a, const Expr& b) { return arithmetic("-", a, b); }
+Expr multiply(const Expr& a, const Expr& b) { return arithmetic("*", a, b); }
+Expr divide(const Expr& a, const Expr& b) { return arithmetic("/", a, b); }
+Expr less(const Expr& a, const Expr& b) { return comparison("<", a, b); }
+Expr less_equal(const Expr& a, const Expr& b) { return comparison("<=", a, b); }
+Expr greater(const Expr& a, const Expr& b) { return comparison(">", a, b); }
+Expr greater_equal(const Expr& a, const Expr& b) { return comparison(">=", a, b); }
+Expr equal(const Expr& a, const Expr& b) { return comparison("==", a, b); }
+Expr not_equal(const Expr& a, const Expr& b) { return comparison("!=", a, b); }
+
+Expr negative(const Expr& a) { return make(NodeKind::unary, "neg", {a.node()}, a.dtype(), a.node()->weak, a.shape()); }
+Expr abs(const Expr& a) { return make(NodeKind::unary, "abs", {a.node()}, a.dtype(), a.node()->weak, a.shape()); }
+Expr sqrt(const Expr& a) { return function("sqrt", a); }
+Expr exp(const Expr& a) { return function("exp", a); }
+Expr log(const Expr& a) { return function("log", a); }
+Expr sin(const Expr& a) { return function("sin", a); }
+Expr cos(const Expr& a) { return function("cos", a); }
+Expr tanh(const Expr& a) { return function("tanh", a); }
+Expr floor(const Expr& a) { return function("floor", a); }
+Expr ceil(const Expr& a) { return function("ceil", a); }
+Expr maximum(const Operand& a, const Operand& b) { return arithmetic("max", a.expr, b.expr); }
+Expr minimum(const Operand& a, const Operand& b) { return arithmetic("min", a.expr, b.expr); }
+
+Expr power(const Operand& base, const Operand& exponent) {
+  const Expr& a = base.expr;
+  const Expr& b = exponent.expr;
+  Expr e = arithmetic("pow", a, b);
+  if (!is_float(e.dtype()))
+    throw ArgumentError(std::string("power: integer powers (") + to_string(a.dtype()) + " ** " + to_string(b.dtype()) +
+                        ") are not supported; convert with astype(..., float32) first");
+  return e;
+}
+
+Expr where(const Operand& condition, const Operand& if_true, const Operand& if_false) {
+  const Expr& cond = condition.expr;
+  const Expr& a = if_true.expr;
+  const Expr& b = if_false.expr;
+  auto [t, weak] = meet(*a.node(), *b.node());
+  const Shape shape = broadcast(broadcast(cond.shape(), a.shape(), "where"), b.shape(), "where");
+  return make(NodeKind::where, "where", {cond.node(), a.node(), b.node()}, t, weak, shape);
+}
+
+Expr clip(const Operand& a, const Operand& low, const Operand& high) { return minimum(maximum(a, low), high); }
+
+Expr astype(const Expr& a, ScalarType dtype) {
+  if (size_of(dtype) == 0) throw ArgumentError("astype: the element type is unknown");
+  return make(NodeKind::cast, "cast", {a.node()}, dtype, false, a.shape());
+}
+
+}  // namespace duet

@@ -1,0 +1,335 @@
+// evaluate() and assign() of duet/array_expr.hpp: one dialect kernel per expression tree. The
+// source depends only on the tree's operations, its dtypes and whether every operand is contiguous
+// over the whole output ("flat": element i of each is at its offset + i) or not (strided: the
+// element's index along each axis of the layouts collapsed together, up to 6 axes, as in
+// array_copy.duet); array and scalar values arrive as arguments, so new data or new numbers never
+// compile anything, and duet's program cache finds the kernel by its source.
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "duet/extension.hpp"
+#include "expr_node.hpp"
+
+namespace duet {
+namespace {
+
+constexpr std::size_t kAxes = 6;
+
+bool is_float(ScalarType t) { return t == ScalarType::f16 || t == ScalarType::f32 || t == ScalarType::f64; }
+// The type arithmetic happens in: half is computed in float.
+ScalarType compute_type(ScalarType t) { return t == ScalarType::f16 ? ScalarType::f32 : t; }
+std::string cname(ScalarType t) { return to_string(compute_type(t)); }
+
+// The leaves of a tree in order, each array once, with the scalar leaves' concrete types (the type
+// the operation that uses them computes in).
+struct Leaves {
+  std::vector<const Expr::Node*> arrays;
+  std::vector<std::pair<const Expr::Node*, ScalarType>> scalars;
+  std::map<const Expr::Node*, std::size_t> index;
+};
+
+// The dialect expression of `n`, of type compute_type(n.dtype) (`as`: the type a scalar leaf takes).
+struct Writer {
+  Leaves leaves;
+  std::map<std::string, std::string> helpers;  // name -> DEVICE function
+
+  std::string leaf_array(const Expr::Node& n) {
+    auto found = leaves.index.find(&n);
+    std::size_t k;
+    if (found == leaves.index.end()) {
+      k = leaves.arrays.size();
+      leaves.arrays.push_back(&n);
+      leaves.index[&n] = k;
+    } else {
+      k = found->second;
+    }
+    return "(" + cname(n.dtype) + ")LOAD(" + std::string(to_string(n.dtype)) + ", a" + std::to_string(k) + " + p" +
+           std::to_string(k) + ")";
+  }
+
+  std::string emit(const Expr::Node& n, ScalarType as) {
+    switch (n.kind) {
+      case NodeKind::array: return leaf_array(n);
+      case NodeKind::scalar: {
+        const std::size_t j = leaves.scalars.size();
+        leaves.scalars.emplace_back(&n, compute_type(as));
+        return "s" + std::to_string(j);
+      }
+      case NodeKind::cast: return "((" + cname(n.dtype) + ")" + emit(*n.args[0], n.args[0]->dtype) + ")";
+      case NodeKind::unary: return unary(n, as);
+      case NodeKind::binary: return binary(n, as);
+      case NodeKind::compare: {
+        // Both sides at the type they meet at.
+        const ScalarType t = operand_type(*n.args[0], *n.args[1]);
+        return "((uchar)(" + cast(*n.args[0], t) + " " + n.op + " " + cast(*n.args[1], t) + "))";
+      }
+      case NodeKind::where: {
+        const ScalarType t = n.weak ? as : n.dtype;
+        return "(" + emit(*n.args[0], n.args[0]->dtype) + " != 0 ? " + cast(*n.args[1], t) + " : " +
+               cast(*n.args[2], t) + ")";
+      }
+    }
+    return "";
+  }
+
+  // The type a binary operation's operands are brought to (the node's own, except for true
+  // division and comparisons, where it is where the operands meet).
+  static ScalarType operand_type(const Expr::Node& a, const Expr::Node& b) {
+    if (a.weak && !b.weak) return b.dtype == ScalarType::f16 ? ScalarType::f32 : (is_float(a.dtype) && !is_float(b.dtype) ? ScalarType::f64 : b.dtype);
+    if (b.weak && !a.weak) return a.dtype == ScalarType::f16 ? ScalarType::f32 : (is_float(b.dtype) && !is_float(a.dtype) ? ScalarType::f64 : a.dtype);
+    if (a.weak && b.weak) return is_float(a.dtype) || is_float(b.dtype) ? ScalarType::f64 : ScalarType::i64;
+    return promote_types(a.dtype, b.dtype);
+  }
+
+  std::string cast(const Expr::Node& n, ScalarType t) { return "((" + cname(t) + ")" + emit(n, t) + ")"; }
+
+  std::string unary(const Expr::Node& n, ScalarType as) {
+    const ScalarType t = n.weak ? compute_type(as) : compute_type(n.dtype);
+    const std::string x = cast(*n.args[0], t);
+    if (n.op == "neg") return "(-" + x + ")";
+    if (n.op == "abs") {
+      if (is_float(t)) return "fabs(" + x + ")";
+      const std::string name = "duet_abs_" + cname(t);
+      helpers[name] = "DEVICE " + cname(t) + " " + name + "(const " + cname(t) + " x) { return x < 0 ? (" + cname(t) +
+                      ")-x : x; }\n";
+      return name + "(" + x + ")";
+    }
+    return n.op + "(" + x + ")";  // sqrt, exp, log, sin, cos, tanh, floor, ceil on a float type
+  }
+
+  std::string binary(const Expr::Node& n, ScalarType as) {
+    const ScalarType t = n.weak ? compute_type(as) : compute_type(n.dtype);
+    const std::string a = cast(*n.args[0], t), b = cast(*n.args[1], t);
+    if (n.op == "max" || n.op == "min") {
+      // NaN wins, as in numpy.maximum: a is kept when it is NaN or beats b, else b (NaN or not).
+      const std::string name = std::string("duet_") + n.op + "_" + cname(t);
+      const std::string beats = n.op == "max" ? "a > b" : "a < b";
+      helpers[name] = "DEVICE " + cname(t) + " " + name + "(const " + cname(t) + " a, const " + cname(t) +
+                      " b) { return (" + beats + (is_float(t) ? " || a != a" : "") + ") ? a : b; }\n";
+      return name + "(" + a + ", " + b + ")";
+    }
+    if (n.op == "pow") return "pow(" + a + ", " + b + ")";
+    return "(" + a + " " + n.op + " " + b + ")";
+  }
+};
+
+// Every operand's layout over the output's shape: broadcast axes get stride 0.
+Layout broadcast_layout(const Array& a, const Shape& shape) {
+  Layout l;
+  l.shape = shape;
+  l.offset = a.offset();
+  l.strides.assign(shape.size(), 0);
+  const std::size_t lead = shape.size() - a.ndim();
+  for (std::size_t k = 0; k < a.ndim(); ++k)
+    l.strides[lead + k] = a.shape()[k] == 1 ? 0 : a.strides()[k];
+  return l;
+}
+
+// All layouts of one shape walked together over as few axes as they all allow.
+std::vector<Layout> collapse_together(const std::vector<Layout>& in) {
+  std::vector<Layout> out(in.size());
+  for (std::size_t j = 0; j < in.size(); ++j) out[j].offset = in[j].offset;
+  const Shape& shape = in[0].shape;
+  for (std::size_t k = 0; k < shape.size(); ++k) {
+    if (shape[k] == 1) continue;
+    const std::int64_t len = static_cast<std::int64_t>(shape[k]);
+    bool merge = !out[0].shape.empty();
+    for (std::size_t j = 0; merge && j < in.size(); ++j) merge = out[j].strides.back() == in[j].strides[k] * len;
+    for (std::size_t j = 0; j < in.size(); ++j) {
+      if (merge) {
+        out[j].shape.back() *= shape[k];
+        out[j].strides.back() = in[j].strides[k];
+      } else {
+        out[j].shape.push_back(shape[k]);
+        out[j].strides.push_back(in[j].strides[k]);
+      }
+    }
+  }
+  return out;
+}
+
+bool flat_over(const Array& a, const Shape& shape) { return a.shape() == shape && a.contiguous(); }
+
+struct Kernelized {
+  std::string source;
+  Leaves leaves;
+};
+
+Kernelized write_kernel(const Expr& e, ScalarType out_dtype, bool flat, std::size_t axes) {
+  Writer w;
+  const std::string value = w.emit(*e.node(), compute_type(e.dtype()));
+  std::ostringstream s;
+  for (const auto& [name, code] : w.helpers) s << code;
+  s << "KERNEL void duet_fused(GLOBAL " << to_string(out_dtype) << "* out, const long out_off";
+  for (std::size_t k = 0; k < w.leaves.arrays.size(); ++k)
+    s << ", GLOBAL const " << to_string(w.leaves.arrays[k]->dtype) << "* a" << k << ", const long a" << k << "_off";
+  for (std::size_t j = 0; j < w.leaves.scalars.size(); ++j)
+    s << ", const " << to_string(w.leaves.scalars[j].second) << " s" << j;
+  s << ", const ulong n";
+  if (!flat) {
+    for (std::size_t d = 0; d < axes; ++d) s << ", const ulong d" << d;
+    for (std::size_t d = 0; d < axes; ++d) s << ", const long os" << d;
+    for (std::size_t k = 0; k < w.leaves.arrays.size(); ++k)
+      for (std::size_t d = 0; d < axes; ++d) s << ", const long a" << k << "s" << d;
+  }
+  s << ") {\n  const ulong i = (ulong)GLOBAL_ID(0);\n  if (i >= n) return;\n";
+  if (flat) {
+    s << "  const long po = out_off + (long)i;\n";
+    for (std::size_t k = 0; k < w.leaves.arrays.size(); ++k) s << "  const long p" << k << " = a" << k << "_off + (long)i;\n";
+  } else {
+    s << "  ulong rest = i;\n  long po = out_off;\n";
+    for (std::size_t k = 0; k < w.leaves.arrays.size(); ++k) s << "  long p" << k << " = a" << k << "_off;\n";
+    for (std::size_t d = axes; d-- > 0;) {
+      s << "  {\n    const long at = (long)(rest % d" << d << ");\n    rest /= d" << d << ";\n    po += at * os" << d << ";\n";
+      for (std::size_t k = 0; k < w.leaves.arrays.size(); ++k) s << "    p" << k << " += at * a" << k << "s" << d << ";\n";
+      s << "  }\n";
+    }
+  }
+  s << "  STORE(" << to_string(out_dtype) << ", out + po, (" << cname(out_dtype) << ")(" << value << "));\n}\n";
+  return {s.str(), std::move(w.leaves)};
+}
+
+KernelArg scalar_arg(const Expr::Node& n, ScalarType t) {
+  const double f = n.float_value;
+  const std::int64_t i = n.int_value;
+  const bool fl = n.dtype == ScalarType::f64;  // a float literal (else an integer one)
+  switch (t) {
+    case ScalarType::f32: return KernelArg::from(static_cast<float>(f));
+    case ScalarType::f64: return KernelArg::from(f);
+    case ScalarType::i8: return KernelArg::from(static_cast<std::int8_t>(fl ? f : i));
+    case ScalarType::u8: return KernelArg::from(static_cast<std::uint8_t>(fl ? f : i));
+    case ScalarType::i16: return KernelArg::from(static_cast<std::int16_t>(fl ? f : i));
+    case ScalarType::u16: return KernelArg::from(static_cast<std::uint16_t>(fl ? f : i));
+    case ScalarType::i32: return KernelArg::from(static_cast<std::int32_t>(fl ? f : i));
+    case ScalarType::u32: return KernelArg::from(static_cast<std::uint32_t>(fl ? f : i));
+    case ScalarType::i64: return KernelArg::from(static_cast<std::int64_t>(fl ? f : i));
+    default: return KernelArg::from(static_cast<std::uint64_t>(fl ? f : i));
+  }
+}
+
+bool uses_double(const Expr::Node& n) {
+  if (n.dtype == ScalarType::f64 && !n.weak) return true;
+  for (const NodePtr& a : n.args)
+    if (uses_double(*a)) return true;
+  return false;
+}
+
+// One view a kernel can take on every backend (see extension::kernel_range): the argument and
+// the elements from its start to the array's buffer's start.
+struct Passed {
+  RawBuffer arg;
+  std::int64_t skipped = 0;
+};
+Passed passable(const Array& a) {
+  const DeviceInfo& info = a.device().info();
+  Passed p;
+  p.arg = a.buffer().aligned_back(info.view_alignment);
+  const std::size_t back = a.buffer().offset() - p.arg.offset();
+  if (back % a.itemsize() != 0)
+    throw ArgumentError("evaluate: an array starts " + std::to_string(a.buffer().offset()) +
+                        " bytes into its allocation, not at a whole element");
+  p.skipped = static_cast<std::int64_t>(back / a.itemsize());
+  return p;
+}
+
+Event run(Queue& q, const Array& out, const Expr& e) {
+  const Shape& shape = out.shape();
+  const Device& device = q.device();
+  if (uses_double(*e.node()) || out.dtype() == ScalarType::f64) {
+    if (!device.info().supports_double)
+      throw ArgumentError("evaluate: the expression computes in float64, which " + device.info().id() + " (" +
+                          device.info().name + ") lacks; use float32 arrays (and astype)");
+  }
+  // Which kernel: flat when every array operand is contiguous over the whole output.
+  Writer probe;
+  probe.emit(*e.node(), compute_type(e.dtype()));
+  bool flat = out.contiguous();
+  for (const Expr::Node* n : probe.leaves.arrays) flat = flat && flat_over(n->array, shape);
+  std::vector<Layout> layouts{out.layout()};
+  for (const Expr::Node* n : probe.leaves.arrays) layouts.push_back(broadcast_layout(n->array, shape));
+  std::vector<Layout> walked = flat ? layouts : collapse_together(layouts);
+  if (!flat && walked[0].ndim() > kAxes)
+    throw ArgumentError("evaluate: the operands' layouts need " + std::to_string(walked[0].ndim()) +
+                        " uneven axes; at most " + std::to_string(kAxes) + " are supported (copy an operand first)");
+  const Kernelized k = write_kernel(e, out.dtype(), flat, kAxes);
+  const Kernel kernel = device.compile(k.source, {}, "fused.duet").kernel("duet_fused");
+
+  // Arguments: the buffers (kept alive here), offsets, scalars, n, and the layouts.
+  std::vector<Passed> passed;
+  passed.reserve(k.leaves.arrays.size() + 1);
+  passed.push_back(passable(out));
+  for (const Expr::Node* n : k.leaves.arrays) passed.push_back(passable(n->array));
+  std::vector<KernelArg> args;
+  args.push_back(KernelArg::from_raw(passed[0].arg, out.dtype()));
+  args.push_back(KernelArg::from(passed[0].skipped + walked[0].offset));
+  for (std::size_t j = 0; j < k.leaves.arrays.size(); ++j) {
+    args.push_back(KernelArg::from_raw(passed[j + 1].arg, k.leaves.arrays[j]->dtype));
+    args.push_back(KernelArg::from(passed[j + 1].skipped + walked[j + 1].offset));
+  }
+  for (const auto& [node, type] : k.leaves.scalars) args.push_back(scalar_arg(*node, type));
+  const std::uint64_t n = out.size();
+  args.push_back(KernelArg::from(n));
+  if (!flat) {
+    const std::size_t used = walked[0].ndim(), skip = kAxes - used;
+    for (std::size_t d = 0; d < kAxes; ++d)
+      args.push_back(KernelArg::from(std::uint64_t(d < skip ? 1 : walked[0].shape[d - skip])));
+    for (const Layout& l : walked)
+      for (std::size_t d = 0; d < kAxes; ++d)
+        args.push_back(KernelArg::from(std::int64_t(d < skip ? 0 : l.strides[d - skip])));
+  }
+  return q.launch_args(kernel, Range(n), Range(), args);
+}
+
+bool same_memory(const Array& a, const Array& b) { return &a.buffer().impl() == &b.buffer().impl(); }
+bool same_view(const Array& a, const Array& b) {
+  return same_memory(a, b) && a.buffer().offset() == b.buffer().offset() && a.layout().offset == b.layout().offset &&
+         a.shape() == b.shape() && a.strides() == b.strides() && a.dtype() == b.dtype();
+}
+
+void arrays_of(const Expr::Node& n, std::vector<const Array*>& out) {
+  if (n.kind == NodeKind::array) out.push_back(&n.array);
+  for (const NodePtr& a : n.args) arrays_of(*a, out);
+}
+
+}  // namespace
+
+std::string fused_source(const Expr& e, ScalarType out_dtype, bool flat) {
+  return write_kernel(e, out_dtype, flat, kAxes).source;
+}
+
+Array evaluate(Queue& q, const Expr& e) {
+  if (e.node()->kind == NodeKind::scalar || e.node()->weak)
+    throw ArgumentError("evaluate: the expression has no array in it; duet evaluates expressions over arrays");
+  Array out = empty(q.device(), e.shape(), e.dtype());
+  if (out.size() > 0) run(q, out, e);
+  return out;
+}
+
+Event assign(Queue& q, const Array& out, const Expr& e) {
+  if (!out.valid()) throw ReleasedError("assign: the output array is empty (default-constructed)");
+  if (e.shape().size() > out.ndim() ||
+      !std::equal(e.shape().rbegin(), e.shape().rend(), out.shape().rbegin(),
+                  [](std::size_t x, std::size_t y) { return x == y || x == 1; }))
+    throw ArgumentError("assign: the expression's shape " + shape_text(e.shape()) + " does not broadcast to out's " +
+                        shape_text(out.shape()));
+  if (e.node()->device && *e.node()->device != q.device())
+    throw DeviceMismatchError("assign: the expression's arrays are on " + e.node()->device->info().id() +
+                              ", the queue on " + q.device().info().id());
+  if (out.device() != q.device())
+    throw DeviceMismatchError("assign: out is on " + out.device().info().id() + ", the queue on " +
+                              q.device().info().id());
+  if (out.size() == 0) return q.record();
+  std::vector<const Array*> inputs;
+  arrays_of(*e.node(), inputs);
+  for (const Array* a : inputs)
+    if (same_memory(*a, out) && !same_view(*a, out)) {
+      // out overlaps an input it is not: work-items would read what others wrote.
+      const Array tmp = empty(q.device(), out.shape(), out.dtype());
+      run(q, tmp, e);
+      return copy_into(q, tmp, out);
+    }
+  return run(q, out, e);
+}
+
+}  // namespace duet

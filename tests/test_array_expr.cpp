@@ -1,0 +1,198 @@
+// Fused array expressions (duet/array_expr.hpp) on every device, against double-precision host
+// references: arithmetic with plain numbers, broadcasting (columns over rows, a row over a matrix,
+// reversed and stepped views as operands), NumPy's dtype promotion, comparisons and where, the
+// functions, NaN through maximum, half storage, assignment into views and in place (overlapping
+// too), one kernel per expression reading each array once, and the errors. The kernels compile
+// for sm_90 through NVRTC as well, where NVRTC is present.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <duet/duet.hpp>
+#include <vector>
+
+#include "devices.hpp"
+#include "support.hpp"
+
+namespace {
+
+using duet::Array;
+using duet::ScalarType;
+using duet::Slice;
+constexpr std::nullopt_t none = std::nullopt;
+
+Array floats(duet::Queue& q, const std::vector<float>& v, const duet::Shape& shape) {
+  return duet::from_host<float>(q, v, shape);
+}
+
+// The kernel also compiles for CUDA, where NVRTC can be loaded (it needs no GPU).
+void compiles_for_cuda(const duet::Expr& e, ScalarType out, bool flat) {
+  try {
+    CHECK(duet::compile_for_cuda_arch(duet::fused_source(e, out, flat), {}, "sm_90", "fused.duet") > 0);
+  } catch (const duet::BackendUnavailableError&) {
+  }
+}
+
+}  // namespace
+
+TEST_SUITE_BEGIN("nodevice");
+
+TEST_CASE("array expressions: numpy's dtype promotion") {
+  using T = ScalarType;
+  CHECK(duet::promote_types(T::i32, T::f32) == T::f64);
+  CHECK(duet::promote_types(T::i16, T::f32) == T::f32);
+  CHECK(duet::promote_types(T::u8, T::i8) == T::i16);
+  CHECK(duet::promote_types(T::u8, T::f16) == T::f16);
+  CHECK(duet::promote_types(T::i16, T::f16) == T::f32);
+  CHECK(duet::promote_types(T::f16, T::f32) == T::f32);
+  CHECK(duet::promote_types(T::u32, T::i32) == T::i64);
+  CHECK(duet::promote_types(T::u64, T::i64) == T::f64);
+  CHECK(duet::promote_types(T::i64, T::f32) == T::f64);
+  CHECK(duet::promote_types(T::u16, T::u16) == T::u16);
+}
+
+TEST_SUITE_END();
+TEST_SUITE_BEGIN("device");
+
+TEST_CASE("array expressions: a * x + y and friends, fused, against the host") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    auto rng = make_rng("array expr");
+    for (std::size_t n : {std::size_t{1}, std::size_t{97}, std::size_t{4099}}) {
+      const std::vector<float> x = random_floats(rng, n), y = random_floats(rng, n);
+      const Array X = floats(q, x, {n}), Y = floats(q, y, {n});
+      const duet::Expr e = 2.5f * X + Y;
+      CHECK(e.dtype() == ScalarType::f32);
+      const std::vector<float> got = duet::evaluate(q, e).to_vector<float>(q);
+      const std::vector<float> hyp = duet::evaluate(q, duet::sqrt(X * X + Y * Y)).to_vector<float>(q);
+      for (std::size_t i = 0; i < n; ++i) {
+        CHECK(got[i] == doctest::Approx(2.5 * x[i] + y[i]).epsilon(1e-6));
+        CHECK(hyp[i] == doctest::Approx(std::sqrt(double(x[i]) * x[i] + double(y[i]) * y[i])).epsilon(1e-6));
+      }
+      // One kernel that reads each array once.
+      const std::string source = duet::fused_source(e, ScalarType::f32, true);
+      CHECK(source.find("LOAD(float, a0") != std::string::npos);
+      CHECK(source.find("LOAD(float, a1") != std::string::npos);
+      CHECK(source.find("a2") == std::string::npos);
+      compiles_for_cuda(duet::sqrt(X * X + Y * Y), ScalarType::f32, true);
+    }
+  });
+}
+
+TEST_CASE("array expressions: broadcasting and views as operands") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    auto rng = make_rng("array broadcast");
+    const std::vector<float> c = random_floats(rng, 5), r = random_floats(rng, 7), m = random_floats(rng, 5 * 7);
+    const Array col = floats(q, c, {5, 1}), row = floats(q, r, {7}), mat = floats(q, m, {5, 7});
+    const duet::Expr outer = col * row;
+    CHECK(outer.shape() == duet::Shape{5, 7});
+    const std::vector<float> o = duet::evaluate(q, outer - mat).to_vector<float>(q);
+    for (std::size_t i = 0; i < 5; ++i)
+      for (std::size_t j = 0; j < 7; ++j) CHECK(o[i * 7 + j] == doctest::Approx(double(c[i]) * r[j] - m[i * 7 + j]));
+    // mat[::-1, ::2] + row[::2]: reversed rows, every second column.
+    const Array flipped = mat.index({Slice{none, none, -1}, Slice{none, none, 2}});
+    const Array every2 = row.index({Slice{none, none, 2}});
+    const std::vector<float> v = duet::evaluate(q, flipped + every2).to_vector<float>(q);
+    REQUIRE(v.size() == 5 * 4);
+    for (std::size_t i = 0; i < 5; ++i)
+      for (std::size_t j = 0; j < 4; ++j) CHECK(v[i * 4 + j] == m[(4 - i) * 7 + 2 * j] + r[2 * j]);
+    compiles_for_cuda(flipped + every2, ScalarType::f32, false);
+    CHECK_THROWS_WITH_AS(mat + floats(q, c, {5}), doctest::Contains("(5, 7) and (5,) do not broadcast"),
+                         duet::ArgumentError);
+  });
+}
+
+TEST_CASE("array expressions: dtypes, comparisons, where, functions, NaN and half") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    const std::vector<std::int32_t> iv{-7, -1, 0, 3, 12};
+    const Array I = duet::from_host<std::int32_t>(q, iv, {5});
+    CHECK((I * 2).dtype() == ScalarType::i32);
+    CHECK(duet::evaluate(q, I * 2 + 1).to_vector<std::int32_t>(q) == std::vector<std::int32_t>{-13, -1, 1, 7, 25});
+    CHECK(duet::evaluate(q, duet::abs(I)).to_vector<std::int32_t>(q) == std::vector<std::int32_t>{7, 1, 0, 3, 12});
+    CHECK(duet::evaluate(q, I > 0).to_vector<std::uint8_t>(q) == std::vector<std::uint8_t>{0, 0, 0, 1, 1});
+    CHECK(duet::evaluate(q, duet::where(I > 0, I, -I)).to_vector<std::int32_t>(q) ==
+          std::vector<std::int32_t>{7, 1, 0, 3, 12});
+    CHECK(duet::evaluate(q, duet::clip(I, -2, 5)).to_vector<std::int32_t>(q) ==
+          std::vector<std::int32_t>{-2, -1, 0, 3, 5});
+    if (dev.info().supports_double) {
+      CHECK((I / I).dtype() == ScalarType::f64);
+      CHECK((I * 0.5).dtype() == ScalarType::f64);
+      CHECK(duet::evaluate(q, I * 0.5).to_vector<double>(q) == std::vector<double>{-3.5, -0.5, 0, 1.5, 6});
+    } else {
+      CHECK_THROWS_AS(duet::evaluate(q, I * 0.5), duet::ArgumentError);
+    }
+    const std::vector<float> fv{0.25f, 1.0f, 2.5f, 9.0f, 0.75f};
+    const Array F = floats(q, fv, {5});
+    struct Fn {
+      const char* name;
+      duet::Expr (*device)(const duet::Expr&);
+      double (*host)(double);
+    };
+    const Fn fns[] = {{"sqrt", duet::sqrt, [](double v) { return std::sqrt(v); }},
+                      {"exp", duet::exp, [](double v) { return std::exp(v); }},
+                      {"log", duet::log, [](double v) { return std::log(v); }},
+                      {"sin", duet::sin, [](double v) { return std::sin(v); }},
+                      {"cos", duet::cos, [](double v) { return std::cos(v); }},
+                      {"tanh", duet::tanh, [](double v) { return std::tanh(v); }},
+                      {"floor", duet::floor, [](double v) { return std::floor(v); }},
+                      {"ceil", duet::ceil, [](double v) { return std::ceil(v); }}};
+    for (const Fn& f : fns) {
+      INFO(f.name);
+      const std::vector<float> got = duet::evaluate(q, f.device(F)).to_vector<float>(q);
+      for (std::size_t i = 0; i < fv.size(); ++i) CHECK(got[i] == doctest::Approx(f.host(fv[i])).epsilon(4e-7));
+      compiles_for_cuda(f.device(F), ScalarType::f32, true);
+    }
+    // NaN wins in maximum and minimum, as in numpy.
+    const Array N = floats(q, {1.0f, NAN, 3.0f}, {3});
+    const Array M = floats(q, {2.0f, 0.0f, NAN}, {3});
+    const std::vector<float> mx = duet::evaluate(q, duet::maximum(N, M)).to_vector<float>(q);
+    CHECK(mx[0] == 2.0f);
+    CHECK(std::isnan(mx[1]));
+    CHECK(std::isnan(mx[2]));
+    CHECK(duet::evaluate(q, duet::astype(F * 4, ScalarType::i32)).to_vector<std::int32_t>(q) ==
+          std::vector<std::int32_t>{1, 4, 10, 36, 3});
+    // half storage: computed in float, rounded when stored.
+    const std::vector<duet::half> hv{duet::half::from_float(1.5f), duet::half::from_float(-2.0f)};
+    const Array H = duet::from_host<duet::half>(q, hv, {2});
+    CHECK((H * H).dtype() == ScalarType::f16);
+    CHECK((H + floats(q, {1.0f, 1.0f}, {2})).dtype() == ScalarType::f32);
+    const std::vector<duet::half> h2 = duet::evaluate(q, H * H + 0.1).to_vector<duet::half>(q);
+    CHECK(h2[0].bits == duet::half::from_float(2.35f).bits);
+    CHECK(h2[1].bits == duet::half::from_float(4.1f).bits);
+    CHECK_THROWS_AS(duet::power(I, I), duet::ArgumentError);
+    CHECK(duet::evaluate(q, duet::power(F, 2.0f)).to_vector<float>(q)[2] == doctest::Approx(6.25));
+  });
+}
+
+TEST_CASE("array expressions: assign into views and in place, overlapping included") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    const std::vector<float> base{0, 1, 2, 3, 4, 5, 6, 7};
+    Array a = floats(q, base, {8});
+    // Into every second element of a NaN-poisoned array; the others keep their NaN.
+    const Array out = duet::full(q, {16}, std::nan(""));
+    duet::assign(q, out.index({Slice{none, none, 2}}), a * 10);
+    const std::vector<float> o = out.to_vector<float>(q);
+    for (std::size_t i = 0; i < 16; ++i) {
+      if (i % 2 == 0)
+        CHECK(o[i] == 10.0f * base[i / 2]);
+      else
+        CHECK(std::isnan(o[i]));
+    }
+    // In place: a = a * 2 + 1.
+    duet::assign(q, a, a * 2 + 1);
+    CHECK(a.to_vector<float>(q) == std::vector<float>{1, 3, 5, 7, 9, 11, 13, 15});
+    // Overlapping: a[1:] = a[:-1] shifts as if a were read first.
+    duet::assign(q, a.index({Slice{1, none}}), a.index({Slice{none, -1}}));
+    CHECK(a.to_vector<float>(q) == std::vector<float>{1, 1, 3, 5, 7, 9, 11, 13});
+    // A row broadcast into every row of a matrix.
+    const Array m = duet::zeros(q, {3, 4});
+    duet::assign(q, m, floats(q, {1, 2, 3, 4}, {4}) + 0);
+    CHECK(m.to_vector<float>(q) == std::vector<float>{1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4});
+    CHECK_THROWS_WITH_AS(duet::assign(q, m, floats(q, {1, 2, 3}, {3}) + 0), doctest::Contains("does not broadcast"),
+                         duet::ArgumentError);
+    CHECK_THROWS_AS(duet::evaluate(q, duet::Expr::scalar(2) + 3), duet::ArgumentError);
+  });
+}
