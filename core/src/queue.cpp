@@ -111,12 +111,40 @@ Range default_local(const Range& global, std::size_t max_group) {
   return local;
 }
 
-// A launch's shape, checked: 1 to 3 dimensions, and the local size (duet's choice when not given)
-// of as many, none of them 0, in a group the device allows.
-Range checked_local_size(const Range& global, const Range& local_in, const DeviceInfo& info) {
+std::string size_text(const std::array<std::size_t, 3>& size, int dims) {
+  std::string s = std::to_string(size[0]);
+  for (int d = 1; d < dims; ++d) s += "x" + std::to_string(size[static_cast<std::size_t>(d)]);
+  return s;
+}
+
+// The local size of a kernel declared with REQD_GROUP_SIZE(x, y, z): that size in the launch's
+// dimensions, which the launch may leave to duet (Range()) or repeat, but not change. Checked here
+// because the drivers' own refusals (CL_INVALID_WORK_GROUP_SIZE, CUDA_ERROR_INVALID_VALUE) name
+// neither the kernel nor the size it needs.
+Range required_local_size(const KernelSignature& sig, const Range& global, const Range& given) {
+  const std::array<std::size_t, 3>& need = sig.required_group_size;
+  Range local = global;
+  for (int d = 0; d < 3; ++d) local.size[static_cast<std::size_t>(d)] = d < global.dims ? need[static_cast<std::size_t>(d)] : 1;
+  const std::string required =
+      "kernel '" + sig.name + "' requires work-groups of " + size_text(need, 3) + " (REQD_GROUP_SIZE)";
+  if (local.size != need)
+    throw ArgumentError(required + " but the launch's global size has " + std::to_string(global.dims) +
+                        " dimension(s); launch it over " + (need[2] != 1 ? "3" : "2") + " dimensions");
+  if (given.dims != 0 && (given.dims != global.dims || given.size != local.size))
+    throw ArgumentError(required + " but the launch gives a local size of " + size_text(given.size, given.dims) +
+                        "; pass Range() as the local size, or " + size_text(local.size, global.dims));
+  return local;
+}
+
+// A launch's shape, checked: 1 to 3 dimensions, and the local size (the kernel's required size or
+// duet's choice when not given) of as many, none of them 0, in a group the device allows.
+Range checked_local_size(const Kernel& kernel, const Range& global, const Range& local_in, const DeviceInfo& info) {
   if (global.dims < 1 || global.dims > 3)
     throw ArgumentError("the global size of a launch needs 1 to 3 dimensions");
-  Range local = local_in.dims == 0 ? default_local(global, info.max_group_size) : local_in;
+  const std::optional<KernelSignature>& sig = kernel.signature();
+  Range local = sig && sig->requires_group_size() ? required_local_size(*sig, global, local_in)
+                : local_in.dims == 0               ? default_local(global, info.max_group_size)
+                                                   : local_in;
   if (local.dims != global.dims)
     throw ArgumentError("the local size has " + std::to_string(local.dims) +
                         " dimension(s) but the global size has " + std::to_string(global.dims));
@@ -271,7 +299,7 @@ Event Queue::launch_args(const Kernel& kernel, const Range& global, const Range&
   if (queue_device != kernel.device())
     device_mismatch(queue_device, kernel.device(), "kernel '" + kernel.name() + "'");
   const DeviceInfo& info = queue_device.info();
-  const Range local = checked_local_size(global, local_in, info);
+  const Range local = checked_local_size(kernel, global, local_in, info);
   std::vector<backend::LaunchArg>& backend_args = scope.launch_scratch();
   translate_args(kernel, args, queue_device, info, backend_args);
   check_args(kernel, args);
