@@ -77,6 +77,7 @@ TEST_CASE("a CUDA compile error is a CompileError at the user's line") {
     const std::string what = e->what();
     CHECK_MESSAGE((contains(what, "bad.duet:3") || contains(what, "line 3")),
                   "what() does not name line 3: " << what);
+    CHECK_MESSAGE(occurrences(what, e->log()) == 1, "what() should hold the log once: " << what);
   }
   // A define the source needs but was not given is also the user's error, not a crash.
   CHECK_THROWS_AS(duet::compile_for_cuda_arch("KERNEL void k(GLOBAL T* x) { x[0] = 0; }\n", {}, "sm_90"),
