@@ -1,8 +1,9 @@
 // Fuzzes the reader of dialect kernel signatures (core/src/signature.cpp), which every
 // Device::compile runs over the user's source to check later launches. The input is the source.
 // It must never throw; each kernel it reads must read back the same when written out again as
-// `KERNEL void name(GLOBAL const type* name, ...)` with no defines (its types are already
-// substituted). native_kernel_names, the reader of native sources' kernel names, must not throw.
+// `KERNEL [REQD_GROUP_SIZE(x, y, z)] void name(GLOBAL const type* name, ...)` with no defines (its
+// types and sizes are already substituted). A required group size is never 0 in some dimensions
+// and not in others. native_kernel_names, the reader of native sources' kernel names, must not throw.
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -19,7 +20,11 @@ using duet::KernelSignature;
 std::string write(const std::map<std::string, KernelSignature>& kernels) {
   std::string out;
   for (const auto& [name, sig] : kernels) {
-    out += "KERNEL void " + name + "(";
+    out += "KERNEL ";
+    if (sig.requires_group_size())
+      out += "REQD_GROUP_SIZE(" + std::to_string(sig.required_group_size[0]) + ", " +
+             std::to_string(sig.required_group_size[1]) + ", " + std::to_string(sig.required_group_size[2]) + ") ";
+    out += "void " + name + "(";
     for (std::size_t k = 0; k < sig.params.size(); ++k) {
       const KernelParam& p = sig.params[k];
       out += k ? ", " : "";
@@ -41,7 +46,8 @@ bool same(const std::map<std::string, KernelSignature>& a, const std::map<std::s
   if (a.size() != b.size()) return false;
   for (const auto& [name, sig] : a) {
     const auto other = b.find(name);
-    if (other == b.end() || other->second.name != sig.name || other->second.params.size() != sig.params.size())
+    if (other == b.end() || other->second.name != sig.name || other->second.params.size() != sig.params.size() ||
+        other->second.required_group_size != sig.required_group_size)
       return false;
     for (std::size_t k = 0; k < sig.params.size(); ++k)
       if (!same(sig.params[k], other->second.params[k])) return false;
@@ -58,6 +64,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::map<std::string, KernelSignature> kernels;
   duet::fuzz::never_throws([&] { kernels = duet::detail::parse_kernel_signatures(source, defines); },
                            "parse_kernel_signatures");
+  for (const auto& [name, sig] : kernels) {
+    const auto& size = sig.required_group_size;
+    duet::fuzz::check((size[0] == 0) == (size[1] == 0) && (size[1] == 0) == (size[2] == 0),
+                      "kernel " + name + " has a required group size with some dimensions 0");
+  }
   const std::string written = write(kernels);
   std::map<std::string, KernelSignature> again;
   duet::fuzz::never_throws([&] { again = duet::detail::parse_kernel_signatures(written, {}); },

@@ -6,6 +6,12 @@
 //   GLOBAL / CONSTANT        pointer to device memory / to read-only constant memory
 //   SHARED float tile[16];   memory shared by a work-group (CUDA block), declared in kernel scope
 //   DEVICE float f(...)      a helper function callable from kernels
+//   KERNEL REQD_GROUP_SIZE(x, y, z) void name(...)
+//                            the kernel runs only in work-groups of x*y*z work-items, x by y by z,
+//                            which lets the compiler size registers for it (CUDA __launch_bounds__,
+//                            OpenCL reqd_work_group_size). x, y, z: integer constants, or defines
+//                            of one. A launch with Range() as its local size gets this size; any
+//                            other local size is an ArgumentError before anything runs.
 //   BARRIER()                work-group barrier that also orders SHARED and GLOBAL memory
 //   GLOBAL_ID(d) LOCAL_ID(d) GROUP_ID(d) LOCAL_SIZE(d) NUM_GROUPS(d) GLOBAL_SIZE(d), d = 0, 1, 2
 //   ATOMIC_ADD_INT(p, v) ATOMIC_ADD_UINT(p, v)  atomic add on 32-bit integers, returns the old value
@@ -36,6 +42,7 @@ typedef unsigned char uchar;
 typedef unsigned short ushort;
 
 #define KERNEL extern "C" __global__
+#define REQD_GROUP_SIZE(x, y, z) __launch_bounds__((x) * (y) * (z))
 #define DEVICE static __device__ __forceinline__
 #define GLOBAL
 #define CONSTANT const
@@ -93,6 +100,7 @@ inline __device__ void duet_store_half(half* p, float v) {
 #endif
 
 #define KERNEL __kernel
+#define REQD_GROUP_SIZE(x, y, z) __attribute__((reqd_work_group_size(x, y, z)))
 #define DEVICE static inline
 #define GLOBAL __global
 #define CONSTANT __constant

@@ -54,6 +54,13 @@ inline bool contains(std::string_view haystack, std::string_view needle) {
   return haystack.find(needle) != std::string_view::npos;
 }
 
+// How many times `needle` (not empty) occurs in `haystack`, overlapping or not.
+inline std::size_t occurrences(std::string_view haystack, std::string_view needle) {
+  std::size_t count = 0;
+  for (std::size_t at = haystack.find(needle); at != std::string_view::npos; at = haystack.find(needle, at + 1)) ++count;
+  return count;
+}
+
 #define CHECK_CONTAINS(haystack, needle)        \
   CHECK_MESSAGE(contains((haystack), (needle)), \
                 "expected \"" << std::string(needle) << "\" in: " << std::string(haystack))

@@ -1,9 +1,10 @@
 // User kernels written in the duet dialect (kernels/prelude.h) on every device: defines, the parsed
 // signature, 1D/2D/3D launches and the index macros, an automatic local size over a global size
-// that no group size divides, SHARED memory with BARRIER, and ATOMIC_ADD_INT.
+// that no group size divides, SHARED memory with BARRIER, ATOMIC_ADD_INT, and REQD_GROUP_SIZE.
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <duet/duet.hpp>
 #include <numeric>
@@ -360,3 +361,71 @@ KERNEL void put(GLOBAL float* x, const float v, const int n) {
 }
 
 TEST_SUITE_END();
+
+namespace {
+
+// Kernels that name their group size: the output shows the local size each ran with, and the
+// 1-D one shares data across its group (tile[63 - i]), which only a group of 64 can.
+const char* const kRequiredGroup = R"(
+KERNEL REQD_GROUP_SIZE(64, 1, 1) void row(GLOBAL float* out, const int n) {
+  SHARED float tile[64];
+  const int i = (int)GLOBAL_ID(0);
+  tile[LOCAL_ID(0)] = (float)LOCAL_ID(0);
+  BARRIER();
+  if (i < n) out[i] = 2.0f * (float)i + tile[63 - LOCAL_ID(0)] + (float)LOCAL_ID(0);
+}
+KERNEL REQD_GROUP_SIZE(8, 4, 1) void plane(GLOBAL float* out, const int w, const int h) {
+  const int x = (int)GLOBAL_ID(0), y = (int)GLOBAL_ID(1);
+  if (x < w && y < h) out[y * w + x] = (float)(y * w + x) + (float)(LOCAL_SIZE(0) * 10 + LOCAL_SIZE(1));
+}
+KERNEL REQD_GROUP_SIZE((GROUP), 1u, 1) void by_define(GLOBAL float* out) { out[GLOBAL_ID(0)] = 1.0f; }
+)";
+
+}  // namespace
+
+TEST_CASE("REQD_GROUP_SIZE: the default local size is the required one, any other is refused") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    const duet::Program p = dev.compile(kRequiredGroup, {{"GROUP", "32"}}, "required_group.duet");
+    const duet::Kernel row = p.kernel("row"), plane = p.kernel("plane");
+    REQUIRE(row.signature());
+    CHECK(row.signature()->required_group_size == std::array<std::size_t, 3>{64, 1, 1});
+    CHECK(p.kernel("by_define").signature()->required_group_size == std::array<std::size_t, 3>{32, 1, 1});
+
+    const int n = 1009;  // prime: the last group is partial, and guarded
+    duet::Buffer<float> out(dev, n);
+    std::vector<float> want(n);
+    for (int i = 0; i < n; ++i) want[static_cast<std::size_t>(i)] = 2.0f * static_cast<float>(i) + 63.0f;
+    for (const duet::Range& local : {duet::Range(), duet::Range(64)}) {
+      q.fill(out, kNaN);
+      q.launch(row, duet::Range(n), local, out, n);
+      check_equal(q.to_vector(out), want, "row, local " + std::to_string(local.dims ? local[0] : 0));
+    }
+
+    const int w = 37, h = 23;  // primes: partial groups in both dimensions
+    duet::Buffer<float> grid(dev, w * h);
+    q.fill(grid, kNaN);
+    q.launch(plane, duet::Range(w, h), duet::Range(), grid, w, h);
+    std::vector<float> want_grid(static_cast<std::size_t>(w * h));
+    for (std::size_t i = 0; i < want_grid.size(); ++i) want_grid[i] = static_cast<float>(i) + 84.0f;
+    check_equal(q.to_vector(grid), want_grid, "plane");
+
+    q.fill(out, kNaN);
+    const auto e = EXPECT_ERROR(duet::ArgumentError, q.launch(row, duet::Range(n), duet::Range(32), out, n));
+    if (e) {
+      CHECK_CONTAINS(e->what(), "'row'");
+      CHECK_CONTAINS(e->what(), "64x1x1");
+      CHECK_CONTAINS(e->what(), "local size of 32");
+    }
+    const auto e2 = EXPECT_ERROR(duet::ArgumentError, q.launch(plane, duet::Range(w, h), duet::Range(8, 8), grid, w, h));
+    if (e2) {
+      CHECK_CONTAINS(e2->what(), "'plane'");
+      CHECK_CONTAINS(e2->what(), "8x4x1");
+      CHECK_CONTAINS(e2->what(), "8x8");
+    }
+    EXPECT_ERROR(duet::ArgumentError, q.launch(plane, duet::Range(w * h), duet::Range(), grid, w, h));
+    // Refused before anything ran: the poison is still there.
+    const std::vector<float> untouched = q.to_vector(out);
+    CHECK(std::all_of(untouched.begin(), untouched.end(), [](float x) { return x != x; }));
+  });
+}

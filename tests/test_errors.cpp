@@ -67,6 +67,9 @@ void check_compile_error(const duet::Device& dev, const char* source, const duet
   const std::string l = std::to_string(line);
   CHECK_MESSAGE((contains(what, name + ":" + l) || contains(what, "line " + l)),
                 "what() does not name line " << l << " of " << name << ": " << what);
+  // what() carries the whole log, once: a program that prints what() (the README's example) shows
+  // it once, with nothing left to print besides.
+  CHECK_MESSAGE(occurrences(what, e->log()) == 1, "what() should hold the log once: " << what);
 }
 
 }  // namespace

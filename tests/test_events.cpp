@@ -1,5 +1,6 @@
-// Events: every operation returns one, events order work across queues of one device, and events
-// kept past later operations still mark their own operation.
+// Events: every operation returns one, events order work across queues of one device, events kept
+// past later operations still mark their own operation, a timed queue's events give their
+// operation's duration, and elapsed_ms refuses events of two queues or two devices.
 #include <vector>
 
 #include "support.hpp"
@@ -94,6 +95,67 @@ TEST_CASE("event errors") {
     const duet::Event foreign = oq.record();
     const auto e = EXPECT_ERROR(duet::DeviceMismatchError, q.wait(foreign));
     if (e) CHECK_CONTAINS(e->what(), other.info().id());
-    EXPECT_ERROR(duet::DeviceMismatchError, duet::elapsed_ms(foreign, q.record()));
+    // Two clocks: a number would mean nothing.
+    const auto t = EXPECT_ERROR(duet::ArgumentError, duet::elapsed_ms(foreign, q.record()));
+    if (t) CHECK_CONTAINS(t->what(), "one queue");
+    EXPECT_ERROR(duet::ArgumentError, duet::elapsed_ms(q.record(), foreign));
+  });
+}
+
+TEST_CASE("a timed operation's duration is positive and within the span around it") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue(duet::QueueOptions{true});
+    const int n = 1 << 14;
+    const duet::Kernel k = dev.compile(kSlowFill, {}, "slow_fill.duet").kernel("slow_fill");
+    duet::Buffer<float> out(dev, n);
+    std::vector<float> host(n, 1.0f);
+    const duet::Event write = q.write(out, host);
+    const duet::Event start = q.record();
+    const duet::Event launch = q.launch(k, duet::Range(n), duet::Range(), out, n, 2000);
+    const duet::Event end = q.record();
+    const duet::Event empty = q.launch(k, duet::Range(0), duet::Range(), out, 0, 1);
+    const double ms = launch.duration_ms(), around = elapsed_ms(start, end);
+    INFO("launch ", ms, " ms, span around it ", around, " ms");
+    CHECK(ms > 0.0);
+    // CUDA's events tick in about half a microsecond, so the two spans may round apart by that.
+    CHECK(ms <= around + 1e-3);
+    CHECK(write.duration_ms() >= 0.0);
+    CHECK(empty.duration_ms() == 0.0);
+    check_equal(q.to_vector(out), [&] {
+      std::vector<float> want(n);
+      for (int i = 0; i < n; ++i) want[static_cast<std::size_t>(i)] = 2.0f + static_cast<float>(i);
+      return want;
+    }(), "slow_fill");
+  });
+}
+
+TEST_CASE("a duration where there is none is a TimingUnavailableError") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue untimed = dev.queue(), timed = dev.queue(duet::QueueOptions{true});
+    duet::Buffer<float> b(dev, 64);
+    const auto e = EXPECT_ERROR(duet::TimingUnavailableError, untimed.fill(b, 0.0f).duration_ms());
+    if (e) {
+      CHECK(e->kind() == duet::ErrorKind::argument);
+      CHECK_CONTAINS(e->what(), "QueueOptions");
+    }
+    const auto p = EXPECT_ERROR(duet::TimingUnavailableError, timed.record().duration_ms());
+    if (p) CHECK_CONTAINS(p->what(), "elapsed_ms");
+    EXPECT_ERROR(duet::ReleasedError, duet::Event().duration_ms());
+    timed.finish();
+    untimed.finish();
+  });
+}
+
+TEST_CASE("elapsed_ms refuses events of two queues") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue a = dev.queue(), b = dev.queue();
+    duet::Buffer<float> buf(dev, 64);
+    const duet::Event on_a = a.fill(buf, 1.0f), on_b = b.record();
+    const auto e = EXPECT_ERROR(duet::ArgumentError, duet::elapsed_ms(on_a, on_b));
+    if (e) CHECK_CONTAINS(e->what(), "different queues");
+    EXPECT_ERROR(duet::ArgumentError, duet::elapsed_ms(b.record(), a.record()));
+    // A copy of a queue is the same queue.
+    duet::Queue same = a;
+    CHECK(duet::elapsed_ms(on_a, same.record()) >= 0.0);
   });
 }

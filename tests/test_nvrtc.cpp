@@ -45,6 +45,18 @@ TEST_CASE("a user kernel with defines compiles for several architectures") {
   }
 }
 
+TEST_CASE("REQD_GROUP_SIZE compiles as __launch_bounds__, in one dimension and in three") {
+  const char* source =
+      "KERNEL REQD_GROUP_SIZE(64, 1, 1) void row(GLOBAL float* out, const int n) {\n"
+      "  SHARED float tile[64];\n"
+      "  tile[LOCAL_ID(0)] = (float)GLOBAL_ID(0);\n"
+      "  BARRIER();\n"
+      "  if ((int)GLOBAL_ID(0) < n) out[GLOBAL_ID(0)] = tile[63 - LOCAL_ID(0)];\n"
+      "}\n"
+      "KERNEL REQD_GROUP_SIZE(GROUP, 4, 2) void cube(GLOBAL float* out) { out[GLOBAL_ID(2)] = 1.0f; }\n";
+  CHECK(duet::compile_for_cuda_arch(source, {{"GROUP", "8"}}, "sm_90", "required_group.duet") > 0);
+}
+
 TEST_CASE("a CUDA compile error is a CompileError at the user's line") {
   const char* source =
       "KERNEL void broken(GLOBAL float* x) {\n"  // 1
@@ -65,6 +77,7 @@ TEST_CASE("a CUDA compile error is a CompileError at the user's line") {
     const std::string what = e->what();
     CHECK_MESSAGE((contains(what, "bad.duet:3") || contains(what, "line 3")),
                   "what() does not name line 3: " << what);
+    CHECK_MESSAGE(occurrences(what, e->log()) == 1, "what() should hold the log once: " << what);
   }
   // A define the source needs but was not given is also the user's error, not a crash.
   CHECK_THROWS_AS(duet::compile_for_cuda_arch("KERNEL void k(GLOBAL T* x) { x[0] = 0; }\n", {}, "sm_90"),

@@ -1,5 +1,5 @@
 // A point in a CUDA stream: a timing-enabled CUevent recorded when the object is made. Holding the
-// device keeps the event's context alive.
+// device keeps the event's context alive. Two of them around an operation time it (CudaCommandTime).
 #pragma once
 
 #include <cuda.h>
@@ -30,6 +30,19 @@ class CudaEvent final : public EventImpl {
   std::shared_ptr<const CudaDevice> device_;
   CUcontext ctx_;
   CUevent event_ = nullptr;
+};
+
+// One operation's device time: the events recorded on its stream right before and right after
+// its commands (CudaQueue::start_timing, stop_timing). The stream reaches the first when the work
+// before the operation has ended, so the span holds the operation alone.
+class CudaCommandTime final : public CommandTimeImpl {
+ public:
+  CudaCommandTime(std::shared_ptr<CudaEvent> before, std::shared_ptr<CudaEvent> after)
+      : before_(std::move(before)), after_(std::move(after)) {}
+  double duration_ms() override { return before_->elapsed_ms_until(*after_); }
+
+ private:
+  std::shared_ptr<CudaEvent> before_, after_;
 };
 
 }  // namespace duet::backend::cuda

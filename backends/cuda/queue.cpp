@@ -210,6 +210,15 @@ void CudaQueue::launch(KernelImpl& kernel_impl, const LaunchShape& shape,
 
 std::shared_ptr<EventImpl> CudaQueue::record() { return std::make_shared<CudaEvent>(device_, ctx_, stream_); }
 
+// The driver times only the span between two events, so an operation's start needs an event of
+// its own, recorded only on queues that asked for command timing.
+void CudaQueue::start_timing() { timing_start_ = std::make_shared<CudaEvent>(device_, ctx_, stream_); }
+
+std::shared_ptr<CommandTimeImpl> CudaQueue::stop_timing() {
+  auto end = std::make_shared<CudaEvent>(device_, ctx_, stream_);
+  return std::make_shared<CudaCommandTime>(std::move(timing_start_), std::move(end));
+}
+
 void CudaQueue::wait_for(EventImpl& event) {
   // Core only hands a queue events of its own device, so they are CudaEvents.
   ContextGuard guard(ctx_);

@@ -18,6 +18,7 @@
 namespace duet::backend::cuda {
 
 class CudaDevice;
+class CudaEvent;
 
 class CudaQueue final : public QueueImpl {
  public:
@@ -36,6 +37,8 @@ class CudaQueue final : public QueueImpl {
             std::size_t pattern_size) override;
   void launch(KernelImpl& kernel, const LaunchShape& shape, const std::vector<LaunchArg>& args) override;
   std::shared_ptr<EventImpl> record() override;
+  void start_timing() override;
+  std::shared_ptr<CommandTimeImpl> stop_timing() override;
   void wait_for(EventImpl& event) override;
   void finish() override;
   void* map(BufferImpl& buffer, std::size_t offset, std::size_t bytes, MapAccess access) override;
@@ -56,6 +59,7 @@ class CudaQueue final : public QueueImpl {
   CUstream stream_ = nullptr;
   std::mutex staging_mutex_;  // finish() reaps beside an unmap on another thread
   std::vector<Staging> staging_;
+  std::shared_ptr<CudaEvent> timing_start_;  // recorded by start_timing, for stop_timing
   std::vector<CUdeviceptr> addresses_;  // launch scratch: parameter values
   std::vector<void*> params_;           // launch scratch: pointers to them
 };

@@ -119,4 +119,15 @@ double OpenCLEvent::elapsed_ms_until(EventImpl& later_impl) {
   return difference_ms(*start, *end);
 }
 
+double OpenCLCommandTime::duration_ms() {
+  if (first_() == nullptr) return 0.0;
+  wait_for(last_);
+  const auto start = timestamp(first_, CL_PROFILING_COMMAND_START);
+  const auto end = timestamp(last_, CL_PROFILING_COMMAND_END);
+  if (!start || !end)
+    throw_driver_error("clGetEventProfilingInfo", CL_PROFILING_INFO_NOT_AVAILABLE,
+                       "the driver gave no start or end time for the operation's commands");
+  return difference_ms(*start, *end);
+}
+
 }  // namespace duet::backend::opencl

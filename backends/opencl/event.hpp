@@ -51,4 +51,16 @@ class OpenCLEvent final : public EventImpl {
   bool commands_tracked_;
 };
 
+// One operation's device time, from its commands' own profiling: the start of the first command
+// it enqueued to the end of the last (OpenCLQueue::start_timing, stop_timing).
+class OpenCLCommandTime final : public CommandTimeImpl {
+ public:
+  // Both null for an operation that enqueued no command.
+  OpenCLCommandTime(cl::Event first, cl::Event last) : first_(std::move(first)), last_(std::move(last)) {}
+  double duration_ms() override;
+
+ private:
+  cl::Event first_, last_;
+};
+
 }  // namespace duet::backend::opencl

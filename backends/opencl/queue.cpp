@@ -27,6 +27,7 @@ OpenCLQueue::OpenCLQueue(std::shared_ptr<const OpenCLDevice> device, cl::Command
 void OpenCLQueue::enqueued(cl_event event) {
   last_ = cl::Event(event);
   untracked_ = false;
+  if (timing_ && timed_first_() == nullptr) timed_first_ = last_;
   if (waiting_) {
     waiting_->set(last_);
     waiting_.reset();
@@ -84,7 +85,7 @@ void OpenCLQueue::launch(KernelImpl& kernel, const LaunchShape& shape,
                          const std::vector<LaunchArg>& args) {
   for (int d = 0; d < shape.dims; ++d)
     if (shape.global[d] == 0) return;
-  const cl_event event = static_cast<const OpenCLKernel&>(kernel).enqueue(queue_(), shape, args, launch_events_);
+  const cl_event event = static_cast<const OpenCLKernel&>(kernel).enqueue(queue_(), shape, args, launch_events_ || timing_);
   if (event) {
     enqueued(event);
     return;
@@ -107,6 +108,21 @@ std::shared_ptr<EventImpl> OpenCLQueue::record() {
   if (!waiting_) waiting_ = std::make_shared<NextCommand>();
   return std::make_shared<OpenCLEvent>(std::move(marker), untracked_ ? cl::Event() : last_, waiting_,
                                        /*commands_tracked=*/launch_events_);
+}
+
+// An operation's commands carry their own start and end times (the queue profiles), so timing
+// one only needs every command of it to have an event, which launches otherwise may go without.
+void OpenCLQueue::start_timing() {
+  timing_ = true;
+  timed_first_ = cl::Event();
+}
+
+std::shared_ptr<CommandTimeImpl> OpenCLQueue::stop_timing() {
+  timing_ = false;
+  cl::Event first = std::move(timed_first_);
+  timed_first_ = cl::Event();
+  cl::Event last = first() ? last_ : cl::Event();
+  return std::make_shared<OpenCLCommandTime>(std::move(first), std::move(last));
 }
 
 void OpenCLQueue::wait_for(EventImpl& event) {

@@ -35,6 +35,8 @@ class OpenCLQueue final : public QueueImpl {
             std::size_t pattern_size) override;
   void launch(KernelImpl& kernel, const LaunchShape& shape, const std::vector<LaunchArg>& args) override;
   std::shared_ptr<EventImpl> record() override;
+  void start_timing() override;
+  std::shared_ptr<CommandTimeImpl> stop_timing() override;
   void wait_for(EventImpl& event) override;
   void finish() override;
   void* map(BufferImpl& buffer, std::size_t offset, std::size_t bytes, MapAccess access) override;
@@ -52,6 +54,8 @@ class OpenCLQueue final : public QueueImpl {
   std::shared_ptr<NextCommand> waiting_;  // shared with the events recorded since the last command
   bool launch_events_;
   bool untracked_ = false;  // a launch without an event came since last_ was set
+  bool timing_ = false;      // between start_timing and stop_timing: every command gets an event
+  cl::Event timed_first_;    // the first command since start_timing
 };
 
 }  // namespace duet::backend::opencl

@@ -52,6 +52,15 @@ class EventImpl {
   virtual double elapsed_ms_until(EventImpl& later) = 0;
 };
 
+// The device time of one operation's commands (QueueImpl::stop_timing).
+class CommandTimeImpl {
+ public:
+  virtual ~CommandTimeImpl() = default;
+  // Milliseconds from the start of the operation's first command to the end of its last; waits
+  // for them. 0 for an operation that enqueued no command.
+  virtual double duration_ms() = 0;
+};
+
 class KernelImpl {
  public:
   virtual ~KernelImpl() = default;
@@ -104,6 +113,12 @@ class QueueImpl {
   virtual void launch(KernelImpl& kernel, const LaunchShape& shape,
                       const std::vector<LaunchArg>& args) = 0;
   virtual std::shared_ptr<EventImpl> record() = 0;
+  // Command timing, for queues made with QueueOptions::command_timing only: core calls
+  // start_timing() right before one operation's commands are enqueued and stop_timing() right
+  // after them, so a queue without it pays nothing. Between the two the backend makes whatever the
+  // driver needs to time the commands (an event before them, an event of each command).
+  virtual void start_timing() = 0;
+  virtual std::shared_ptr<CommandTimeImpl> stop_timing() = 0;
   // Later work on this queue starts after `event` (of a queue of the same device) has completed.
   virtual void wait_for(EventImpl& event) = 0;
   virtual void finish() = 0;

@@ -58,11 +58,14 @@ std::uintptr_t Device::native_context() const {
   return core_->impl->native_context();
 }
 
-Queue Device::queue() const {
+Queue Device::queue() const { return queue(QueueOptions{}); }
+
+Queue Device::queue(const QueueOptions& options) const {
   const auto& i = info();  // throws on an empty handle
   (void)i;
   auto state = std::make_shared<Queue::State>();
   state->device = *this;
+  state->command_timing = options.command_timing;
   state->queue = std::make_shared<detail::LockedQueue>();
   state->queue->impl = core_->impl->create_queue();
   return Queue(std::move(state));

@@ -111,12 +111,40 @@ Range default_local(const Range& global, std::size_t max_group) {
   return local;
 }
 
-// A launch's shape, checked: 1 to 3 dimensions, and the local size (duet's choice when not given)
-// of as many, none of them 0, in a group the device allows.
-Range checked_local_size(const Range& global, const Range& local_in, const DeviceInfo& info) {
+std::string size_text(const std::array<std::size_t, 3>& size, int dims) {
+  std::string s = std::to_string(size[0]);
+  for (int d = 1; d < dims; ++d) s += "x" + std::to_string(size[static_cast<std::size_t>(d)]);
+  return s;
+}
+
+// The local size of a kernel declared with REQD_GROUP_SIZE(x, y, z): that size in the launch's
+// dimensions, which the launch may leave to duet (Range()) or repeat, but not change. Checked here
+// because the drivers' own refusals (CL_INVALID_WORK_GROUP_SIZE, CUDA_ERROR_INVALID_VALUE) name
+// neither the kernel nor the size it needs.
+Range required_local_size(const KernelSignature& sig, const Range& global, const Range& given) {
+  const std::array<std::size_t, 3>& need = sig.required_group_size;
+  Range local = global;
+  for (int d = 0; d < 3; ++d) local.size[static_cast<std::size_t>(d)] = d < global.dims ? need[static_cast<std::size_t>(d)] : 1;
+  const std::string required =
+      "kernel '" + sig.name + "' requires work-groups of " + size_text(need, 3) + " (REQD_GROUP_SIZE)";
+  if (local.size != need)
+    throw ArgumentError(required + " but the launch's global size has " + std::to_string(global.dims) +
+                        " dimension(s); launch it over " + (need[2] != 1 ? "3" : "2") + " dimensions");
+  if (given.dims != 0 && (given.dims != global.dims || given.size != local.size))
+    throw ArgumentError(required + " but the launch gives a local size of " + size_text(given.size, given.dims) +
+                        "; pass Range() as the local size, or " + size_text(local.size, global.dims));
+  return local;
+}
+
+// A launch's shape, checked: 1 to 3 dimensions, and the local size (the kernel's required size or
+// duet's choice when not given) of as many, none of them 0, in a group the device allows.
+Range checked_local_size(const Kernel& kernel, const Range& global, const Range& local_in, const DeviceInfo& info) {
   if (global.dims < 1 || global.dims > 3)
     throw ArgumentError("the global size of a launch needs 1 to 3 dimensions");
-  Range local = local_in.dims == 0 ? default_local(global, info.max_group_size) : local_in;
+  const std::optional<KernelSignature>& sig = kernel.signature();
+  Range local = sig && sig->requires_group_size() ? required_local_size(*sig, global, local_in)
+                : local_in.dims == 0               ? default_local(global, info.max_group_size)
+                                                   : local_in;
   if (local.dims != global.dims)
     throw ArgumentError("the local size has " + std::to_string(local.dims) +
                         " dimension(s) but the global size has " + std::to_string(global.dims));
@@ -207,13 +235,29 @@ class EnqueueScope {
   std::vector<backend::LaunchArg>& launch_scratch() { return s_.launch_scratch; }
   detail::LaunchLog& launch_log() { return *s_.queue->log; }
   const std::shared_ptr<detail::LaunchLog>& launch_log_shared() const { return s_.queue->log; }
+  const std::shared_ptr<detail::LockedQueue>& locked_queue() const { return s_.queue; }
 
-  // Enqueues op(backend queue) and returns the operation's (pending) event. A kernel's fault that
-  // the driver reports here, at a later operation, becomes a KernelFaultError.
+  // Enqueues op(backend queue), then after(backend queue), and returns the operation's (pending)
+  // event. On a queue with command timing the backend times op's commands alone: `after` is work
+  // duet adds to the operation (DUET_CHECK's guard-zone check) that its duration leaves out. A
+  // kernel's fault that the driver reports here, at a later operation, becomes a KernelFaultError.
+  template <class Op, class After>
+  Event enqueue(Op&& op, After&& after) {
+    std::shared_ptr<backend::CommandTimeImpl> time;
+    detail::watching_faults(s_.device, s_.queue->log.get(), [&] {
+      backend::QueueImpl& q = settled_queue();
+      if (s_.command_timing) q.start_timing();
+      op(q);
+      if (s_.command_timing) time = q.stop_timing();
+      after(q);
+    });
+    Event event = pending_event();
+    if (s_.command_timing) s_.last->command_time = std::move(time);
+    return event;
+  }
   template <class Op>
   Event enqueue(Op&& op) {
-    detail::watching_faults(s_.device, s_.queue->log.get(), [&] { op(settled_queue()); });
-    return pending_event();
+    return enqueue(op, [](backend::QueueImpl&) {});
   }
 
   // The backend queue, for work that hands out no pending event of its own: recording an event,
@@ -241,6 +285,7 @@ class EnqueueScope {
       s_.last->device = s_.device;
       s_.last->queue = s_.queue;
       s_.last->log = s_.queue->log;
+      s_.last->origin = s_.queue;
     }
     return Event(s_.last);
   }
@@ -271,19 +316,22 @@ Event Queue::launch_args(const Kernel& kernel, const Range& global, const Range&
   if (queue_device != kernel.device())
     device_mismatch(queue_device, kernel.device(), "kernel '" + kernel.name() + "'");
   const DeviceInfo& info = queue_device.info();
-  const Range local = checked_local_size(global, local_in, info);
+  const Range local = checked_local_size(kernel, global, local_in, info);
   std::vector<backend::LaunchArg>& backend_args = scope.launch_scratch();
   translate_args(kernel, args, queue_device, info, backend_args);
   check_args(kernel, args);
   const backend::LaunchShape shape = launch_shape(global, local);
   const bool empty = global[0] == 0 || global[1] == 0 || global[2] == 0;
-  Event event = scope.enqueue([&](backend::QueueImpl& q) {
-    if (empty) return;
-    q.launch(kernel.impl(), shape, backend_args);
-    scope.launch_log().launched(kernel.name());
-    if (detail::checked_mode()) detail::check_guard_zones(queue_device, q, scope.launch_log(), kernel, args);
-  });
-  return event;
+  return scope.enqueue(
+      [&](backend::QueueImpl& q) {
+        if (empty) return;
+        q.launch(kernel.impl(), shape, backend_args);
+        scope.launch_log().launched(kernel.name());
+      },
+      [&](backend::QueueImpl& q) {
+        if (!empty && detail::checked_mode())
+          detail::check_guard_zones(queue_device, q, scope.launch_log(), kernel, args);
+      });
 }
 
 Event Queue::write_bytes(RawBuffer& dst, std::size_t offset, const void* src, std::size_t bytes,
@@ -349,6 +397,8 @@ Event Queue::record() {
   auto e = std::make_shared<detail::EventState>();
   e->device = scope.device();
   e->log = scope.launch_log_shared();
+  e->origin = scope.locked_queue();
+  e->point = true;
   e->impl = detail::watching_faults(scope.device(), e->log.get(), [&] { return scope.settled_queue().record(); });
   return Event(std::move(e));
 }
@@ -532,9 +582,34 @@ bool Event::done() const {
   return detail::watching_faults(s.device, s.log.get(), [&] { return e.done(); });
 }
 
+double Event::duration_ms() const {
+  const detail::EventState& s = event_state(state_);
+  if (s.point)
+    throw TimingUnavailableError(
+        "duration_ms: this event comes from Queue::record(), which marks a point in the queue, not an "
+        "operation, so it has no duration; time the span between two events with elapsed_ms(start, end)");
+  if (!s.command_time)
+    throw TimingUnavailableError(
+        "duration_ms: the event's queue was made without command timing, so its operations are not "
+        "timed; make the queue with device.queue(duet::QueueOptions{true}) (QueueOptions::command_timing), "
+        "or time between two events of the queue with elapsed_ms(start, end)");
+  wait();  // with DUET_KERNEL_TIMEOUT's deadline, and faults named
+  return detail::watching_faults(s.device, s.log.get(), [&] { return s.command_time->duration_ms(); });
+}
+
 double elapsed_ms(const Event& start, const Event& end) {
-  if (start.device() != end.device())
-    throw DeviceMismatchError("elapsed_ms: the events belong to different devices; time two events of one queue");
+  const detail::EventState& a = event_state(start.state_);
+  const detail::EventState& b = event_state(end.state_);
+  // Two devices, even of one backend, have clocks of their own; two queues of one device may run
+  // side by side, so the span between their events is not the time either queue spent.
+  if (a.device != b.device)
+    throw ArgumentError("elapsed_ms: the start event is of " + a.device.info().id() + " and the end event of " +
+                        b.device.info().id() + "; device clocks cannot be compared, so time two events of "
+                        "one queue (or each operation with Event::duration_ms)");
+  if (a.origin.owner_before(b.origin) || b.origin.owner_before(a.origin))
+    throw ArgumentError("elapsed_ms: the two events belong to different queues of " + a.device.info().id() +
+                        "; time two events of one queue (that queue may Queue::wait for the other's event first), "
+                        "or each operation with Event::duration_ms");
   end.wait();  // with DUET_KERNEL_TIMEOUT's deadline, and faults named
   return detail::watching_faults(end.device(), nullptr,
                                  [&] { return start.impl().elapsed_ms_until(end.impl()); });

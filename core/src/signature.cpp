@@ -1,8 +1,10 @@
-// A small tokenizer over dialect source: enough to find `KERNEL void name(params)` and classify each
-// parameter as a buffer (a pointer) or a scalar, with its type after define substitution.
+// A small tokenizer over dialect source: enough to find `KERNEL void name(params)` (or
+// `KERNEL REQD_GROUP_SIZE(x, y, z) void name(params)`) and classify each parameter as a buffer (a
+// pointer) or a scalar, with its type after define substitution.
 #include "signature.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <optional>
 #include <set>
@@ -156,6 +158,47 @@ bool parse_param(std::vector<std::string> tokens, const Defines& defines, Kernel
   return true;
 }
 
+// A group size as REQD_GROUP_SIZE takes it: a decimal integer (u suffix allowed), written or
+// expanded from a define, in parentheses or not; 0 for anything else. Capped so that the product
+// of three cannot overflow.
+std::size_t group_extent(const std::vector<std::string>& written, const Defines& defines) {
+  const std::optional<std::vector<std::string>> expanded = substitute(written, defines);
+  if (!expanded) return 0;
+  std::size_t first = 0, last = expanded->size();
+  while (last - first >= 3 && (*expanded)[first] == "(" && (*expanded)[last - 1] == ")") ++first, --last;
+  if (last - first != 1) return 0;
+  std::string digits = (*expanded)[first];
+  if (!digits.empty() && (digits.back() == 'u' || digits.back() == 'U')) digits.pop_back();
+  if (digits.empty() || digits.size() > 7 || digits[0] == '0' ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return 0;
+  return static_cast<std::size_t>(std::stoul(digits));
+}
+
+// Reads `REQD_GROUP_SIZE(x, y, z)` starting at tokens[at] into `size`; returns the index after it,
+// or 0 when it is not three group sizes.
+std::size_t parse_required_group_size(const std::vector<std::string>& tokens, std::size_t at,
+                                      const Defines& defines, std::array<std::size_t, 3>& size) {
+  if (at + 1 >= tokens.size() || tokens[at + 1] != "(") return 0;
+  std::vector<std::vector<std::string>> args(1);
+  int depth = 0;
+  for (std::size_t j = at + 2; j < tokens.size(); ++j) {
+    const std::string& t = tokens[j];
+    if (t == "(") ++depth;
+    if (t == ")" && depth-- == 0) {
+      if (args.size() != 3) return 0;
+      for (std::size_t d = 0; d < 3; ++d)
+        if ((size[d] = group_extent(args[d], defines)) == 0) return 0;
+      return j + 1;
+    }
+    if (t == "," && depth == 0)
+      args.emplace_back();
+    else
+      args.back().push_back(t);
+  }
+  return 0;
+}
+
 }  // namespace
 
 std::map<std::string, KernelSignature> parse_kernel_signatures(const std::string& source,
@@ -165,11 +208,17 @@ std::map<std::string, KernelSignature> parse_kernel_signatures(const std::string
   auto tokens = tokenize(text);
   std::map<std::string, KernelSignature> result;
   for (std::size_t i = 0; i + 3 < tokens.size(); ++i) {
-    if (tokens[i] != "KERNEL" || tokens[i + 1] != "void" || !is_identifier(tokens[i + 2]) || tokens[i + 3] != "(")
-      continue;
+    if (tokens[i] != "KERNEL") continue;
     KernelSignature sig;
-    sig.name = tokens[i + 2];
-    std::size_t j = i + 4;
+    std::size_t at = i + 1;  // the return type
+    if (tokens[at] == "REQD_GROUP_SIZE") {
+      at = parse_required_group_size(tokens, at, all, sig.required_group_size);
+      if (at == 0) continue;  // not a size duet can read: the kernel goes unchecked
+    }
+    if (at + 2 >= tokens.size() || tokens[at] != "void" || !is_identifier(tokens[at + 1]) || tokens[at + 2] != "(")
+      continue;
+    sig.name = tokens[at + 1];
+    std::size_t j = at + 3;
     int depth = 0;
     std::vector<std::string> current;
     bool ok = true, closed = false;

@@ -12,7 +12,8 @@
 namespace duet::detail {
 
 // Every `KERNEL void name(...)` in `source`, with define names in parameter types replaced by their
-// values. Kernels whose parameters it cannot make sense of are left out.
+// values, and the sizes of `KERNEL REQD_GROUP_SIZE(x, y, z) void name(...)`. Kernels whose
+// parameters or required group size it cannot make sense of are left out.
 std::map<std::string, KernelSignature> parse_kernel_signatures(const std::string& source,
                                                                const Defines& defines);
 

@@ -93,6 +93,12 @@ struct EventState {
   std::shared_ptr<backend::EventImpl> impl;  // null while pending; never changes once set
   std::shared_ptr<LockedQueue> queue;        // where a pending event is recorded
   std::shared_ptr<const LaunchLog> log;      // the kernels of its queue, should a wait fail
+  // Its queue, kept once recorded too, without keeping the queue alive: elapsed_ms compares two
+  // events' queues by it (owner_before, so an address reused by a later queue never matches).
+  std::weak_ptr<const LockedQueue> origin;
+  // Set before the event is handed out, then constant (a reused spare was held by no one).
+  bool point = false;  // made by Queue::record(): a point, not an operation, so no duration
+  std::shared_ptr<backend::CommandTimeImpl> command_time;  // on a queue with command timing
 
   // For a caller that holds queue->mutex already: an enqueue settling the event before its own.
   backend::EventImpl& materialise_locked() {
@@ -127,6 +133,7 @@ struct Queue::State {
   std::shared_ptr<detail::LockedQueue> queue;
   std::shared_ptr<detail::EventState> last;   // the event of the latest operation, maybe pending
   std::shared_ptr<detail::EventState> spare;  // a pending event nobody kept, for reuse
+  bool command_timing = false;                // QueueOptions::command_timing
   std::vector<backend::LaunchArg> launch_scratch;
   // What modules keep per queue (extension::queue_slot), by key. Last, so it goes first: what it
   // holds is freed while the queue still exists.

@@ -69,6 +69,16 @@ std::vector<std::string> backend_names();
 // Every device of every backend that loaded, CUDA first, then OpenCL (platform order).
 std::vector<DeviceInfo> devices();
 
+// How a queue is made (Device::queue).
+struct QueueOptions {
+  // Every operation's event can tell how long the operation ran on the device
+  // (Event::duration_ms). Off by default, since it costs each operation on that queue: on CUDA an
+  // event recorded before the operation and one after it (two more driver calls and one
+  // allocation); on OpenCL a launch asks for an event of its own, which devices whose markers are
+  // timed otherwise spare it. Queues without it pay nothing.
+  bool command_timing = false;
+};
+
 // Compile-time values for a kernel, emitted as #define NAME VALUE before the source.
 using Defines = std::vector<std::pair<std::string, std::string>>;
 
@@ -89,6 +99,7 @@ class Device {
 
   const DeviceInfo& info() const;
   Queue queue() const;
+  Queue queue(const QueueOptions& options) const;
   // Compile dialect source (see kernels/prelude.h). `name` labels the source in compiler logs.
   // A program with the same source and defines is compiled once per device and then shared.
   // Before any compiler sees it, and alike on every backend (compile_native too), a source with a

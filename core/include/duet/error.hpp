@@ -52,6 +52,12 @@ struct KernelNotFoundError : Error {
 struct ArgumentError : Error {
   explicit ArgumentError(const std::string& m) : Error(ErrorKind::argument, m) {}
 };
+// Event::duration_ms of an event that has no duration: one of Queue::record() (a point, not an
+// operation), or of a queue made without QueueOptions::command_timing. An ArgumentError, so its
+// kind is ErrorKind::argument.
+struct TimingUnavailableError : ArgumentError {
+  explicit TimingUnavailableError(const std::string& m) : ArgumentError(m) {}
+};
 struct BufferSizeError : Error {
   explicit BufferSizeError(const std::string& m) : Error(ErrorKind::buffer_size, m) {}
 };
@@ -90,8 +96,10 @@ class DriverError : public Error {
   std::string native_name_;
 };
 
-// The kernel source did not compile. log() is the compiler's whole log; line() is the first line
-// of the user's own source (not the prelude) that the log points at, or 0 when it names none.
+// The kernel source did not compile. what() names the source and the line and ends with the
+// compiler's whole log, once, so printing what() alone shows everything; log() is that same log on
+// its own, for programs that show it apart. line() is the first line of the user's own source (not
+// the prelude) that the log points at, or 0 when it names none.
 class CompileError : public Error {
  public:
   CompileError(const std::string& backend, const std::string& source_name, const std::string& log,

@@ -2,6 +2,8 @@
 // point of it, found by name. Both are cheap, copyable, thread-safe handles.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,6 +32,10 @@ struct KernelParam {
 struct KernelSignature {
   std::string name;
   std::vector<KernelParam> params;
+  // REQD_GROUP_SIZE(x, y, z) of the declaration: the one local size the kernel may be launched
+  // with (Queue::launch uses it when given Range(), and refuses any other); all 0 when it has none.
+  std::array<std::size_t, 3> required_group_size{0, 0, 0};
+  bool requires_group_size() const noexcept { return required_group_size[0] != 0; }
 };
 
 class Kernel {

@@ -70,9 +70,21 @@ struct EventState;
 }
 
 // A point in a queue's timeline: it completes when everything enqueued on its queue before it has
-// completed. Every launch, transfer and fill returns one; Queue::record() makes one explicitly.
-// Events are cheap when unused: the driver's event is only created when an Event is kept past the
-// next operation on its queue, or used. Events may be waited on from any thread.
+// completed. Every launch, transfer, fill, copy and unmap returns one; Queue::record() makes one
+// explicitly. Events may be waited on from any thread.
+//
+// What an operation's event marks: the point right after that operation in its queue, and after
+// no later one. duet creates the driver's event lazily (a CUDA event recorded on the stream, an
+// OpenCL marker enqueued on the queue): when the event is first used (wait, done, elapsed_ms,
+// duration_ms, Queue::wait), or just before the next operation on its queue if the event is still
+// held, whichever comes first. So an event kept past later operations still marks its own, and
+// events dropped unused cost no driver call. Under DUET_CHECK=1 a launch's event comes after the
+// guard-zone check that follows the launch. Queue::record() creates its driver event at once.
+//
+// What its time is (elapsed_ms): the moment the device reached that point, which is when everything
+// before it had ended, or, if the queue had already run dry, when duet created the driver's event.
+// For a span with no idle time in it, record() both ends right after enqueueing (as a timing loop
+// does), or time single operations with duration_ms.
 class Event {
  public:
   Event() = default;
@@ -81,15 +93,26 @@ class Event {
   void wait() const;
   // Whether the event has completed; never blocks.
   bool done() const;
+  // How long the event's operation ran on the device, in milliseconds: from the start of its first
+  // command to the end of its last (a launch: the kernel; a transfer, copy or fill: the transfer),
+  // by the device's clock, without the time it waited in the queue. Waits for the operation. Needs
+  // a queue made with QueueOptions::command_timing (device.hpp); an operation with nothing to do
+  // (an empty launch, zero bytes) lasts 0 ms. TimingUnavailableError for an event of another
+  // queue, and for one of Queue::record() (a point has no duration); ReleasedError when empty.
+  double duration_ms() const;
   bool valid() const noexcept { return state_ != nullptr; }
   const Device& device() const;
   backend::EventImpl& impl() const;
 
  private:
+  friend double elapsed_ms(const Event& start, const Event& end);
   std::shared_ptr<detail::EventState> state_;
 };
 
-// Device time in milliseconds between two events of the same queue. Waits for both.
+// Device time in milliseconds from `start` to `end`, two events of the same queue (see Event for
+// what each point's time is). Waits for both. ArgumentError, before waiting, when the events
+// belong to different queues (their spans overlap and neither queue's time is measured) or to
+// different devices (their clocks differ); ReleasedError when either is empty.
 double elapsed_ms(const Event& start, const Event& end);
 
 // How a mapped range is used (Queue::map). `write` promises to overwrite the whole range, so its
