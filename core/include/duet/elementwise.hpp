@@ -41,6 +41,7 @@
 // used from several threads at once. Calls are asynchronous like Queue::launch.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -83,6 +84,20 @@ class ElementwiseKernel {
   // always arrays), compiling it on first use. Calling it early reports a CompileError before any
   // data is involved.
   Kernel kernel(const std::vector<ArgKind>& kinds) const;
+
+  // Compiling ahead. A call compiles the variant for its argument kinds the first time those kinds
+  // are seen, which takes milliseconds to seconds; compile_ahead does it now, so that the first call
+  // (a timed one, say) only enqueues. Blocking; CompileError and ArgumentError as for kernel().
+  //   k.compile_ahead();                     // every argument an array: k(q, x, y, z)
+  //   k.compile_ahead({A, S, A});            // x an array, the second input a value: k(q, x, 0.1f, y)
+  //   k.compile_ahead({{A, A, A}, {A, S, A}});  // both
+  // (A = ArgKind::array, S = ArgKind::scalar; one kind per parameter, inputs then outputs.)
+  void compile_ahead() const;
+  void compile_ahead(const std::vector<ArgKind>& kinds) const;
+  void compile_ahead(const std::vector<std::vector<ArgKind>>& variants) const;
+  // How many variants this kernel and its copies hold compiled. A call whose variant is compiled
+  // already leaves it unchanged: that is how to tell that a call compiled nothing.
+  std::size_t compiled_variants() const;
   // The dialect source duet generates for these argument kinds.
   std::string source(const std::vector<ArgKind>& kinds) const;
 

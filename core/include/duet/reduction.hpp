@@ -85,6 +85,18 @@ class ReductionKernel {
                    const std::vector<KernelArg>& args) const;
   Event reduce_into_args(Queue& q, const KernelArg& result, const std::vector<KernelArg>& args) const;
 
+  // Compiling ahead, as in ElementwiseKernel: a call compiles the program for its input kinds the
+  // first time those kinds are seen; compile_ahead does it now, so that the first call only
+  // enqueues. One kind per input (the result is always a buffer or the returned value).
+  //   sum.compile_ahead();                 // every input an array
+  //   dot.compile_ahead({{A, A}, {A, S}}); // x and y arrays; x an array and y one value
+  void compile_ahead() const;
+  void compile_ahead(const std::vector<ArgKind>& kinds) const;
+  void compile_ahead(const std::vector<std::vector<ArgKind>>& variants) const;
+  // How many input-kind variants this kernel and its copies hold compiled; a call that compiled
+  // nothing leaves it unchanged.
+  std::size_t compiled_variants() const;
+
   // The dialect source for these input kinds (one per input), with the device's group size.
   std::string source(const std::vector<ArgKind>& kinds) const;
   // The same generator without a device, for a work-group size `group_size` (a power of two);

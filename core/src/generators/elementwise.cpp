@@ -157,6 +157,22 @@ Kernel ElementwiseKernel::kernel(const std::vector<ArgKind>& kinds) const {
   return k;
 }
 
+void ElementwiseKernel::compile_ahead() const {
+  compile_ahead(std::vector<ArgKind>(state().spec.all.size(), ArgKind::array));
+}
+
+void ElementwiseKernel::compile_ahead(const std::vector<ArgKind>& kinds) const { kernel(kinds); }
+
+void ElementwiseKernel::compile_ahead(const std::vector<std::vector<ArgKind>>& variants) const {
+  for (const std::vector<ArgKind>& kinds : variants) kernel(kinds);
+}
+
+std::size_t ElementwiseKernel::compiled_variants() const {
+  State& s = const_cast<State&>(state());
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return s.kernels.size();
+}
+
 Event ElementwiseKernel::call(Queue& q, const std::vector<KernelArg>& args) const {
   const State& s = state();
   detail::gen::CheckedArgs checked =

@@ -320,6 +320,24 @@ std::string ReductionKernel::generate_source(std::string_view result_type, std::
                   group_size);
 }
 
+void ReductionKernel::compile_ahead() const {
+  compile_ahead(std::vector<ArgKind>(state().spec.inputs.size(), ArgKind::array));
+}
+
+void ReductionKernel::compile_ahead(const std::vector<ArgKind>& kinds) const {
+  const_cast<State&>(state()).variant(kinds);
+}
+
+void ReductionKernel::compile_ahead(const std::vector<std::vector<ArgKind>>& variants) const {
+  for (const std::vector<ArgKind>& kinds : variants) compile_ahead(kinds);
+}
+
+std::size_t ReductionKernel::compiled_variants() const {
+  State& s = const_cast<State&>(state());
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return s.kernels.size();
+}
+
 void ReductionKernel::reduce_args(Queue& q, void* result, ScalarType result_type, std::size_t result_bytes,
                                   const std::vector<KernelArg>& args) const {
   State& s = const_cast<State&>(state());
