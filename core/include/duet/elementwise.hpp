@@ -101,13 +101,15 @@ class ElementwiseKernel {
   // The dialect source duet generates for these argument kinds.
   std::string source(const std::vector<ArgKind>& kinds) const;
 
-  // The same generator without a device (for offline compiles, e.g. compile_for_cuda_arch). Throws
+  // The same generator without a device (for offline compiles, e.g. compile_for_cuda_arch), for a
+  // device of kind `device_kind`: GPUs get a grid-stride loop (any grid covers every element), CPUs
+  // one element per work-item (the grid must have a work-item for every element). Throws
   // ArgumentError like the constructor. The kernel is called `duet_<name>` (a prefix, so that no name
   // collides with an OpenCL built-in such as dot or max); compiler logs name the body's lines
   // "<name>.body:1" (NVRTC: "<name>.body(1)").
   static std::string generate_source(std::string_view inputs, std::string_view outputs, std::string_view body,
                                      std::string_view name, const std::vector<ArgKind>& kinds,
-                                     std::string_view preamble = {});
+                                     std::string_view preamble = {}, DeviceKind device_kind = DeviceKind::gpu);
 
   const std::string& name() const;
   const std::vector<GeneratedParam>& inputs() const;
