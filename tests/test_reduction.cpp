@@ -410,7 +410,7 @@ TEST_CASE("ReductionKernel sources compile for sm_90 with NVRTC") {
     CAPTURE(std::string(c.map));
     for (const auto& [group, kind] : {std::pair{std::size_t{64}, duet::DeviceKind::gpu},
                                       std::pair{std::size_t{256}, duet::DeviceKind::gpu},
-                                      std::pair{std::size_t{2048}, duet::DeviceKind::cpu}}) {
+                                      std::pair{std::size_t{1024}, duet::DeviceKind::cpu}}) {
       CAPTURE(group);
       CAPTURE(duet::to_string(kind));
       const std::string src = duet::ReductionKernel::generate_source(

@@ -7,7 +7,7 @@
 //   sum.reduce_into(queue, result, x);           // asynchronous: writes result[0]
 //
 // The result is reduce(... reduce(identity, map(0)) ..., map(n - 1)) in some order: duet maps every
-// element, accumulates several elements per work-item (on GPUs with a grid-stride loop; on CPUs 16
+// element, accumulates several elements per work-item (on GPUs with a grid-stride loop; on CPUs 32
 // of them, pairwise, in a block per group, with no loop, so that PoCL vectorises across
 // work-items), combines each work-group's values into one partial result, and combines the
 // partials with one group: for up to single_pass_limit() elements in the same launch (the last
@@ -102,7 +102,7 @@ class ReductionKernel {
   // The dialect source for these input kinds (one per input), with the device's group size.
   std::string source(const std::vector<ArgKind>& kinds) const;
   // The same generator without a device, for a work-group size `group_size` (a power of two) and a
-  // device of kind `device_kind` (GPUs: a grid-stride loop; CPUs: a block of 16 x group_size
+  // device of kind `device_kind` (GPUs: a grid-stride loop; CPUs: a block of 32 x group_size
   // elements per group); ArgumentError like the constructor. The program has two kernels:
   // `duet_<name>` (each group reduces its share of the inputs into partials[group]; with `single`
   // set the last group also reduces the partials into out[0]) and `duet_<name>_finish` (one group
@@ -118,7 +118,7 @@ class ReductionKernel {
   ScalarType result_type() const;
   const std::vector<GeneratedParam>& inputs() const;
   const Device& device() const;
-  // Work-items per group (a power of two: at most 256 on GPUs, 2048 on CPUs); the most groups of the
+  // Work-items per group (a power of two: at most 256 on GPUs, 1024 on CPUs); the most groups of the
   // first pass (on CPUs no limit: SIZE_MAX, a group per block); the elements one group takes per
   // sweep (on CPUs its whole block); and the most elements reduced in one launch.
   std::size_t group_size() const;
