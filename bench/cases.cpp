@@ -1,5 +1,6 @@
-// The benchmark's cases on one device: the copy ceiling, then every shared kernel at the plan's
-// sizes, then the launch overhead.
+// The benchmark's cases on one device: the copy ceiling, then every shared kernel and the two
+// generators (an ElementwiseKernel z = x + y, a ReductionKernel sum) at the plan's sizes, then the
+// launch overhead.
 //
 // Every case follows the same steps: allocate enough input/output sets that together they span
 // twice the last-level cache (so each run reads data no earlier run left cached), fill the inputs

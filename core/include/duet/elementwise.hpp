@@ -1,6 +1,6 @@
 // Elementwise kernels generated from a one-line body. duet writes the dialect kernel around the body,
-// compiles it on first use for each combination of array and scalar arguments, and runs it over the
-// common length of the arrays:
+// compiles it on first use (or ahead: compile_ahead) for each combination of array and scalar
+// arguments, and runs it over the common length of the arrays:
 //
 //   duet::ElementwiseKernel leaky(device, "float x, float slope", "float y",
 //                                 "y = x > 0 ? x : slope * x", "leaky_relu");
@@ -36,6 +36,10 @@
 // (line 1 is the body's first line) and source_name() is "<name>.body" (or "<name>.preamble").
 // Wrong argument count, kind or type throw ArgumentError; arrays of different lengths throw
 // BufferSizeError naming both parameters.
+//
+// Launch. On GPUs a grid of at most 32 groups per compute unit strides over the elements; on CPUs
+// each work-item takes one element with no loop around the body, which lets PoCL vectorise across
+// work-items (a generated z = x + y runs as fast as the hand-written vector_add).
 //
 // Handles. An ElementwiseKernel is a cheap handle: copies share the compiled variants. It may be
 // used from several threads at once. Calls are asynchronous like Queue::launch.
