@@ -242,8 +242,9 @@ TEST_CASE("ReductionKernel: one launch and two give the same bits, call after ca
       CAPTURE(n);
       double want = 0, abs_sum = 0;
       for (std::size_t i = 0; i < n; ++i) want += x[i], abs_sum += std::fabs(x[i]);
+      const std::vector<float> prefix(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n));
       duet::Buffer<float> dx(dev, n);
-      q.write(dx, std::vector<float>(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n)));
+      q.write(dx, prefix);  // asynchronous: prefix outlives it
       // Within the bound of a pairwise sum over groups; the exact-sum test catches lost elements.
       const double depth = double(n) / double(sum.group_size()) + 64;
       std::vector<float> got;

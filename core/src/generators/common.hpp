@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +39,31 @@ const char* dialect_type(ScalarType t);
 std::string describe(const std::vector<GeneratedParam>& params);
 // "aas": one letter per kind, for cache keys.
 std::string kinds_key(const std::vector<ArgKind>& kinds);
+
+// A generator's compiled variants, one per combination of argument kinds. Each is compiled once,
+// under the lock, so that threads making their first calls at once compile it once.
+template <class Compiled>
+class Variants {
+ public:
+  template <class Compile>
+  Compiled get(const std::vector<ArgKind>& kinds, Compile&& compile) {
+    const std::string key = kinds_key(kinds);
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto found = compiled_.find(key);
+    if (found != compiled_.end()) return found->second;
+    Compiled c = compile();
+    compiled_.emplace(key, c);
+    return c;
+  }
+  std::size_t size() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return compiled_.size();
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, Compiled> compiled_;  // by kinds_key
+};
 
 // Writes generated source line by line. The generated lines belong to the pseudo-file `file`
 // ("f.elementwise") and keep their own line numbers; each user snippet is placed behind

@@ -7,8 +7,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <map>
-#include <mutex>
 
 #include "common.hpp"
 #include "duet/error.hpp"
@@ -113,8 +111,7 @@ struct ElementwiseKernel::State {
   detail::gen::Layout layout = detail::gen::Layout::grid_stride;
   std::size_t group = 256;
   std::size_t max_groups = 32;  // grid_stride only
-  std::mutex mutex;
-  std::map<std::string, Kernel> kernels;  // by kinds_key
+  detail::gen::Variants<Kernel> variants;
 };
 
 ElementwiseKernel::ElementwiseKernel(const Device& device, std::string_view inputs, std::string_view outputs,
@@ -157,14 +154,10 @@ std::string ElementwiseKernel::generate_source(std::string_view inputs, std::str
 
 Kernel ElementwiseKernel::kernel(const std::vector<ArgKind>& kinds) const {
   State& s = const_cast<State&>(state());
-  const std::string key = detail::gen::kinds_key(kinds);
-  std::lock_guard<std::mutex> lock(s.mutex);
-  auto found = s.kernels.find(key);
-  if (found != s.kernels.end()) return found->second;
-  Kernel k =
-      detail::gen::compile(s.device, generate(s.spec, kinds, s.layout), file_of(s.spec)).kernel(entry_of(s.spec));
-  s.kernels.emplace(key, k);
-  return k;
+  return s.variants.get(kinds, [&] {
+    return detail::gen::compile(s.device, generate(s.spec, kinds, s.layout), file_of(s.spec))
+        .kernel(entry_of(s.spec));
+  });
 }
 
 void ElementwiseKernel::compile_ahead() const {
@@ -177,11 +170,7 @@ void ElementwiseKernel::compile_ahead(const std::vector<std::vector<ArgKind>>& v
   for (const std::vector<ArgKind>& kinds : variants) kernel(kinds);
 }
 
-std::size_t ElementwiseKernel::compiled_variants() const {
-  State& s = const_cast<State&>(state());
-  std::lock_guard<std::mutex> lock(s.mutex);
-  return s.kernels.size();
-}
+std::size_t ElementwiseKernel::compiled_variants() const { return state().variants.size(); }
 
 Event ElementwiseKernel::call(Queue& q, const std::vector<KernelArg>& args) const {
   const State& s = state();

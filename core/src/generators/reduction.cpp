@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
-#include <map>
 #include <mutex>
 
 #include "common.hpp"
@@ -289,8 +288,7 @@ struct ReductionKernel::State {
   struct Kernels {
     Kernel first, finish;
   };
-  std::mutex mutex;
-  std::map<std::string, Kernels> kernels;  // by kinds_key
+  detail::gen::Variants<Kernels> variants;
 
   // Per-queue scratch: the queue is held so that its address stays unique while the entry lives.
   struct Scratch {
@@ -309,14 +307,10 @@ struct ReductionKernel::State {
   std::uint64_t clock = 0;
 
   Kernels variant(const std::vector<ArgKind>& kinds) {
-    const std::string key = detail::gen::kinds_key(kinds);
-    std::lock_guard<std::mutex> lock(mutex);
-    auto found = kernels.find(key);
-    if (found != kernels.end()) return found->second;
-    const Program p = detail::gen::compile(device, generate(spec, kinds, group, layout), file_of(spec));
-    Kernels k{p.kernel(entry_of(spec)), p.kernel(entry_of(spec) + "_finish")};
-    kernels.emplace(key, k);
-    return k;
+    return variants.get(kinds, [&] {
+      const Program p = detail::gen::compile(device, generate(spec, kinds, group, layout), file_of(spec));
+      return Kernels{p.kernel(entry_of(spec)), p.kernel(entry_of(spec) + "_finish")};
+    });
   }
 
   std::shared_ptr<Scratch> scratch_for(Queue& q) {
@@ -460,11 +454,7 @@ void ReductionKernel::compile_ahead(const std::vector<std::vector<ArgKind>>& var
   for (const std::vector<ArgKind>& kinds : variants) compile_ahead(kinds);
 }
 
-std::size_t ReductionKernel::compiled_variants() const {
-  State& s = const_cast<State&>(state());
-  std::lock_guard<std::mutex> lock(s.mutex);
-  return s.kernels.size();
-}
+std::size_t ReductionKernel::compiled_variants() const { return state().variants.size(); }
 
 void ReductionKernel::reduce_args(Queue& q, void* result, ScalarType result_type, std::size_t result_bytes,
                                   const std::vector<KernelArg>& args) const {
