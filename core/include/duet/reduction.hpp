@@ -39,10 +39,12 @@
 // Handles and memory. A ReductionKernel is a cheap handle: copies share the compiled variants and
 // the scratch memory. It may be used from several threads at once, on their own queues or on one
 // they share (calls on a shared queue take turns at its scratch while they enqueue). It keeps
-// a small scratch buffer (the groups' partial results and a result slot) for each queue it was
-// called on, so that calls on one queue reuse it without allocating and calls on different queues
-// never share it; it holds those queues (at most 8, the least recently used is dropped) until the
-// kernel is destroyed.
+// a small scratch buffer (the groups' partial results, a result slot and the one-launch pass's
+// count of finished groups) for each queue it was called on, so that calls on one queue reuse it
+// without allocating and calls on different queues never share it; it holds those queues (at most 8,
+// the least recently used is dropped) until the kernel is destroyed. On CPUs the partials grow with
+// the largest input (one value per elements_per_group() elements), allocated by the call that
+// first needs them.
 #pragma once
 
 #include <cstddef>
