@@ -142,7 +142,7 @@ int bench_main(const std::vector<std::string>& args, const std::string& program)
   app.add_flag("--all", options.all, "every device of every backend");
   app.add_option("-k,--kernels", options.kernels,
                  "comma-separated kernels to run (copy always runs: it is the bandwidth ceiling): "
-                 "vector_add, multiply, matmul, heat_step, heat, launch")
+                 "vector_add, multiply, elementwise, reduction, matmul, heat_step, heat, launch")
       ->delimiter(',')
       ->check(CLI::IsMember(kernel_names()));
   app.add_flag("--smoke", options.smoke, "tiny sizes and few runs: checks the pipeline, measures nothing useful");

@@ -1,5 +1,6 @@
-// The benchmark's cases on one device: the copy ceiling, then every shared kernel at the plan's
-// sizes, then the launch overhead.
+// The benchmark's cases on one device: the copy ceiling, then every shared kernel and the two
+// generators (an ElementwiseKernel z = x + y, a ReductionKernel sum) at the plan's sizes, then the
+// launch overhead.
 //
 // Every case follows the same steps: allocate enough input/output sets that together they span
 // twice the last-level cache (so each run reads data no earlier run left cached), fill the inputs
@@ -128,8 +129,10 @@ class Bench {
               << std::flush;
     guarded([&] { copy_case(); });
     for (const auto& kernel : selected_) {
-      if (kernel == "vector_add" || kernel == "multiply") {
+      if (kernel == "vector_add" || kernel == "multiply" || kernel == "elementwise") {
         for (const std::size_t n : plan_.vector_n) guarded([&] { elementwise_case(kernel, n); });
+      } else if (kernel == "reduction") {
+        for (const std::size_t n : plan_.vector_n) guarded([&] { reduction_case(n); });
       } else if (kernel == "matmul") {
         for (const std::size_t n : plan_.matmul) guarded([&] { matmul_case(n); });
       } else if (kernel == "heat_step") {
@@ -314,9 +317,15 @@ class Bench {
     finish_row(m);
   }
 
-  // --- vector_add, multiply: 12 bytes per element -------------------------------------------------
+  // --- vector_add, multiply, elementwise (a generated z = x + y): 12 bytes per element -------------
   void elementwise_case(const std::string& kernel, std::size_t n) {
-    const bool add = kernel == "vector_add";
+    const bool add = kernel != "multiply";
+    // The generated kernel is made and compiled ahead, so the warm-up runs only the kernel.
+    ElementwiseKernel generated;
+    if (kernel == "elementwise") {
+      generated = ElementwiseKernel(device_, "float x, float y", "float z", "z = x + y", "bench_add");
+      generated.compile_ahead();
+    }
     Measurement& m = start(kernel, count_label(n));
     const int sets = sets_for(m, 3.0 * n * sizeof(float), double(n) * sizeof(float));
     if (!sets) return;
@@ -339,7 +348,9 @@ class Bench {
       queue_.fill(set.dc, std::numeric_limits<float>::quiet_NaN());
     }
     auto enqueue = [&](int k) {
-      if (add)
+      if (generated.valid())
+        generated(queue_, s[k].da, s[k].db, s[k].dc);
+      else if (add)
         vector_add(queue_, s[k].da, s[k].db, s[k].dc);
       else
         multiply(queue_, s[k].da, s[k].db, s[k].dc);
@@ -361,6 +372,51 @@ class Bench {
     m.max_error = worst;
     m.tolerance = (add ? 4.0 : 2.0) * kFloatEps;
     m.check = std::to_string(sets) + " sets, every element";
+    m.ok = m.max_error <= m.tolerance;
+    finish_row(m);
+  }
+
+  // --- reduction: a generated float sum, 4 bytes per element ----------------------------------------
+  void reduction_case(std::size_t n) {
+    Measurement& m = start("reduction", count_label(n));
+    const int sets = sets_for(m, double(n) * sizeof(float), double(n) * sizeof(float));
+    if (!sets) return;
+    ReductionKernel sum(device_, "float", "float x", "x", "a + b", "0", "bench_sum");
+    sum.compile_ahead();
+    struct Set {
+      std::vector<float> x;
+      Buffer<float> dx, result;
+    };
+    std::vector<Set> s(static_cast<std::size_t>(sets));
+    for (int k = 0; k < sets; ++k) {
+      Set& set = s[k];
+      set.x.resize(n);
+      // Whole numbers in [-8, 8]: every partial sum is a float exactly, so the sum is exact in any
+      // order and the check needs no rounding tolerance that a lost element could hide in.
+      fill_random(set.x, -8.5f, 8.5f, seed("reduction", k));
+      for (float& v : set.x) v = std::round(v);
+      set.dx = Buffer<float>(device_, n);
+      set.result = Buffer<float>(device_, 1);
+      queue_.write(set.dx, set.x);
+      queue_.fill(set.result, std::numeric_limits<float>::quiet_NaN());
+    }
+    auto enqueue = [&](int k) { sum.reduce_into(queue_, s[k].result, s[k].dx); };
+    for (int k = 0; k < sets; ++k) enqueue(k);
+    queue_.finish();
+    const Stats t = time_runs(plan_.runs, sets, 1, enqueue);
+    set_timing(m, t, double(n) * sizeof(float), "GB/s", 1e9);
+    set_limit(m, out_.copy_gbs, "copy bandwidth");
+
+    double worst = 0.0;
+    for (int k = 0; k < sets; ++k) {
+      double want = 0.0;
+      for (float v : s[k].x) want += v;
+      const double e = std::fabs(double(queue_.to_vector(s[k].result)[0]) - want);
+      worst = (std::isnan(e) || e > worst) ? e : worst;
+    }
+    m.max_error = worst;
+    m.tolerance = 0.0;
+    m.check = std::to_string(sets) + " sets, the sum of whole numbers (exact in float)";
     m.ok = m.max_error <= m.tolerance;
     finish_row(m);
   }
@@ -564,8 +620,8 @@ class Bench {
 }  // namespace
 
 const std::vector<std::string>& kernel_names() {
-  static const std::vector<std::string> names{"copy",      "vector_add", "multiply", "matmul",
-                                              "heat_step", "heat",       "launch"};
+  static const std::vector<std::string> names{"copy",   "vector_add", "multiply",  "elementwise", "reduction",
+                                              "matmul", "heat_step",  "heat",      "launch"};
   return names;
 }
 

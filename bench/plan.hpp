@@ -14,7 +14,7 @@ namespace duet::bench {
 struct Plan {
   std::string mode;  // "gpu", "cpu" or "smoke"
   std::size_t copy_n = 0;  // floats in each buffer of the copy ceiling
-  std::vector<std::size_t> vector_n;
+  std::vector<std::size_t> vector_n;  // vector_add, multiply and the generated elementwise and reduction
   std::vector<std::size_t> matmul;     // M = N = K
   std::vector<std::size_t> heat_step;  // grid side
   std::size_t heat_side = 0;           // grid side of the many-steps run

@@ -23,7 +23,7 @@ import os
 import re
 import sys
 
-KERNEL_ORDER = ["copy", "copy_kernel", "vector_add", "multiply", "matmul", "heat_step", "heat", "launch"]
+KERNEL_ORDER = ["copy", "copy_kernel", "vector_add", "multiply", "elementwise", "reduction", "matmul", "heat_step", "heat", "launch"]
 PEER_NAMES = {"cupy": "CuPy", "pyopencl": "PyOpenCL", "numpy": "numpy"}
 
 

@@ -1,6 +1,7 @@
 // duet::ElementwiseKernel: results against double-precision CPU references on every device at
-// awkward lengths (0, 1, around a group of 256, a large prime), arrays and broadcast scalars in every
-// position, several outputs and types, caching of the compiled variants; every kind of bad input as
+// awkward lengths (0, 1, primes, around a group of 256, none a multiple of a vector width, a large
+// prime), arrays and broadcast scalars in every position, several outputs and types, caching of the
+// compiled variants and compiling them ahead; every kind of bad input as
 // its own duet error; and (test suite "nvrtc") the generated source compiling for sm_90. Outputs are
 // poisoned before each call, so an element the kernel never wrote fails the comparison.
 #include <doctest/doctest.h>
@@ -20,7 +21,7 @@ using duet::ArgKind;
 constexpr ArgKind A = ArgKind::array;
 constexpr ArgKind S = ArgKind::scalar;
 
-const std::size_t kLengths[] = {0, 1, 2, 255, 256, 257, 1000003};
+const std::size_t kLengths[] = {0, 1, 2, 3, 7, 255, 256, 257, 4099, 65537, 1000003};
 
 // One correctly rounded float operation from the exact double value: error at most u * |want|.
 double one_rounding(double want) { return kUnitRoundoff * std::fabs(want) * 1.0001 + 1e-38; }
@@ -205,6 +206,41 @@ TEST_CASE("ElementwiseKernel: variants are compiled once per kind combination an
   });
 }
 
+TEST_CASE("ElementwiseKernel: compile_ahead compiles the variants, and the first call compiles nothing") {
+  for_each_device([](const duet::Device& dev) {
+    duet::ElementwiseKernel axpy(dev, "float a, float x, float y", "float z", "z = a * x + y", "axpy_ahead");
+    CHECK(axpy.compiled_variants() == 0);
+    axpy.compile_ahead({S, A, A, A});
+    CHECK(axpy.compiled_variants() == 1);
+    axpy.compile_ahead({{S, A, A, A}, {A, A, A, A}, {S, A, S, A}});
+    CHECK(axpy.compiled_variants() == 3);
+    axpy.compile_ahead();  // every argument an array: compiled already
+    CHECK(axpy.compiled_variants() == 3);
+    duet::Queue q = dev.queue();
+    const std::size_t n = 65537;
+    auto rng = make_rng("axpy ahead", n);
+    const std::vector<float> x = random_floats(rng, n), y = random_floats(rng, n);
+    duet::Buffer<float> dx(dev, n), dy(dev, n), dz(dev, n);
+    q.write(dx, x);
+    q.write(dy, y);
+    q.fill(dz, kNaN);
+    axpy(q, 3.0f, dx, dy, dz);
+    const std::vector<float> z = q.to_vector(dz);
+    std::vector<double> want(n);
+    for (std::size_t i = 0; i < n; ++i) want[i] = 3.0 * x[i] + y[i];
+    // Two roundings (a fused multiply-add has one), each at most u * (|3x| + |y|) <= 4u.
+    check_close(z, want, [](std::size_t) { return 8 * kUnitRoundoff; }, "axpy");
+    CHECK(axpy.compiled_variants() == 3);  // the call compiled nothing
+    const duet::ElementwiseKernel copy = axpy;
+    CHECK(copy.compiled_variants() == 3);
+    CHECK_THROWS_AS(axpy.compile_ahead({S, A, A, S}), duet::ArgumentError);  // an output must be an array
+    CHECK_THROWS_AS(axpy.compile_ahead({{A, A, A, A}, {A}}), duet::ArgumentError);
+    duet::ElementwiseKernel broken(dev, "float x", "float y", "y = x + nope_5", "broken_ahead");
+    CHECK_THROWS_AS(broken.compile_ahead(), duet::CompileError);
+    CHECK(broken.compiled_variants() == 0);
+  });
+}
+
 TEST_CASE("ElementwiseKernel: a body that does not compile is a CompileError at the body's line") {
   for_each_device([](const duet::Device& dev) {
     duet::Queue q = dev.queue();
@@ -383,16 +419,18 @@ TEST_CASE("ElementwiseKernel sources compile for sm_90 with NVRTC") {
        "y = fmax(x, -INFINITY); flag = isnan(x) ? 1 : 0; if (x > 1) break",
        {A, A, A}},
   };
-  for (const Case& c : cases) {
-    CAPTURE(std::string(c.body));
-    const std::string src =
-        duet::ElementwiseKernel::generate_source(c.inputs, c.outputs, c.body, "generated", c.kinds);
-    try {
-      CHECK(duet::compile_for_cuda_arch(src, {}, "sm_90", "generated.elementwise") > 0);
-    } catch (const duet::CompileError& e) {
-      FAIL_CHECK("NVRTC rejected the generated source:\n" << src << "\n" << e.log());
+  for (const Case& c : cases)
+    for (duet::DeviceKind kind : {duet::DeviceKind::gpu, duet::DeviceKind::cpu}) {
+      CAPTURE(std::string(c.body));
+      CAPTURE(duet::to_string(kind));
+      const std::string src =
+          duet::ElementwiseKernel::generate_source(c.inputs, c.outputs, c.body, "generated", c.kinds, {}, kind);
+      try {
+        CHECK(duet::compile_for_cuda_arch(src, {}, "sm_90", "generated.elementwise") > 0);
+      } catch (const duet::CompileError& e) {
+        FAIL_CHECK("NVRTC rejected the generated source:\n" << src << "\n" << e.log());
+      }
     }
-  }
   // A broken body: NVRTC's log names the body's own line.
   const std::string bad = duet::ElementwiseKernel::generate_source("float x", "float y",
                                                                    "y = x;\ny = y * nope_80", "oops", {A, A});

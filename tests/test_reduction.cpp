@@ -1,7 +1,7 @@
 // duet::ReductionKernel on every device: sums, dot products, max/min, norms and counts at awkward
-// lengths (0 gives the identity, 1, around one group of 256, across the one-group/two-pass boundary,
-// a large prime), the blocking and the asynchronous call, scratch memory per queue, and every kind
-// of bad input. Where the inputs allow it the check is exact: integer-valued floats sum exactly in
+// lengths (0 gives the identity, 1, primes, around one group's share, around the one-launch limit,
+// a large prime), the blocking and the asynchronous call, scratch memory per queue, compiling
+// ahead, and every kind of bad input. Where the inputs allow it the check is exact: integer-valued floats sum exactly in
 // any order, so a lost or doubled element cannot hide in a rounding tolerance. Test suite "nvrtc":
 // the generated sources compile for sm_90.
 #include <doctest/doctest.h>
@@ -9,9 +9,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <duet/duet.hpp>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "devices.hpp"
@@ -23,13 +25,19 @@ using duet::ArgKind;
 constexpr ArgKind A = ArgKind::array;
 constexpr ArgKind S = ArgKind::scalar;
 
-// Awkward lengths, plus the lengths around where one group stops covering the input and the
-// second pass starts (4 elements per work-item in the first pass), and where max_groups is reached.
+// Awkward lengths (primes, none a multiple of a group or a vector width), plus the lengths around
+// where one group stops covering the input, where a GPU's grid reaches max_groups, and where a
+// reduction stops being one launch and takes a second.
 std::vector<std::size_t> lengths_for(const duet::ReductionKernel& k) {
-  const std::size_t one_group = 4 * k.group_size();
-  const std::size_t all_groups = one_group * k.max_groups();
-  std::vector<std::size_t> v = {
-      0, 1, 2, 255, 256, 257, one_group, one_group + 1, all_groups - 1, all_groups + 3, 1000003};
+  const std::size_t one_group = k.elements_per_group();
+  const std::size_t limit = k.single_pass_limit();
+  std::vector<std::size_t> v = {0,     1,         2,         3,         7,         255,     256,
+                                257,   4099,      one_group - 1, one_group, one_group + 1, 3 * one_group + 5,
+                                limit - 1, limit, limit + 1, 1000003};
+  if (k.max_groups() < limit / one_group) {
+    const std::size_t all_groups = one_group * k.max_groups();
+    v.insert(v.end(), {all_groups - 1, all_groups + 3});
+  }
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
   return v;
@@ -194,7 +202,7 @@ TEST_CASE("ReductionKernel: L2 norm squared accumulated in double where supporte
 TEST_CASE("ReductionKernel: async results on several queues, and more queues than scratch entries") {
   for_each_device([](const duet::Device& dev) {
     duet::ReductionKernel sum(dev, "int", "int x", "x", "a + b", "0", "int_sum_async");
-    const std::size_t n = 4 * sum.group_size() * sum.max_groups() + 17;  // two passes
+    const std::size_t n = sum.single_pass_limit() + 17;  // two launches
     auto rng = make_rng("async", n);
     const std::vector<int> x = random_ints(rng, n, -1000, 1000);
     long long want = 0;
@@ -219,6 +227,64 @@ TEST_CASE("ReductionKernel: async results on several queues, and more queues tha
     // A copy of the kernel shares its scratch and variants; a blocking call still agrees.
     const duet::ReductionKernel copy = sum;
     CHECK(copy.reduce<int>(queues[3], dx) == want);
+  });
+}
+
+TEST_CASE("ReductionKernel: one launch and two give the same bits, call after call") {
+  for_each_device([](const duet::Device& dev) {
+    duet::ReductionKernel sum(dev, "float", "float x", "x", "a + b", "0", "sum_passes");
+    duet::Queue q = dev.queue();
+    const std::size_t limit = sum.single_pass_limit();
+    auto rng = make_rng("passes");
+    const std::vector<float> x = random_floats(rng, limit + 1);
+    duet::Buffer<float> result(dev, 1);
+    for (std::size_t n : {limit, limit + 1}) {
+      CAPTURE(n);
+      double want = 0, abs_sum = 0;
+      for (std::size_t i = 0; i < n; ++i) want += x[i], abs_sum += std::fabs(x[i]);
+      const std::vector<float> prefix(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n));
+      duet::Buffer<float> dx(dev, n);
+      q.write(dx, prefix);  // asynchronous: prefix outlives it
+      // Within the bound of a pairwise sum over groups; the exact-sum test catches lost elements.
+      const double depth = double(n) / double(sum.group_size()) + 64;
+      std::vector<float> got;
+      for (int call = 0; call < 5; ++call) {
+        q.fill(result, kNaN);
+        sum.reduce_into(q, result, dx);
+        got.push_back(q.to_vector(result)[0]);
+      }
+      CHECK(std::fabs(got[0] - want) <= depth * kUnitRoundoff * abs_sum);
+      // Whichever group finishes last, the partials are combined in one order.
+      for (float g : got) CHECK(std::memcmp(&g, &got[0], sizeof g) == 0);
+    }
+  });
+}
+
+TEST_CASE("ReductionKernel: compile_ahead compiles the variants, and the first call compiles nothing") {
+  for_each_device([](const duet::Device& dev) {
+    duet::ReductionKernel dot(dev, "float", "float x, float w", "x * w", "a + b", "0", "dot_ahead");
+    CHECK(dot.compiled_variants() == 0);
+    dot.compile_ahead();  // both arrays
+    CHECK(dot.compiled_variants() == 1);
+    dot.compile_ahead({{A, A}, {A, S}});  // the first one again, and x an array, w a value
+    CHECK(dot.compiled_variants() == 2);
+    duet::Queue q = dev.queue();
+    const std::size_t n = 4099;
+    auto rng = make_rng("dot ahead", n);
+    const std::vector<float> x = integer_floats(rng, n, -4, 4);
+    duet::Buffer<float> dx(dev, n);
+    q.write(dx, x);
+    double want = 0;
+    for (float v : x) want += 2.0 * v;
+    CHECK(dot.reduce<float>(q, dx, 2.0f) == want);
+    CHECK(dot.reduce<float>(q, dx, dx) >= 0.0f);
+    CHECK(dot.compiled_variants() == 2);  // neither call compiled
+    const duet::ReductionKernel copy = dot;
+    CHECK(copy.compiled_variants() == 2);
+    CHECK_THROWS_AS(dot.compile_ahead({S, S}), duet::ArgumentError);  // no array gives a length
+    CHECK_THROWS_AS(dot.compile_ahead({A}), duet::ArgumentError);
+    duet::ReductionKernel broken(dev, "float", "float x", "x + nope_17", "a + b", "0", "broken_ahead");
+    CHECK_THROWS_AS(broken.compile_ahead(), duet::CompileError);
   });
 }
 
@@ -343,10 +409,13 @@ TEST_CASE("ReductionKernel sources compile for sm_90 with NVRTC") {
   for (const Case& c : cases) {
     CAPTURE(std::string(c.result));
     CAPTURE(std::string(c.map));
-    for (std::size_t group : {64, 256}) {
+    for (const auto& [group, kind] : {std::pair{std::size_t{64}, duet::DeviceKind::gpu},
+                                      std::pair{std::size_t{256}, duet::DeviceKind::gpu},
+                                      std::pair{std::size_t{1024}, duet::DeviceKind::cpu}}) {
       CAPTURE(group);
-      const std::string src = duet::ReductionKernel::generate_source(c.result, c.inputs, c.map, c.reduce,
-                                                                     c.identity, "generated", c.kinds, group);
+      CAPTURE(duet::to_string(kind));
+      const std::string src = duet::ReductionKernel::generate_source(
+          c.result, c.inputs, c.map, c.reduce, c.identity, "generated", c.kinds, group, {}, kind);
       try {
         CHECK(duet::compile_for_cuda_arch(src, {}, "sm_90", "generated.reduction") > 0);
       } catch (const duet::CompileError& e) {

@@ -1,6 +1,6 @@
 // Elementwise kernels generated from a one-line body. duet writes the dialect kernel around the body,
-// compiles it on first use for each combination of array and scalar arguments, and runs it over the
-// common length of the arrays:
+// compiles it on first use (or ahead: compile_ahead) for each combination of array and scalar
+// arguments, and runs it over the common length of the arrays:
 //
 //   duet::ElementwiseKernel leaky(device, "float x, float slope", "float y",
 //                                 "y = x > 0 ? x : slope * x", "leaky_relu");
@@ -37,10 +37,15 @@
 // Wrong argument count, kind or type throw ArgumentError; arrays of different lengths throw
 // BufferSizeError naming both parameters.
 //
+// Launch. On GPUs a grid of at most 32 groups per compute unit strides over the elements; on CPUs
+// each work-item takes one element with no loop around the body, which lets PoCL vectorise across
+// work-items (a generated z = x + y runs as fast as the hand-written vector_add).
+//
 // Handles. An ElementwiseKernel is a cheap handle: copies share the compiled variants. It may be
 // used from several threads at once. Calls are asynchronous like Queue::launch.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -83,16 +88,32 @@ class ElementwiseKernel {
   // always arrays), compiling it on first use. Calling it early reports a CompileError before any
   // data is involved.
   Kernel kernel(const std::vector<ArgKind>& kinds) const;
+
+  // Compiling ahead. A call compiles the variant for its argument kinds the first time those kinds
+  // are seen, which takes milliseconds to seconds; compile_ahead does it now, so that the first call
+  // (a timed one, say) only enqueues. Blocking; CompileError and ArgumentError as for kernel().
+  //   k.compile_ahead();                     // every argument an array: k(q, x, y, z)
+  //   k.compile_ahead({A, S, A});            // x an array, the second input a value: k(q, x, 0.1f, y)
+  //   k.compile_ahead({{A, A, A}, {A, S, A}});  // both
+  // (A = ArgKind::array, S = ArgKind::scalar; one kind per parameter, inputs then outputs.)
+  void compile_ahead() const;
+  void compile_ahead(const std::vector<ArgKind>& kinds) const;
+  void compile_ahead(const std::vector<std::vector<ArgKind>>& variants) const;
+  // How many variants this kernel and its copies hold compiled. A call whose variant is compiled
+  // already leaves it unchanged: that is how to tell that a call compiled nothing.
+  std::size_t compiled_variants() const;
   // The dialect source duet generates for these argument kinds.
   std::string source(const std::vector<ArgKind>& kinds) const;
 
-  // The same generator without a device (for offline compiles, e.g. compile_for_cuda_arch). Throws
+  // The same generator without a device (for offline compiles, e.g. compile_for_cuda_arch), for a
+  // device of kind `device_kind`: GPUs get a grid-stride loop (any grid covers every element), CPUs
+  // one element per work-item (the grid must have a work-item for every element). Throws
   // ArgumentError like the constructor. The kernel is called `duet_<name>` (a prefix, so that no name
   // collides with an OpenCL built-in such as dot or max); compiler logs name the body's lines
   // "<name>.body:1" (NVRTC: "<name>.body(1)").
   static std::string generate_source(std::string_view inputs, std::string_view outputs, std::string_view body,
                                      std::string_view name, const std::vector<ArgKind>& kinds,
-                                     std::string_view preamble = {});
+                                     std::string_view preamble = {}, DeviceKind device_kind = DeviceKind::gpu);
 
   const std::string& name() const;
   const std::vector<GeneratedParam>& inputs() const;

@@ -7,12 +7,14 @@
 //   sum.reduce_into(queue, result, x);           // asynchronous: writes result[0]
 //
 // The result is reduce(... reduce(identity, map(0)) ..., map(n - 1)) in some order: duet maps every
-// element, accumulates many elements per work-item with a grid-stride loop, combines a work-group's
-// values in a tree in SHARED memory, and, when there was more than one group, combines the groups'
-// partial results in a second launch of one group. The reduce expression must therefore be
+// element, accumulates several elements per work-item (on GPUs with a grid-stride loop; on CPUs 32
+// of them, pairwise, in a block per group, with no loop, so that PoCL vectorises across
+// work-items), combines each work-group's values into one partial result, and combines the
+// partials with one group: for up to single_pass_limit() elements in the same launch (the last
+// group to finish does it), above that in a second launch. The reduce expression must therefore be
 // associative and commutative and `identity` its neutral element (reduce(identity, x) == x); for
 // floating-point sums the rounding depends on that order (and so on the device), but a given device
-// and length always give the same result.
+// and length always give the same result: which group finishes last changes nothing.
 //
 // Types. The result type is one of the dialect's scalar types (see elementwise.hpp); every value is
 // accumulated in the result type: a float sum accumulates in float, a double or long result in
@@ -37,10 +39,12 @@
 // Handles and memory. A ReductionKernel is a cheap handle: copies share the compiled variants and
 // the scratch memory. It may be used from several threads at once, on their own queues or on one
 // they share (calls on a shared queue take turns at its scratch while they enqueue). It keeps
-// a small scratch buffer (the groups' partial results and a result slot) for each queue it was
-// called on, so that calls on one queue reuse it without allocating and calls on different queues
-// never share it; it holds those queues (at most 8, the least recently used is dropped) until the
-// kernel is destroyed.
+// a small scratch buffer (the groups' partial results, a result slot and the one-launch pass's
+// count of finished groups) for each queue it was called on, so that calls on one queue reuse it
+// without allocating and calls on different queues never share it; it holds those queues (at most 8,
+// the least recently used is dropped) until the kernel is destroyed. On CPUs the partials grow with
+// the largest input (one value per elements_per_group() elements), allocated by the call that
+// first needs them.
 #pragma once
 
 #include <cstddef>
@@ -85,25 +89,44 @@ class ReductionKernel {
                    const std::vector<KernelArg>& args) const;
   Event reduce_into_args(Queue& q, const KernelArg& result, const std::vector<KernelArg>& args) const;
 
+  // Compiling ahead, as in ElementwiseKernel: a call compiles the program for its input kinds the
+  // first time those kinds are seen; compile_ahead does it now, so that the first call only
+  // enqueues. One kind per input (the result is always a buffer or the returned value).
+  //   sum.compile_ahead();                 // every input an array
+  //   dot.compile_ahead({{A, A}, {A, S}}); // x and y arrays; x an array and y one value
+  void compile_ahead() const;
+  void compile_ahead(const std::vector<ArgKind>& kinds) const;
+  void compile_ahead(const std::vector<std::vector<ArgKind>>& variants) const;
+  // How many input-kind variants this kernel and its copies hold compiled; a call that compiled
+  // nothing leaves it unchanged.
+  std::size_t compiled_variants() const;
+
   // The dialect source for these input kinds (one per input), with the device's group size.
   std::string source(const std::vector<ArgKind>& kinds) const;
-  // The same generator without a device, for a work-group size `group_size` (a power of two);
-  // ArgumentError like the constructor. The program has two kernels: `duet_<name>` (each group
-  // reduces its share of the inputs into partials[group]) and `duet_<name>_finish` (one group reduces
-  // the partials into out[0]). Compiler logs name the expressions' lines "<name>.map:1" and so on.
+  // The same generator without a device, for a work-group size `group_size` (a power of two) and a
+  // device of kind `device_kind` (GPUs: a grid-stride loop; CPUs: a block of 32 x group_size
+  // elements per group); ArgumentError like the constructor. The program has two kernels:
+  // `duet_<name>` (each group reduces its share of the inputs into partials[group]; with `single`
+  // set the last group also reduces the partials into out[0]) and `duet_<name>_finish` (one group
+  // reduces the partials into out[0]). Compiler logs name the expressions' lines "<name>.map:1" and
+  // so on.
   static std::string generate_source(std::string_view result_type, std::string_view inputs,
                                      std::string_view map_expr, std::string_view reduce_expr,
                                      std::string_view identity, std::string_view name,
                                      const std::vector<ArgKind>& kinds, std::size_t group_size,
-                                     std::string_view preamble = {});
+                                     std::string_view preamble = {}, DeviceKind device_kind = DeviceKind::gpu);
 
   const std::string& name() const;
   ScalarType result_type() const;
   const std::vector<GeneratedParam>& inputs() const;
   const Device& device() const;
-  // Work-items per group (a power of two, at most 256) and the most groups of the first pass.
+  // Work-items per group (a power of two: at most 256 on GPUs, 1024 on CPUs); the most groups of the
+  // first pass (on CPUs no limit: SIZE_MAX, a group per block); the elements one group takes per
+  // sweep (on CPUs its whole block); and the most elements reduced in one launch.
   std::size_t group_size() const;
   std::size_t max_groups() const;
+  std::size_t elements_per_group() const;
+  std::size_t single_pass_limit() const;
   bool valid() const noexcept { return state_ != nullptr; }
 
   struct State;

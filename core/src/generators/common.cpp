@@ -371,6 +371,8 @@ std::size_t group_size(const DeviceInfo& info) {
   return size;
 }
 
+Layout layout_for(DeviceKind kind) { return kind == DeviceKind::cpu ? Layout::blocked : Layout::grid_stride; }
+
 namespace {
 
 // A scalar argument's value, widened without loss to the widest type of its kind.

@@ -1,12 +1,12 @@
 // ElementwiseKernel: parses the parameter lists once, writes one dialect kernel per combination of
-// array and scalar arguments (a grid-stride loop that binds every parameter to a local, runs the
-// body and stores the outputs), compiles each on first use and keeps it for the next call.
+// array and scalar arguments (each element binds every parameter to a local, runs the body and
+// stores the outputs), compiles each on first use or ahead and keeps it for the next call. On GPUs
+// a capped grid strides over the elements; on CPUs each work-item takes one element, with no loop,
+// so that PoCL vectorises across work-items (see detail::gen::Layout).
 #include "duet/elementwise.hpp"
 
 #include <algorithm>
 #include <cstdint>
-#include <map>
-#include <mutex>
 
 #include "common.hpp"
 #include "duet/error.hpp"
@@ -41,7 +41,7 @@ std::string file_of(const Spec& s) { return s.name + ".elementwise"; }
 // The entry point is prefixed: a kernel may not share its name with an OpenCL built-in (dot, max).
 std::string entry_of(const Spec& s) { return "duet_" + s.name; }
 
-std::string generate(const Spec& s, const std::vector<ArgKind>& kinds) {
+std::string generate(const Spec& s, const std::vector<ArgKind>& kinds, detail::gen::Layout layout) {
   using detail::gen::dialect_type;
   if (kinds.size() != s.all.size())
     throw ArgumentError(s.what + ": " + std::to_string(kinds.size()) + " argument kinds given for " +
@@ -75,7 +75,12 @@ std::string generate(const Spec& s, const std::vector<ArgKind>& kinds) {
     params += ", ";
   }
   w.line("KERNEL void " + entry_of(s) + "(" + params + "const ulong n) {");
-  w.line("  for (size_t duet_i = GLOBAL_ID(0); duet_i < n; duet_i += GLOBAL_SIZE(0)) {");
+  if (layout == detail::gen::Layout::grid_stride) {
+    w.line("  for (size_t duet_i = GLOBAL_ID(0); duet_i < n; duet_i += GLOBAL_SIZE(0)) {");
+  } else {
+    w.line("  const size_t duet_i = GLOBAL_ID(0);");
+    w.line("  if (duet_i < n) {");
+  }
   w.line("    const size_t i = duet_i;");
   for (std::size_t k = 0; k < s.inputs.size(); ++k)
     if (kinds[k] == ArgKind::array) {
@@ -103,10 +108,10 @@ std::string generate(const Spec& s, const std::vector<ArgKind>& kinds) {
 struct ElementwiseKernel::State {
   Device device;
   Spec spec;
+  detail::gen::Layout layout = detail::gen::Layout::grid_stride;
   std::size_t group = 256;
-  std::size_t max_groups = 32;
-  std::mutex mutex;
-  std::map<std::string, Kernel> kernels;  // by kinds_key
+  std::size_t max_groups = 32;  // grid_stride only
+  detail::gen::Variants<Kernel> variants;
 };
 
 ElementwiseKernel::ElementwiseKernel(const Device& device, std::string_view inputs, std::string_view outputs,
@@ -118,6 +123,7 @@ ElementwiseKernel::ElementwiseKernel(const Device& device, std::string_view inpu
   state->spec = parse_spec(inputs, outputs, body, name, preamble);
   for (const GeneratedParam& p : state->spec.all)
     detail::gen::require_type_support(info, p.type, state->spec.what, "parameter '" + p.name + "'");
+  state->layout = detail::gen::layout_for(info.kind);
   state->group = detail::gen::group_size(info);
   // Enough groups to fill the device several times over; beyond that each work-item loops.
   state->max_groups = std::max<std::size_t>(1, info.compute_units) * 32;
@@ -136,26 +142,35 @@ const std::vector<GeneratedParam>& ElementwiseKernel::outputs() const { return s
 const Device& ElementwiseKernel::device() const { return state().device; }
 
 std::string ElementwiseKernel::source(const std::vector<ArgKind>& kinds) const {
-  return generate(state().spec, kinds);
+  return generate(state().spec, kinds, state().layout);
 }
 
 std::string ElementwiseKernel::generate_source(std::string_view inputs, std::string_view outputs,
                                                std::string_view body, std::string_view name,
-                                               const std::vector<ArgKind>& kinds, std::string_view preamble) {
-  return generate(parse_spec(inputs, outputs, body, name, preamble), kinds);
+                                               const std::vector<ArgKind>& kinds, std::string_view preamble,
+                                               DeviceKind device_kind) {
+  return generate(parse_spec(inputs, outputs, body, name, preamble), kinds, detail::gen::layout_for(device_kind));
 }
 
 Kernel ElementwiseKernel::kernel(const std::vector<ArgKind>& kinds) const {
   State& s = const_cast<State&>(state());
-  const std::string key = detail::gen::kinds_key(kinds);
-  std::lock_guard<std::mutex> lock(s.mutex);
-  auto found = s.kernels.find(key);
-  if (found != s.kernels.end()) return found->second;
-  Kernel k =
-      detail::gen::compile(s.device, generate(s.spec, kinds), file_of(s.spec)).kernel(entry_of(s.spec));
-  s.kernels.emplace(key, k);
-  return k;
+  return s.variants.get(kinds, [&] {
+    return detail::gen::compile(s.device, generate(s.spec, kinds, s.layout), file_of(s.spec))
+        .kernel(entry_of(s.spec));
+  });
 }
+
+void ElementwiseKernel::compile_ahead() const {
+  compile_ahead(std::vector<ArgKind>(state().spec.all.size(), ArgKind::array));
+}
+
+void ElementwiseKernel::compile_ahead(const std::vector<ArgKind>& kinds) const { kernel(kinds); }
+
+void ElementwiseKernel::compile_ahead(const std::vector<std::vector<ArgKind>>& variants) const {
+  for (const std::vector<ArgKind>& kinds : variants) kernel(kinds);
+}
+
+std::size_t ElementwiseKernel::compiled_variants() const { return state().variants.size(); }
 
 Event ElementwiseKernel::call(Queue& q, const std::vector<KernelArg>& args) const {
   const State& s = state();
@@ -164,7 +179,8 @@ Event ElementwiseKernel::call(Queue& q, const std::vector<KernelArg>& args) cons
   const Kernel k = kernel(checked.kinds);  // compiled even for n = 0, so errors do not depend on n
   const std::size_t n = checked.length;
   if (n == 0) return q.record();
-  const std::size_t groups = std::min(s.max_groups, (n + s.group - 1) / s.group);
+  std::size_t groups = (n + s.group - 1) / s.group;
+  if (s.layout == detail::gen::Layout::grid_stride) groups = std::min(s.max_groups, groups);
   checked.launch.push_back(KernelArg::from(static_cast<std::uint64_t>(n)));
   return q.launch_args(k, Range(groups * s.group), Range(s.group), checked.launch);
 }

@@ -1,17 +1,20 @@
 // ReductionKernel: writes one program per combination of array and scalar inputs with two kernels.
-// `<name>` maps and accumulates with a grid-stride loop (four independent loads per step, so enough
-// memory requests are in flight to reach the device's bandwidth), combines its group's values in a
-// SHARED-memory tree and writes one partial per group; `<name>_finish` does the same over the
-// partials with one group. When one group covers the input the first kernel writes the result
-// itself. Partials live in a scratch buffer per queue: calls on one queue run in order, so they can
-// share it without waiting, and calls on different queues never touch each other's. Threads sharing
-// a queue take turns at the scratch while they enqueue, so two reductions' launches never
-// interleave over the same partials.
+// `<name>` maps and accumulates its group's elements, combines the group's values and writes one
+// partial per group. On GPUs a capped grid strides over the input (four independent loads per step,
+// so enough memory requests are in flight to reach the device's bandwidth) and groups combine in a
+// SHARED-memory tree; on CPUs each group takes one block of 32 elements per work-item, written out
+// without a loop so that PoCL vectorises across work-items, and work-item 0 combines (see
+// detail::gen::Layout). Up to single_pass_limit elements the last group to finish reduces the
+// partials too, so a small reduction is one launch; above it `<name>_finish` does that in a second
+// launch of one group. Partials and the arrival count live in a scratch buffer per queue: calls on
+// one queue run in order, so they can share it without waiting, and calls on different queues never
+// touch each other's. Threads sharing a queue take turns at the scratch while they enqueue, so two
+// reductions' launches never interleave over the same partials.
 #include "duet/reduction.hpp"
 
 #include <algorithm>
 #include <cstdint>
-#include <map>
+#include <limits>
 #include <mutex>
 
 #include "common.hpp"
@@ -21,6 +24,11 @@ namespace duet {
 namespace {
 
 constexpr std::size_t kScratchQueues = 8;  // queues whose scratch buffers are kept
+// Up to this many elements a reduction is one launch. Above it the second launch costs little next
+// to the first; below it the launch is much of the time (H100: a 2^20 float sum in two launches ran
+// at 169 GB/s, a 2^28 one at 2836 GB/s).
+constexpr std::size_t kSinglePassLimit = std::size_t{1} << 20;
+constexpr std::size_t kCpuGroupLimit = 1024;  // PoCL, 2 cores: 1024 x 32 elements per group ran best
 
 struct Spec {
   std::string name, what, map, reduce, identity, preamble;
@@ -63,19 +71,63 @@ void write_function(detail::gen::SourceWriter& w, const std::string& signature, 
   w.line("}");
 }
 
-// The tree over SHARED memory that every group ends with; duet_shared holds one value per work-item.
-void write_tree(detail::gen::SourceWriter& w, const std::string& reduce, std::size_t group) {
-  w.line("  duet_shared[duet_lid] = duet_acc;");
-  w.line("  BARRIER();");
-  w.line("  for (uint duet_s = " + std::to_string(group / 2) + "u; duet_s > 0u; duet_s >>= 1) {");
-  w.line("    if (duet_lid < duet_s)");
-  w.line("      duet_shared[duet_lid] = " + reduce +
-         "(duet_shared[duet_lid], duet_shared[duet_lid + duet_s]);");
-  w.line("    BARRIER();");
-  w.line("  }");
+// Elements each work-item of a blocked (CPU) first pass takes, written out one by one: a loop there
+// would stop PoCL from vectorising across work-items. They come in runs of kRun consecutive
+// elements, the runs group * kRun apart, so a vectorised step reads a few long stretches of memory
+// (PoCL, 2 cores, 2^22 floats: 21 GB/s, against 16 GB/s for single elements 2048 apart). The
+// group's block is kPerItem * group long.
+constexpr std::size_t kPerItem = 32;
+constexpr std::size_t kRun = 4;
+
+// How a group combines its work-items' values, each in duet_acc; the result ends in duet_shared[0].
+// GPUs: a tree over SHARED memory, one level per barrier. CPUs: work-item 0 folds the values in
+// halves alone: one barrier instead of log2(group) (each barrier splits PoCL's loop over the
+// work-items), and the same rounding depth as the tree.
+void write_combine(detail::gen::SourceWriter& w, const std::string& reduce, std::size_t group,
+                   detail::gen::Layout layout, const std::string& indent) {
+  const std::string half = std::to_string(group / 2) + "u";
+  w.line(indent + "duet_shared[duet_lid] = duet_acc;");
+  w.line(indent + "BARRIER();");
+  if (layout == detail::gen::Layout::grid_stride) {
+    w.line(indent + "for (uint duet_s = " + half + "; duet_s > 0u; duet_s >>= 1) {");
+    w.line(indent + "  if (duet_lid < duet_s)");
+    w.line(indent + "    duet_shared[duet_lid] = " + reduce + "(duet_shared[duet_lid], duet_shared[duet_lid + duet_s]);");
+    w.line(indent + "  BARRIER();");
+    w.line(indent + "}");
+  } else {
+    w.line(indent + "if (duet_lid == 0u)");
+    w.line(indent + "  for (uint duet_s = " + half + "; duet_s > 0u; duet_s >>= 1)");
+    w.line(indent + "    for (uint duet_k = 0u; duet_k < duet_s; ++duet_k)");
+    w.line(indent + "      duet_shared[duet_k] = " + reduce + "(duet_shared[duet_k], duet_shared[duet_k + duet_s]);");
+  }
 }
 
-std::string generate(const Spec& s, const std::vector<ArgKind>& kinds, std::size_t group) {
+// Reduces partials[0 .. count) into duet_shared[0] with the whole group, in an order that depends
+// only on count: the finishing kernel and the last group of a single pass give the same bits.
+void write_partials_sum(detail::gen::SourceWriter& w, const std::string& reduce, const std::string& identity,
+                        const std::string& partials, const std::string& count, std::size_t group,
+                        detail::gen::Layout layout, const std::string& indent) {
+  w.line(indent + "duet_acc = " + identity + ";");
+  w.line(indent + "for (size_t duet_j = duet_lid; duet_j < " + count + "; duet_j += " + std::to_string(group) + ")");
+  w.line(indent + "  duet_acc = " + reduce + "(duet_acc, " + partials + "[duet_j]);");
+  write_combine(w, reduce, group, layout, indent);
+}
+
+// "red(red(a, b), red(c, d))": the values combined pairwise, which also keeps a float sum's
+// rounding depth at log2 of their number.
+std::string pairwise(const std::string& reduce, std::vector<std::string> values) {
+  while (values.size() > 1) {
+    std::vector<std::string> next;
+    for (std::size_t k = 0; k + 1 < values.size(); k += 2)
+      next.push_back(reduce + "(" + values[k] + ", " + values[k + 1] + ")");
+    if (values.size() % 2) next.push_back(values.back());
+    values = std::move(next);
+  }
+  return values.front();
+}
+
+std::string generate(const Spec& s, const std::vector<ArgKind>& kinds, std::size_t group,
+                     detail::gen::Layout layout) {
   using detail::gen::dialect_type;
   if (kinds.size() != s.inputs.size())
     throw ArgumentError(s.what + ": " + std::to_string(kinds.size()) + " argument kinds given for " +
@@ -86,14 +138,24 @@ std::string generate(const Spec& s, const std::vector<ArgKind>& kinds, std::size
     throw ArgumentError(s.what + ": the group size " + std::to_string(group) + " is not a power of two");
   const std::string r = dialect_type(s.result);
   const std::string g = std::to_string(group);
+  const bool blocked = layout == detail::gen::Layout::blocked;
 
   detail::gen::SourceWriter w(file_of(s));
   w.line("// Generated by duet::ReductionKernel '" + s.name + "': " + r + " from " +
-         detail::gen::describe(s.inputs) + ", work-groups of " + g + ".");
+         detail::gen::describe(s.inputs) + ", work-groups of " + g +
+         (blocked ? ", a block of " + std::to_string(kPerItem * group) + " elements per group."
+                  : ", a grid-stride loop."));
   std::string kinds_text;
   for (std::size_t k = 0; k < s.inputs.size(); ++k)
     kinds_text += (k ? ", " : "") + s.inputs[k].name + (kinds[k] == ArgKind::array ? " array" : " scalar");
   w.line("// inputs: " + kinds_text);
+  // The single pass's last group must see every group's partial: each group's partial is visible
+  // device-wide before its arrival is counted.
+  w.line("#if defined(DUET_CUDA)");
+  w.line("#define DUET_FENCE() __threadfence()");
+  w.line("#else");
+  w.line("#define DUET_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)");
+  w.line("#endif");
   if (!s.preamble.empty()) w.snippet(s.name + ".preamble", s.preamble);
 
   const std::string red = reduce_of(s), id = identity_of(s) + "()";
@@ -123,36 +185,75 @@ std::string generate(const Spec& s, const std::vector<ArgKind>& kinds, std::size
     params += ", ";
   }
 
-  // First pass: every group reduces a share of the elements into duet_partials[group].
-  w.line("KERNEL void " + entry_of(s) + "(" + params + "GLOBAL " + r + "* duet_partials, const ulong n) {");
+  // First pass: every group reduces its elements into duet_partials[group]. With duet_single set,
+  // the last group to arrive also reduces the partials into duet_out[0] and resets the count for
+  // the next call; which group is last changes nothing in the result.
+  w.line("KERNEL void " + entry_of(s) + "(" + params + "GLOBAL " + r + "* duet_partials, GLOBAL " + r +
+         "* duet_out, GLOBAL uint* duet_arrived, const ulong n, const uint duet_single) {");
   w.line("  SHARED " + r + " duet_shared[" + g + "];");
+  w.line("  SHARED uint duet_last;");
   w.line("  const uint duet_lid = (uint)LOCAL_ID(0);");
-  w.line("  const size_t duet_stride = GLOBAL_SIZE(0);");
   w.line("  " + r + " duet_acc = " + id + ";");
-  w.line("  size_t duet_i = GLOBAL_ID(0);");
-  w.line("  for (; duet_i + 3 * duet_stride < n; duet_i += 4 * duet_stride) {");
-  w.line("    const " + r + " duet_m0 = " + map_call("duet_i") + ";");
-  w.line("    const " + r + " duet_m1 = " + map_call("duet_i + duet_stride") + ";");
-  w.line("    const " + r + " duet_m2 = " + map_call("duet_i + 2 * duet_stride") + ";");
-  w.line("    const " + r + " duet_m3 = " + map_call("duet_i + 3 * duet_stride") + ";");
-  w.line("    duet_acc = " + red + "(duet_acc, " + red + "(" + red + "(duet_m0, duet_m1), " + red +
-         "(duet_m2, duet_m3)));");
+  if (blocked) {
+    // Work-item j takes the runs starting at base + kRun j, base + kRun (j + group), ...: together
+    // the work-items' runs tile the block.
+    const std::string block = std::to_string(kPerItem * group);
+    w.line("  const size_t duet_block = (size_t)GROUP_ID(0) * " + block + "u;");
+    w.line("  const size_t duet_i = duet_block + " + std::to_string(kRun) + "u * duet_lid;");
+    std::vector<std::string> whole, edge;
+    for (std::size_t k = 0; k < kPerItem; ++k) {
+      const std::string at = "duet_i + " + std::to_string(k / kRun * kRun * group + k % kRun) + "u";
+      whole.push_back(map_call(at));
+      edge.push_back("(" + at + " < n ? " + map_call(at) + " : " + id + ")");
+    }
+    w.line("  if (duet_block + " + block + "u <= n)");
+    w.line("    duet_acc = " + pairwise(red, whole) + ";");
+    w.line("  else");
+    w.line("    duet_acc = " + pairwise(red, edge) + ";");
+  } else {
+    w.line("  const size_t duet_stride = GLOBAL_SIZE(0);");
+    w.line("  size_t duet_i = GLOBAL_ID(0);");
+    w.line("  for (; duet_i + 3 * duet_stride < n; duet_i += 4 * duet_stride) {");
+    w.line("    const " + r + " duet_m0 = " + map_call("duet_i") + ";");
+    w.line("    const " + r + " duet_m1 = " + map_call("duet_i + duet_stride") + ";");
+    w.line("    const " + r + " duet_m2 = " + map_call("duet_i + 2 * duet_stride") + ";");
+    w.line("    const " + r + " duet_m3 = " + map_call("duet_i + 3 * duet_stride") + ";");
+    w.line("    duet_acc = " + red + "(duet_acc, " + red + "(" + red + "(duet_m0, duet_m1), " + red +
+           "(duet_m2, duet_m3)));");
+    w.line("  }");
+    w.line("  for (; duet_i < n; duet_i += duet_stride) duet_acc = " + red + "(duet_acc, " +
+           map_call("duet_i") + ");");
+  }
+  write_combine(w, red, group, layout, "  ");
+  w.line("  if (duet_lid == 0u) {");
+  w.line("    duet_partials[GROUP_ID(0)] = duet_shared[0];");
+  w.line("    duet_last = 0u;");
+  w.line("    if (duet_single != 0u) {");
+  w.line("      DUET_FENCE();");
+  w.line("      duet_last = ATOMIC_ADD_UINT(duet_arrived, 1u) == (uint)NUM_GROUPS(0) - 1u ? 1u : 0u;");
+  w.line("    }");
   w.line("  }");
-  w.line("  for (; duet_i < n; duet_i += duet_stride) duet_acc = " + red + "(duet_acc, " +
-         map_call("duet_i") + ");");
-  write_tree(w, red, group);
-  w.line("  if (duet_lid == 0u) duet_partials[GROUP_ID(0)] = duet_shared[0];");
+  w.line("  BARRIER();");
+  // duet_last is the same for the whole group, so the barriers inside are reached by all or none.
+  w.line("  if (duet_last != 0u) {");
+  w.line("    DUET_FENCE();");
+  // volatile: read from memory, not from a cache that may predate the other groups' writes.
+  write_partials_sum(w, red, id, "((GLOBAL volatile " + r + "*)duet_partials)", "(size_t)NUM_GROUPS(0)", group,
+                     layout, "    ");
+  w.line("    if (duet_lid == 0u) {");
+  w.line("      duet_out[0] = duet_shared[0];");
+  w.line("      duet_arrived[0] = 0u;");
+  w.line("    }");
+  w.line("  }");
   w.line("}");
 
-  // Second pass: one group reduces the partials into duet_out[0].
+  // Second pass of a large reduction: one group reduces the partials into duet_out[0].
   w.line("KERNEL void " + entry_of(s) + "_finish(GLOBAL const " + r + "* duet_partials, GLOBAL " + r +
          "* duet_out, const ulong duet_count) {");
   w.line("  SHARED " + r + " duet_shared[" + g + "];");
   w.line("  const uint duet_lid = (uint)LOCAL_ID(0);");
-  w.line("  " + r + " duet_acc = " + id + ";");
-  w.line("  for (size_t duet_i = duet_lid; duet_i < duet_count; duet_i += " + g + ")");
-  w.line("    duet_acc = " + red + "(duet_acc, duet_partials[duet_i]);");
-  write_tree(w, red, group);
+  w.line("  " + r + " duet_acc;");
+  write_partials_sum(w, red, id, "duet_partials", "duet_count", group, layout, "  ");
   w.line("  if (duet_lid == 0u) duet_out[0] = duet_shared[0];");
   w.line("}");
   return w.text();
@@ -171,19 +272,28 @@ KernelArg raw_arg(const RawBuffer& buffer, ScalarType type) {
 struct ReductionKernel::State {
   Device device;
   Spec spec;
+  detail::gen::Layout layout = detail::gen::Layout::grid_stride;
   std::size_t group = 256;
-  std::size_t max_groups = 1;
+  std::size_t max_groups = 1;  // grid_stride; blocked has a group per block
+
+  // Elements one group takes per sweep: the blocked layout's block; a grid_stride group's first step.
+  std::size_t per_group() const {
+    return (layout == detail::gen::Layout::blocked ? kPerItem : 4) * group;
+  }
+  std::size_t groups_for(std::size_t n) const {
+    const std::size_t groups = std::max<std::size_t>(1, (n + per_group() - 1) / per_group());
+    return layout == detail::gen::Layout::blocked ? groups : std::min(max_groups, groups);
+  }
 
   struct Kernels {
     Kernel first, finish;
   };
-  std::mutex mutex;
-  std::map<std::string, Kernels> kernels;  // by kinds_key
+  detail::gen::Variants<Kernels> variants;
 
   // Per-queue scratch: the queue is held so that its address stays unique while the entry lives.
   struct Scratch {
     Queue queue;
-    RawBuffer partials, result;
+    RawBuffer partials, result, arrived;  // arrived: the single pass's count of finished groups
     std::uint64_t last_use = 0;
     std::mutex enqueueing;  // held until a reduction's last work on the scratch is enqueued
   };
@@ -197,14 +307,10 @@ struct ReductionKernel::State {
   std::uint64_t clock = 0;
 
   Kernels variant(const std::vector<ArgKind>& kinds) {
-    const std::string key = detail::gen::kinds_key(kinds);
-    std::lock_guard<std::mutex> lock(mutex);
-    auto found = kernels.find(key);
-    if (found != kernels.end()) return found->second;
-    const Program p = detail::gen::compile(device, generate(spec, kinds, group), file_of(spec));
-    Kernels k{p.kernel(entry_of(spec)), p.kernel(entry_of(spec) + "_finish")};
-    kernels.emplace(key, k);
-    return k;
+    return variants.get(kinds, [&] {
+      const Program p = detail::gen::compile(device, generate(spec, kinds, group, layout), file_of(spec));
+      return Kernels{p.kernel(entry_of(spec)), p.kernel(entry_of(spec) + "_finish")};
+    });
   }
 
   std::shared_ptr<Scratch> scratch_for(Queue& q) {
@@ -218,8 +324,13 @@ struct ReductionKernel::State {
     auto s = std::make_shared<Scratch>();
     s->queue = q;
     const std::size_t bytes = size_of(spec.result);
-    s->partials = RawBuffer(device, max_groups * bytes);
+    s->partials = RawBuffer(device, groups_for(kSinglePassLimit) * bytes);
     s->result = RawBuffer(device, bytes);
+    s->arrived = RawBuffer(device, sizeof(std::uint32_t));
+    // Zero before any reduction on q (which runs in order); the last group of each single pass
+    // leaves it zero again.
+    const std::uint32_t zero = 0;
+    q.fill_bytes(s->arrived, 0, sizeof zero, &zero, sizeof zero);
     s->last_use = ++clock;
     if (scratch.size() >= kScratchQueues) {
       // Dropping a scratch buffer still in use is safe: its memory is freed after the work using it.
@@ -242,29 +353,26 @@ struct ReductionKernel::State {
                           " needs at least one input passed as a Buffer: the arrays give the length");
     const Kernels k = variant(checked.kinds);
     const std::size_t n = checked.length;
-    const std::size_t per_group = 4 * group;
-    const std::size_t groups =
-        std::max<std::size_t>(1, std::min(max_groups, (n + per_group - 1) / per_group));
+    const std::size_t groups = groups_for(n);
+    const bool single = n <= kSinglePassLimit;
     Used used;
-    if (!target_or_null || groups > 1) {
-      used.scratch = scratch_for(q);
-      used.turn = std::unique_lock<std::mutex>(used.scratch->enqueueing);
-    }
-    const std::shared_ptr<Scratch>& scratch = used.scratch;
-    const KernelArg target = target_or_null ? *target_or_null : raw_arg(scratch->result, spec.result);
-    const KernelArg count = KernelArg::from(static_cast<std::uint64_t>(n));
-    if (groups == 1) {
-      checked.launch.push_back(target);
-      checked.launch.push_back(count);
-      q.launch_args(k.first, Range(group), Range(group), checked.launch);
-      return used;
-    }
-    checked.launch.push_back(raw_arg(scratch->partials, spec.result));
-    checked.launch.push_back(count);
+    used.scratch = scratch_for(q);
+    used.turn = std::unique_lock<std::mutex>(used.scratch->enqueueing);
+    Scratch& scratch = *used.scratch;
+    const std::size_t bytes = size_of(spec.result);
+    if (scratch.partials.bytes() < groups * bytes)
+      scratch.partials = RawBuffer(device, groups * bytes);  // the old one lives until its work is done
+    const KernelArg partials = raw_arg(scratch.partials, spec.result);
+    const KernelArg target = target_or_null ? *target_or_null : raw_arg(scratch.result, spec.result);
+    checked.launch.push_back(partials);
+    checked.launch.push_back(target);
+    checked.launch.push_back(raw_arg(scratch.arrived, ScalarType::u32));
+    checked.launch.push_back(KernelArg::from(static_cast<std::uint64_t>(n)));
+    checked.launch.push_back(KernelArg::from(static_cast<std::uint32_t>(single ? 1 : 0)));
     q.launch_args(k.first, Range(groups * group), Range(group), checked.launch);
-    q.launch_args(k.finish, Range(group), Range(group),
-                  {raw_arg(scratch->partials, spec.result), target,
-                   KernelArg::from(static_cast<std::uint64_t>(groups))});
+    if (!single)
+      q.launch_args(k.finish, Range(group), Range(group),
+                    {partials, target, KernelArg::from(static_cast<std::uint64_t>(groups))});
     return used;
   }
 };
@@ -288,9 +396,21 @@ ReductionKernel::ReductionKernel(const Device& device, std::string_view result_t
   detail::gen::require_type_support(info, state->spec.result, state->spec.what, "the result type");
   for (const GeneratedParam& p : state->spec.inputs)
     detail::gen::require_type_support(info, p.type, state->spec.what, "parameter '" + p.name + "'");
+  state->layout = detail::gen::layout_for(info.kind);
   state->group = detail::gen::group_size(info);
+  if (state->layout == detail::gen::Layout::blocked) {
+    // Larger groups on a CPU: a group's fixed cost (starting it, its barrier, work-item 0's combine)
+    // is paid per block, and PoCL runs a group's work-items as one vectorised loop anyway. The
+    // SHARED array must fit in half the local memory.
+    const std::size_t bytes = size_of(state->spec.result);
+    std::size_t g = kCpuGroupLimit;
+    while (g > state->group && (g > info.max_group_size || g * bytes > info.local_memory_bytes / 2)) g /= 2;
+    state->group = g;
+  }
   // About one group per 256 resident work-items on a GPU; the second pass takes at most 1024 partials.
-  state->max_groups = std::min<std::size_t>(1024, std::max<std::size_t>(1, info.compute_units) * 8);
+  state->max_groups = state->layout == detail::gen::Layout::blocked
+                          ? std::numeric_limits<std::size_t>::max()
+                          : std::min<std::size_t>(1024, std::max<std::size_t>(1, info.compute_units) * 8);
   state_ = std::move(state);
 }
 
@@ -306,19 +426,35 @@ const std::vector<GeneratedParam>& ReductionKernel::inputs() const { return stat
 const Device& ReductionKernel::device() const { return state().device; }
 std::size_t ReductionKernel::group_size() const { return state().group; }
 std::size_t ReductionKernel::max_groups() const { return state().max_groups; }
+std::size_t ReductionKernel::elements_per_group() const { return state().per_group(); }
+std::size_t ReductionKernel::single_pass_limit() const { return kSinglePassLimit; }
 
 std::string ReductionKernel::source(const std::vector<ArgKind>& kinds) const {
-  return generate(state().spec, kinds, state().group);
+  return generate(state().spec, kinds, state().group, state().layout);
 }
 
 std::string ReductionKernel::generate_source(std::string_view result_type, std::string_view inputs,
                                              std::string_view map_expr, std::string_view reduce_expr,
                                              std::string_view identity, std::string_view name,
                                              const std::vector<ArgKind>& kinds, std::size_t group_size,
-                                             std::string_view preamble) {
+                                             std::string_view preamble, DeviceKind device_kind) {
   return generate(parse_spec(result_type, inputs, map_expr, reduce_expr, identity, name, preamble), kinds,
-                  group_size);
+                  group_size, detail::gen::layout_for(device_kind));
 }
+
+void ReductionKernel::compile_ahead() const {
+  compile_ahead(std::vector<ArgKind>(state().spec.inputs.size(), ArgKind::array));
+}
+
+void ReductionKernel::compile_ahead(const std::vector<ArgKind>& kinds) const {
+  const_cast<State&>(state()).variant(kinds);
+}
+
+void ReductionKernel::compile_ahead(const std::vector<std::vector<ArgKind>>& variants) const {
+  for (const std::vector<ArgKind>& kinds : variants) compile_ahead(kinds);
+}
+
+std::size_t ReductionKernel::compiled_variants() const { return state().variants.size(); }
 
 void ReductionKernel::reduce_args(Queue& q, void* result, ScalarType result_type, std::size_t result_bytes,
                                   const std::vector<KernelArg>& args) const {
