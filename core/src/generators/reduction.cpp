@@ -259,14 +259,6 @@ std::string generate(const Spec& s, const std::vector<ArgKind>& kinds, std::size
   return w.text();
 }
 
-KernelArg raw_arg(const RawBuffer& buffer, ScalarType type) {
-  KernelArg a;
-  a.kind = KernelArg::Kind::buffer;
-  a.buffer = &buffer;
-  a.type = type;
-  return a;
-}
-
 }  // namespace
 
 struct ReductionKernel::State {
@@ -362,11 +354,11 @@ struct ReductionKernel::State {
     const std::size_t bytes = size_of(spec.result);
     if (scratch.partials.bytes() < groups * bytes)
       scratch.partials = RawBuffer(device, groups * bytes);  // the old one lives until its work is done
-    const KernelArg partials = raw_arg(scratch.partials, spec.result);
-    const KernelArg target = target_or_null ? *target_or_null : raw_arg(scratch.result, spec.result);
+    const KernelArg partials = KernelArg::from_raw(scratch.partials, spec.result);
+    const KernelArg target = target_or_null ? *target_or_null : KernelArg::from_raw(scratch.result, spec.result);
     checked.launch.push_back(partials);
     checked.launch.push_back(target);
-    checked.launch.push_back(raw_arg(scratch.arrived, ScalarType::u32));
+    checked.launch.push_back(KernelArg::from_raw(scratch.arrived, ScalarType::u32));
     checked.launch.push_back(KernelArg::from(static_cast<std::uint64_t>(n)));
     checked.launch.push_back(KernelArg::from(static_cast<std::uint32_t>(single ? 1 : 0)));
     q.launch_args(k.first, Range(groups * group), Range(group), checked.launch);
