@@ -133,7 +133,10 @@ void bind_device(nb::module_& m) {
       .def_prop_ro("backend", [](const Device& d) { return d.info().backend; })
       .def_prop_ro("kind", [](const Device& d) { return kind_name(d.info().kind); })
       .def_prop_ro("supports_double", [](const Device& d) { return d.info().supports_double; })
-      .def("queue", &Device::queue, "A new queue (CUDA stream / OpenCL command queue) of this device")
+      .def("queue", [](const Device& d, bool command_timing) { return d.queue(QueueOptions{command_timing}); },
+           nb::arg("command_timing") = false,
+           "A new queue (CUDA stream / OpenCL command queue) of this device; with command_timing, every "
+           "operation's event tells its own device time (Event.duration_ms), at a small cost per operation")
       .def_prop_ro("default_queue", [](const Device& d) { return default_queue(d); },
                    "The queue calls on this device use when given none")
       .def("compile", [](const Device& d, const std::string& source, nb::handle defines, const std::string& name) {

@@ -14,6 +14,10 @@ void bind_queue(nb::module_& m) {
         e.wait();
       }, "Block until the event has completed (other Python threads run meanwhile)")
       .def_prop_ro("done", &Event::done)
+      .def("duration_ms", [](const Event& e) {
+        nb::gil_scoped_release release;
+        return e.duration_ms();
+      }, "Device time in ms of this event's own operation (its queue made with command_timing=True); waits for it")
       .def_prop_ro("device", &Event::device, nb::rv_policy::copy)
       .def("time_since", [](const Event& end, const Event& start) {
         nb::gil_scoped_release release;

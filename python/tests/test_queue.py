@@ -4,6 +4,7 @@ import threading
 import time
 
 import numpy as np
+import pytest
 
 import duet
 
@@ -69,3 +70,17 @@ def test_waits_release_the_gil(device):
     t.join()
     if waited > 0.05:  # long enough for Python to switch threads (every 5 ms) many times
         assert during > 0, f"the other thread did not run during a {waited:.3f} s finish()"
+
+
+def test_command_timing(device):
+    k = device.compile(BUSY).busy
+    timed = device.queue(command_timing=True)
+    x = duet.zeros(4096, device=device, queue=timed)
+    start = timed.record()
+    event = k(4096, None, x, 4096, 2000, queue=timed)
+    end = timed.record()
+    assert 0.0 < event.duration_ms() <= duet.elapsed_ms(start, end) + 0.01
+    with pytest.raises(duet.ArgumentError, match="command timing"):
+        k(4096, None, x, 4096, 1).duration_ms()  # the default queue is not timed
+    with pytest.raises(duet.ArgumentError, match="two queues|different queues|another queue"):
+        duet.elapsed_ms(start, device.queue().record())
