@@ -42,7 +42,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     expected.push_back(duet::fuzz::expected_param(ins[k].type, array ? "duet_" + ins[k].name : ins[k].name, array, true));
   }
   expected.push_back(duet::fuzz::expected_param(r, "duet_partials", true, false));
+  expected.push_back(duet::fuzz::expected_param(r, "duet_out", true, false));
+  expected.push_back(duet::fuzz::expected_param(duet::ScalarType::u32, "duet_arrived", true, false));
   expected.push_back(duet::fuzz::expected_param(duet::ScalarType::u64, "n", false, true));
+  expected.push_back(duet::fuzz::expected_param(duet::ScalarType::u32, "duet_single", false, true));
   const std::string kernel = "duet_" + duet::detail::gen::check_kernel_name(name, "fuzz");
   duet::fuzz::check_signature(source, kernel, expected);
   duet::fuzz::check_signature(source, kernel + "_finish",
