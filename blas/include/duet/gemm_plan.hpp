@@ -42,6 +42,8 @@
 //      kOccupancyMinChunk long, or kSplitMinChunk where K is split already.
 //   5. A plain float call (GemmProblem::plain) that stays tiled with one slice runs duet::matmul's
 //      kernel.
+// On CPU devices a tiled call with op_b transpose runs as op_b none on a transposed copy of B
+// (blas/src/gemm.cpp says why); the plan printed is the one for the call as made.
 #pragma once
 
 #include <cstddef>
