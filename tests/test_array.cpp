@@ -12,6 +12,7 @@
 #include <numeric>
 #include <vector>
 
+#include "array_support.hpp"
 #include "devices.hpp"
 #include "support.hpp"
 
@@ -21,23 +22,6 @@ using duet::Array;
 using duet::IndexEntry;
 using duet::Slice;
 constexpr std::nullopt_t none = std::nullopt;
-
-// The host's copy of `a`'s elements in C order, read through its layout from the base's values.
-template <class T>
-std::vector<T> through_layout(const std::vector<T>& base, const duet::Layout& l) {
-  std::vector<T> out;
-  const std::size_t n = l.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    std::size_t rest = i;
-    std::int64_t at = l.offset;
-    for (std::size_t k = l.ndim(); k-- > 0;) {
-      at += static_cast<std::int64_t>(rest % l.shape[k]) * l.strides[k];
-      rest /= l.shape[k];
-    }
-    out.push_back(base[static_cast<std::size_t>(at)]);
-  }
-  return out;
-}
 
 std::vector<float> iota(std::size_t n) {
   std::vector<float> v(n);
@@ -66,18 +50,18 @@ TEST_CASE("arrays: views read back as the host computes them") {
     };
     for (const auto& key : keys) {
       const Array v = m.index(key);
-      CHECK(v.to_vector<float>(q) == through_layout(host, v.layout()));
+      CHECK(v.to_vector<float>(q) == through_layout<float>(host, v.layout()));
     }
     const Array t = m.T();
     CHECK(t.shape() == duet::Shape{7, 5});
-    CHECK(t.to_vector<float>(q) == through_layout(host, t.layout()));
+    CHECK(t.to_vector<float>(q) == through_layout<float>(host, t.layout()));
     const Array tt = m.index({Slice{none, none, -2}}).transpose();
-    CHECK(tt.to_vector<float>(q) == through_layout(host, tt.layout()));
+    CHECK(tt.to_vector<float>(q) == through_layout<float>(host, tt.layout()));
     // 8 axes, transposed: more uneven axes than array_copy.duet takes in one launch.
     const duet::Shape big{2, 3, 2, 3, 2, 3, 2, 2};
     const std::vector<float> many = iota(duet::element_count(big));
     const Array b = duet::from_host<float>(q, many, big).transpose({7, 0, 6, 1, 5, 2, 4, 3});
-    CHECK(b.to_vector<float>(q) == through_layout(many, b.layout()));
+    CHECK(b.to_vector<float>(q) == through_layout<float>(many, b.layout()));
   });
 }
 
@@ -106,7 +90,8 @@ TEST_CASE("arrays: copies into strided views leave everything else as it was") {
     CHECK(written == 12);
     CHECK_THROWS_WITH_AS(duet::copy_into(q, src, dst), doctest::Contains("shape (3, 4) but dst (5, 9)"),
                          duet::ArgumentError);
-    CHECK_THROWS_AS(duet::copy_into(q, src, duet::zeros(q, {3, 4}, duet::ScalarType::i32)), duet::ArgumentError);
+    CHECK_THROWS_AS(duet::copy_into(q, src, duet::zeros(q, {3, 4}, duet::ScalarType::i32)),
+                    duet::ArgumentError);
   });
 }
 
@@ -122,11 +107,11 @@ TEST_CASE("arrays: reshape is a view where it can be and a copy where it must") 
     const Array t = a.T();
     CHECK_FALSE(t.reshape_view({-1}).has_value());
     const Array flat = t.reshape(q, {-1});
-    CHECK(flat.to_vector<float>(q) == through_layout(host, t.layout()));
+    CHECK(flat.to_vector<float>(q) == through_layout<float>(host, t.layout()));
     CHECK(a.expand_dims(1).squeeze().shape() == duet::Shape{6, 4});
     const Array copied = a.index({Slice{none, none, -1}}).copy(q);
     CHECK(copied.contiguous());
-    CHECK(copied.to_vector<float>(q) == through_layout(host, a.index({Slice{none, none, -1}}).layout()));
+    CHECK(copied.to_vector<float>(q) == through_layout<float>(host, a.index({Slice{none, none, -1}}).layout()));
   });
 }
 
@@ -134,12 +119,14 @@ TEST_CASE("arrays: full, arange, linspace and random arrays") {
   for_each_device([](const duet::Device& dev) {
     duet::Queue q = dev.queue();
     CHECK(duet::full(q, {3, 5}, -2.5).to_vector<float>(q) == std::vector<float>(15, -2.5f));
-    CHECK(duet::ones(q, {7}, duet::ScalarType::i32).to_vector<std::int32_t>(q) == std::vector<std::int32_t>(7, 1));
-    CHECK(duet::full(q, {1}, 255, duet::ScalarType::u8).to_vector<std::uint8_t>(q) == std::vector<std::uint8_t>{255});
+    CHECK(duet::ones(q, {7}, duet::ScalarType::i32).to_vector<std::int32_t>(q) ==
+          std::vector<std::int32_t>(7, 1));
+    CHECK(duet::full(q, {1}, 255, duet::ScalarType::u8).to_vector<std::uint8_t>(q) ==
+          std::vector<std::uint8_t>{255});
     const std::vector<duet::half> h = duet::full(q, {4}, 0.1, duet::ScalarType::f16).to_vector<duet::half>(q);
     for (const duet::half& x : h) CHECK(x.bits == duet::half::from_float(0.1f).bits);
-    CHECK_THROWS_WITH_AS(duet::full(q, {2}, 300, duet::ScalarType::u8), doctest::Contains("does not fit uchar"),
-                         duet::ArgumentError);
+    CHECK_THROWS_WITH_AS(duet::full(q, {2}, 300, duet::ScalarType::u8),
+                         doctest::Contains("does not fit uchar"), duet::ArgumentError);
     CHECK(duet::zeros(q, {0, 3}).to_vector<float>(q).empty());
     CHECK(duet::zeros(q, {}).size() == 1);
 
@@ -180,12 +167,13 @@ TEST_CASE("arrays: errors name what was wrong") {
   for_each_device([](const duet::Device& dev) {
     duet::Queue q = dev.queue();
     const Array a = duet::zeros(q, {2, 3});
-    CHECK_THROWS_WITH_AS(a.to_vector<double>(q), doctest::Contains("holds float, not double"), duet::ArgumentError);
+    CHECK_THROWS_WITH_AS(a.to_vector<double>(q), doctest::Contains("holds float, not double"),
+                         duet::ArgumentError);
     CHECK_THROWS_AS(a[2], duet::ArgumentError);
     CHECK_THROWS_AS(a.reshape(q, {4, -1}), duet::ArgumentError);
     const std::vector<float> three{1, 2, 3};
-    CHECK_THROWS_WITH_AS(duet::from_host<float>(q, three, {2, 2}), doctest::Contains("3 values for the shape (2, 2)"),
-                         duet::ArgumentError);
+    CHECK_THROWS_WITH_AS(duet::from_host<float>(q, three, {2, 2}),
+                         doctest::Contains("3 values for the shape (2, 2)"), duet::ArgumentError);
     duet::Layout past = duet::contiguous_layout({4});
     past.offset = 3;
     CHECK_THROWS_AS(Array(a.buffer().share(), duet::ScalarType::f32, past), duet::BufferSizeError);

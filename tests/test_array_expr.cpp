@@ -83,13 +83,15 @@ TEST_CASE("array expressions: broadcasting and views as operands") {
   for_each_device([](const duet::Device& dev) {
     duet::Queue q = dev.queue();
     auto rng = make_rng("array broadcast");
-    const std::vector<float> c = random_floats(rng, 5), r = random_floats(rng, 7), m = random_floats(rng, 5 * 7);
+    const std::vector<float> c = random_floats(rng, 5), r = random_floats(rng, 7),
+                             m = random_floats(rng, 5 * 7);
     const Array col = floats(q, c, {5, 1}), row = floats(q, r, {7}), mat = floats(q, m, {5, 7});
     const duet::Expr outer = col * row;
     CHECK(outer.shape() == duet::Shape{5, 7});
     const std::vector<float> o = duet::evaluate(q, outer - mat).to_vector<float>(q);
     for (std::size_t i = 0; i < 5; ++i)
-      for (std::size_t j = 0; j < 7; ++j) CHECK(o[i * 7 + j] == doctest::Approx(double(c[i]) * r[j] - m[i * 7 + j]));
+      for (std::size_t j = 0; j < 7; ++j)
+        CHECK(o[i * 7 + j] == doctest::Approx(double(c[i]) * r[j] - m[i * 7 + j]));
     // mat[::-1, ::2] + row[::2]: reversed rows, every second column.
     const Array flipped = mat.index({Slice{none, none, -1}, Slice{none, none, 2}});
     const Array every2 = row.index({Slice{none, none, 2}});
@@ -109,8 +111,10 @@ TEST_CASE("array expressions: dtypes, comparisons, where, functions, NaN and hal
     const std::vector<std::int32_t> iv{-7, -1, 0, 3, 12};
     const Array I = duet::from_host<std::int32_t>(q, iv, {5});
     CHECK((I * 2).dtype() == ScalarType::i32);
-    CHECK(duet::evaluate(q, I * 2 + 1).to_vector<std::int32_t>(q) == std::vector<std::int32_t>{-13, -1, 1, 7, 25});
-    CHECK(duet::evaluate(q, duet::abs(I)).to_vector<std::int32_t>(q) == std::vector<std::int32_t>{7, 1, 0, 3, 12});
+    CHECK(duet::evaluate(q, I * 2 + 1).to_vector<std::int32_t>(q) ==
+          std::vector<std::int32_t>{-13, -1, 1, 7, 25});
+    CHECK(duet::evaluate(q, duet::abs(I)).to_vector<std::int32_t>(q) ==
+          std::vector<std::int32_t>{7, 1, 0, 3, 12});
     CHECK(duet::evaluate(q, I > 0).to_vector<std::uint8_t>(q) == std::vector<std::uint8_t>{0, 0, 0, 1, 1});
     CHECK(duet::evaluate(q, duet::where(I > 0, I, -I)).to_vector<std::int32_t>(q) ==
           std::vector<std::int32_t>{7, 1, 0, 3, 12});
@@ -141,7 +145,8 @@ TEST_CASE("array expressions: dtypes, comparisons, where, functions, NaN and hal
     for (const Fn& f : fns) {
       INFO(f.name);
       const std::vector<float> got = duet::evaluate(q, f.device(F)).to_vector<float>(q);
-      for (std::size_t i = 0; i < fv.size(); ++i) CHECK(got[i] == doctest::Approx(f.host(fv[i])).epsilon(4e-7));
+      for (std::size_t i = 0; i < fv.size(); ++i)
+        CHECK(got[i] == doctest::Approx(f.host(fv[i])).epsilon(4e-7));
       compiles_for_cuda(f.device(F), ScalarType::f32, true);
     }
     // NaN wins in maximum and minimum, as in numpy.
@@ -191,8 +196,8 @@ TEST_CASE("array expressions: assign into views and in place, overlapping includ
     const Array m = duet::zeros(q, {3, 4});
     duet::assign(q, m, floats(q, {1, 2, 3, 4}, {4}) + 0);
     CHECK(m.to_vector<float>(q) == std::vector<float>{1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4});
-    CHECK_THROWS_WITH_AS(duet::assign(q, m, floats(q, {1, 2, 3}, {3}) + 0), doctest::Contains("does not broadcast"),
-                         duet::ArgumentError);
+    CHECK_THROWS_WITH_AS(duet::assign(q, m, floats(q, {1, 2, 3}, {3}) + 0),
+                         doctest::Contains("does not broadcast"), duet::ArgumentError);
     CHECK_THROWS_AS(duet::evaluate(q, duet::Expr::scalar(2) + 3), duet::ArgumentError);
   });
 }

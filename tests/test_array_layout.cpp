@@ -16,7 +16,8 @@ using duet::Slice;
 std::vector<std::int64_t> positions(const Layout& l) {
   REQUIRE(l.ndim() == 1);
   std::vector<std::int64_t> out;
-  for (std::size_t i = 0; i < l.shape[0]; ++i) out.push_back(l.offset + static_cast<std::int64_t>(i) * l.strides[0]);
+  for (std::size_t i = 0; i < l.shape[0]; ++i)
+    out.push_back(l.offset + static_cast<std::int64_t>(i) * l.strides[0]);
   return out;
 }
 
@@ -94,8 +95,10 @@ TEST_CASE("array layout: reshapes are views where the strides allow, else need a
   const Layout cols = duet::index_layout(duet::contiguous_layout({4, 6}), {Slice{}, Slice{none, none, 2}});
   CHECK(duet::reshape_strides(cols, {12}) == std::vector<std::int64_t>{2});
   CHECK(duet::resolve_shape({-1, 4}, 12) == duet::Shape{3, 4});
-  CHECK_THROWS_AS(duet::resolve_shape({0, -1}, 0), duet::ArgumentError);  // as numpy: -1 is not inferred from 0
-  CHECK_THROWS_WITH_AS(duet::resolve_shape({-1, -1}, 12), doctest::Contains("more than one -1"), duet::ArgumentError);
+  CHECK_THROWS_AS(duet::resolve_shape({0, -1}, 0),
+                  duet::ArgumentError);  // as numpy: -1 is not inferred from 0
+  CHECK_THROWS_WITH_AS(duet::resolve_shape({-1, -1}, 12), doctest::Contains("more than one -1"),
+                       duet::ArgumentError);
   CHECK_THROWS_WITH_AS(duet::resolve_shape({5, 3}, 12), doctest::Contains("cannot make 12 elements"),
                        duet::ArgumentError);
   CHECK_THROWS_AS(duet::resolve_shape({-1, 5}, 12), duet::ArgumentError);

@@ -14,10 +14,14 @@ constexpr std::size_t kCopyAxes = 6;  // array_copy.duet's d0..d5
 
 const char* bits_type(std::size_t itemsize) {
   switch (itemsize) {
-    case 1: return "uchar";
-    case 2: return "ushort";
-    case 4: return "uint";
-    default: return "ulong";
+    case 1:
+      return "uchar";
+    case 2:
+      return "ushort";
+    case 4:
+      return "uint";
+    default:
+      return "ulong";
   }
 }
 
@@ -42,8 +46,8 @@ Event launch_copy(Queue& q, const Array& src, const Array& dst, const Layout& fr
     ss[skip + k] = from.strides[k];
     ts[skip + k] = to.strides[k];
   }
-  const Kernel kernel = extension::builtin_kernel(q.device(), "array_copy", "array_copy",
-                                                  {{"ELEM", bits_type(sizeof(Bits))}});
+  const Kernel kernel =
+      extension::builtin_kernel(q.device(), "array_copy", "array_copy", {{"ELEM", bits_type(sizeof(Bits))}});
   const std::uint64_t n = from.size();
   return q.launch(kernel, Range(n), Range(), s.arg, std::int64_t(s.offset) + from.offset, d.arg,
                   std::int64_t(d.offset) + to.offset, n, dims[0], dims[1], dims[2], dims[3], dims[4], dims[5],
@@ -116,8 +120,8 @@ Array::Array(RawBuffer buffer, ScalarType dtype, Layout layout)
     const std::int64_t elements = static_cast<std::int64_t>(buffer_.bytes() / size_of(dtype_));
     if (span->first < 0 || span->second >= elements)
       throw BufferSizeError("Array: the layout reaches elements " + std::to_string(span->first) + " to " +
-                            std::to_string(span->second) + " of a buffer of " + std::to_string(elements) + " " +
-                            to_string(dtype_) + " elements");
+                            std::to_string(span->second) + " of a buffer of " + std::to_string(elements) +
+                            " " + to_string(dtype_) + " elements");
   }
 }
 
@@ -135,12 +139,16 @@ void Array::require_dtype(ScalarType t, const char* call) const {
                         to_string(t));
 }
 
-Array Array::index(const std::vector<IndexEntry>& key) const { return with_layout(index_layout(layout_, key)); }
+Array Array::index(const std::vector<IndexEntry>& key) const {
+  return with_layout(index_layout(layout_, key));
+}
 Array Array::transpose(const std::vector<std::size_t>& axes) const {
   return with_layout(transpose_layout(layout_, axes));
 }
 Array Array::expand_dims(std::int64_t axis) const { return with_layout(expand_dims_layout(layout_, axis)); }
-Array Array::squeeze(std::optional<std::int64_t> axis) const { return with_layout(squeeze_layout(layout_, axis)); }
+Array Array::squeeze(std::optional<std::int64_t> axis) const {
+  return with_layout(squeeze_layout(layout_, axis));
+}
 
 std::optional<Array> Array::reshape_view(const std::vector<std::int64_t>& shape) const {
   Layout l;
@@ -168,7 +176,8 @@ Array Array::copy(Queue& q) const {
 void Array::read_into(Queue& q, void* host) const {
   if (size() == 0) return;
   if (contiguous()) {
-    q.read_bytes(buffer_, static_cast<std::size_t>(layout_.offset) * itemsize(), host, nbytes(), "Array read");
+    q.read_bytes(buffer_, static_cast<std::size_t>(layout_.offset) * itemsize(), host, nbytes(),
+                 "Array read");
     return;
   }
   // Gathered on the device first; the copy's memory is freed once the read is done with it.
@@ -179,13 +188,14 @@ void Array::read_into(Queue& q, void* host) const {
 Event copy_into(Queue& q, const Array& src, const Array& dst) {
   if (!src.valid() || !dst.valid()) throw ReleasedError("copy_into: an array is empty (default-constructed)");
   if (src.shape() != dst.shape())
-    throw ArgumentError("copy_into: src has shape " + shape_text(src.shape()) + " but dst " + shape_text(dst.shape()));
+    throw ArgumentError("copy_into: src has shape " + shape_text(src.shape()) + " but dst " +
+                        shape_text(dst.shape()));
   if (src.dtype() != dst.dtype())
     throw ArgumentError(std::string("copy_into: src holds ") + to_string(src.dtype()) + " but dst " +
                         to_string(dst.dtype()) + "; converting is astype's job");
   if (src.device() != q.device() || dst.device() != q.device())
-    throw DeviceMismatchError("copy_into: the arrays and the queue must be of one device (" + q.device().info().id() +
-                              ")");
+    throw DeviceMismatchError("copy_into: the arrays and the queue must be of one device (" +
+                              q.device().info().id() + ")");
   if (src.size() == 0) return q.record();
   if (src.contiguous() && dst.contiguous()) {
     RawBuffer to = dst.buffer().share();
@@ -193,10 +203,14 @@ Event copy_into(Queue& q, const Array& src, const Array& dst) {
                         static_cast<std::size_t>(dst.offset()) * dst.itemsize(), src.nbytes());
   }
   switch (src.itemsize()) {
-    case 1: return copy_layouts<std::uint8_t>(q, src, dst);
-    case 2: return copy_layouts<std::uint16_t>(q, src, dst);
-    case 4: return copy_layouts<std::uint32_t>(q, src, dst);
-    default: return copy_layouts<std::uint64_t>(q, src, dst);
+    case 1:
+      return copy_layouts<std::uint8_t>(q, src, dst);
+    case 2:
+      return copy_layouts<std::uint16_t>(q, src, dst);
+    case 4:
+      return copy_layouts<std::uint32_t>(q, src, dst);
+    default:
+      return copy_layouts<std::uint64_t>(q, src, dst);
   }
 }
 

@@ -21,44 +21,70 @@ std::vector<unsigned char> element_bytes(double value, ScalarType dtype, const c
     const double lo = static_cast<double>(std::numeric_limits<I>::min());
     const double hi = static_cast<double>(std::numeric_limits<I>::max());
     if (!(value >= lo && value < hi + 1.0))
-      throw ArgumentError(std::string(call) + ": " + std::to_string(value) + " does not fit " + to_string(dtype));
+      throw ArgumentError(std::string(call) + ": " + std::to_string(value) + " does not fit " +
+                          to_string(dtype));
     put(static_cast<I>(value));
   };
   switch (dtype) {
-    case ScalarType::f32: put(static_cast<float>(value)); break;
-    case ScalarType::f64: put(value); break;
-    case ScalarType::f16: put(half::from_float(static_cast<float>(value))); break;
-    case ScalarType::i8: integer(std::int8_t{}); break;
-    case ScalarType::u8: integer(std::uint8_t{}); break;
-    case ScalarType::i16: integer(std::int16_t{}); break;
-    case ScalarType::u16: integer(std::uint16_t{}); break;
-    case ScalarType::i32: integer(std::int32_t{}); break;
-    case ScalarType::u32: integer(std::uint32_t{}); break;
-    case ScalarType::i64: integer(std::int64_t{}); break;
-    case ScalarType::u64: integer(std::uint64_t{}); break;
-    default: throw ArgumentError(std::string(call) + ": the element type is unknown");
+    case ScalarType::f32:
+      put(static_cast<float>(value));
+      break;
+    case ScalarType::f64:
+      put(value);
+      break;
+    case ScalarType::f16:
+      put(half::from_float(static_cast<float>(value)));
+      break;
+    case ScalarType::i8:
+      integer(std::int8_t{});
+      break;
+    case ScalarType::u8:
+      integer(std::uint8_t{});
+      break;
+    case ScalarType::i16:
+      integer(std::int16_t{});
+      break;
+    case ScalarType::u16:
+      integer(std::uint16_t{});
+      break;
+    case ScalarType::i32:
+      integer(std::int32_t{});
+      break;
+    case ScalarType::u32:
+      integer(std::uint32_t{});
+      break;
+    case ScalarType::i64:
+      integer(std::int64_t{});
+      break;
+    case ScalarType::u64:
+      integer(std::uint64_t{});
+      break;
+    default:
+      throw ArgumentError(std::string(call) + ": the element type is unknown");
   }
   return out;
 }
 
 void require_double(const Device& device, ScalarType dtype, const char* call) {
   if (dtype == ScalarType::f64 && !device.info().supports_double)
-    throw ArgumentError(std::string(call) + ": float64 needs a device with double precision; " + device.info().id() +
-                        " (" + device.info().name + ") has none: use float32");
+    throw ArgumentError(std::string(call) + ": float64 needs a device with double precision; " +
+                        device.info().id() + " (" + device.info().name + ") has none: use float32");
 }
 
 // out[i] = start + i * step for i < n.
 void ramp(Queue& q, Array& out, double start, double step) {
   if (out.size() == 0) return;
   const bool f64 = q.device().info().supports_double;
-  const Kernel k = extension::builtin_kernel(q.device(), "array_ramp", "array_ramp",
-                                             {{"T", to_string(out.dtype())}, {"R", f64 ? "double" : "float"}});
+  const Kernel k =
+      extension::builtin_kernel(q.device(), "array_ramp", "array_ramp",
+                                {{"T", to_string(out.dtype())}, {"R", f64 ? "double" : "float"}});
   const KernelArg buffer = KernelArg::from_raw(out.buffer(), out.dtype());
   const std::vector<KernelArg> args =
       f64 ? std::vector<KernelArg>{buffer, KernelArg::from(std::uint64_t(out.size())), KernelArg::from(start),
                                    KernelArg::from(step)}
           : std::vector<KernelArg>{buffer, KernelArg::from(std::uint64_t(out.size())),
-                                   KernelArg::from(static_cast<float>(start)), KernelArg::from(static_cast<float>(step))};
+                                   KernelArg::from(static_cast<float>(start)),
+                                   KernelArg::from(static_cast<float>(step))};
   q.launch_args(k, Range(out.size()), Range(), args);
 }
 
@@ -67,7 +93,8 @@ void ramp(Queue& q, Array& out, double start, double step) {
 template <class Fill>
 Array random_array(Queue& q, const Shape& shape, ScalarType dtype, const char* call, Fill fill) {
   if (dtype != ScalarType::f32 && dtype != ScalarType::f64)
-    throw ArgumentError(std::string(call) + ": random arrays are float32 or float64, not " + to_string(dtype));
+    throw ArgumentError(std::string(call) + ": random arrays are float32 or float64, not " +
+                        to_string(dtype));
   Array a = empty(q.device(), shape, dtype);
   if (a.size() == 0) return a;
   if (dtype == ScalarType::f32) {
@@ -88,7 +115,8 @@ Array empty(const Device& device, const Shape& shape, ScalarType dtype) {
   const std::size_t n = element_count(shape);
   std::size_t bytes = 0;
   if (__builtin_mul_overflow(n, size_of(dtype), &bytes))
-    throw ArgumentError("empty: " + shape_text(shape) + " of " + to_string(dtype) + " is more bytes than memory holds");
+    throw ArgumentError("empty: " + shape_text(shape) + " of " + to_string(dtype) +
+                        " is more bytes than memory holds");
   // A buffer of at least one element: every array, even an empty one, has memory behind it.
   return Array(RawBuffer(device, std::max(bytes, size_of(dtype))), dtype, contiguous_layout(shape));
 }
@@ -105,8 +133,9 @@ Array full(Queue& q, const Shape& shape, double value, ScalarType dtype) {
 
 Array arange(Queue& q, double start, double stop, double step, ScalarType dtype) {
   if (step == 0 || !std::isfinite(step) || !std::isfinite(start) || !std::isfinite(stop))
-    throw ArgumentError("arange: start, stop and step must be finite and step nonzero (got " + std::to_string(start) +
-                        ", " + std::to_string(stop) + ", " + std::to_string(step) + ")");
+    throw ArgumentError("arange: start, stop and step must be finite and step nonzero (got " +
+                        std::to_string(start) + ", " + std::to_string(stop) + ", " + std::to_string(step) +
+                        ")");
   const double count = std::ceil((stop - start) / step);
   const std::size_t n = count > 0 ? static_cast<std::size_t>(count) : 0;
   Array a = empty(q.device(), {n}, dtype);
@@ -133,8 +162,8 @@ Array uniform(Queue& q, const Shape& shape, std::uint64_t seed, std::uint64_t of
                       [&](auto& buffer) { random::uniform(q, buffer, seed, offset, low, high); });
 }
 
-Array normal(Queue& q, const Shape& shape, std::uint64_t seed, std::uint64_t offset, double mean, double stddev,
-             ScalarType dtype) {
+Array normal(Queue& q, const Shape& shape, std::uint64_t seed, std::uint64_t offset, double mean,
+             double stddev, ScalarType dtype) {
   return random_array(q, shape, dtype, "normal",
                       [&](auto& buffer) { random::normal(q, buffer, seed, offset, mean, stddev); });
 }

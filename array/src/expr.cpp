@@ -1,8 +1,8 @@
 // The expression tree of duet/array_expr.hpp: each node's broadcast shape and NumPy dtype, worked
 // out as it is built, so an error names the operation that caused it.
-#include "expr_node.hpp"
-
 #include <algorithm>
+
+#include "expr_node.hpp"
 
 namespace duet {
 namespace {
@@ -30,8 +30,8 @@ Shape broadcast(const Shape& a, const Shape& b, const char* op) {
     const std::size_t x = k < a.size() ? a[a.size() - 1 - k] : 1, y = k < b.size() ? b[b.size() - 1 - k] : 1;
     if (x != y && x != 1 && y != 1)
       throw ArgumentError(std::string(op) + ": shapes " + shape_text(a) + " and " + shape_text(b) +
-                          " do not broadcast (axis " + std::to_string(out.size() - 1 - k) + ": " + std::to_string(x) +
-                          " and " + std::to_string(y) + ")");
+                          " do not broadcast (axis " + std::to_string(out.size() - 1 - k) + ": " +
+                          std::to_string(x) + " and " + std::to_string(y) + ")");
     out[out.size() - 1 - k] = x == 1 ? y : x;
   }
   return out;
@@ -70,7 +70,8 @@ ScalarType float_for(ScalarType t) {
   return ScalarType::f64;
 }
 
-Expr make(NodeKind kind, std::string op, std::vector<NodePtr> args, ScalarType dtype, bool weak, Shape shape) {
+Expr make(NodeKind kind, std::string op, std::vector<NodePtr> args, ScalarType dtype, bool weak,
+          Shape shape) {
   auto n = std::make_shared<Expr::Node>();
   n->kind = kind;
   n->op = std::move(op);
@@ -89,7 +90,8 @@ Expr arithmetic(const char* op, const Expr& a, const Expr& b) {
 }
 
 Expr comparison(const char* op, const Expr& a, const Expr& b) {
-  return make(NodeKind::compare, op, {a.node(), b.node()}, ScalarType::u8, false, broadcast(a.shape(), b.shape(), op));
+  return make(NodeKind::compare, op, {a.node(), b.node()}, ScalarType::u8, false,
+              broadcast(a.shape(), b.shape(), op));
 }
 
 Expr function(const char* name, const Expr& a) {
@@ -100,9 +102,9 @@ Expr function(const char* name, const Expr& a) {
 
 ScalarType promote_types(ScalarType a, ScalarType b) {
   if (size_of(a) == 0 || size_of(b) == 0) throw ArgumentError("promote_types: an element type is unknown");
-  for (ScalarType t : {ScalarType::u8, ScalarType::i8, ScalarType::u16, ScalarType::i16, ScalarType::f16,
-                       ScalarType::u32, ScalarType::i32, ScalarType::f32, ScalarType::u64, ScalarType::i64,
-                       ScalarType::f64})
+  for (ScalarType t :
+       {ScalarType::u8, ScalarType::i8, ScalarType::u16, ScalarType::i16, ScalarType::f16, ScalarType::u32,
+        ScalarType::i32, ScalarType::f32, ScalarType::u64, ScalarType::i64, ScalarType::f64})
     if (safe(a, t) && safe(b, t)) return t;
   return ScalarType::f64;  // int64 with uint64, or a 64-bit integer with a float: numpy's float64
 }
@@ -151,8 +153,12 @@ Expr greater_equal(const Expr& a, const Expr& b) { return comparison(">=", a, b)
 Expr equal(const Expr& a, const Expr& b) { return comparison("==", a, b); }
 Expr not_equal(const Expr& a, const Expr& b) { return comparison("!=", a, b); }
 
-Expr negative(const Expr& a) { return make(NodeKind::unary, "neg", {a.node()}, a.dtype(), a.node()->weak, a.shape()); }
-Expr abs(const Expr& a) { return make(NodeKind::unary, "abs", {a.node()}, a.dtype(), a.node()->weak, a.shape()); }
+Expr negative(const Expr& a) {
+  return make(NodeKind::unary, "neg", {a.node()}, a.dtype(), a.node()->weak, a.shape());
+}
+Expr abs(const Expr& a) {
+  return make(NodeKind::unary, "abs", {a.node()}, a.dtype(), a.node()->weak, a.shape());
+}
 Expr sqrt(const Expr& a) { return function("sqrt", a); }
 Expr exp(const Expr& a) { return function("exp", a); }
 Expr log(const Expr& a) { return function("log", a); }
@@ -169,7 +175,8 @@ Expr power(const Operand& base, const Operand& exponent) {
   const Expr& b = exponent.expr;
   Expr e = arithmetic("pow", a, b);
   if (!is_float(e.dtype()))
-    throw ArgumentError(std::string("power: integer powers (") + to_string(a.dtype()) + " ** " + to_string(b.dtype()) +
+    throw ArgumentError(std::string("power: integer powers (") + to_string(a.dtype()) + " ** " +
+                        to_string(b.dtype()) +
                         ") are not supported; convert with astype(..., float32) first");
   return e;
 }
@@ -183,7 +190,9 @@ Expr where(const Operand& condition, const Operand& if_true, const Operand& if_f
   return make(NodeKind::where, "where", {cond.node(), a.node(), b.node()}, t, weak, shape);
 }
 
-Expr clip(const Operand& a, const Operand& low, const Operand& high) { return minimum(maximum(a, low), high); }
+Expr clip(const Operand& a, const Operand& low, const Operand& high) {
+  return minimum(maximum(a, low), high);
+}
 
 Expr astype(const Expr& a, ScalarType dtype) {
   if (size_of(dtype) == 0) throw ArgumentError("astype: the element type is unknown");

@@ -44,21 +44,25 @@ struct Writer {
     } else {
       k = found->second;
     }
-    return "(" + cname(n.dtype) + ")LOAD(" + std::string(to_string(n.dtype)) + ", a" + std::to_string(k) + " + p" +
-           std::to_string(k) + ")";
+    return "(" + cname(n.dtype) + ")LOAD(" + std::string(to_string(n.dtype)) + ", a" + std::to_string(k) +
+           " + p" + std::to_string(k) + ")";
   }
 
   std::string emit(const Expr::Node& n, ScalarType as) {
     switch (n.kind) {
-      case NodeKind::array: return leaf_array(n);
+      case NodeKind::array:
+        return leaf_array(n);
       case NodeKind::scalar: {
         const std::size_t j = leaves.scalars.size();
         leaves.scalars.emplace_back(&n, compute_type(as));
         return "s" + std::to_string(j);
       }
-      case NodeKind::cast: return "((" + cname(n.dtype) + ")" + emit(*n.args[0], n.args[0]->dtype) + ")";
-      case NodeKind::unary: return unary(n, as);
-      case NodeKind::binary: return binary(n, as);
+      case NodeKind::cast:
+        return "((" + cname(n.dtype) + ")" + emit(*n.args[0], n.args[0]->dtype) + ")";
+      case NodeKind::unary:
+        return unary(n, as);
+      case NodeKind::binary:
+        return binary(n, as);
       case NodeKind::compare: {
         // Both sides at the type they meet at.
         const ScalarType t = operand_type(*n.args[0], *n.args[1]);
@@ -76,8 +80,14 @@ struct Writer {
   // The type a binary operation's operands are brought to (the node's own, except for true
   // division and comparisons, where it is where the operands meet).
   static ScalarType operand_type(const Expr::Node& a, const Expr::Node& b) {
-    if (a.weak && !b.weak) return b.dtype == ScalarType::f16 ? ScalarType::f32 : (is_float(a.dtype) && !is_float(b.dtype) ? ScalarType::f64 : b.dtype);
-    if (b.weak && !a.weak) return a.dtype == ScalarType::f16 ? ScalarType::f32 : (is_float(b.dtype) && !is_float(a.dtype) ? ScalarType::f64 : a.dtype);
+    if (a.weak && !b.weak)
+      return b.dtype == ScalarType::f16
+                 ? ScalarType::f32
+                 : (is_float(a.dtype) && !is_float(b.dtype) ? ScalarType::f64 : b.dtype);
+    if (b.weak && !a.weak)
+      return a.dtype == ScalarType::f16
+                 ? ScalarType::f32
+                 : (is_float(b.dtype) && !is_float(a.dtype) ? ScalarType::f64 : a.dtype);
     if (a.weak && b.weak) return is_float(a.dtype) || is_float(b.dtype) ? ScalarType::f64 : ScalarType::i64;
     return promote_types(a.dtype, b.dtype);
   }
@@ -91,8 +101,8 @@ struct Writer {
     if (n.op == "abs") {
       if (is_float(t)) return "fabs(" + x + ")";
       const std::string name = "duet_abs_" + cname(t);
-      helpers[name] = "DEVICE " + cname(t) + " " + name + "(const " + cname(t) + " x) { return x < 0 ? (" + cname(t) +
-                      ")-x : x; }\n";
+      helpers[name] = "DEVICE " + cname(t) + " " + name + "(const " + cname(t) + " x) { return x < 0 ? (" +
+                      cname(t) + ")-x : x; }\n";
       return name + "(" + x + ")";
     }
     return n.op + "(" + x + ")";  // sqrt, exp, log, sin, cos, tanh, floor, ceil on a float type
@@ -121,8 +131,7 @@ Layout broadcast_layout(const Array& a, const Shape& shape) {
   l.offset = a.offset();
   l.strides.assign(shape.size(), 0);
   const std::size_t lead = shape.size() - a.ndim();
-  for (std::size_t k = 0; k < a.ndim(); ++k)
-    l.strides[lead + k] = a.shape()[k] == 1 ? 0 : a.strides()[k];
+  for (std::size_t k = 0; k < a.ndim(); ++k) l.strides[lead + k] = a.shape()[k] == 1 ? 0 : a.strides()[k];
   return l;
 }
 
@@ -135,7 +144,8 @@ std::vector<Layout> collapse_together(const std::vector<Layout>& in) {
     if (shape[k] == 1) continue;
     const std::int64_t len = static_cast<std::int64_t>(shape[k]);
     bool merge = !out[0].shape.empty();
-    for (std::size_t j = 0; merge && j < in.size(); ++j) merge = out[j].strides.back() == in[j].strides[k] * len;
+    for (std::size_t j = 0; merge && j < in.size(); ++j)
+      merge = out[j].strides.back() == in[j].strides[k] * len;
     for (std::size_t j = 0; j < in.size(); ++j) {
       if (merge) {
         out[j].shape.back() *= shape[k];
@@ -163,7 +173,8 @@ Kernelized write_kernel(const Expr& e, ScalarType out_dtype, bool flat, std::siz
   for (const auto& [name, code] : w.helpers) s << code;
   s << "KERNEL void duet_fused(GLOBAL " << to_string(out_dtype) << "* out, const long out_off";
   for (std::size_t k = 0; k < w.leaves.arrays.size(); ++k)
-    s << ", GLOBAL const " << to_string(w.leaves.arrays[k]->dtype) << "* a" << k << ", const long a" << k << "_off";
+    s << ", GLOBAL const " << to_string(w.leaves.arrays[k]->dtype) << "* a" << k << ", const long a" << k
+      << "_off";
   for (std::size_t j = 0; j < w.leaves.scalars.size(); ++j)
     s << ", const " << to_string(w.leaves.scalars[j].second) << " s" << j;
   s << ", const ulong n";
@@ -176,17 +187,21 @@ Kernelized write_kernel(const Expr& e, ScalarType out_dtype, bool flat, std::siz
   s << ") {\n  const ulong i = (ulong)GLOBAL_ID(0);\n  if (i >= n) return;\n";
   if (flat) {
     s << "  const long po = out_off + (long)i;\n";
-    for (std::size_t k = 0; k < w.leaves.arrays.size(); ++k) s << "  const long p" << k << " = a" << k << "_off + (long)i;\n";
+    for (std::size_t k = 0; k < w.leaves.arrays.size(); ++k)
+      s << "  const long p" << k << " = a" << k << "_off + (long)i;\n";
   } else {
     s << "  ulong rest = i;\n  long po = out_off;\n";
     for (std::size_t k = 0; k < w.leaves.arrays.size(); ++k) s << "  long p" << k << " = a" << k << "_off;\n";
     for (std::size_t d = axes; d-- > 0;) {
-      s << "  {\n    const long at = (long)(rest % d" << d << ");\n    rest /= d" << d << ";\n    po += at * os" << d << ";\n";
-      for (std::size_t k = 0; k < w.leaves.arrays.size(); ++k) s << "    p" << k << " += at * a" << k << "s" << d << ";\n";
+      s << "  {\n    const long at = (long)(rest % d" << d << ");\n    rest /= d" << d
+        << ";\n    po += at * os" << d << ";\n";
+      for (std::size_t k = 0; k < w.leaves.arrays.size(); ++k)
+        s << "    p" << k << " += at * a" << k << "s" << d << ";\n";
       s << "  }\n";
     }
   }
-  s << "  STORE(" << to_string(out_dtype) << ", out + po, (" << cname(out_dtype) << ")(" << value << "));\n}\n";
+  s << "  STORE(" << to_string(out_dtype) << ", out + po, (" << cname(out_dtype) << ")(" << value
+    << "));\n}\n";
   return {s.str(), std::move(w.leaves)};
 }
 
@@ -195,16 +210,26 @@ KernelArg scalar_arg(const Expr::Node& n, ScalarType t) {
   const std::int64_t i = n.int_value;
   const bool fl = n.dtype == ScalarType::f64;  // a float literal (else an integer one)
   switch (t) {
-    case ScalarType::f32: return KernelArg::from(static_cast<float>(f));
-    case ScalarType::f64: return KernelArg::from(f);
-    case ScalarType::i8: return KernelArg::from(static_cast<std::int8_t>(fl ? f : i));
-    case ScalarType::u8: return KernelArg::from(static_cast<std::uint8_t>(fl ? f : i));
-    case ScalarType::i16: return KernelArg::from(static_cast<std::int16_t>(fl ? f : i));
-    case ScalarType::u16: return KernelArg::from(static_cast<std::uint16_t>(fl ? f : i));
-    case ScalarType::i32: return KernelArg::from(static_cast<std::int32_t>(fl ? f : i));
-    case ScalarType::u32: return KernelArg::from(static_cast<std::uint32_t>(fl ? f : i));
-    case ScalarType::i64: return KernelArg::from(static_cast<std::int64_t>(fl ? f : i));
-    default: return KernelArg::from(static_cast<std::uint64_t>(fl ? f : i));
+    case ScalarType::f32:
+      return KernelArg::from(static_cast<float>(f));
+    case ScalarType::f64:
+      return KernelArg::from(f);
+    case ScalarType::i8:
+      return KernelArg::from(static_cast<std::int8_t>(fl ? f : i));
+    case ScalarType::u8:
+      return KernelArg::from(static_cast<std::uint8_t>(fl ? f : i));
+    case ScalarType::i16:
+      return KernelArg::from(static_cast<std::int16_t>(fl ? f : i));
+    case ScalarType::u16:
+      return KernelArg::from(static_cast<std::uint16_t>(fl ? f : i));
+    case ScalarType::i32:
+      return KernelArg::from(static_cast<std::int32_t>(fl ? f : i));
+    case ScalarType::u32:
+      return KernelArg::from(static_cast<std::uint32_t>(fl ? f : i));
+    case ScalarType::i64:
+      return KernelArg::from(static_cast<std::int64_t>(fl ? f : i));
+    default:
+      return KernelArg::from(static_cast<std::uint64_t>(fl ? f : i));
   }
 }
 
@@ -251,7 +276,8 @@ Event run(Queue& q, const Array& out, const Expr& e) {
   std::vector<Layout> walked = flat ? layouts : collapse_together(layouts);
   if (!flat && walked[0].ndim() > kAxes)
     throw ArgumentError("evaluate: the operands' layouts need " + std::to_string(walked[0].ndim()) +
-                        " uneven axes; at most " + std::to_string(kAxes) + " are supported (copy an operand first)");
+                        " uneven axes; at most " + std::to_string(kAxes) +
+                        " are supported (copy an operand first)");
   const Kernelized k = write_kernel(e, out.dtype(), flat, kAxes);
   const Kernel kernel = device.compile(k.source, {}, "fused.duet").kernel("duet_fused");
 
@@ -283,8 +309,9 @@ Event run(Queue& q, const Array& out, const Expr& e) {
 
 bool same_memory(const Array& a, const Array& b) { return &a.buffer().impl() == &b.buffer().impl(); }
 bool same_view(const Array& a, const Array& b) {
-  return same_memory(a, b) && a.buffer().offset() == b.buffer().offset() && a.layout().offset == b.layout().offset &&
-         a.shape() == b.shape() && a.strides() == b.strides() && a.dtype() == b.dtype();
+  return same_memory(a, b) && a.buffer().offset() == b.buffer().offset() &&
+         a.layout().offset == b.layout().offset && a.shape() == b.shape() && a.strides() == b.strides() &&
+         a.dtype() == b.dtype();
 }
 
 void arrays_of(const Expr::Node& n, std::vector<const Array*>& out) {
@@ -300,7 +327,8 @@ std::string fused_source(const Expr& e, ScalarType out_dtype, bool flat) {
 
 Array evaluate(Queue& q, const Expr& e) {
   if (e.node()->kind == NodeKind::scalar || e.node()->weak)
-    throw ArgumentError("evaluate: the expression has no array in it; duet evaluates expressions over arrays");
+    throw ArgumentError(
+        "evaluate: the expression has no array in it; duet evaluates expressions over arrays");
   Array out = empty(q.device(), e.shape(), e.dtype());
   if (out.size() > 0) run(q, out, e);
   return out;
@@ -311,8 +339,8 @@ Event assign(Queue& q, const Array& out, const Expr& e) {
   if (e.shape().size() > out.ndim() ||
       !std::equal(e.shape().rbegin(), e.shape().rend(), out.shape().rbegin(),
                   [](std::size_t x, std::size_t y) { return x == y || x == 1; }))
-    throw ArgumentError("assign: the expression's shape " + shape_text(e.shape()) + " does not broadcast to out's " +
-                        shape_text(out.shape()));
+    throw ArgumentError("assign: the expression's shape " + shape_text(e.shape()) +
+                        " does not broadcast to out's " + shape_text(out.shape()));
   if (e.node()->device && *e.node()->device != q.device())
     throw DeviceMismatchError("assign: the expression's arrays are on " + e.node()->device->info().id() +
                               ", the queue on " + q.device().info().id());

@@ -1,11 +1,10 @@
 // The layout rules of duet/array_layout.hpp. Everything here is arithmetic on shapes and strides;
 // the element counts and offsets are checked for overflow, so a layout that fits in memory never
 // wraps around.
-#include "duet/array_layout.hpp"
-
 #include <algorithm>
 #include <limits>
 
+#include "duet/array_layout.hpp"
 #include "duet/error.hpp"
 
 namespace duet {
@@ -14,8 +13,9 @@ namespace {
 std::size_t axis_of(std::int64_t axis, std::size_t ndim, const char* call) {
   const std::int64_t n = static_cast<std::int64_t>(ndim);
   if (axis < -n || axis >= n)
-    throw ArgumentError(std::string(call) + ": axis " + std::to_string(axis) + " is out of range for an array of " +
-                        std::to_string(ndim) + " dimension" + (ndim == 1 ? "" : "s"));
+    throw ArgumentError(std::string(call) + ": axis " + std::to_string(axis) +
+                        " is out of range for an array of " + std::to_string(ndim) + " dimension" +
+                        (ndim == 1 ? "" : "s"));
   return static_cast<std::size_t>(axis < 0 ? axis + n : axis);
 }
 
@@ -27,9 +27,11 @@ struct SliceRun {
 
 SliceRun run_of(const Slice& s, std::size_t length, std::size_t axis) {
   if (s.step == 0)
-    throw ArgumentError("index: the slice on axis " + std::to_string(axis) + " has step 0; a step is nonzero");
+    throw ArgumentError("index: the slice on axis " + std::to_string(axis) +
+                        " has step 0; a step is nonzero");
   if (s.step == std::numeric_limits<std::int64_t>::min())
-    throw ArgumentError("index: the slice on axis " + std::to_string(axis) + " has a step too large to reverse");
+    throw ArgumentError("index: the slice on axis " + std::to_string(axis) +
+                        " has a step too large to reverse");
   const std::int64_t n = static_cast<std::int64_t>(length);
   // Bounds count from the end when negative, then are clamped to the axis: [0, n] walking forward,
   // [-1, n - 1] walking back (-1: before the first element).
@@ -58,8 +60,10 @@ SliceRun run_of(const Slice& s, std::size_t length, std::size_t axis) {
 std::size_t element_count(const Shape& shape, const char* what) {
   std::size_t n = 1;
   for (std::size_t e : shape)
-    if (__builtin_mul_overflow(n, e, &n) || n > static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max()))
-      throw ArgumentError(std::string(what) + " " + shape_text(shape) + " has more elements than memory can hold");
+    if (__builtin_mul_overflow(n, e, &n) ||
+        n > static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max()))
+      throw ArgumentError(std::string(what) + " " + shape_text(shape) +
+                          " has more elements than memory can hold");
   return n;
 }
 
@@ -141,10 +145,12 @@ Shape resolve_shape(const std::vector<std::int64_t>& shape, std::size_t size) {
   text += shape.size() == 1 ? ",)" : ")";
   for (std::size_t k = 0; k < shape.size(); ++k) {
     if (shape[k] == -1) {
-      if (unknown) throw ArgumentError("reshape: " + text + " has more than one -1; at most one size is inferred");
+      if (unknown)
+        throw ArgumentError("reshape: " + text + " has more than one -1; at most one size is inferred");
       unknown = k;
     } else if (shape[k] < 0) {
-      throw ArgumentError("reshape: " + text + " has a negative size; sizes are >= 0, or -1 for the one inferred");
+      throw ArgumentError("reshape: " + text +
+                          " has a negative size; sizes are >= 0, or -1 for the one inferred");
     } else {
       out[k] = static_cast<std::size_t>(shape[k]);
       if (__builtin_mul_overflow(known, out[k], &known))
@@ -211,8 +217,8 @@ Layout transpose_layout(const Layout& a, const std::vector<std::size_t>& axes) {
   if (!valid) {
     std::string text;
     for (std::size_t k : order) text += (text.empty() ? "" : ", ") + std::to_string(k);
-    throw ArgumentError("transpose: axes (" + text + ") are not a permutation of the " + std::to_string(a.ndim()) +
-                        " axes of an array " + shape_text(a.shape));
+    throw ArgumentError("transpose: axes (" + text + ") are not a permutation of the " +
+                        std::to_string(a.ndim()) + " axes of an array " + shape_text(a.shape));
   }
   Layout out;
   out.offset = a.offset;
@@ -237,8 +243,8 @@ Layout squeeze_layout(const Layout& a, std::optional<std::int64_t> axis) {
   if (axis) {
     only = axis_of(*axis, a.ndim(), "squeeze");
     if (a.shape[*only] != 1)
-      throw ArgumentError("squeeze: axis " + std::to_string(*axis) + " has length " + std::to_string(a.shape[*only]) +
-                          ", not 1 (array " + shape_text(a.shape) + ")");
+      throw ArgumentError("squeeze: axis " + std::to_string(*axis) + " has length " +
+                          std::to_string(a.shape[*only]) + ", not 1 (array " + shape_text(a.shape) + ")");
   }
   Layout out;
   out.offset = a.offset;

@@ -42,12 +42,12 @@ Operand operand(const Array& a, const char* what) {
 
 template <class T, class Scalar>
 void call_gemm(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, double alpha,
-               const Array& A, const Operand& a, const Array& B, const Operand& b, double beta, const Array& C,
-               const Operand& c, std::size_t batch) {
+               const Array& A, const Operand& a, const Array& B, const Operand& b, double beta,
+               const Array& C, const Operand& c, std::size_t batch) {
   const Buffer<T> ba = typed<T>(A, "A"), bb = typed<T>(B, "B"), bc = typed<T>(C, "C");
   if (batch == 1 && C.shape.size() == 2)
-    gemm(q, op_a, op_b, M, N, K, static_cast<Scalar>(alpha), ba, a.cols, bb, b.cols, static_cast<Scalar>(beta),
-         bc, c.cols);
+    gemm(q, op_a, op_b, M, N, K, static_cast<Scalar>(alpha), ba, a.cols, bb, b.cols,
+         static_cast<Scalar>(beta), bc, c.cols);
   else
     gemm_strided_batched(q, op_a, op_b, M, N, K, static_cast<Scalar>(alpha), ba, a.cols, a.stride, bb, b.cols,
                          b.stride, static_cast<Scalar>(beta), bc, c.cols, M * N, batch);
@@ -67,11 +67,13 @@ Array gemm_arrays(const Array& A, const Array& B, nb::handle out, double alpha, 
     throw ArgumentError("gemm: A is a batch of " + std::to_string(a.count) + " matrices and B of " +
                         std::to_string(b.count) + ": batches must match, or one operand be a single matrix");
   if (A.dtype != B.dtype)
-    throw ArgumentError(std::string("gemm: A holds ") + numpy_name(A.dtype) + " and B " + numpy_name(B.dtype) +
+    throw ArgumentError(std::string("gemm: A holds ") + numpy_name(A.dtype) + " and B " +
+                        numpy_name(B.dtype) +
                         ": both operands (and C) must have one dtype; convert one with astype");
   const std::size_t batch = std::max(a.count, b.count);
   const bool batched = A.shape.size() == 3 || B.shape.size() == 3;
-  std::vector<std::size_t> c_shape = batched ? std::vector<std::size_t>{batch, M, N} : std::vector<std::size_t>{M, N};
+  std::vector<std::size_t> c_shape =
+      batched ? std::vector<std::size_t>{batch, M, N} : std::vector<std::size_t>{M, N};
 
   Array C;
   if (out.is_none()) {

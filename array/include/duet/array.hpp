@@ -112,8 +112,12 @@ Array empty(const Device& device, const Shape& shape, ScalarType dtype = ScalarT
 // Every element `value`, converted to dtype as a C cast would (ArgumentError when it does not fit
 // an integer dtype).
 Array full(Queue& q, const Shape& shape, double value, ScalarType dtype = ScalarType::f32);
-inline Array zeros(Queue& q, const Shape& shape, ScalarType dtype = ScalarType::f32) { return full(q, shape, 0.0, dtype); }
-inline Array ones(Queue& q, const Shape& shape, ScalarType dtype = ScalarType::f32) { return full(q, shape, 1.0, dtype); }
+inline Array zeros(Queue& q, const Shape& shape, ScalarType dtype = ScalarType::f32) {
+  return full(q, shape, 0.0, dtype);
+}
+inline Array ones(Queue& q, const Shape& shape, ScalarType dtype = ScalarType::f32) {
+  return full(q, shape, 1.0, dtype);
+}
 // start, start + step, ... below stop (above it for a negative step), as numpy.arange: element i
 // is start + i * step computed in double and converted. ArgumentError for step 0.
 Array arange(Queue& q, double start, double stop, double step = 1.0, ScalarType dtype = ScalarType::f32);
@@ -126,8 +130,8 @@ template <class T>
 Array from_host(Queue& q, Span<const T> data, const Shape& shape) {
   Array a = empty(q.device(), shape, scalar_type_of<T>());
   if (data.size() != a.size())
-    throw ArgumentError("from_host: " + std::to_string(data.size()) + " values for the shape " + shape_text(shape) +
-                        " (" + std::to_string(a.size()) + " elements)");
+    throw ArgumentError("from_host: " + std::to_string(data.size()) + " values for the shape " +
+                        shape_text(shape) + " (" + std::to_string(a.size()) + " elements)");
   RawBuffer raw = a.buffer().share();
   if (!data.empty()) q.write_bytes(raw, 0, data.data(), data.size() * sizeof(T), "from_host").wait();
   return a;

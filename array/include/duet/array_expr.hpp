@@ -39,7 +39,7 @@ class Expr {
   static Expr float_scalar(double value);
   static Expr int_scalar(std::int64_t value);
 
-  ScalarType dtype() const;  // the result's element type
+  ScalarType dtype() const;    // the result's element type
   const Shape& shape() const;  // the broadcast shape
   const std::shared_ptr<const Node>& node() const { return node_; }
   explicit Expr(std::shared_ptr<const Node> node) : node_(std::move(node)) {}
@@ -52,16 +52,16 @@ class Expr {
 ScalarType promote_types(ScalarType a, ScalarType b);
 
 // Operators: Expr with Expr (or Array), and with plain numbers on either side.
-#define DUET_EXPR_BINARY(op, name)                                                      \
-  Expr name(const Expr& a, const Expr& b);                                              \
-  inline Expr operator op(const Expr& a, const Expr& b) { return name(a, b); }          \
-  template <class S, class = std::enable_if_t<std::is_arithmetic_v<S>>>                 \
-  Expr operator op(const Expr& a, S b) {                                                \
-    return name(a, Expr::scalar(b));                                                    \
-  }                                                                                     \
-  template <class S, class = std::enable_if_t<std::is_arithmetic_v<S>>>                 \
-  Expr operator op(S a, const Expr& b) {                                                \
-    return name(Expr::scalar(a), b);                                                    \
+#define DUET_EXPR_BINARY(op, name)                                             \
+  Expr name(const Expr& a, const Expr& b);                                     \
+  inline Expr operator op(const Expr& a, const Expr& b) { return name(a, b); } \
+  template <class S, class = std::enable_if_t<std::is_arithmetic_v<S>>>        \
+  Expr operator op(const Expr& a, S b) {                                       \
+    return name(a, Expr::scalar(b));                                           \
+  }                                                                            \
+  template <class S, class = std::enable_if_t<std::is_arithmetic_v<S>>>        \
+  Expr operator op(S a, const Expr& b) {                                       \
+    return name(Expr::scalar(a), b);                                           \
   }
 DUET_EXPR_BINARY(+, add)
 DUET_EXPR_BINARY(-, subtract)

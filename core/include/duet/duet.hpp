@@ -28,3 +28,6 @@
 #include "duet/array.hpp"
 #include "duet/array_expr.hpp"
 #endif
+#if __has_include("duet/array_linalg.hpp")
+#include "duet/array_linalg.hpp"
+#endif

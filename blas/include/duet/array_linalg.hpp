@@ -1,0 +1,23 @@
+// Products of duet::Arrays through duet::gemm (part of duet::blas), with numpy.matmul's shapes:
+//
+//   duet::Array c = duet::matmul(q, a, b);      // (M, K) @ (K, N) -> (M, N)
+//   duet::Array d = duet::matmul(q, a.T(), b);  // a transposed view: op_a = transpose, no copy
+//
+// 2-D operands multiply as matrices; 3-D operands are batches (a batch of 1, or a 2-D operand, is
+// shared by every matrix of the other, as numpy broadcasts); a 1-D first operand is a row vector
+// and a 1-D second one a column vector, whose axis leaves the result (1-D @ 1-D is the 0-d dot
+// product). A matrix whose elements run along its rows (stride 1 on the last axis) or along its
+// columns (stride 1 on the first: a transposed view) goes to gemm as it is; any other view is
+// copied first. float32, float64 (devices with double precision) and float16 storage; both
+// operands of one dtype (ArgumentError naming both otherwise: convert with astype).
+#pragma once
+
+#include "duet/array.hpp"
+
+namespace duet {
+
+Array matmul(Queue& q, const Array& a, const Array& b);
+// numpy.dot for 1-D and 2-D operands: matmul.
+inline Array dot(Queue& q, const Array& a, const Array& b) { return matmul(q, a, b); }
+
+}  // namespace duet

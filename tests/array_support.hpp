@@ -1,0 +1,23 @@
+// What the array tests share: a view's elements read on the host through its layout.
+#pragma once
+
+#include <cstdint>
+#include <duet/array_layout.hpp>
+#include <vector>
+
+// The elements of the view `l` over the host copy `base` of its buffer, in C order, as Out.
+template <class Out, class T>
+std::vector<Out> through_layout(const std::vector<T>& base, const duet::Layout& l) {
+  std::vector<Out> out;
+  const std::size_t n = l.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    std::size_t rest = i;
+    std::int64_t at = l.offset;
+    for (std::size_t k = l.ndim(); k-- > 0;) {
+      at += static_cast<std::int64_t>(rest % l.shape[k]) * l.strides[k];
+      rest /= l.shape[k];
+    }
+    out.push_back(static_cast<Out>(base[static_cast<std::size_t>(at)]));
+  }
+  return out;
+}

@@ -1,0 +1,141 @@
+// duet::matmul over Arrays on every device, against a double-precision host product: matrices,
+// transposed and stepped views (handed to gemm as they are) and views gemm cannot take (copied
+// first), vectors on either side and their dot product, batches with a shared operand, float64
+// where the device has it, and the errors.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <duet/duet.hpp>
+#include <vector>
+
+#include "array_support.hpp"
+#include "devices.hpp"
+#include "support.hpp"
+
+namespace {
+
+using duet::Array;
+using duet::Slice;
+constexpr std::nullopt_t none = std::nullopt;
+
+// C = A B for row-major host matrices, in double.
+std::vector<double> product(const std::vector<double>& A, const std::vector<double>& B, std::size_t M,
+                            std::size_t K, std::size_t N) {
+  std::vector<double> C(M * N, 0.0);
+  for (std::size_t i = 0; i < M; ++i)
+    for (std::size_t k = 0; k < K; ++k)
+      for (std::size_t j = 0; j < N; ++j) C[i * N + j] += A[i * K + k] * B[k * N + j];
+  return C;
+}
+
+void check_close(const std::vector<float>& got, const std::vector<double>& want, std::size_t K,
+                 const char* what = "") {
+  REQUIRE(got.size() == want.size());
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (!(std::fabs(got[i] - want[i]) <= 4.0 * (K + 2) * kUnitRoundoff * (1.0 + std::fabs(want[i])))) ++bad;
+  INFO(std::string(what), ": ", bad, " of ", got.size(), " outputs out of tolerance");
+  CHECK(bad == 0);
+}
+
+}  // namespace
+
+TEST_SUITE_BEGIN("device");
+
+TEST_CASE("array matmul: matrices and views, as gemm takes them or copied") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    auto rng = make_rng("array matmul");
+    const std::vector<float> a = random_floats(rng, 74 * 45), b = random_floats(rng, 45 * 58);
+    const Array A = duet::from_host<float>(q, a, {74, 45}), B = duet::from_host<float>(q, b, {45, 58});
+    // (view of A, view of B) pairs: plain, every second row of A, A and B transposed twice,
+    // every second column (copied), reversed rows (copied).
+    struct Pair {
+      const char* label;
+      Array x, y;
+      duet::Layout xl, yl;  // where x's and y's elements lie in a and b
+    };
+    const Array At = A.T().copy(q).T();  // a transposed view of A's transpose: strides (1, 74)
+    auto views = [](const char* label, const Array& x, const Array& y) {
+      return Pair{label, x, y, x.layout(), y.layout()};
+    };
+    // The transposed views hold A and B themselves, in copies laid out column by column.
+    const std::vector<Pair> pairs = {
+        views("plain", A, B),
+        views("rows stepped", A.index({Slice{none, none, 2}}), B),
+        Pair{"transposed views", At, B.T().copy(q).T(), A.layout(), B.layout()},
+        views("columns stepped", A.index({Slice{}, Slice{none, none, 2}}), B.index({Slice{none, 23}})),
+        views("reversed", A.index({Slice{none, none, -1}}), B.index({Slice{none, none, -1}})),
+    };
+    for (const Pair& p : pairs) {
+      const std::size_t M = p.x.shape()[0], K = p.x.shape()[1], N = p.y.shape()[1];
+      const Array C = duet::matmul(q, p.x, p.y);
+      CHECK(C.shape() == duet::Shape{M, N});
+      const std::vector<double> want = product(through_layout<double>(a, p.xl), through_layout<double>(b, p.yl), M, K, N);
+      check_close(C.to_vector<float>(q), want, K, p.label);
+    }
+  });
+}
+
+TEST_CASE("array matmul: vectors, the dot product and batches") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    auto rng = make_rng("array matmul vectors");
+    const std::vector<float> m = random_floats(rng, 13 * 7), v = random_floats(rng, 13),
+                             w = random_floats(rng, 7);
+    const Array Mx = duet::from_host<float>(q, m, {13, 7}), V = duet::from_host<float>(q, v, {13}),
+                W = duet::from_host<float>(q, w, {7});
+    const std::vector<double> md(m.begin(), m.end()), vd(v.begin(), v.end()), wd(w.begin(), w.end());
+    const Array vm = duet::matmul(q, V, Mx);  // (13,) @ (13, 7) -> (7,)
+    CHECK(vm.shape() == duet::Shape{7});
+    check_close(vm.to_vector<float>(q), product(vd, md, 1, 13, 7), 13);
+    const Array mw = duet::matmul(q, Mx, W);  // (13, 7) @ (7,) -> (13,)
+    CHECK(mw.shape() == duet::Shape{13});
+    check_close(mw.to_vector<float>(q), product(md, wd, 13, 7, 1), 7);
+    const Array d = duet::dot(q, V, V.index({Slice{none, none, -1}}));  // a reversed vector is copied
+    CHECK(d.ndim() == 0);
+    double want = 0;
+    for (std::size_t i = 0; i < 13; ++i) want += double(v[i]) * v[12 - i];
+    check_close(d.to_vector<float>(q), {want}, 13);
+    // Every second element of a vector: a strided row, no copy needed.
+    const Array every2 =
+        duet::from_host<float>(q, random_floats(rng, 26), {26}).index({Slice{none, none, 2}});
+    CHECK(duet::matmul(q, every2, Mx).shape() == duet::Shape{7});
+
+    // Batches: 4 of (9 x 11) @ (11 x 6), B shared as a 2-D matrix and as a batch of 1.
+    const std::vector<float> ab = random_floats(rng, 4 * 9 * 11), bb = random_floats(rng, 11 * 6);
+    const Array Ab = duet::from_host<float>(q, ab, {4, 9, 11});
+    for (const Array& Bb :
+         {duet::from_host<float>(q, bb, {11, 6}), duet::from_host<float>(q, bb, {1, 11, 6})}) {
+      const Array Cb = duet::matmul(q, Ab, Bb);
+      CHECK(Cb.shape() == duet::Shape{4, 9, 6});
+      const std::vector<float> got = Cb.to_vector<float>(q);
+      for (std::size_t t = 0; t < 4; ++t) {
+        const std::vector<double> at(ab.begin() + long(t * 99), ab.begin() + long((t + 1) * 99));
+        check_close(std::vector<float>(got.begin() + long(t * 54), got.begin() + long((t + 1) * 54)),
+                    product(at, std::vector<double>(bb.begin(), bb.end()), 9, 11, 6), 11);
+      }
+    }
+  });
+}
+
+TEST_CASE("array matmul: float64 and the errors") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    if (dev.info().supports_double) {
+      const Array a = duet::arange(q, 0, 6, 1, duet::ScalarType::f64).reshape(q, {2, 3});
+      const Array c = duet::matmul(q, a, a.T());
+      CHECK(c.to_vector<double>(q) == std::vector<double>{5, 14, 14, 50});
+    }
+    const Array a = duet::zeros(q, {3, 4}), b = duet::zeros(q, {5, 2});
+    CHECK_THROWS_WITH_AS(duet::matmul(q, a, b), doctest::Contains("4 columns against 5 rows"),
+                         duet::ArgumentError);
+    CHECK_THROWS_WITH_AS(duet::matmul(q, a, duet::zeros(q, {4, 2}, duet::ScalarType::i32)),
+                         doctest::Contains("astype"), duet::ArgumentError);
+    CHECK_THROWS_AS(duet::matmul(q, duet::zeros(q, {2, 2, 2, 2}), a), duet::ArgumentError);
+    CHECK_THROWS_WITH_AS(duet::matmul(q, duet::zeros(q, {2, 3, 4}), duet::zeros(q, {3, 4, 2})),
+                         doctest::Contains("do not broadcast"), duet::ArgumentError);
+    CHECK(duet::matmul(q, duet::zeros(q, {3, 0}), duet::zeros(q, {0, 2})).to_vector<float>(q) ==
+          std::vector<float>(6, 0.0f));
+  });
+}
