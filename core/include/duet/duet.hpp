@@ -27,6 +27,7 @@
 #if __has_include("duet/array.hpp")
 #include "duet/array.hpp"
 #include "duet/array_expr.hpp"
+#include "duet/array_reduce.hpp"
 #endif
 #if __has_include("duet/array_linalg.hpp")
 #include "duet/array_linalg.hpp"

@@ -1,0 +1,43 @@
+// Reductions of duet::Arrays, over every element or along one axis, as numpy's: sum, prod, mean,
+// min, max, argmin, argmax, all, any. `keepdims` keeps the reduced axis with length 1. Result
+// dtypes follow numpy: sum and prod of signed integers give int64 (unsigned: uint64), of floats the
+// same float type (float16 accumulates in float32); mean gives float64 for integers; min and max
+// keep the dtype; argmin and argmax give int64 (the first position of the extreme; a NaN counts as
+// the extreme, as in numpy); all and any give uint8 0/1 (duet has no bool type). min, max, argmin
+// and argmax of no elements are ArgumentErrors, as numpy's ValueErrors. Each call is one kernel
+// launch (one work-group per output element) on q, and returns a new array.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "duet/array.hpp"
+
+namespace duet {
+
+enum class ReduceOp { sum, prod, mean, min, max, argmin, argmax, all, any };
+const char* to_string(ReduceOp op);
+
+Array reduce(Queue& q, ReduceOp op, const Array& a, std::optional<std::int64_t> axis = std::nullopt,
+             bool keepdims = false);
+// The dialect kernel reduce() runs for `op` over arrays of `dtype` (for tests and debugging).
+std::string reduction_source(ReduceOp op, ScalarType dtype);
+
+#define DUET_ARRAY_REDUCTION(name)                                                             \
+  inline Array name(Queue& q, const Array& a, std::optional<std::int64_t> axis = std::nullopt, \
+                    bool keepdims = false) {                                                   \
+    return reduce(q, ReduceOp::name, a, axis, keepdims);                                       \
+  }
+DUET_ARRAY_REDUCTION(sum)
+DUET_ARRAY_REDUCTION(prod)
+DUET_ARRAY_REDUCTION(mean)
+DUET_ARRAY_REDUCTION(min)
+DUET_ARRAY_REDUCTION(max)
+DUET_ARRAY_REDUCTION(argmin)
+DUET_ARRAY_REDUCTION(argmax)
+DUET_ARRAY_REDUCTION(all)
+DUET_ARRAY_REDUCTION(any)
+#undef DUET_ARRAY_REDUCTION
+
+}  // namespace duet

@@ -1,0 +1,264 @@
+// The reductions of duet/array_reduce.hpp: one generated kernel per (operation, dtypes, number of
+// kept axes). Work-group g makes output element g: its work-items walk the reduced axis (or every
+// element, for a reduction over all) with a stride of the group's size, then combine their values
+// in a shared-memory tree in a fixed order, so results repeat bit for bit. The kept axes are the
+// output's, collapsed, at most 6 (as array_copy.duet's); the reduced run is one axis with a stride,
+// or the whole array made contiguous first.
+#include <limits>
+#include <sstream>
+
+#include "duet/array_reduce.hpp"
+#include "duet/extension.hpp"
+
+namespace duet {
+namespace {
+
+constexpr std::size_t kAxes = 6;
+constexpr std::size_t kGroup = 256;
+
+bool is_float(ScalarType t) { return t == ScalarType::f16 || t == ScalarType::f32 || t == ScalarType::f64; }
+bool is_signed(ScalarType t) {
+  return t == ScalarType::i8 || t == ScalarType::i16 || t == ScalarType::i32 || t == ScalarType::i64;
+}
+std::string name_of(ScalarType t) { return to_string(t); }
+
+// numpy's result dtype, and the type the values are combined in.
+std::pair<ScalarType, ScalarType> types(ReduceOp op, ScalarType in) {
+  const ScalarType wide = is_float(in) ? in : is_signed(in) ? ScalarType::i64 : ScalarType::u64;
+  const ScalarType acc_of_float = in == ScalarType::f16 ? ScalarType::f32 : in;
+  switch (op) {
+    case ReduceOp::sum:
+    case ReduceOp::prod:
+      return {wide, is_float(in) ? acc_of_float : wide};
+    case ReduceOp::mean:
+      return {is_float(in) ? in : ScalarType::f64, is_float(in) ? acc_of_float : ScalarType::f64};
+    case ReduceOp::min:
+    case ReduceOp::max:
+      return {in, is_float(in) ? acc_of_float : in};
+    case ReduceOp::argmin:
+    case ReduceOp::argmax:
+      return {ScalarType::i64, is_float(in) ? acc_of_float : in};
+    default:
+      return {ScalarType::u8, ScalarType::u8};
+  }
+}
+
+// The identity of `op` in `acc`, as dialect source.
+std::string identity(ReduceOp op, ScalarType acc) {
+  const std::string t = "(" + name_of(acc) + ")";
+  switch (op) {
+    case ReduceOp::sum:
+    case ReduceOp::mean:
+    case ReduceOp::any:
+      return t + "0";
+    case ReduceOp::prod:
+    case ReduceOp::all:
+      return t + "1";
+    default:
+      break;
+  }
+  const bool low = op == ReduceOp::min || op == ReduceOp::argmin;  // the identity is the highest value
+  if (is_float(acc)) return low ? t + "INFINITY" : t + "(-INFINITY)";
+  auto text = [&](auto lo, auto hi) {
+    std::ostringstream s;
+    if (low)
+      s << t << "(" << +hi << (is_signed(acc) ? "L" : "UL") << ")";
+    else if (is_signed(acc))
+      s << t << "(" << +(lo + 1) << "L - 1L)";  // the lowest signed value has no literal of its own
+    else
+      s << t << "0";
+    return s.str();
+  };
+  switch (acc) {
+    case ScalarType::i8:
+      return text(std::numeric_limits<std::int8_t>::min(), std::numeric_limits<std::int8_t>::max());
+    case ScalarType::u8:
+      return text(0, std::numeric_limits<std::uint8_t>::max());
+    case ScalarType::i16:
+      return text(std::numeric_limits<std::int16_t>::min(), std::numeric_limits<std::int16_t>::max());
+    case ScalarType::u16:
+      return text(0, std::numeric_limits<std::uint16_t>::max());
+    case ScalarType::i32:
+      return text(std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max());
+    case ScalarType::u32:
+      return text(0u, std::numeric_limits<std::uint32_t>::max());
+    case ScalarType::i64:
+      return text(std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max());
+    default:
+      return text(0ull, std::numeric_limits<std::uint64_t>::max());
+  }
+}
+
+// The dialect kernel: a (value, index) pair per work-item where the op is arg*, else a value.
+std::string kernel_source(ReduceOp op, ScalarType in, ScalarType out, ScalarType acc) {
+  const bool arg = op == ReduceOp::argmin || op == ReduceOp::argmax;
+  const bool low = op == ReduceOp::min || op == ReduceOp::argmin;
+  const std::string A = name_of(acc);
+  std::ostringstream s;
+  // better(a, ia, b, ib): whether (a, ia) wins over (b, ib): NaN first, then the extreme, then the
+  // lower index; for min and max the index is ignored.
+  s << "DEVICE int duet_better(const " << A << " a, const ulong ia, const " << A << " b, const ulong ib) {\n";
+  if (is_float(acc)) s << "  if (a != a || b != b) return a != a && (b == b || ia < ib);\n";
+  s << "  return a " << (low ? "<" : ">") << " b || (a == b && ia < ib);\n}\n";
+  s << "DEVICE " << A << " duet_combine(const " << A << " a, const " << A << " b) {\n  return ";
+  switch (op) {
+    case ReduceOp::sum:
+    case ReduceOp::mean:
+      s << "a + b";
+      break;
+    case ReduceOp::prod:
+      s << "a * b";
+      break;
+    case ReduceOp::all:
+      s << "(" << A << ")(a != 0 && b != 0)";
+      break;
+    case ReduceOp::any:
+      s << "(" << A << ")(a != 0 || b != 0)";
+      break;
+    default:
+      s << "duet_better(a, 0, b, 0) ? a : b";
+      break;
+  }
+  s << ";\n}\n";
+  s << "KERNEL void duet_reduce(GLOBAL const " << name_of(in) << "* src, const long src_off, GLOBAL "
+    << name_of(out) << "* dst, const ulong outputs, const ulong run, const long run_stride";
+  for (std::size_t d = 0; d < kAxes; ++d) s << ", const ulong d" << d;
+  for (std::size_t d = 0; d < kAxes; ++d) s << ", const long s" << d;
+  s << ") {\n"
+    << "  SHARED " << A << " duet_v[" << kGroup << "];\n"
+    << (arg ? "  SHARED ulong duet_i[" + std::to_string(kGroup) + "];\n" : "")
+    << "  const ulong g = (ulong)GROUP_ID(0);\n"
+    << "  const uint lid = (uint)LOCAL_ID(0);\n"
+    << "  if (g >= outputs) return;\n"
+    << "  ulong rest = g;\n  long base = src_off;\n";
+  for (std::size_t d = kAxes; d-- > 0;)
+    s << "  base += (long)(rest % d" << d << ") * s" << d << ";\n  rest /= d" << d << ";\n";
+  s << "  " << A << " v = " << identity(op, acc) << ";\n  ulong vi = (ulong)0 - 1;\n"
+    << "  for (ulong r = lid; r < run; r += " << kGroup << ") {\n"
+    << "    const " << A << " x = (" << A << ")LOAD(" << name_of(in)
+    << ", src + base + (long)r * run_stride);\n";
+  if (arg)
+    s << "    if (duet_better(x, r, v, vi)) { v = x; vi = r; }\n";
+  else
+    s << "    v = duet_combine(v, x);\n";
+  s << "  }\n  duet_v[lid] = v;\n"
+    << (arg ? "  duet_i[lid] = vi;\n" : "") << "  BARRIER();\n"
+    << "  for (uint step = " << kGroup / 2 << "u; step > 0u; step >>= 1) {\n"
+    << "    if (lid < step) {\n";
+  if (arg)
+    s << "      if (duet_better(duet_v[lid + step], duet_i[lid + step], duet_v[lid], duet_i[lid])) {\n"
+      << "        duet_v[lid] = duet_v[lid + step];\n        duet_i[lid] = duet_i[lid + step];\n      }\n";
+  else
+    s << "      duet_v[lid] = duet_combine(duet_v[lid], duet_v[lid + step]);\n";
+  s << "    }\n    BARRIER();\n  }\n  if (lid != 0u) return;\n";
+  if (arg)
+    s << "  dst[g] = (long)duet_i[0];\n";
+  else if (op == ReduceOp::mean)
+    s << "  STORE(" << name_of(out) << ", dst + g, duet_v[0] / (" << A << ")run);\n";
+  else
+    s << "  STORE(" << name_of(out) << ", dst + g, duet_v[0]);\n";
+  s << "}\n";
+  return s.str();
+}
+
+}  // namespace
+
+std::string reduction_source(ReduceOp op, ScalarType dtype) {
+  const auto [out, acc] = types(op, dtype);
+  return kernel_source(op, dtype, out, acc);
+}
+
+const char* to_string(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::sum:
+      return "sum";
+    case ReduceOp::prod:
+      return "prod";
+    case ReduceOp::mean:
+      return "mean";
+    case ReduceOp::min:
+      return "min";
+    case ReduceOp::max:
+      return "max";
+    case ReduceOp::argmin:
+      return "argmin";
+    case ReduceOp::argmax:
+      return "argmax";
+    case ReduceOp::all:
+      return "all";
+    default:
+      return "any";
+  }
+}
+
+Array reduce(Queue& q, ReduceOp op, const Array& in, std::optional<std::int64_t> axis, bool keepdims) {
+  const char* call = to_string(op);
+  if (!in.valid()) throw ReleasedError(std::string(call) + ": the array is empty (default-constructed)");
+  const auto [out_type, acc] = types(op, in.dtype());
+  if ((out_type == ScalarType::f64 || acc == ScalarType::f64) && !q.device().info().supports_double)
+    throw ArgumentError(std::string(call) + " of " + to_string(in.dtype()) + " computes in float64, which " +
+                        q.device().info().id() + " lacks; convert the array to float32 first");
+  // The reduced run: one axis, or every element (of a contiguous copy where the view is not).
+  Array src = in;
+  std::size_t k = 0;
+  if (axis) {
+    const std::int64_t n = static_cast<std::int64_t>(in.ndim());
+    if (*axis < -n || *axis >= n)
+      throw ArgumentError(std::string(call) + ": axis " + std::to_string(*axis) +
+                          " is out of range for an array of " + std::to_string(in.ndim()) + " dimensions " +
+                          shape_text(in.shape()));
+    k = static_cast<std::size_t>(*axis < 0 ? *axis + n : *axis);
+  } else {
+    if (!in.contiguous()) src = in.copy(q);
+    src = *src.reshape_view({std::int64_t(src.size())});
+  }
+  const std::size_t run = src.ndim() == 0 ? 1 : src.shape()[k];
+  const bool arg = op == ReduceOp::argmin || op == ReduceOp::argmax;
+  if (run == 0 && (arg || op == ReduceOp::min || op == ReduceOp::max))
+    throw ArgumentError(std::string(call) + " of no elements (array " + shape_text(in.shape()) +
+                        (axis ? ", axis " + std::to_string(*axis) : std::string()) + ") has no result");
+  // The output's shape, and the kept axes of the source walked in its order.
+  Shape shape;
+  Layout kept;
+  kept.offset = src.offset();
+  for (std::size_t d = 0; d < src.ndim(); ++d) {
+    if (d == k) continue;
+    kept.shape.push_back(src.shape()[d]);
+    kept.strides.push_back(src.strides()[d]);
+  }
+  if (axis) {
+    shape = in.shape();
+    if (keepdims)
+      shape[k] = 1;
+    else
+      shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(k));
+  } else if (keepdims) {
+    shape.assign(in.ndim(), 1);
+  }
+  Array out = empty(q.device(), shape, out_type);
+  if (out.size() == 0) return out;
+  const Layout walk = collapsed(kept);
+  if (walk.ndim() > kAxes)
+    throw ArgumentError(std::string(call) + ": the kept axes need " + std::to_string(walk.ndim()) +
+                        " uneven axes; at most 6 are supported (copy the array first)");
+  const std::string source = reduction_source(op, in.dtype());
+  const Kernel kernel = q.device().compile(source, {}, std::string(call) + ".duet").kernel("duet_reduce");
+  const RawBuffer src_arg = src.buffer().aligned_back(q.device().info().view_alignment);
+  const std::int64_t skipped =
+      static_cast<std::int64_t>((src.buffer().offset() - src_arg.offset()) / src.itemsize());
+  std::vector<KernelArg> args{KernelArg::from_raw(src_arg, src.dtype()),
+                              KernelArg::from(skipped + walk.offset),
+                              KernelArg::from_raw(out.buffer(), out_type),
+                              KernelArg::from(std::uint64_t(out.size())),
+                              KernelArg::from(std::uint64_t(run)),
+                              KernelArg::from(std::int64_t(src.ndim() == 0 ? 0 : src.strides()[k]))};
+  const std::size_t skip = kAxes - walk.ndim();
+  for (std::size_t d = 0; d < kAxes; ++d)
+    args.push_back(KernelArg::from(std::uint64_t(d < skip ? 1 : walk.shape[d - skip])));
+  for (std::size_t d = 0; d < kAxes; ++d)
+    args.push_back(KernelArg::from(std::int64_t(d < skip ? 0 : walk.strides[d - skip])));
+  q.launch_args(kernel, Range(out.size() * kGroup), Range(kGroup), args);
+  return out;
+}
+
+}  // namespace duet

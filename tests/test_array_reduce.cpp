@@ -1,0 +1,137 @@
+// Reductions of duet::Arrays on every device against host references in double: sums over every
+// element at awkward lengths, along each axis of matrices and of a 3-D array (negative axes,
+// keepdims, reversed and stepped views), integers exactly (int64 sums, products, min, max, the
+// first position of ties), NaN through max and argmax as numpy, mean, all and any, and the errors.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <duet/duet.hpp>
+#include <vector>
+
+#include "array_support.hpp"
+#include "devices.hpp"
+#include "support.hpp"
+
+namespace {
+
+using duet::Array;
+using duet::Slice;
+constexpr std::nullopt_t none = std::nullopt;
+
+// Sums of `v` (a rows x cols host matrix in C order) along `axis` (0: down the columns), in double,
+// with the sums of magnitudes for the tolerance.
+std::pair<std::vector<double>, std::vector<double>> axis_sums(const std::vector<double>& v, std::size_t rows,
+                                                              std::size_t cols, int axis) {
+  std::vector<double> s(axis == 0 ? cols : rows, 0.0), m(s.size(), 0.0);
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < cols; ++c) {
+      const std::size_t o = axis == 0 ? c : r;
+      s[o] += v[r * cols + c];
+      m[o] += std::fabs(v[r * cols + c]);
+    }
+  return {s, m};
+}
+
+void check_sums(const std::vector<float>& got,
+                const std::pair<std::vector<double>, std::vector<double>>& want, std::size_t n) {
+  REQUIRE(got.size() == want.first.size());
+  for (std::size_t i = 0; i < got.size(); ++i)
+    CHECK(std::fabs(got[i] - want.first[i]) <= 2.0 * double(n + 2) * kUnitRoundoff * want.second[i] + 1e-30);
+}
+
+}  // namespace
+
+TEST_SUITE_BEGIN("device");
+
+TEST_CASE("array reductions: sums over every element and along axes, views included") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    auto rng = make_rng("array sums");
+    for (std::size_t n : {std::size_t{1}, std::size_t{97}, std::size_t{100003}}) {
+      const std::vector<float> x = random_floats(rng, n);
+      double want = 0, mag = 0;
+      for (float v : x) want += v, mag += std::fabs(v);
+      const Array s = duet::sum(q, duet::from_host<float>(q, x, {n}));
+      CHECK(s.ndim() == 0);
+      check_sums(s.to_vector<float>(q), {{want}, {mag}}, n);
+    }
+    const std::size_t R = 37, C = 53;
+    const std::vector<float> m = random_floats(rng, R * C);
+    const Array M = duet::from_host<float>(q, m, {R, C});
+    const std::vector<double> md(m.begin(), m.end());
+    check_sums(duet::sum(q, M, 0).to_vector<float>(q), axis_sums(md, R, C, 0), R);
+    check_sums(duet::sum(q, M, -1).to_vector<float>(q), axis_sums(md, R, C, 1), C);
+    CHECK(duet::sum(q, M, 1, true).shape() == duet::Shape{R, 1});
+    CHECK(duet::sum(q, M, std::nullopt, true).shape() == duet::Shape{1, 1});
+    // Views: every second row reversed, every third column.
+    const Array V = M.index({Slice{none, none, -2}, Slice{none, none, 3}});
+    const std::vector<double> vd = through_layout<double>(m, V.layout());
+    const std::size_t vr = V.shape()[0], vc = V.shape()[1];
+    check_sums(duet::sum(q, V, 0).to_vector<float>(q), axis_sums(vd, vr, vc, 0), vr);
+    check_sums(duet::sum(q, V, 1).to_vector<float>(q), axis_sums(vd, vr, vc, 1), vc);
+    double all = 0, all_mag = 0;
+    for (double v : vd) all += v, all_mag += std::fabs(v);
+    check_sums(duet::sum(q, V).to_vector<float>(q), {{all}, {all_mag}}, vd.size());
+    // The middle axis of a 3-D array.
+    const Array T = M.reshape_view({1, R, C})->index({std::int64_t{0}}).expand_dims(2);  // (R, C, 1)
+    check_sums(duet::sum(q, T, 1).to_vector<float>(q), axis_sums(md, R, C, 1), C);
+    const std::vector<float> mean = duet::mean(q, M, 0).to_vector<float>(q);
+    const auto col = axis_sums(md, R, C, 0);
+    for (std::size_t c = 0; c < C; ++c) CHECK(mean[c] == doctest::Approx(col.first[c] / R).epsilon(1e-5));
+  });
+}
+
+TEST_CASE("array reductions: integers, extremes and their positions, NaN, all and any") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    const std::vector<std::int32_t> iv{5, -3, 7, 7, -3, 2, 2000000000, 2000000000};
+    const Array I = duet::from_host<std::int32_t>(q, iv, {8});
+    const Array s = duet::sum(q, I);
+    CHECK(s.dtype() == duet::ScalarType::i64);
+    CHECK(s.to_vector<std::int64_t>(q) == std::vector<std::int64_t>{4000000015LL});
+    CHECK(duet::min(q, I).to_vector<std::int32_t>(q) == std::vector<std::int32_t>{-3});
+    CHECK(duet::max(q, I).to_vector<std::int32_t>(q) == std::vector<std::int32_t>{2000000000});
+    CHECK(duet::argmin(q, I).to_vector<std::int64_t>(q) == std::vector<std::int64_t>{1});  // the first of two
+    CHECK(duet::argmax(q, I).to_vector<std::int64_t>(q) == std::vector<std::int64_t>{6});
+    const Array small = duet::from_host<std::int32_t>(q, std::vector<std::int32_t>{1, 2, 3, 4, 5, 6}, {2, 3});
+    CHECK(duet::prod(q, small, 1).to_vector<std::int64_t>(q) == std::vector<std::int64_t>{6, 120});
+    CHECK(duet::argmax(q, small, 0).to_vector<std::int64_t>(q) == std::vector<std::int64_t>{1, 1, 1});
+    const Array F = duet::from_host<float>(q, std::vector<float>{1.0f, NAN, 3.0f, NAN}, {4});
+    CHECK(std::isnan(duet::max(q, F).to_vector<float>(q)[0]));
+    CHECK(duet::argmax(q, F).to_vector<std::int64_t>(q) == std::vector<std::int64_t>{1});  // the first NaN
+    const Array G = duet::from_host<float>(q, std::vector<float>{-2.0f, 4.5f, 4.5f, -7.0f}, {4});
+    CHECK(duet::argmax(q, G).to_vector<std::int64_t>(q) == std::vector<std::int64_t>{1});
+    CHECK(duet::argmin(q, G).to_vector<std::int64_t>(q) == std::vector<std::int64_t>{3});
+    CHECK(duet::all(q, duet::evaluate(q, G > -10)).to_vector<std::uint8_t>(q) ==
+          std::vector<std::uint8_t>{1});
+    CHECK(duet::all(q, duet::evaluate(q, G > 0)).to_vector<std::uint8_t>(q) == std::vector<std::uint8_t>{0});
+    CHECK(duet::any(q, duet::evaluate(q, G > 4)).to_vector<std::uint8_t>(q) == std::vector<std::uint8_t>{1});
+    CHECK(duet::sum(q, duet::zeros(q, {0})).to_vector<float>(q) == std::vector<float>{0.0f});
+    if (dev.info().supports_double) {
+      const Array m = duet::mean(q, I);
+      CHECK(m.dtype() == duet::ScalarType::f64);
+      CHECK(m.to_vector<double>(q)[0] == doctest::Approx(4000000015.0 / 8));
+    }
+    CHECK_THROWS_WITH_AS(duet::min(q, duet::zeros(q, {0})), doctest::Contains("no elements"),
+                         duet::ArgumentError);
+    CHECK_THROWS_WITH_AS(duet::sum(q, small, 2), doctest::Contains("axis 2 is out of range"),
+                         duet::ArgumentError);
+  });
+}
+
+TEST_SUITE_END();
+TEST_SUITE_BEGIN("nvrtc");
+
+TEST_CASE("array reductions compile for sm_90 for every operation and element type") {
+  using duet::ReduceOp;
+  using duet::ScalarType;
+  for (ReduceOp op : {ReduceOp::sum, ReduceOp::prod, ReduceOp::mean, ReduceOp::min, ReduceOp::max,
+                      ReduceOp::argmin, ReduceOp::argmax, ReduceOp::all, ReduceOp::any})
+    for (ScalarType t : {ScalarType::f16, ScalarType::f32, ScalarType::f64, ScalarType::i8, ScalarType::u8,
+                         ScalarType::i32, ScalarType::u32, ScalarType::i64, ScalarType::u64}) {
+      INFO(std::string(duet::to_string(op)), " of ", std::string(duet::to_string(t)));
+      CHECK(duet::compile_for_cuda_arch(duet::reduction_source(op, t), {}, "sm_90", "reduce.duet") > 0);
+    }
+}
+TEST_SUITE_END();
