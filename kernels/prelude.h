@@ -13,7 +13,11 @@
 //                            of one. A launch with Range() as its local size gets this size; any
 //                            other local size is an ArgumentError before anything runs.
 //   BARRIER()                work-group barrier that also orders SHARED and GLOBAL memory
-//   GLOBAL_ID(d) LOCAL_ID(d) GROUP_ID(d) LOCAL_SIZE(d) NUM_GROUPS(d) GLOBAL_SIZE(d), d = 0, 1, 2
+//   GLOBAL_ID(d) LOCAL_ID(d) GROUP_ID(d) LOCAL_SIZE(d) NUM_GROUPS(d) GLOBAL_SIZE(d), d = 0, 1, 2:
+//                            GLOBAL_ID and GLOBAL_SIZE are size_t, the other four uint, on both
+//                            backends (CUDA's threadIdx and blockIdx are unsigned int; OpenCL's
+//                            get_local_id and friends return size_t, narrowed here), so the same
+//                            arithmetic wraps and promotes the same way everywhere
 //   ATOMIC_ADD_INT(p, v) ATOMIC_ADD_UINT(p, v)  atomic add on 32-bit integers, returns the old value
 //   ATOMIC_MAX_INT(p, v) ATOMIC_MIN_INT(p, v)
 //   types: uint, ulong, uchar, ushort are available on both backends; double where the device
@@ -114,10 +118,10 @@ inline __device__ void duet_store_half(half* p, float v) {
 #define LOAD_HALF(p) vload_half(0, (p))
 #define STORE_HALF(p, v) vstore_half((v), 0, (p))
 
-#define LOCAL_ID(d) get_local_id(d)
-#define GROUP_ID(d) get_group_id(d)
-#define LOCAL_SIZE(d) get_local_size(d)
-#define NUM_GROUPS(d) get_num_groups(d)
+#define LOCAL_ID(d) ((uint)get_local_id(d))
+#define GROUP_ID(d) ((uint)get_group_id(d))
+#define LOCAL_SIZE(d) ((uint)get_local_size(d))
+#define NUM_GROUPS(d) ((uint)get_num_groups(d))
 #define GLOBAL_ID(d) get_global_id(d)
 #define GLOBAL_SIZE(d) get_global_size(d)
 

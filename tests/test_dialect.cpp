@@ -171,6 +171,33 @@ TEST_CASE("user kernel with defines: saxpy with T=float, UNROLL=4 and T=int, UNR
   });
 }
 
+TEST_CASE("the work-item macros have one type on every backend, as the prelude says") {
+  // GLOBAL_ID and GLOBAL_SIZE are size_t, the others uint: the sizes, and unsigned wrap-around.
+  const char* source = R"(
+KERNEL void kinds(GLOBAL int* out) {
+  if (GLOBAL_ID(0) != 0) return;
+  out[0] = (int)sizeof(GLOBAL_ID(0));
+  out[1] = (int)sizeof(GLOBAL_SIZE(0));
+  out[2] = (int)sizeof(LOCAL_ID(0));
+  out[3] = (int)sizeof(GROUP_ID(0));
+  out[4] = (int)sizeof(LOCAL_SIZE(0));
+  out[5] = (int)sizeof(NUM_GROUPS(0));
+  out[6] = (LOCAL_ID(0) - 1) > 0;
+  out[7] = (GROUP_ID(0) - 1) > 0;
+}
+)";
+  for_each_device([&](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    duet::Buffer<int> out(dev, 8);
+    q.fill(out, -1);
+    q.launch(dev.compile(source).kernel("kinds"), duet::Range(64), duet::Range(32), out);
+    CHECK(q.to_vector(out) == std::vector<int>{8, 8, 4, 4, 4, 4, 1, 1});
+  });
+  const std::string prelude = duet::dialect_prelude();
+  CHECK(prelude.find("#define LOCAL_ID(d)") != std::string::npos);
+  CHECK(prelude.find("REQD_GROUP_SIZE(x, y, z)") != std::string::npos);
+}
+
 TEST_CASE("2D launch writes GLOBAL_ID(0), GLOBAL_ID(1) everywhere") {
   for_each_device([](const duet::Device& dev) {
     duet::Queue q = dev.queue();

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "duet/kernels.hpp"
+#include "prelude.hpp"
 #include "state.hpp"
 
 namespace duet {
@@ -113,6 +114,8 @@ int as_int(const char* call, const char* what, std::size_t value) {
 }  // namespace extension
 
 const char* shared_kernel_source(const char* name) { return name ? extension::kernel_source(name) : nullptr; }
+
+const char* dialect_prelude() { return embedded::prelude(); }
 
 const char* const* shared_kernel_names() {
   SourceRegistry& r = source_registry();

@@ -54,6 +54,11 @@ const char* shared_kernel_source(const char* name);
 // The names of those sources; null-terminated, valid until another library registers sources.
 const char* const* shared_kernel_names();
 
+// The dialect's prelude (kernels/prelude.h, installed as duet/dialect/prelude.h): the macros every
+// dialect source is compiled with, prepended by duet, with their documentation. Read it to see
+// what a macro expands to on each backend.
+const char* dialect_prelude();
+
 // Compile complete dialect source for `target` without a device, with a backend that can: "cuda"
 // compiles for an architecture ("sm_90") with NVRTC, without a GPU. Returns the size of the compiled
 // code; throws CompileError on failure, BackendUnavailableError when the backend was left out of this
