@@ -72,6 +72,35 @@ nb::object result_value(ScalarType t, const unsigned char* bytes) {
   throw ArgumentError("a reduction to this type cannot be returned to Python");
 }
 
+// compile_ahead's argument: None (every argument an array), one list of 'array' / 'scalar', or a
+// list of such lists.
+template <class K>
+void compile_ahead(const K& k, nb::handle kinds) {
+  auto one = [](nb::handle list) {
+    std::vector<ArgKind> out;
+    for (nb::handle item : list) {
+      const std::string s = nb::cast<std::string>(item);
+      if (s != "array" && s != "scalar")
+        throw ArgumentError("compile_ahead: an argument kind is 'array' or 'scalar', not '" + s + "'");
+      out.push_back(s == "scalar" ? ArgKind::scalar : ArgKind::array);
+    }
+    return out;
+  };
+  std::vector<std::vector<ArgKind>> variants;  // none: every argument an array
+  if (!kinds.is_none()) {
+    const bool nested = nb::len(kinds) > 0 && !nb::isinstance<nb::str>(kinds[0]);
+    if (nested)
+      for (nb::handle v : kinds) variants.push_back(one(v));
+    else
+      variants.push_back(one(kinds));
+  }
+  nb::gil_scoped_release release;  // compiling takes a while; other threads may run
+  if (variants.empty())
+    k.compile_ahead();
+  else
+    k.compile_ahead(variants);
+}
+
 }  // namespace
 
 void bind_generators(nb::module_& m) {
@@ -108,6 +137,9 @@ void bind_generators(nb::module_& m) {
         for (const auto& s : kinds) list.push_back(s == "scalar" ? ArgKind::scalar : ArgKind::array);
         return k.source(list);
       }, nb::arg("kinds"), "The generated dialect source for argument kinds ('array' / 'scalar' each)")
+      .def("compile_ahead", [](const ElementwiseKernel& k, nb::handle kinds) { compile_ahead(k, kinds); },
+           nb::arg("kinds").none() = nb::none(), "Compile the variants for these argument kinds now (None: every argument an array; a list of 'array' / 'scalar'; or a list of such lists), so the first call only enqueues")
+      .def_prop_ro("compiled_variants", &ElementwiseKernel::compiled_variants)
       .def_prop_ro("name", &ElementwiseKernel::name)
       .def_prop_ro("device", &ElementwiseKernel::device, nb::rv_policy::copy);
 
@@ -137,6 +169,9 @@ void bind_generators(nb::module_& m) {
             r.type = result.dtype;
             return k.reduce_into_args(*c.queue, r, list);
           }, "reduce_into(result, [queue,] *inputs, queue=None) -> Event: writes result[0]")
+      .def("compile_ahead", [](const ReductionKernel& k, nb::handle kinds) { compile_ahead(k, kinds); },
+           nb::arg("kinds").none() = nb::none(), "Compile the variants for these argument kinds now (None: every argument an array; a list of 'array' / 'scalar'; or a list of such lists), so the first call only enqueues")
+      .def_prop_ro("compiled_variants", &ReductionKernel::compiled_variants)
       .def_prop_ro("result_dtype", [](const ReductionKernel& k) { return numpy_dtype(k.result_type()); })
       .def_prop_ro("name", &ReductionKernel::name)
       .def_prop_ro("device", &ReductionKernel::device, nb::rv_policy::copy);

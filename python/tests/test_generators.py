@@ -52,3 +52,20 @@ def test_reduction_sum_norm_and_reduce_into(device):
     total.reduce_into(result, x).wait()
     assert result.get()[0] == float(host.sum())
     assert total.result_dtype == np.float32
+
+
+def test_compile_ahead(device):
+    scale = duet.ElementwiseKernel(device, "float x, float a", "float y", "y = a * x", "scale_ahead")
+    assert scale.compiled_variants == 0
+    scale.compile_ahead([["array", "array", "array"], ["array", "scalar", "array"]])
+    assert scale.compiled_variants == 2
+    x = duet.asarray(np.arange(5, dtype=np.float32), device)
+    np.testing.assert_allclose(scale(x, 2.0).get(), 2 * np.arange(5))
+    assert scale.compiled_variants == 2  # the call compiled nothing
+    total = duet.ReductionKernel(device, "float", "float x", "x", "a + b", "0", "sum_ahead")
+    total.compile_ahead()
+    assert total.compiled_variants == 1
+    assert total(x) == 10.0
+    assert total.compiled_variants == 1
+    with pytest.raises(duet.ArgumentError, match="'array' or 'scalar'"):
+        total.compile_ahead(["vector"])
