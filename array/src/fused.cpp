@@ -258,6 +258,12 @@ Passed passable(const Array& a) {
   return p;
 }
 
+// Every array leaf of the tree (an array used twice appears twice).
+void arrays_of(const Expr::Node& n, std::vector<const Array*>& out) {
+  if (n.kind == NodeKind::array) out.push_back(&n.array);
+  for (const NodePtr& a : n.args) arrays_of(*a, out);
+}
+
 Event run(Queue& q, const Array& out, const Expr& e) {
   const Shape& shape = out.shape();
   const Device& device = q.device();
@@ -267,18 +273,19 @@ Event run(Queue& q, const Array& out, const Expr& e) {
                           device.info().name + ") lacks; use float32 arrays (and astype)");
   }
   // Which kernel: flat when every array operand is contiguous over the whole output.
-  Writer probe;
-  probe.emit(*e.node(), compute_type(e.dtype()));
+  std::vector<const Array*> inputs;
+  arrays_of(*e.node(), inputs);
   bool flat = out.contiguous();
-  for (const Expr::Node* n : probe.leaves.arrays) flat = flat && flat_over(n->array, shape);
+  for (const Array* a : inputs) flat = flat && flat_over(*a, shape);
+  const Kernelized k = write_kernel(e, out.dtype(), flat, kAxes);
+  // The layouts in the kernel's parameter order.
   std::vector<Layout> layouts{out.layout()};
-  for (const Expr::Node* n : probe.leaves.arrays) layouts.push_back(broadcast_layout(n->array, shape));
+  for (const Expr::Node* n : k.leaves.arrays) layouts.push_back(broadcast_layout(n->array, shape));
   std::vector<Layout> walked = flat ? layouts : collapse_together(layouts);
   if (!flat && walked[0].ndim() > kAxes)
     throw ArgumentError("evaluate: the operands' layouts need " + std::to_string(walked[0].ndim()) +
                         " uneven axes; at most " + std::to_string(kAxes) +
                         " are supported (copy an operand first)");
-  const Kernelized k = write_kernel(e, out.dtype(), flat, kAxes);
   const Kernel kernel = device.compile(k.source, {}, "fused.duet").kernel("duet_fused");
 
   // Arguments: the buffers (kept alive here), offsets, scalars, n, and the layouts.
@@ -314,10 +321,6 @@ bool same_view(const Array& a, const Array& b) {
          a.dtype() == b.dtype();
 }
 
-void arrays_of(const Expr::Node& n, std::vector<const Array*>& out) {
-  if (n.kind == NodeKind::array) out.push_back(&n.array);
-  for (const NodePtr& a : n.args) arrays_of(*a, out);
-}
 
 }  // namespace
 
