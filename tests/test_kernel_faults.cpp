@@ -28,6 +28,19 @@ KERNEL void copy_one_more(GLOBAL const float* x, GLOBAL float* y, const int n, c
 }
 )";
 
+// A stray float whose bytes include the guard fill (0xCD) changes fewer than four guard bytes, so
+// the count in the message would depend on the random draw.
+std::vector<float> without_guard_bytes(std::vector<float> values) {
+  for (float& v : values) {
+    unsigned char bytes[sizeof(float)];
+    std::memcpy(bytes, &v, sizeof v);
+    for (unsigned char& b : bytes)
+      if (b == 0xCD) b = 0xCC;
+    std::memcpy(&v, bytes, sizeof v);
+  }
+  return values;
+}
+
 bool checked() {
   const char* v = std::getenv("DUET_CHECK");
   return v && std::strcmp(v, "1") == 0;
@@ -78,7 +91,7 @@ TEST_CASE("DUET_CHECK: a kernel that writes past either end of a buffer is named
     auto rng = make_rng("one more");
     for (int n : {1, 13, 1031}) {
       CAPTURE(n);
-      const std::vector<float> x = random_floats(rng, static_cast<std::size_t>(n));
+      const std::vector<float> x = without_guard_bytes(random_floats(rng, static_cast<std::size_t>(n)));
       duet::Buffer<float> dx(dev, x.size()), dy(dev, x.size());
       q.write(dx, x);
       for (int shift : {1, -1}) {
