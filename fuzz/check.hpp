@@ -13,7 +13,9 @@
 namespace duet::fuzz {
 
 [[noreturn]] inline void fail(const std::string& what) {
-  std::fprintf(stderr, "\nduet fuzz: CONTRACT BROKEN: %s\n", what.c_str());
+  std::string shown;  // inputs hold NUL bytes, which would end a C string early
+  for (char c : what) shown += c == '\0' ? std::string("\\0") : std::string(1, c);
+  std::fprintf(stderr, "\nduet fuzz: CONTRACT BROKEN: %s\n", shown.c_str());
   std::fflush(stderr);
   std::abort();
 }

@@ -4,13 +4,18 @@
 // `KERNEL [REQD_GROUP_SIZE(x, y, z)] void name(GLOBAL const type* name, ...)` with no defines (its
 // types and sizes are already substituted). A required group size is never 0 in some dimensions
 // and not in others. native_kernel_names, the reader of native sources' kernel names, must not throw.
+// The view-offset rewrite (view_offsets.cpp) must leave a source whose signatures are the input's,
+// with the rewritten kernels' buffers renamed and their offsets appended.
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <map>
 #include <string>
 
 #include "check.hpp"
+#include "native_signature.hpp"
 #include "signature.hpp"
+#include "view_offsets.hpp"
 
 namespace {
 
@@ -76,5 +81,40 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   duet::fuzz::check(same(kernels, again), "the signatures read from the input do not read back the same from\n" +
                                               written + "(read back: " + write(again) + ")");
   duet::fuzz::never_throws([&] { duet::detail::native_kernel_names(source); }, "native_kernel_names");
+
+  // The view-offset rewrite changes nothing but the kernels it lists, and those only by renaming
+  // their buffer parameters and appending one ulong offset for each.
+  duet::detail::ViewOffsetSource rewritten;
+  duet::fuzz::never_throws([&] { rewritten = duet::detail::add_view_offsets(source, defines); }, "add_view_offsets");
+  std::map<std::string, KernelSignature> expected = kernels;
+  for (const auto& [name, params] : rewritten.offset_params) {
+    duet::fuzz::check(kernels.count(name) == 1, "add_view_offsets rewrote " + name + ", which has no signature");
+    KernelSignature& sig = expected[name];
+    for (std::size_t k : params) {
+      duet::fuzz::check(k < sig.params.size() && sig.params[k].kind == KernelParam::Kind::buffer,
+                        "add_view_offsets gave " + name + " an offset for a parameter that is not a buffer");
+      KernelParam offset;
+      offset.type = duet::ScalarType::u64;
+      offset.type_name = "ulong";
+      offset.is_const = true;
+      offset.name = "duet_view_offset_" + sig.params[k].name;
+      sig.params[k].name = "duet_view_" + sig.params[k].name;
+      sig.params.push_back(offset);
+    }
+  }
+  std::map<std::string, KernelSignature> reread;
+  duet::fuzz::never_throws([&] { reread = duet::detail::parse_kernel_signatures(rewritten.source, defines); },
+                           "parse_kernel_signatures of the rewritten source");
+  duet::fuzz::check(same(expected, reread), "the rewritten source reads back other signatures:\n" +
+                                                rewritten.source + "\n(read back: " + write(reread) +
+                                                ", expected: " + write(expected) + ")");
+
+  // A declaration of native parameters is the user's text: it is read or refused, never more.
+  try {
+    duet::detail::declared_signature("k", source, {}, -1);
+  } catch (const duet::ArgumentError&) {
+  } catch (const std::exception& e) {
+    duet::fuzz::check(false, std::string("declared_signature threw something other than ArgumentError: ") + e.what());
+  }
   return 0;
 }

@@ -75,6 +75,83 @@ TEST_CASE("native sources: compile errors carry the log and line, argument count
   });
 }
 
+TEST_CASE("native kernels: launches are checked by type, from the source or the driver") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    const duet::Program p = dev.compile_native(native_source(dev), {"-DSCALE=2"}, "typed.native");
+    const duet::Kernel k = p.kernel("scale_add");
+    REQUIRE(k.signature());
+    const auto& params = k.signature()->params;
+    REQUIRE(params.size() == 4);
+    CHECK(params[0].kind == duet::KernelParam::Kind::buffer);
+    CHECK(params[0].type == duet::ScalarType::f32);
+    CHECK(params[0].is_const);
+    CHECK(params[1].kind == duet::KernelParam::Kind::buffer);
+    CHECK(params[2].type == duet::ScalarType::f32);
+    CHECK(params[3].type == duet::ScalarType::i32);
+    duet::Buffer<float> dx(dev, 4), dy(dev, 4);
+    duet::Buffer<int> di(dev, 4);
+    auto wrong = EXPECT_ERROR(duet::ArgumentError, q.launch(k, duet::Range(4), duet::Range(), dx, dy, 0.5, 4));
+    if (wrong) {
+      CHECK_CONTAINS(wrong->what(), "argument 3");
+      CHECK_CONTAINS(wrong->what(), "takes float");
+    }
+    auto unsigned_n = EXPECT_ERROR(duet::ArgumentError, q.launch(k, duet::Range(4), duet::Range(), dx, dy, 0.5f, 4u));
+    if (unsigned_n) CHECK_CONTAINS(unsigned_n->what(), "takes int");
+    auto ints = EXPECT_ERROR(duet::ArgumentError, q.launch(k, duet::Range(4), duet::Range(), di, dy, 0.5f, 4));
+    if (ints) CHECK_CONTAINS(ints->what(), "float elements");
+    auto value = EXPECT_ERROR(duet::ArgumentError, q.launch(k, duet::Range(4), duet::Range(), dx, 0.5f, 0.5f, 4));
+    if (value) CHECK_CONTAINS(value->what(), "takes a buffer");
+
+    // A pointer hidden behind a compiler option's define (CUDA) or a typedef (OpenCL) reads as a
+    // value of an unknown type: duet then goes by what the driver tells (OpenCL: a float buffer;
+    // CUDA: sizes only), and a launch with a buffer there is not refused.
+    const bool cuda = dev.info().backend == "cuda";
+    const char* hidden =
+        cuda ? "extern \"C\" __global__ void fill(PTR x, int n) { if ((int)threadIdx.x < n) x[threadIdx.x] = 4.0f; }"
+             : "typedef __global float* PTR;\n"
+               "__kernel void fill(PTR x, int n) { if ((int)get_global_id(0) < n) x[get_global_id(0)] = 4.0f; }";
+    const duet::Kernel fill =
+        dev.compile_native(hidden, {cuda ? "-DPTR=float*" : "-DUNUSED=1"}, "hidden.native").kernel("fill");
+    q.launch(fill, duet::Range(4), duet::Range(4), dx, 4);
+    CHECK(q.to_vector(dx) == std::vector<float>(4, 4.0f));
+  });
+}
+
+TEST_CASE("native kernels: declared parameters are checked against the compiled kernel") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    const duet::Program p = dev.compile_native(native_source(dev), {"-DSCALE=2"}, "declared.native");
+    const duet::Kernel k = p.kernel("scale_add", "const float* x, float* y, float a, int n");
+    REQUIRE(k.signature());
+    CHECK(k.signature()->params.size() == 4);
+    duet::Buffer<float> dx(dev, 3), dy(dev, 3);
+    const std::vector<float> x = {1, 2, 3}, y = {1, 1, 1};
+    q.write(dx, x);
+    q.write(dy, y);
+    q.launch(k, duet::Range(3), duet::Range(), dx, dy, 0.5f, 3);
+    CHECK(q.to_vector(dy) == std::vector<float>{2, 3, 4});
+    auto e = EXPECT_ERROR(duet::ArgumentError, q.launch(k, duet::Range(3), duet::Range(), dx, dy, 0.5f, 3u));
+    if (e) CHECK_CONTAINS(e->what(), "takes int");
+
+    auto count = EXPECT_ERROR(duet::ArgumentError, p.kernel("scale_add", "const float* x, float* y, float a"));
+    if (count) CHECK_CONTAINS(count->what(), "lists 3 parameters, but the compiled kernel has 4");
+    // A double where the kernel has a float: CUDA tells by the size, OpenCL by the type.
+    auto type = EXPECT_ERROR(duet::ArgumentError, p.kernel("scale_add", "const float* x, float* y, double a, int n"));
+    if (type) CHECK_CONTAINS(type->what(), "parameter 3");
+    auto value = EXPECT_ERROR(duet::ArgumentError, p.kernel("scale_add", "const float* x, float y, float a, int n"));
+    if (value) CHECK_CONTAINS(value->what(), "parameter 2");
+    auto unreadable = EXPECT_ERROR(duet::ArgumentError, p.kernel("scale_add", "float* x) {} void f(int n"));
+    if (unreadable) CHECK_CONTAINS(unreadable->what(), "e.g.");
+    EXPECT_ERROR(duet::ArgumentError, p.kernel("scale_add", "float, int"));
+    EXPECT_ERROR(duet::KernelNotFoundError, p.kernel("missing", "int n"));
+
+    const duet::Program dialect = dev.compile("KERNEL void one(GLOBAL int* x) { x[0] = 1; }\n", {}, "one.duet");
+    auto own = EXPECT_ERROR(duet::ArgumentError, dialect.kernel("one", "int* x"));
+    if (own) CHECK_CONTAINS(own->what(), "dialect source");
+  });
+}
+
 TEST_CASE("compiling the same source twice returns the same program") {
   for_each_device([](const duet::Device& dev) {
     const std::string src = "KERNEL void same(GLOBAL int* x) { x[0] = 7; }\n";

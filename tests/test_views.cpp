@@ -1,11 +1,14 @@
 // Views (Buffer<T>::view): bounds checked at creation, transfers at any offset, kernel arguments
-// (any offset on CUDA, CL_DEVICE_MEM_BASE_ADDR_ALIGN multiples on OpenCL, a clear ArgumentError
-// otherwise), argument type checks, and memory shared with the buffer they come from.
+// (dialect kernels: any offset on every backend; native OpenCL kernels: multiples of
+// CL_DEVICE_MEM_BASE_ADDR_ALIGN, a clear ArgumentError otherwise), argument type checks, and
+// memory shared with the buffer they come from.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <duet/duet.hpp>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -149,19 +152,108 @@ TEST_CASE("views as kernel arguments") {
     for (std::size_t i = 0; i < m; ++i) want[second + i] += want[i];
     check_close(q.to_vector(b), want, tol, "add_into between views");
 
-    // A view that starts off the alignment: fine on CUDA, a clear ArgumentError on OpenCL.
-    if (dev.info().view_alignment > sizeof(float)) {
-      auto e = EXPECT_ERROR(duet::ArgumentError, q.launch(scale, duet::Range(10), duet::Range(), b.view(1, 10),
-                                                          2.0f, 10u));
-      if (e) {
-        CHECK_CONTAINS(e->what(), "CL_DEVICE_MEM_BASE_ADDR_ALIGN");
-        CHECK_CONTAINS(e->what(), std::to_string(dev.info().view_alignment));
-        CHECK_CONTAINS(e->what(), "argument 1");
-      }
-    } else {
-      q.launch(scale, duet::Range(10), duet::Range(), b.view(1, 10), 2.0f, 10u);
-      for (std::size_t i = 1; i < 11; ++i) want[i] *= 2.0;
+    // Views at any element offset, on every backend: OpenCL compiles dialect kernels with a byte
+    // offset per buffer parameter, so no sub-buffer (and no alignment) is needed.
+    for (std::size_t offset : {std::size_t{1}, std::size_t{3}, step + 5, 2 * step + 7}) {
+      CAPTURE(offset);
+      const std::size_t len = 10 + offset % 7;
+      q.launch(scale, duet::Range(len), duet::Range(), b.view(offset, len), 2.0f, static_cast<std::uint32_t>(len));
+      for (std::size_t i = offset; i < offset + len; ++i) want[i] *= 2.0;
       check_close(q.to_vector(b), want, tol, "scale of an unaligned view");
+    }
+    // Two views at different odd offsets in one launch, one of them a view of a view.
+    q.launch(add_into, duet::Range(13), duet::Range(), b.view(1, 13), b.view(30, 40).view(7, 13), 13u);
+    for (std::size_t i = 0; i < 13; ++i) want[37 + i] += want[1 + i];
+    check_close(q.to_vector(b), want, tol, "add_into between unaligned views");
+    q.launch(scale, duet::Range(1), duet::Range(), b.view(n - 1, 1), -1.0f, 1u);  // the very last element
+    want[n - 1] = -want[n - 1];
+    check_close(q.to_vector(b), want, tol, "scale of the last element");
+  });
+}
+
+// Every form a buffer parameter may take: CONSTANT, RESTRICT, a const pointer, a parameter over
+// two lines with a comment inside, each view at its own odd offset. A buffer whose pointer comes
+// from a define is left as written (the rewrite cannot see its type): aligned views only, as native.
+TEST_CASE("views at odd offsets reach every form of buffer parameter") {
+  for_each_device([](const duet::Device& dev) {
+    const char* const source = R"(
+KERNEL void forms(CONSTANT float* scale, GLOBAL const float* RESTRICT a, GLOBAL float* const out,
+                  GLOBAL /* the counts */ const
+                  int* counts, const uint n) {
+  const size_t i = GLOBAL_ID(0);
+  if (i < n) out[i] = a[i] * scale[0] + (float)counts[i];
+}
+KERNEL void from_define(OUT_POINTER out, const uint n) {
+  const size_t i = GLOBAL_ID(0);
+  if (i < n) out[i] = 7.0f;
+}
+)";
+    auto rng = make_rng("views forms");
+    duet::Queue q = dev.queue();
+    const duet::Program p = dev.compile(source, {{"OUT_POINTER", "GLOBAL float*"}}, "forms.duet");
+    const std::size_t n = 29;
+    const std::vector<float> a = random_floats(rng, n + 5);
+    std::vector<int> counts(n + 11);
+    for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = static_cast<int>(i % 13) - 6;
+    duet::Buffer<float> scale(dev, 4), da(dev, a.size()), out(dev, n + 3);
+    duet::Buffer<int> dc(dev, counts.size());
+    q.write(scale, std::vector<float>{0.f, 0.f, 0.f, 1.75f});
+    q.write(da, a);
+    q.write(dc, counts);
+    q.fill(out, std::numeric_limits<float>::quiet_NaN());
+    q.launch(p.kernel("forms"), duet::Range(n), duet::Range(), scale.view(3, 1), da.view(5, n), out.view(3, n),
+             dc.view(11, n), static_cast<std::uint32_t>(n));
+    const std::vector<float> got = q.to_vector(out);
+    for (std::size_t i = 0; i < 3; ++i) CHECK(std::isnan(got[i]));
+    std::vector<double> want(n);
+    std::vector<float> have(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      want[i] = static_cast<double>(a[5 + i]) * 1.75 + counts[11 + i];
+      have[i] = got[3 + i];
+    }
+    check_close(have, want, [&](std::size_t i) { return 4 * kFloatEps * (1.0 + std::fabs(want[i])); }, "forms");
+
+    const duet::Kernel from_define = p.kernel("from_define");
+    const std::size_t step = kernel_view_step(dev, sizeof(float));
+    duet::Buffer<float> wide(dev, step + 8);
+    q.launch(from_define, duet::Range(8), duet::Range(), wide.view(step, 8), 8u);
+    const std::vector<float> sevens = q.to_vector(wide);
+    CHECK(std::count(sevens.begin() + static_cast<std::ptrdiff_t>(step), sevens.end(), 7.0f) == 8);
+    if (step > 1) {
+      auto e = EXPECT_ERROR(duet::ArgumentError,
+                            q.launch(from_define, duet::Range(8), duet::Range(), wide.view(1, 8), 8u));
+      if (e) CHECK_CONTAINS(e->what(), "CL_DEVICE_MEM_BASE_ADDR_ALIGN");
+    }
+  });
+}
+
+// Native OpenCL C is compiled as written, so there a view is a sub-buffer, whose origin must be
+// aligned: anything else is a clear ArgumentError at launch.
+TEST_CASE("native OpenCL kernels take views at aligned offsets only") {
+  for_each_device([](const duet::Device& dev) {
+    if (dev.info().backend != "opencl" || dev.info().view_alignment <= sizeof(float)) {
+      MESSAGE("skipped: not an OpenCL device with a view alignment");
+      return;
+    }
+    const char* const native = R"(
+__kernel void negate(__global float* x, const uint n) {
+  const size_t i = get_global_id(0);
+  if (i < n) x[i] = -x[i];
+})";
+    duet::Queue q = dev.queue();
+    const duet::Kernel negate = dev.compile_native(native, {}, "negate.cl").kernel("negate");
+    const std::size_t step = kernel_view_step(dev, sizeof(float));
+    duet::Buffer<float> b(dev, 2 * step + 10);
+    q.fill(b, 1.5f);
+    q.launch(negate, duet::Range(10), duet::Range(), b.view(step, 10), 10u);
+    std::vector<float> want(b.size(), 1.5f);
+    for (std::size_t i = step; i < step + 10; ++i) want[i] = -1.5f;
+    check_equal(q.to_vector(b), want, "negate of an aligned view");
+    auto e = EXPECT_ERROR(duet::ArgumentError, q.launch(negate, duet::Range(10), duet::Range(), b.view(1, 10), 10u));
+    if (e) {
+      CHECK_CONTAINS(e->what(), "CL_DEVICE_MEM_BASE_ADDR_ALIGN");
+      CHECK_CONTAINS(e->what(), std::to_string(dev.info().view_alignment));
+      CHECK_CONTAINS(e->what(), "argument 1");
     }
   });
 }

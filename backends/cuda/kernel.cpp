@@ -42,4 +42,13 @@ CudaKernel::CudaKernel(std::shared_ptr<const CudaProgram> program, CUfunction fn
 
 int CudaKernel::arg_count() const { return sizes_known_ ? static_cast<int>(param_sizes_.size()) : -1; }
 
+std::vector<ParamInfo> CudaKernel::params() const {
+  std::vector<ParamInfo> params;
+  for (std::size_t size : param_sizes_) {
+    params.emplace_back();
+    params.back().size = size;
+  }
+  return params;
+}
+
 }  // namespace duet::backend::cuda

@@ -21,6 +21,7 @@ class CudaKernel final : public KernelImpl {
   CudaKernel(std::shared_ptr<const CudaProgram> program, CUfunction fn, std::string name, int declared_params);
 
   int arg_count() const override;
+  std::vector<ParamInfo> params() const override;
   CUfunction handle() const noexcept { return fn_; }
   const std::string& name() const noexcept { return name_; }
   // The size in bytes of each parameter; null when the driver cannot tell.

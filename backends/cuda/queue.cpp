@@ -194,7 +194,8 @@ void CudaQueue::launch(KernelImpl& kernel_impl, const LaunchShape& shape,
     if (sizes && i < sizes->size() && (*sizes)[i] != given)
       throw ArgumentError("kernel '" + kernel.name() + "': argument " + std::to_string(i + 1) + " is " +
                           std::to_string(given) + " bytes but the kernel's parameter is " +
-                          std::to_string((*sizes)[i]) + " bytes");
+                          std::to_string((*sizes)[i]) + " bytes; pass a value of the parameter's type (declare the "
+                          "parameters with Program::kernel(name, parameters) to have launches checked by type)");
     if (a.buffer) {
       addresses[i] = address(*a.buffer, a.offset);
       params[i] = &addresses[i];

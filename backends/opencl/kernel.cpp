@@ -43,20 +43,44 @@ std::string OpenCLKernel::describe(const LaunchShape& shape) const {
   return text;
 }
 
+bool OpenCLKernel::arg_text(cl_uint index, cl_kernel_arg_info what, std::string& out) const {
+  std::size_t size = 0;
+  if (clGetKernelArgInfo(kernel_(), index, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) return false;
+  out.resize(size);
+  if (clGetKernelArgInfo(kernel_(), index, what, size, &out[0], nullptr) != CL_SUCCESS) return false;
+  out.resize(out.find('\0') == std::string::npos ? out.size() : out.find('\0'));
+  return true;
+}
+
+// Programs are built with -cl-kernel-arg-info; a program loaded from a binary may not keep it, and
+// then the driver tells nothing.
+std::vector<ParamInfo> OpenCLKernel::params() const {
+  std::vector<ParamInfo> params(arg_count_ > 0 ? static_cast<std::size_t>(arg_count_) : 0);
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const auto index = static_cast<cl_uint>(i);
+    ParamInfo& p = params[i];
+    cl_kernel_arg_address_qualifier space = 0;
+    cl_kernel_arg_type_qualifier qualifiers = 0;
+    if (clGetKernelArgInfo(kernel_(), index, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof space, &space, nullptr) !=
+            CL_SUCCESS ||
+        clGetKernelArgInfo(kernel_(), index, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof qualifiers, &qualifiers,
+                           nullptr) != CL_SUCCESS ||
+        !arg_text(index, CL_KERNEL_ARG_TYPE_NAME, p.type_name))
+      return {};
+    arg_text(index, CL_KERNEL_ARG_NAME, p.name);
+    p.space = space == CL_KERNEL_ARG_ADDRESS_GLOBAL     ? ParamInfo::Space::global
+              : space == CL_KERNEL_ARG_ADDRESS_CONSTANT ? ParamInfo::Space::constant
+              : space == CL_KERNEL_ARG_ADDRESS_LOCAL    ? ParamInfo::Space::local
+                                                        : ParamInfo::Space::value;
+    p.is_const = (qualifiers & CL_KERNEL_ARG_TYPE_CONST) != 0 || space == CL_KERNEL_ARG_ADDRESS_CONSTANT;
+  }
+  return params;
+}
+
 ArgumentError OpenCLKernel::wrong_size(cl_uint index, const LaunchArg& arg) const {
-  // Programs are built with -cl-kernel-arg-info, so the driver can name the parameter; a program
-  // loaded from a binary may not keep that, and then the message does without.
   std::string param;
   std::string type, name;
-  auto arg_info = [&](cl_kernel_arg_info what, std::string& out) {
-    std::size_t size = 0;
-    if (clGetKernelArgInfo(kernel_(), index, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) return false;
-    out.resize(size);
-    if (clGetKernelArgInfo(kernel_(), index, what, size, &out[0], nullptr) != CL_SUCCESS) return false;
-    out.resize(out.find('\0') == std::string::npos ? out.size() : out.find('\0'));
-    return true;
-  };
-  if (arg_info(CL_KERNEL_ARG_TYPE_NAME, type) && arg_info(CL_KERNEL_ARG_NAME, name))
+  if (arg_text(index, CL_KERNEL_ARG_TYPE_NAME, type) && arg_text(index, CL_KERNEL_ARG_NAME, name))
     param = " ('" + type + " " + name + "')";
   const std::string given =
       arg.buffer ? std::string("a buffer") : "a " + std::to_string(arg.scalar_size) + "-byte value";

@@ -22,6 +22,7 @@ class OpenCLKernel final : public KernelImpl {
   OpenCLKernel(cl::Kernel kernel, std::string name, cl_device_id device);
 
   int arg_count() const override { return arg_count_; }
+  std::vector<ParamInfo> params() const override;
   const std::string& name() const { return name_; }
 
   // Sets the arguments and enqueues one launch on `queue`; returns the launch's event, owned by
@@ -34,6 +35,8 @@ class OpenCLKernel final : public KernelImpl {
  private:
   std::string describe(const LaunchShape& shape) const;
   ArgumentError wrong_size(cl_uint index, const LaunchArg& arg) const;
+  // CL_KERNEL_ARG_* text of parameter `index`; false when the driver cannot tell.
+  bool arg_text(cl_uint index, cl_kernel_arg_info what, std::string& out) const;
 
   cl::Kernel kernel_;
   std::string name_;

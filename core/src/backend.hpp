@@ -61,11 +61,24 @@ class CommandTimeImpl {
   virtual double duration_ms() = 0;
 };
 
+// What a driver can tell of one kernel parameter without the source (native kernels): OpenCL the
+// address space, type and name (programs are built with -cl-kernel-arg-info), CUDA the size.
+struct ParamInfo {
+  enum class Space { unknown, global, constant, local, value };
+  Space space = Space::unknown;
+  std::string type_name;  // as the driver writes it ("float*", "uint"); empty when it cannot tell
+  std::string name;       // empty when it cannot tell
+  bool is_const = false;  // points to const (only meaningful with a known space)
+  std::size_t size = 0;   // bytes the parameter takes; 0 when it cannot tell
+};
+
 class KernelImpl {
  public:
   virtual ~KernelImpl() = default;
   // Number of parameters when the backend can tell, else -1.
   virtual int arg_count() const = 0;
+  // One entry per parameter when the backend can tell anything about them, else none.
+  virtual std::vector<ParamInfo> params() const = 0;
 };
 
 class ProgramImpl {

@@ -17,6 +17,7 @@
 #include "log.hpp"
 #include "signature.hpp"
 #include "source.hpp"
+#include "view_offsets.hpp"
 #include "state.hpp"
 
 namespace duet {
@@ -232,10 +233,18 @@ Program Device::compile(std::string_view source_view, const Defines& defines,
     values.push_back(value);
   }
   check_source_content(source, values, name);
-  const detail::AssembledSource full = detail::assemble_source(i.backend, source, defines, name);
+  std::map<std::string, KernelSignature> signatures = detail::parse_kernel_signatures(source, defines);
+  // Where kernels take views only from coarse boundaries, buffer parameters take an offset too.
+  detail::ViewOffsetSource rewritten;
+  if (i.view_alignment > 1) rewritten = detail::add_view_offsets(source, defines);
+  const std::string& compiled = i.view_alignment > 1 ? rewritten.source : source;
+  const detail::AssembledSource full = detail::assemble_source(i.backend, compiled, defines, name);
   auto state = build_program(*this, full, name, {});
-  // Signatures are parsed once per program; the state is shared by every later compile of it.
-  std::call_once(state->parsed, [&] { state->signatures = detail::parse_kernel_signatures(source, defines); });
+  // The state is shared by every later compile of the same source.
+  std::call_once(state->parsed, [&] {
+    state->signatures = std::move(signatures);
+    state->view_offsets = std::move(rewritten.offset_params);
+  });
   return Program(std::move(state));
 }
 
@@ -253,7 +262,10 @@ Program Device::compile_native(std::string_view source_view, const std::vector<s
   // The #line mark names the source in compiler messages, so errors map to the caller's lines.
   auto state =
       build_program(*this, detail::AssembledSource("#line 1 \"" + name + "\"\n" + source), name, options);
-  std::call_once(state->parsed, [&] { state->native_names = detail::native_kernel_names(source); });
+  std::call_once(state->parsed, [&] {
+    state->native_names = detail::native_kernel_names(source);
+    state->native_signatures = detail::parse_native_signatures(source, info().backend);
+  });
   return Program(std::move(state));
 }
 

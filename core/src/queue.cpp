@@ -181,9 +181,15 @@ Range checked_local_size(const Kernel& kernel, const Range& global, const Range&
 
 // The arguments as the backend takes them, into `out` (the queue's scratch, so a launch allocates
 // nothing). Buffers are checked here, scalars against the kernel's parameters by check_args.
+// A kernel whose buffer parameters take byte offsets (view_offsets.hpp) gets each of those buffers
+// as its whole allocation and the view's offset among the arguments after the declared ones,
+// written to `offsets` (scratch too).
 void translate_args(const Kernel& kernel, Span<const KernelArg> args, const Device& device,
-                    const DeviceInfo& info, std::vector<backend::LaunchArg>& out) {
+                    const DeviceInfo& info, std::vector<backend::LaunchArg>& out,
+                    std::vector<std::uint64_t>& offsets) {
+  const std::vector<std::size_t>& offset_params = detail::view_offset_params(kernel);
   out.assign(args.size(), backend::LaunchArg{});
+  offsets.clear();
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i].kind == KernelArg::Kind::buffer) {
       const RawBuffer& b = *args[i].buffer;
@@ -192,11 +198,25 @@ void translate_args(const Kernel& kernel, Span<const KernelArg> args, const Devi
         device_mismatch(device, b.device(), "buffer argument " + std::to_string(i + 1));
       out[i].offset = b.offset();
       out[i].bytes = b.bytes();
-      if (b.offset() % info.view_alignment != 0) misaligned_view(kernel, i, b.offset(), info);
+      if (std::find(offset_params.begin(), offset_params.end(), i) != offset_params.end()) {
+        offsets.push_back(b.offset());
+        out[i].offset = 0;
+        out[i].bytes = out[i].buffer->bytes();
+      } else if (b.offset() % info.view_alignment != 0) {
+        misaligned_view(kernel, i, b.offset(), info);
+      }
     } else {
       out[i].scalar = args[i].bytes.data();
       out[i].scalar_size = args[i].size;
     }
+  }
+  // Only when the launch matches the declaration: check_args refuses it otherwise.
+  if (offsets.size() != offset_params.size()) return;
+  for (const std::uint64_t& offset : offsets) {
+    backend::LaunchArg hidden;
+    hidden.scalar = &offset;
+    hidden.scalar_size = sizeof offset;
+    out.push_back(hidden);
   }
 }
 
@@ -233,6 +253,7 @@ class EnqueueScope {
 
   const Device& device() const { return s_.device; }
   std::vector<backend::LaunchArg>& launch_scratch() { return s_.launch_scratch; }
+  std::vector<std::uint64_t>& offset_scratch() { return s_.offset_scratch; }
   detail::LaunchLog& launch_log() { return *s_.queue->log; }
   const std::shared_ptr<detail::LaunchLog>& launch_log_shared() const { return s_.queue->log; }
   const std::shared_ptr<detail::LockedQueue>& locked_queue() const { return s_.queue; }
@@ -318,7 +339,7 @@ Event Queue::launch_args(const Kernel& kernel, const Range& global, const Range&
   const DeviceInfo& info = queue_device.info();
   const Range local = checked_local_size(kernel, global, local_in, info);
   std::vector<backend::LaunchArg>& backend_args = scope.launch_scratch();
-  translate_args(kernel, args, queue_device, info, backend_args);
+  translate_args(kernel, args, queue_device, info, backend_args, scope.offset_scratch());
   check_args(kernel, args);
   const backend::LaunchShape shape = launch_shape(global, local);
   const bool empty = global[0] == 0 || global[1] == 0 || global[2] == 0;

@@ -1,4 +1,4 @@
-// A small tokenizer over dialect source: enough to find `KERNEL void name(params)` (or
+// Reads dialect source (dialect_tokens.hpp): enough to find `KERNEL void name(params)` (or
 // `KERNEL REQD_GROUP_SIZE(x, y, z) void name(params)`) and classify each parameter as a buffer (a
 // pointer) or a scalar, with its type after define substitution.
 #include "signature.hpp"
@@ -10,57 +10,18 @@
 #include <set>
 #include <vector>
 
+#include "dialect_tokens.hpp"
+
 namespace duet::detail {
 namespace {
 
-std::string strip_comments(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s.compare(i, 2, "//") == 0) {
-      while (i < s.size() && s[i] != '\n') ++i;
-      out += '\n';
-    } else if (s.compare(i, 2, "/*") == 0) {
-      std::size_t end = s.find("*/", i + 2);
-      for (std::size_t j = i; j < (end == std::string::npos ? s.size() : end); ++j)
-        if (s[j] == '\n') out += '\n';
-      i = end == std::string::npos ? s.size() : end + 1;
-      out += ' ';
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
-
 bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool is_ident(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-bool is_identifier(const std::string& t) {
-  return !t.empty() && is_ident_start(t[0]) && std::all_of(t.begin(), t.end(), is_ident);
-}
 
-std::vector<std::string> tokenize(const std::string& s) {
-  std::vector<std::string> tokens;
-  for (std::size_t i = 0; i < s.size();) {
-    char c = s[i];
-    if (std::isspace(static_cast<unsigned char>(c))) {
-      ++i;
-    } else if (is_ident_start(c)) {
-      std::size_t j = i;
-      while (j < s.size() && is_ident(s[j])) ++j;
-      tokens.push_back(s.substr(i, j - i));
-      i = j;
-    } else if (std::isdigit(static_cast<unsigned char>(c))) {
-      std::size_t j = i;
-      while (j < s.size() && (is_ident(s[j]) || s[j] == '.')) ++j;
-      tokens.push_back(s.substr(i, j - i));
-      i = j;
-    } else {
-      tokens.push_back(std::string(1, c));
-      ++i;
-    }
-  }
-  return tokens;
+// The tokens' texts: the reader below works on words alone.
+std::vector<std::string> words(const std::string& text) {
+  std::vector<std::string> out;
+  for (Token& t : tokenize(text)) out.push_back(std::move(t.text));
+  return out;
 }
 
 // Object-like #defines written in the source itself, after the caller's. A name the caller defined
@@ -74,14 +35,14 @@ Defines collect_defines(const std::string& source, const Defines& given) {
     if (end == std::string::npos) end = source.size();
     std::string line = source.substr(pos, end - pos);
     pos = end + 1;
-    auto tokens = tokenize(line);
+    auto tokens = words(line);
     if (tokens.size() >= 3 && tokens[0] == "#" && tokens[1] == "define") {
       std::size_t name_at = line.find(tokens[2], line.find("define") + 6);
       std::size_t after = name_at + tokens[2].size();
       if (after < line.size() && line[after] == '(') continue;  // function-like macro
       std::string value = line.substr(after);
-      const bool caller_defined = std::any_of(given.begin(), given.end(),
-                                              [&](const auto& d) { return d.first == tokens[2]; });
+      const bool caller_defined =
+          std::any_of(given.begin(), given.end(), [&](const auto& d) { return d.first == tokens[2]; });
       if (!caller_defined) all.emplace_back(tokens[2], value);
     }
   }
@@ -105,7 +66,7 @@ std::optional<std::vector<std::string>> substitute(std::vector<std::string> toke
           break;
         }
       if (value) {
-        for (auto& v : tokenize(*value)) out.push_back(v);
+        for (auto& v : words(*value)) out.push_back(v);
         changed = true;
       } else {
         out.push_back(t);
@@ -119,9 +80,9 @@ std::optional<std::vector<std::string>> substitute(std::vector<std::string> toke
 }
 
 bool parse_param(std::vector<std::string> tokens, const Defines& defines, KernelParam& param) {
-  static const std::set<std::string> qualifiers = {
-      "GLOBAL", "CONSTANT", "RESTRICT", "const", "volatile", "restrict", "__restrict__",
-      "__global", "global", "__constant", "constant", "__restrict"};
+  static const std::set<std::string> qualifiers = {"GLOBAL",   "CONSTANT",   "RESTRICT",     "const",
+                                                   "volatile", "restrict",   "__restrict__", "__global",
+                                                   "global",   "__constant", "constant",     "__restrict"};
   if (tokens.empty() || !is_ident_start(tokens.back()[0])) return false;
   param.name = tokens.back();
   tokens.pop_back();
@@ -130,6 +91,7 @@ bool parse_param(std::vector<std::string> tokens, const Defines& defines, Kernel
   // does not check (shared memory, arrays, references, anything but words and '*').
   auto take = [&](const std::string& t, std::vector<std::string>& type) {
     if (t == "*") {
+      if (pointer) return false;  // a pointer to pointers is not a buffer of elements
       pointer = true;
     } else if (t == "const" || t == "CONSTANT" || t == "__constant" || t == "constant") {
       param.is_const = true;
@@ -199,59 +161,95 @@ std::size_t parse_required_group_size(const std::vector<std::string>& tokens, st
   return 0;
 }
 
+// The parameter at tokens[first, end), read into `sig`; false when it is not one duet can check.
+bool add_param(const std::vector<Token>& tokens, std::size_t first, std::size_t end, const Defines& defines,
+               KernelDeclaration& decl) {
+  std::vector<std::string> texts;
+  for (std::size_t k = first; k < end; ++k) texts.push_back(tokens[k].text);
+  KernelParam p;
+  const bool ok = parse_param(texts, defines, p);
+  decl.signature.params.push_back(p);
+  decl.params.emplace_back(first, end);
+  return ok;
+}
+
 }  // namespace
 
-std::map<std::string, KernelSignature> parse_kernel_signatures(const std::string& source,
-                                                               const Defines& defines) {
-  std::string text = strip_comments(source);
-  Defines all = collect_defines(text, defines);
-  auto tokens = tokenize(text);
-  std::map<std::string, KernelSignature> result;
+std::vector<KernelDeclaration> kernel_declarations(const std::vector<Token>& tokens, const std::string& text,
+                                                   const Defines& defines,
+                                                   const std::set<std::string>& markers) {
+  const Defines all = collect_defines(text, defines);
+  std::vector<std::string> texts;
+  for (const Token& t : tokens) texts.push_back(t.text);
+  std::vector<KernelDeclaration> found;
   for (std::size_t i = 0; i + 3 < tokens.size(); ++i) {
-    if (tokens[i] != "KERNEL") continue;
-    KernelSignature sig;
+    if (!markers.count(texts[i])) continue;
+    KernelDeclaration decl;
+    KernelSignature& sig = decl.signature;
     std::size_t at = i + 1;  // the return type
-    if (tokens[at] == "REQD_GROUP_SIZE") {
-      at = parse_required_group_size(tokens, at, all, sig.required_group_size);
+    if (texts[i] == "KERNEL" && texts[at] == "REQD_GROUP_SIZE") {
+      at = parse_required_group_size(texts, at, all, sig.required_group_size);
       if (at == 0) continue;  // not a size duet can read: the kernel goes unchecked
     }
-    if (at + 2 >= tokens.size() || tokens[at] != "void" || !is_identifier(tokens[at + 1]) || tokens[at + 2] != "(")
+    if (at + 2 >= texts.size() || texts[at] != "void" || !is_identifier(texts[at + 1]) ||
+        texts[at + 2] != "(")
       continue;
-    sig.name = tokens[at + 1];
-    std::size_t j = at + 3;
+    sig.name = texts[at + 1];
+    std::size_t j = at + 3, first = j;
     int depth = 0;
-    std::vector<std::string> current;
-    bool ok = true, closed = false;
-    for (; j < tokens.size(); ++j) {
-      const std::string& t = tokens[j];
+    bool closed = false;
+    decl.readable = true;
+    for (; j < texts.size(); ++j) {
+      const std::string& t = texts[j];
       if (t == "(") ++depth;
       if (t == ")" && depth-- == 0) {
         closed = true;
         break;
       }
       if (t == "," && depth == 0) {
-        KernelParam p;
-        if (!parse_param(current, all, p)) ok = false;
-        sig.params.push_back(p);
-        current.clear();
-      } else {
-        current.push_back(t);
+        if (!add_param(tokens, first, j, all, decl)) decl.readable = false;
+        first = j + 1;
       }
     }
     if (!closed) break;
-    if (!current.empty() && !(current.size() == 1 && current[0] == "void")) {
-      KernelParam p;
-      if (!parse_param(current, all, p)) ok = false;
-      sig.params.push_back(p);
-    }
-    if (ok) result[sig.name] = sig;
+    if (j > first && !(j == first + 1 && texts[first] == "void") && !add_param(tokens, first, j, all, decl))
+      decl.readable = false;
+    decl.close = j;
+    decl.brace = j + 1 < texts.size() && texts[j + 1] == "{" ? j + 1 : 0;
+    found.push_back(std::move(decl));
     i = j;
   }
+  return found;
+}
+
+namespace {
+
+// The kernels declared with one of `markers` (KERNEL in dialect source) that read in full.
+std::map<std::string, KernelSignature> parse_signatures(const std::string& source, const Defines& defines,
+                                                        const std::set<std::string>& markers) {
+  const std::string text = blank_comments(source);
+  std::map<std::string, KernelSignature> result;
+  for (KernelDeclaration& decl : kernel_declarations(tokenize(text), text, defines, markers))
+    if (decl.readable) result[decl.signature.name] = std::move(decl.signature);
   return result;
 }
 
+}  // namespace
+
+std::map<std::string, KernelSignature> parse_kernel_signatures(const std::string& source,
+                                                               const Defines& defines) {
+  return parse_signatures(source, defines, {"KERNEL"});
+}
+
+std::map<std::string, KernelSignature> parse_native_signatures(const std::string& source,
+                                                               const std::string& backend) {
+  return parse_signatures(
+      source, {},
+      backend == "cuda" ? std::set<std::string>{"__global__"} : std::set<std::string>{"__kernel", "kernel"});
+}
+
 std::vector<std::string> native_kernel_names(const std::string& source) {
-  auto tokens = tokenize(strip_comments(source));
+  auto tokens = words(blank_comments(source));
   std::vector<std::string> names;
   for (std::size_t i = 0; i + 2 < tokens.size(); ++i) {
     const std::string& t = tokens[i];

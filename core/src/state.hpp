@@ -57,7 +57,10 @@ struct Program::State {
   std::shared_ptr<backend::ProgramImpl> impl;
   std::once_flag parsed;
   std::map<std::string, KernelSignature> signatures;  // parsed from the dialect source
+  // Per kernel, its buffer parameters that take a byte offset (view_offsets.hpp).
+  std::map<std::string, std::vector<std::size_t>> view_offsets;
   std::vector<std::string> native_names;              // kernels found in a native source
+  std::map<std::string, KernelSignature> native_signatures;  // parsed from a native source
   std::mutex kernels_mutex;
   std::map<std::string, std::shared_ptr<const Kernel::State>> kernels;
 };
@@ -68,6 +71,8 @@ struct Kernel::State {
   std::shared_ptr<backend::KernelImpl> impl;
   std::string name;
   std::optional<KernelSignature> signature;
+  // The declared parameters that take a byte offset, passed after the declared ones (view_offsets.hpp).
+  std::vector<std::size_t> view_offset_params;
 };
 
 namespace detail {
@@ -135,6 +140,7 @@ struct Queue::State {
   std::shared_ptr<detail::EventState> spare;  // a pending event nobody kept, for reuse
   bool command_timing = false;                // QueueOptions::command_timing
   std::vector<backend::LaunchArg> launch_scratch;
+  std::vector<std::uint64_t> offset_scratch;  // the byte offsets of views (view_offsets.hpp)
   // What modules keep per queue (extension::queue_slot), by key. Last, so it goes first: what it
   // holds is freed while the queue still exists.
   std::mutex slots_mutex;

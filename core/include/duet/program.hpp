@@ -19,6 +19,11 @@ class ProgramImpl;
 class KernelImpl;
 }  // namespace backend
 
+class Kernel;
+namespace detail {
+const std::vector<std::size_t>& view_offset_params(const Kernel& kernel);
+}  // namespace detail
+
 // A kernel parameter as the dialect source declares it.
 struct KernelParam {
   enum class Kind { buffer, scalar };
@@ -42,7 +47,10 @@ class Kernel {
  public:
   Kernel() = default;
   const std::string& name() const;
-  // The parameters parsed from the dialect source; empty optional when they could not be parsed.
+  // The parameters every launch is checked against: parsed from dialect source; for native source,
+  // read from the driver where it names each parameter's type (OpenCL) or as declared with
+  // Program::kernel(name, parameters). Empty optional when none of these could tell: then only the
+  // argument count (and on CUDA each argument's size) is checked.
   const std::optional<KernelSignature>& signature() const;
   const Device& device() const;
   backend::KernelImpl& impl() const;
@@ -51,6 +59,8 @@ class Kernel {
   explicit Kernel(std::shared_ptr<const State> s) : state_(std::move(s)) {}
 
  private:
+  friend const std::vector<std::size_t>& detail::view_offset_params(const Kernel& kernel);
+  friend class Program;
   std::shared_ptr<const State> state_;
 };
 
@@ -59,6 +69,13 @@ class Program {
   Program() = default;
   // Throws KernelNotFoundError (listing the kernels the program has) when there is no such kernel.
   Kernel kernel(const std::string& name) const;
+  // A kernel of native source with its parameters declared as in its declaration ("int n, const
+  // float* x, float* y": pointers are buffers, with or without an address space), for drivers that
+  // cannot tell them (CUDA knows only their sizes): launches are then checked by type. The
+  // declaration is checked against what the driver does tell (count, sizes, address spaces, types);
+  // ArgumentError when it differs, cannot be read, or the kernel is dialect source (whose
+  // parameters duet reads itself).
+  Kernel kernel(const std::string& name, const std::string& parameters) const;
   std::vector<std::string> kernel_names() const;
   const Device& device() const;
   bool valid() const noexcept { return state_ != nullptr; }
