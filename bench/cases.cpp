@@ -28,6 +28,9 @@
 
 #include "bench_main.hpp"
 #include "cpu_reference.hpp"
+#include "duet/array.hpp"
+#include "duet/array_expr.hpp"
+#include "duet/array_reduce.hpp"
 #include "duet/duet.hpp"
 #include "duet/tuning.hpp"
 #include "inputs.hpp"
@@ -62,7 +65,8 @@ using PeerCeilings = std::map<std::pair<std::string, std::string>, PeerCeiling>;
 std::string simplified(const std::string& name) {
   std::string out;
   for (char c : name)
-    if (!std::isspace(static_cast<unsigned char>(c))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!std::isspace(static_cast<unsigned char>(c)))
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
 
@@ -76,7 +80,8 @@ PeerCeilings load_peer_ceilings(const std::vector<std::string>& files, const Dev
       if (r["role"].str() != "ceiling" || !r["ok"].boolean) continue;
       const double value = r["value"].num(NAN);
       if (!(value > 0.0)) continue;
-      ceilings[{r["kernel"].str(), r["size"].str()}] = {value, r["label"].str(r["impl"].str("peer")) + " (peer)"};
+      ceilings[{r["kernel"].str(), r["size"].str()}] = {value,
+                                                        r["label"].str(r["impl"].str("peer")) + " (peer)"};
     }
   }
   return ceilings;
@@ -141,6 +146,13 @@ class Bench {
         guarded([&] { heat_case(plan_.heat_side, plan_.heat_steps, plan_.heat_runs); });
       } else if (kernel == "launch") {
         guarded([&] { launch_case(); });
+      } else if (kernel == "array_axpy") {
+        for (const std::size_t n : plan_.vector_n) guarded([&] { array_axpy_case(n); });
+      } else if (kernel == "array_sum_rows" || kernel == "array_sum_cols") {
+        for (const std::size_t n : plan_.vector_n)
+          guarded([&] { array_sum_case(kernel == "array_sum_rows", n); });
+      } else if (kernel == "array_slice") {
+        for (const std::size_t n : plan_.vector_n) guarded([&] { array_slice_case(n); });
       }
     }
     return std::move(out_);
@@ -183,7 +195,8 @@ class Bench {
       std::cout << "skipped (" << m.failure << ")\n" << std::flush;
       return;
     }
-    if (std::isfinite(m.median_ms)) std::cout << format_fixed(m.median_ms, 4) << " ms, " << format_throughput(m);
+    if (std::isfinite(m.median_ms))
+      std::cout << format_fixed(m.median_ms, 4) << " ms, " << format_throughput(m);
     if (std::isfinite(m.ratio)) std::cout << ", " << format_fixed(m.ratio, 3) << " of " << m.limit_name;
     if (std::isfinite(m.max_error)) std::cout << ", max error " << format_scientific(m.max_error);
     std::cout << " " << verdict(m);
@@ -425,7 +438,8 @@ class Bench {
   void matmul_case(std::size_t n) {
     const std::size_t M = n, N = n, K = n;
     Measurement& m = start("matmul", std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K));
-    const int sets = sets_for(m, double(M * K + K * N + M * N) * sizeof(float), double(M * N) * sizeof(float));
+    const int sets =
+        sets_for(m, double(M * K + K * N + M * N) * sizeof(float), double(M * N) * sizeof(float));
     if (!sets) return;
     struct Set {
       std::vector<float> A, B;
@@ -463,7 +477,8 @@ class Bench {
       const std::vector<float> C = queue_.to_vector(s[k].dC);
       const reference::MatmulError e = reference::matmul_error(
           s[k].A, s[k].B, C, M, N, K, full ? 0 : plan_.matmul_samples, seed("matmul check", k));
-      if (std::isnan(e.max_relative) || e.max_relative > worst.max_relative) worst.max_relative = e.max_relative;
+      if (std::isnan(e.max_relative) || e.max_relative > worst.max_relative)
+        worst.max_relative = e.max_relative;
       if (std::isnan(e.norm_relative) || e.norm_relative > worst.norm_relative)
         worst.norm_relative = e.norm_relative;
       checked = e.checked;
@@ -472,7 +487,8 @@ class Bench {
     m.norm_error = worst.norm_relative;
     // A K-term float dot product is within about (K + 2) roundoffs of sum |a_k b_k|.
     m.tolerance = double(K + 2) * kFloatEps;
-    m.check = std::to_string(sets) + " sets, " + (full ? "every entry" : std::to_string(checked) + " entries each");
+    m.check =
+        std::to_string(sets) + " sets, " + (full ? "every entry" : std::to_string(checked) + " entries each");
     m.ok = m.max_error <= m.tolerance;
     finish_row(m);
   }
@@ -482,7 +498,8 @@ class Bench {
     const bool single = steps == 1;
     const std::size_t cells = side * side;
     const std::string grid = std::to_string(side) + "x" + std::to_string(side);
-    Measurement& m = start(single ? "heat_step" : "heat", single ? grid : grid + ", " + std::to_string(steps) + " steps");
+    Measurement& m =
+        start(single ? "heat_step" : "heat", single ? grid : grid + ", " + std::to_string(steps) + " steps");
     const int sets = sets_for(m, 2.0 * cells * sizeof(float), double(cells) * sizeof(float));
     if (!sets) return;
     struct Set {
@@ -543,9 +560,8 @@ class Bench {
           std::swap(s[0].u, s[0].v);
         }
         const std::vector<float> stepped = queue_.to_vector(s[0].u);
-        m.identical = std::equal(got.begin(), got.end(), stepped.begin(), [](float a, float b) {
-                        return std::memcmp(&a, &b, sizeof a) == 0;
-                      })
+        m.identical = std::equal(got.begin(), got.end(), stepped.begin(),
+                                 [](float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; })
                           ? 1
                           : 0;
         m.note += std::string(m.identical ? "; bitwise identical" : "; NOT bitwise identical") + " to " +
@@ -562,6 +578,147 @@ class Bench {
       m.ok = false;
       m.failure = "heat() gave other bits than " + std::to_string(steps) + " single heat_step calls";
     }
+    finish_row(m);
+  }
+
+  // --- duet::Array: a fused a * x + y (12 bytes per element), a sum along either axis of a matrix
+  // (4 bytes per element read), a strided slice copied to a contiguous array (8 bytes per element of
+  // the slice). The matrices are (n / kArrayCols) x kArrayCols. --------------------------------------
+  static constexpr std::size_t kArrayCols = 4096;
+
+  Array array_of(const std::vector<float>& host, const Shape& shape) {
+    return from_host(queue_, Span<const float>(host.data(), host.size()), shape);
+  }
+
+  void array_axpy_case(std::size_t n) {
+    Measurement& m = start("array_axpy", count_label(n));
+    const int sets = sets_for(m, 3.0 * n * sizeof(float), double(n) * sizeof(float));
+    if (!sets) return;
+    const float a = 2.5f;
+    struct Set {
+      std::vector<float> x, y;
+      Array dx, dy, dz;
+    };
+    std::vector<Set> s(static_cast<std::size_t>(sets));
+    for (int k = 0; k < sets; ++k) {
+      Set& set = s[k];
+      set.x.resize(n);
+      set.y.resize(n);
+      fill_random(set.x, -1.0f, 1.0f, seed("array_axpy x", k));
+      fill_random(set.y, -1.0f, 1.0f, seed("array_axpy y", k));
+      set.dx = array_of(set.x, {n});
+      set.dy = array_of(set.y, {n});
+      set.dz = full(queue_, {n}, std::numeric_limits<double>::quiet_NaN());
+    }
+    auto enqueue = [&](int k) { assign(queue_, s[k].dz, a * s[k].dx + s[k].dy); };
+    for (int k = 0; k < sets; ++k) enqueue(k);
+    queue_.finish();
+    const Stats t = time_runs(plan_.runs, sets, 1, enqueue);
+    set_timing(m, t, 3.0 * n * sizeof(float), "GB/s", 1e9);
+    set_limit(m, out_.copy_gbs, "copy bandwidth");
+    double worst = 0.0;
+    for (int k = 0; k < sets; ++k) {
+      const std::vector<float> got = s[k].dz.to_vector<float>(queue_);
+      const double e = reference::max_abs_error(n, [&](std::size_t i) {
+        const double want = double(a) * s[k].x[i] + s[k].y[i];
+        return std::fabs(double(got[i]) - want) /
+               (std::fabs(double(a) * s[k].x[i]) + std::fabs(s[k].y[i]) + 1e-30);
+      });
+      worst = (std::isnan(e) || e > worst) ? e : worst;
+    }
+    // Two roundings (or one with a fused multiply-add), relative to |a x| + |y|.
+    m.max_error = worst;
+    m.tolerance = 2.0 * kFloatEps;
+    m.check = std::to_string(sets) + " sets, every element";
+    m.ok = m.max_error <= m.tolerance;
+    finish_row(m);
+  }
+
+  void array_sum_case(bool rows, std::size_t n) {
+    const std::size_t cols = std::min(kArrayCols, n), height = n / cols;
+    Measurement& m =
+        start(rows ? "array_sum_rows" : "array_sum_cols",
+              std::to_string(height) + "x" + std::to_string(cols) + (rows ? ", axis 1" : ", axis 0"));
+    const int sets = sets_for(m, double(n) * sizeof(float), double(n) * sizeof(float));
+    if (!sets) return;
+    struct Set {
+      std::vector<float> x;
+      Array dx;
+      std::vector<Array> sums;  // every run's result, kept until the end: no free between runs
+    };
+    std::vector<Set> s(static_cast<std::size_t>(sets));
+    for (int k = 0; k < sets; ++k) {
+      Set& set = s[k];
+      set.x.resize(height * cols);
+      // Whole numbers: every partial sum is exact in float, in any order.
+      fill_random(set.x, -8.5f, 8.5f, seed("array_sum", k));
+      for (float& v : set.x) v = std::round(v);
+      set.dx = array_of(set.x, {height, cols});
+    }
+    const std::int64_t axis = rows ? 1 : 0;
+    auto enqueue = [&](int k) { s[k].sums.push_back(sum(queue_, s[k].dx, axis)); };
+    for (int k = 0; k < sets; ++k) enqueue(k);
+    queue_.finish();
+    const Stats t = time_runs(plan_.runs, sets, 1, enqueue);
+    set_timing(m, t, double(height * cols) * sizeof(float), "GB/s", 1e9);
+    set_limit(m, out_.copy_gbs, "copy bandwidth");
+    double worst = 0.0;
+    for (int k = 0; k < sets; ++k) {
+      const std::vector<float> got = s[k].sums.back().to_vector<float>(queue_);
+      const std::size_t outputs = rows ? height : cols, length = rows ? cols : height;
+      const double e = reference::max_abs_error(outputs, [&](std::size_t o) {
+        double want = 0.0;
+        for (std::size_t j = 0; j < length; ++j) want += s[k].x[rows ? o * cols + j : j * cols + o];
+        return std::fabs(double(got[o]) - want);
+      });
+      worst = (std::isnan(e) || e > worst) ? e : worst;
+    }
+    m.max_error = worst;
+    m.tolerance = 0.0;
+    m.check = std::to_string(sets) + " sets, every sum (whole numbers: exact in float)";
+    m.ok = m.max_error <= m.tolerance;
+    finish_row(m);
+  }
+
+  void array_slice_case(std::size_t n) {
+    const std::size_t cols = std::min(kArrayCols, n), height = n / cols;
+    const std::size_t out_rows = height / 2, out_cols = cols - 2;  // m[::2, 1:-1]
+    Measurement& m =
+        start("array_slice", std::to_string(height) + "x" + std::to_string(cols) + " [::2, 1:-1]");
+    const int sets = sets_for(m, double(n + out_rows * out_cols) * sizeof(float), double(n) * sizeof(float));
+    if (!sets) return;
+    struct Set {
+      std::vector<float> x;
+      Array dx, out;
+    };
+    std::vector<Set> s(static_cast<std::size_t>(sets));
+    const std::vector<IndexEntry> key = {Slice{{}, {}, 2}, Slice{1, -1, 1}};
+    for (int k = 0; k < sets; ++k) {
+      Set& set = s[k];
+      set.x.resize(height * cols);
+      fill_random(set.x, -1.0f, 1.0f, seed("array_slice", k));
+      set.dx = array_of(set.x, {height, cols});
+      set.out = full(queue_, {out_rows, out_cols}, std::numeric_limits<double>::quiet_NaN());
+    }
+    auto enqueue = [&](int k) { copy_into(queue_, s[k].dx.index(key), s[k].out); };
+    for (int k = 0; k < sets; ++k) enqueue(k);
+    queue_.finish();
+    const Stats t = time_runs(plan_.runs, sets, 1, enqueue);
+    set_timing(m, t, 2.0 * double(out_rows * out_cols) * sizeof(float), "GB/s", 1e9);
+    set_limit(m, out_.copy_gbs, "copy bandwidth");
+    double worst = 0.0;
+    for (int k = 0; k < sets; ++k) {
+      const std::vector<float> got = s[k].out.to_vector<float>(queue_);
+      const double e = reference::max_abs_error(out_rows * out_cols, [&](std::size_t i) {
+        const std::size_t r = i / out_cols, c = i % out_cols;
+        return std::fabs(double(got[i]) - double(s[k].x[2 * r * cols + c + 1]));
+      });
+      worst = (std::isnan(e) || e > worst) ? e : worst;
+    }
+    m.max_error = worst;
+    m.tolerance = 0.0;
+    m.check = std::to_string(sets) + " sets, every element";
+    m.ok = m.max_error <= m.tolerance;
     finish_row(m);
   }
 
@@ -620,11 +777,14 @@ class Bench {
 }  // namespace
 
 const std::vector<std::string>& kernel_names() {
-  static const std::vector<std::string> names{"copy",   "vector_add", "multiply",  "elementwise", "reduction",
-                                              "matmul", "heat_step",  "heat",      "launch"};
+  static const std::vector<std::string> names{
+      "copy", "vector_add", "multiply",   "elementwise",    "reduction",      "matmul",     "heat_step",
+      "heat", "launch",     "array_axpy", "array_sum_rows", "array_sum_cols", "array_slice"};
   return names;
 }
 
-DeviceResults bench_device(const Device& device, const Options& options) { return Bench(device, options).run(); }
+DeviceResults bench_device(const Device& device, const Options& options) {
+  return Bench(device, options).run();
+}
 
 }  // namespace duet::bench

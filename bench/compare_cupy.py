@@ -3,8 +3,10 @@
 
 Device-to-device copy (cudaMemcpyAsync), cupy.add / cupy.multiply, cupy.matmul in float32 (cuBLAS
 SGEMM with TF32 off: CUPY_TF32=0 is set before CuPy is imported), a straightforward 5-point stencil
-as a CuPy RawKernel (one step per launch, and many steps ping-ponging), and back-to-back small
-cupy.add launches timed on the host. The sizes, the buffer-set rotation past the L2 cache, the
+as a CuPy RawKernel (one step per launch, and many steps ping-ponging), back-to-back small
+cupy.add launches timed on the host, and array code as CuPy users write it beside duet::Array's:
+`a * x + y` (unfused: two kernels and a temporary), `m.sum(axis=1)`, `m.sum(axis=0)` and
+`cupy.ascontiguousarray(m[::2, 1:-1])` over (n / 4096) x 4096 float32 matrices. The sizes, the buffer-set rotation past the L2 cache, the
 warm-up, the event timing and the median follow bench/cases.cpp, and every result is written under
 the same (kernel, size) keys as duet's JSON, so bench/report.py can put them side by side.
 cuBLAS SGEMM rows carry role "ceiling": given to `duet bench --peer`, they become matmul's limit.
@@ -244,6 +246,79 @@ class Bench(PeerBench):
             host.append((time.perf_counter() - begin) * 1e3)
             device.append(cp.cuda.get_elapsed_time(first, last))
         self.add_launch(launches, host, device, abs(float(c[0]) - 3.75), "cupy.add on 1 element", "synchronize()")
+
+    # --- arrays: what CuPy users write, beside duet::Array (bench/cases.cpp, the same keys) ---------
+    ARRAY_KERNELS = ("array_axpy", "array_sum_rows", "array_sum_cols", "array_slice")
+    ARRAY_COLS = 4096
+
+    def array_axpy_case(self, n):
+        sets = self.sets_for(12.0 * n)
+        a = np.float32(2.5)
+        s = [(self.random(n, -1, 1, 600 + k), self.random(n, -1, 1, 700 + k)) for k in range(sets)]
+        out = [None] * sets
+
+        def enqueue(k):
+            out[k] = a * s[k][0] + s[k][1]  # two kernels and a temporary, as users write it
+
+        t = self.warm_up_and_time(self.p["runs"], sets, 2, enqueue)
+        worst = 0.0
+        for k, (x, y) in enumerate(s):
+            want = np.float64(a) * x.astype(cp.float64) + y.astype(cp.float64)
+            scale = cp.abs(np.float64(a) * x.astype(cp.float64)) + cp.abs(y.astype(cp.float64)) + 1e-30
+            worst = worse(float(cp.max(cp.abs(out[k].astype(cp.float64) - want) / scale)), worst)
+        self.add("array_axpy", count_label(n), t, 12.0 * n, "GB/s", 1e9, worst, 2.0 * FLOAT_EPS, sets=sets,
+                 label="CuPy a * x + y (unfused)", check="%d sets, every element" % sets)
+
+    def array_sum_case(self, rows, n):
+        cols = min(self.ARRAY_COLS, n)
+        height = n // cols
+        sets = self.sets_for(4.0 * n)
+        s = [cp.rint(self.random((height, cols), -8.5, 8.5, 800 + k)) for k in range(sets)]
+        axis = 1 if rows else 0
+        out = [None] * sets
+
+        def enqueue(k):
+            out[k] = s[k].sum(axis=axis)
+
+        t = self.warm_up_and_time(self.p["runs"], sets, 1, enqueue)
+        worst = 0.0
+        for k, x in enumerate(s):
+            worst = worse(float(cp.max(cp.abs(out[k].astype(cp.float64) - x.astype(cp.float64).sum(axis=axis)))), worst)
+        self.add("array_sum_rows" if rows else "array_sum_cols",
+                 "%dx%d, axis %d" % (height, cols, axis), t, 4.0 * n, "GB/s", 1e9, worst, 0.0, sets=sets,
+                 label="cupy.sum(axis=%d)" % axis, check="%d sets, every sum (whole numbers: exact in float)" % sets)
+
+    def array_slice_case(self, n):
+        cols = min(self.ARRAY_COLS, n)
+        height = n // cols
+        elements = (height // 2) * (cols - 2)
+        sets = self.sets_for(4.0 * (n + elements))
+        s = [self.random((height, cols), -1, 1, 900 + k) for k in range(sets)]
+        out = [None] * sets
+
+        def enqueue(k):
+            out[k] = cp.ascontiguousarray(s[k][::2, 1:-1])
+
+        t = self.warm_up_and_time(self.p["runs"], sets, 1, enqueue)
+        worst = 0.0
+        for k, x in enumerate(s):
+            worst = worse(float(cp.max(cp.abs(out[k] - x[::2, 1:-1]))), worst)
+        self.add("array_slice", "%dx%d [::2, 1:-1]" % (height, cols), t, 8.0 * elements, "GB/s", 1e9, worst, 0.0,
+                 sets=sets, label="cupy.ascontiguousarray(m[::2, 1:-1])", check="%d sets, every element" % sets)
+
+    def cases(self):
+        cases = super().cases()
+        chosen = self.args.kernels.split(",") if self.args.kernels else self.ARRAY_KERNELS
+        for kernel in (k for k in chosen if k in self.ARRAY_KERNELS):
+            for n in self.p["vector_n"]:
+                if kernel == "array_axpy":
+                    case = lambda n=n: self.array_axpy_case(n)
+                elif kernel == "array_slice":
+                    case = lambda n=n: self.array_slice_case(n)
+                else:
+                    case = lambda n=n, rows=kernel == "array_sum_rows": self.array_sum_case(rows, n)
+                cases.append((self.impl, kernel, count_label(n), case))
+        return cases
 
     def run(self):
         print("CuPy %s on %s (L2 %.0f MB), %s sizes, %d timed runs per case, CUPY_TF32=%s" % (
