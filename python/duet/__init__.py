@@ -14,7 +14,7 @@
 The API: devices(), backends(), Device, Program, Kernel, Queue, Event, elapsed_ms, Array (NumPy's
 semantics: strided views, operators, @) with empty/zeros/ones/full/arange/linspace/asarray/from_dlpack,
 the array API's elementwise functions and reductions (duet.sqrt, duet.where, duet.sum, ...: see
-duet/_array_api.py), ElementwiseKernel, ReductionKernel, matmul, gemm, heat,
+duet/_array_api.py), duet.fuse (a function's elementwise arithmetic as one kernel), ElementwiseKernel, ReductionKernel, matmul, gemm, heat,
 heat_step, vector_add, multiply, duet.random, and the exceptions of duet.errors. The README's Python
 section says more; every call's docstring says what it does.
 """
@@ -35,6 +35,8 @@ from ._duet import __version__
 from . import random
 from ._queue import Timer
 from . import _array_api
+from ._fuse import fuse
+from ._duet import Expression
 from ._array_api import (abs, add, all, any, arange, argmax, argmin, astype, ceil, clip, cos, divide, equal,
                          exp, floor, greater, greater_equal, less, less_equal, linspace, log, max, maximum,
                          mean, min, minimum, multiply, negative, not_equal, positive, pow, power, prod, sin,
@@ -48,6 +50,7 @@ __all__ = [
     "ReleasedError", "Timer", "asarray", "backends", "default_device", "devices", "elapsed_ms", "empty",
     "errors", "from_dlpack", "full", "gemm", "heat", "heat_step", "kernel_names", "kernel_source", "matmul",
     "multiply", "ones", "pinned_empty", "random", "vector_add", "zeros", "empty_like", "zeros_like",
+    "fuse", "Expression",
 ] + [name for name in _array_api.__all__ if name != "multiply"]
 
 

@@ -4,7 +4,8 @@ methods duet.Array gains in Python: reductions, astype, iteration, conversion to
 __array_namespace__.
 
 Eager: each call evaluates at once, as one kernel on `queue` (default: the default queue of the
-operands' device), and returns a new duet.Array. Python numbers are weak scalars (2 keeps an
+operands' device), and returns a new duet.Array; inside a function decorated with duet.fuse
+(duet/_fuse.py) the elementwise functions take and give duet.Expressions, evaluated together. Python numbers are weak scalars (2 keeps an
 array's dtype); lists and NumPy arrays are copied to the device. Comparisons give uint8 0/1 arrays
 (duet has no bool dtype); pow takes floating types only.
 """
@@ -53,8 +54,8 @@ def _integers_unchanged(f):
     # The array API keeps an integer array's dtype (the values are already whole), where duet::floor
     # computes in float.
     def g(x, /, *, queue=None):
-        if isinstance(x, _duet.Array) and x.dtype.kind in "iu":
-            return x.copy(queue=queue)
+        if isinstance(x, (_duet.Array, _duet.Expression)) and x.dtype.kind in "iu":
+            return positive(x, queue=queue)
         return f(x, queue=queue)
     return _named(g, f.__name__, f.__doc__ + " Integers stay as they are (a copy of the same dtype).")
 
@@ -87,7 +88,7 @@ def multiply(x1, x2, c=None, /, *, queue=None):
 
 def positive(x, /, *, queue=None):
     """+x: a copy."""
-    return x.copy(queue=queue)
+    return x if isinstance(x, _duet.Expression) else x.copy(queue=queue)
 
 
 def where(condition, x1, x2, /, *, queue=None):
@@ -98,7 +99,7 @@ def where(condition, x1, x2, /, *, queue=None):
 def clip(x, /, min=None, max=None, *, queue=None):
     """x limited to [min, max] (either may be None: no limit on that side)."""
     if min is None and max is None:
-        return x.copy(queue=queue)
+        return positive(x, queue=queue)
     if min is None:
         return _duet._elementwise("minimum", x, max, queue=queue)
     if max is None:
@@ -109,6 +110,8 @@ def clip(x, /, min=None, max=None, *, queue=None):
 def astype(x, dtype, /, *, copy=True, queue=None):
     """x converted to `dtype` (floats to integers truncate, as C); with copy=False, x itself when it
     already has that dtype."""
+    if isinstance(x, _duet.Expression):
+        return x.astype(dtype)
     return _duet._astype(x, dtype, copy, queue=queue)
 
 

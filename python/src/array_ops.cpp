@@ -2,11 +2,15 @@
 // (+ - * / ** and the reflected and in-place forms, comparisons, unary -, abs(), @) and the private
 // functions duet/_array_api.py turns into the module's array API (duet.sqrt, duet.sum, ...).
 //
-// Eager: every operator or function call evaluates its expression at once, as one fused kernel on
-// the queue given (default: the device's default queue), and returns a new array. So `a * x + y`
-// runs two kernels; duet.where(x > 0, x, 0.1 * x) runs three. A lazy design (operators building
-// one duet::Expr, evaluated where the value is first needed) would fuse these, but every place that
-// takes an Array (kernel arguments, DLPack, gemm) would then have to materialise it first.
+// Eager: every operator or function call on arrays evaluates its expression at once, as one fused
+// kernel on the queue given (default: the device's default queue), and returns a new array. So
+// `a * x + y` runs two kernels. Implicit laziness (operators building one duet::Expr, evaluated where
+// the value is first needed) would have to evaluate every pending expression before anything writes
+// memory one reads (in-place operators, kernels, copies, DLPack consumers writing shared memory),
+// which the module cannot see in every case. Fusion is explicit instead: duet.fuse (duet/_fuse.py)
+// calls a function with Expression leaves in place of its arrays; operators and functions on
+// Expressions build one duet::Expr, evaluated once when the function returns, reading the arrays
+// then.
 //
 // Python numbers are weak (NumPy 2, the array API): 2 keeps an array's dtype, 2.0 keeps a float
 // array's and makes an integer array's float64. Lists and NumPy arrays are copied to the device
@@ -27,10 +31,20 @@ namespace {
 
 nb::object not_implemented() { return nb::borrow(Py_NotImplemented); }
 
+// An unevaluated expression of duet.fuse, and the device its arrays are on. A leaf keeps its array,
+// so that it can still be indexed.
+struct Expression {
+  Expr expr;
+  Device device;
+  std::optional<Array> leaf;
+};
+
 // `v` as an expression operand on `device`, or nullopt for a type arithmetic does not take.
 std::optional<Expr> operand(nb::handle v, const Device& device) {
   Array* a = nullptr;
   if (nb::try_cast<Array*>(v, a) && a) return Expr(nd(*a));
+  Expression* x = nullptr;
+  if (nb::try_cast<Expression*>(v, x) && x) return x->expr;
   if (PyBool_Check(v.ptr())) return Expr::int_scalar(v.ptr() == Py_True ? 1 : 0);
   if (PyLong_Check(v.ptr())) {
     const long long x = PyLong_AsLongLong(v.ptr());
@@ -103,17 +117,25 @@ const Op& find_op(const std::string& name) {
   throw ArgumentError("no elementwise function " + name);
 }
 
-// The device of the first duet.Array among `args`.
+// The device of the first duet.Array or Expression among `args`.
 const Device* device_of(const std::vector<nb::handle>& args) {
   for (nb::handle v : args) {
     Array* a = nullptr;
     if (nb::try_cast<Array*>(v, a) && a) return &a->buffer.device();
+    Expression* x = nullptr;
+    if (nb::try_cast<Expression*>(v, x) && x) return &x->device;
   }
   return nullptr;
 }
 
-// name(*args) evaluated on `queue`.
-Array elementwise(const std::string& name, const std::vector<nb::handle>& args, nb::handle queue) {
+bool any_expression(const std::vector<nb::handle>& args) {
+  for (nb::handle v : args)
+    if (nb::isinstance<Expression>(v)) return true;
+  return false;
+}
+
+// name(*args): an Expression where an operand is one (inside duet.fuse), else evaluated on `queue`.
+nb::object elementwise(const std::string& name, const std::vector<nb::handle>& args, nb::handle queue) {
   const Op& op = find_op(name);
   if (args.size() != op.arity)
     throw ArgumentError(name + " takes " + std::to_string(op.arity) + " operands, " +
@@ -127,18 +149,22 @@ Array elementwise(const std::string& name, const std::vector<nb::handle>& args, 
   }
   std::vector<Expr> exprs;
   for (nb::handle v : args) exprs.push_back(require_operand(v, *device));
-  return run(queue_or_default(queue, *device), op.fn(exprs));
+  if (any_expression(args)) return nb::cast(Expression{op.fn(exprs), *device, std::nullopt});
+  return nb::cast(run(queue_or_default(queue, *device), op.fn(exprs)));
 }
 
 // a <op> other as an operator: NotImplemented for an operand type it does not take, so Python
 // tries the other side.
 nb::object binary(const char* name, nb::handle a, nb::handle other, bool reflected) {
-  const Device& device = nb::cast<Array&>(a).buffer.device();
+  std::vector<nb::handle> both{a, other};
+  const Device& device = *device_of(both);
   std::optional<Expr> o = operand(other, device);
   if (!o) return not_implemented();
-  const Expr self = nd(nb::cast<Array&>(a));
+  const Expr self = *operand(a, device);
   const Op& op = find_op(name);
-  return nb::cast(run(default_queue(device), reflected ? op.fn({*o, self}) : op.fn({self, *o})));
+  const Expr e = reflected ? op.fn({*o, self}) : op.fn({self, *o});
+  if (any_expression(both)) return nb::cast(Expression{e, device, std::nullopt});
+  return nb::cast(run(default_queue(device), e));
 }
 
 // a <op>= other, written into a: NumPy's same_kind rule (a float result refuses to go into an
@@ -187,6 +213,86 @@ std::optional<std::int64_t> one_axis(nb::handle axis, const char* name) {
 
 const Device& device_or_default(nb::handle device) {
   return device.is_none() ? default_device() : nb::cast<const Device&>(device);
+}
+
+// The operators of duet.Array and of Expression (in place only on arrays: on an Expression, Python
+// falls back to the plain operator, a new Expression).
+template <class Class>
+void def_operators(Class& cls, bool in_place) {
+#define DUET_OPERATOR(py, name, symbol)                                                        \
+  cls.def("__" py "__", [](nb::handle a, nb::handle b) { return binary(name, a, b, false); }); \
+  cls.def("__r" py "__", [](nb::handle a, nb::handle b) { return binary(name, a, b, true); }); \
+  if (in_place)                                                                                \
+    cls.def("__i" py "__", [](nb::handle a, nb::handle b) { return inplace(name, symbol, a, b); });
+  DUET_OPERATOR("add", "add", "+")
+  DUET_OPERATOR("sub", "subtract", "-")
+  DUET_OPERATOR("mul", "multiply", "*")
+  DUET_OPERATOR("truediv", "divide", "/")
+  DUET_OPERATOR("pow", "pow", "**")
+#undef DUET_OPERATOR
+#define DUET_COMPARISON(py, name) \
+  cls.def("__" py "__", [](nb::handle a, nb::handle b) { return binary(name, a, b, false); });
+  DUET_COMPARISON("lt", "less")
+  DUET_COMPARISON("le", "less_equal")
+  DUET_COMPARISON("gt", "greater")
+  DUET_COMPARISON("ge", "greater_equal")
+  DUET_COMPARISON("eq", "equal")
+  DUET_COMPARISON("ne", "not_equal")
+#undef DUET_COMPARISON
+  cls.def("__neg__", [](nb::handle a) { return elementwise("negative", {a}, nb::none()); });
+  cls.def("__abs__", [](nb::handle a) { return elementwise("abs", {a}, nb::none()); });
+}
+
+void bind_expression(nb::module_& m) {
+  nb::class_<Expression> expression(
+      m, "Expression",
+      "An unevaluated elementwise expression over duet.Arrays, inside a function decorated with duet.fuse: "
+      "operators and duet's elementwise functions on it build one kernel, run when the function returns");
+  expression.def_prop_ro("shape", [](const Expression& x) { return nb::tuple(nb::cast(x.expr.shape())); })
+      .def_prop_ro("dtype", [](const Expression& x) { return numpy_dtype(x.expr.dtype()); })
+      .def_prop_ro("ndim", [](const Expression& x) { return x.expr.shape().size(); })
+      .def_prop_ro("device", [](const Expression& x) { return x.device; })
+      .def(
+          "__getitem__",
+          [](const Expression& x, nb::handle key) {
+            if (!x.leaf)
+              throw ArgumentError(
+                  "only the arrays of a fused function can be indexed, not the expressions made from them: "
+                  "write f(x)[key] outside, or index x itself");
+            Array view = index_array(*x.leaf, key);
+            return Expression{Expr(nd(view)), x.device, view};
+          },
+          nb::arg("key").none())
+      .def(
+          "astype",
+          [](const Expression& x, nb::handle dtype) {
+            return Expression{duet::astype(x.expr, scalar_type_of_dtype(dtype)), x.device, std::nullopt};
+          },
+          nb::arg("dtype"))
+      .def(
+          "evaluate",
+          [](const Expression& x, nb::handle queue) {
+            return run(queue_or_default(queue, x.device), x.expr);
+          },
+          nb::arg("queue").none() = nb::none(), "The values, as a new array (one kernel on `queue`)")
+      .def("__pos__", [](const Expression& x) { return x; })
+      .def("__bool__",
+           [](const Expression&) -> bool {
+             throw ArgumentError(
+                 "an Expression has no value until duet.fuse evaluates it: use duet.where for a choice per "
+                 "element");
+           })
+      .def("__repr__", [](const Expression& x) {
+        return "<duet.Expression shape=" + shape_text(x.expr.shape()) +
+               " dtype=" + numpy_name(x.expr.dtype()) + ">";
+      });
+  def_operators(expression, false);
+  m.def(
+      "_leaf",
+      [](const Array& a) {
+        return Expression{Expr(nd(a)), a.buffer.device(), a};
+      },
+      nb::arg("a"));
 }
 
 }  // namespace
@@ -250,29 +356,9 @@ void bind_array_ops(nb::module_& m, nb::class_<Array>& array) {
       nb::arg("device").none(), nb::arg("queue").none());
 
   // The operators, evaluated on the device's default queue.
-#define DUET_OPERATOR(py, name, symbol)                                                          \
-  array.def("__" py "__", [](nb::handle a, nb::handle b) { return binary(name, a, b, false); }); \
-  array.def("__r" py "__", [](nb::handle a, nb::handle b) { return binary(name, a, b, true); }); \
-  array.def("__i" py "__", [](nb::handle a, nb::handle b) { return inplace(name, symbol, a, b); });
-  DUET_OPERATOR("add", "add", "+")
-  DUET_OPERATOR("sub", "subtract", "-")
-  DUET_OPERATOR("mul", "multiply", "*")
-  DUET_OPERATOR("truediv", "divide", "/")
-  DUET_OPERATOR("pow", "pow", "**")
-#undef DUET_OPERATOR
-#define DUET_COMPARISON(py, name) \
-  array.def("__" py "__", [](nb::handle a, nb::handle b) { return binary(name, a, b, false); });
-  DUET_COMPARISON("lt", "less")
-  DUET_COMPARISON("le", "less_equal")
-  DUET_COMPARISON("gt", "greater")
-  DUET_COMPARISON("ge", "greater_equal")
-  DUET_COMPARISON("eq", "equal")
-  DUET_COMPARISON("ne", "not_equal")
-#undef DUET_COMPARISON
-  array.def("__neg__", [](const Array& a) { return run(default_queue(a.buffer.device()), negative(nd(a))); });
+  def_operators(array, true);
+  bind_expression(m);
   array.def("__pos__", [](const Array& a) { return run(default_queue(a.buffer.device()), Expr(nd(a))); });
-  array.def("__abs__",
-            [](const Array& a) { return run(default_queue(a.buffer.device()), duet::abs(nd(a))); });
   array.def("__matmul__", [](nb::handle a, nb::handle b) -> nb::object {
     Array* other = nullptr;
     if (!nb::try_cast<Array*>(b, other) || !other) return not_implemented();

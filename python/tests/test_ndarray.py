@@ -413,3 +413,54 @@ def test_dlpack_of_views(device):
     capsule = a[::2, ::-1].__dlpack__()
     assert capsule is not None
     np.testing.assert_array_equal(duet.from_dlpack(a.T).get(), h.T)
+
+
+def test_fuse(device, queue):
+    hx, x = both((6, 7), "float32", device)
+    hy, y = both((7,), "float32", device)
+
+    @duet.fuse
+    def leaky_axpy(a, x, y):
+        z = a * x + y
+        assert isinstance(z, duet.Expression) and z.shape == x.shape and z.dtype == np.float32
+        return duet.where(z > 2, z, 0.1 * z)
+
+    check(leaky_axpy(2.0, x, y), np.where(2 * hx + hy > 2, 2 * hx + hy, np.float32(0.1) * (2 * hx + hy)), 1e-5)
+    got = leaky_axpy(-1.5, x[::-1, ::2], y[::2], queue=queue)
+    queue.finish()
+    z = -1.5 * hx[::-1, ::2] + hy[::2]
+    check(got, np.where(z > 2, z, np.float32(0.1) * z), 1e-5)
+
+    @duet.fuse
+    def several(x, n):
+        d = x[:, 1:] - x[:, :-1]  # the arrays of a fused function can be indexed
+        return d.astype("float64") * n, [duet.sqrt(abs(-x)), duet.maximum(x, 2)], 3
+
+    d, (s, m), three = several(x, 2)
+    check(d, (hx[:, 1:] - hx[:, :-1]).astype(np.float64) * 2)
+    check(s, np.sqrt(hx), 1e-6)
+    check(m, np.maximum(hx, 2))
+    assert three == 3
+    check(duet.sum(several(x, 1)[0], axis=1), np.sum((hx[:, 1:] - hx[:, :-1]).astype(np.float64), axis=1), 1e-5)
+
+    # The arrays are read when the fused function returns: later writes do not change its result.
+    h1 = hx.copy()
+    r = duet.fuse(lambda v: v * 2)(x)
+    x += 1
+    check(r, h1 * 2)
+
+    @duet.fuse
+    def bad_index(x):
+        return (x + 1)[0]
+
+    with pytest.raises(duet.ArgumentError, match="indexed"):
+        bad_index(x)
+
+    @duet.fuse
+    def bad_branch(x):
+        return x if x > 0 else -x
+
+    with pytest.raises(duet.ArgumentError, match="where"):
+        bad_branch(x)
+    with pytest.raises(duet.ArgumentError):
+        duet.fuse(lambda a, b: a + b)(x, duet.zeros(5, device=device))  # shapes that do not broadcast
