@@ -45,14 +45,8 @@ std::optional<Expr> operand(nb::handle v, const Device& device) {
   if (nb::try_cast<Array*>(v, a) && a) return Expr(nd(*a));
   Expression* x = nullptr;
   if (nb::try_cast<Expression*>(v, x) && x) return x->expr;
-  if (PyBool_Check(v.ptr())) return Expr::int_scalar(v.ptr() == Py_True ? 1 : 0);
-  if (PyLong_Check(v.ptr())) {
-    const long long x = PyLong_AsLongLong(v.ptr());
-    if (x == -1 && PyErr_Occurred()) throw nb::python_error();  // OverflowError, as NumPy's
-    return Expr::int_scalar(x);
-  }
-  if (PyFloat_Check(v.ptr())) return Expr::float_scalar(PyFloat_AsDouble(v.ptr()));
-  // NumPy arrays and scalars, lists: copied to the device (their dtype takes part in promotion).
+  // NumPy arrays and scalars, lists: copied to the device (their dtype takes part in promotion: NumPy's
+  // scalars are strong, numpy.float64 too, though it is a Python float).
   static nb::handle numpy_ndarray = nb::object(nb::module_::import_("numpy").attr("ndarray")).release();
   static nb::handle numpy_generic = nb::object(nb::module_::import_("numpy").attr("generic")).release();
   if (nb::isinstance(v, numpy_ndarray) || nb::isinstance(v, numpy_generic) || nb::isinstance<nb::list>(v) ||
@@ -60,6 +54,13 @@ std::optional<Expr> operand(nb::handle v, const Device& device) {
     static nb::handle asarray = nb::object(nb::module_::import_("duet._duet").attr("asarray")).release();
     return Expr(nd(nb::cast<Array&>(asarray(v, device))));
   }
+  if (PyBool_Check(v.ptr())) return Expr::int_scalar(v.ptr() == Py_True ? 1 : 0);
+  if (PyLong_Check(v.ptr())) {
+    const long long x = PyLong_AsLongLong(v.ptr());
+    if (x == -1 && PyErr_Occurred()) throw nb::python_error();  // OverflowError, as NumPy's
+    return Expr::int_scalar(x);
+  }
+  if (PyFloat_Check(v.ptr())) return Expr::float_scalar(PyFloat_AsDouble(v.ptr()));
   return std::nullopt;
 }
 

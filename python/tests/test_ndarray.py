@@ -179,6 +179,8 @@ def test_numpy_and_list_operands(device):
     check(a + row, h + row)
     check(row + a, row + h)  # NumPy defers to duet (__array_ufunc__ = None)
     check(a * [1.0, 2.0, 3.0], h * np.array([1.0, 2.0, 3.0]))
+    check(a + np.float64(2), h + np.float64(2))  # NumPy's scalars are strong: float64
+    check(a * np.int8(3), h * np.int8(3))
     with pytest.raises(TypeError):
         a + "text"
 
@@ -406,12 +408,35 @@ def test_strided_views_refused_by_kernels(device):
     prg.twice(64, None, a[::2].copy(), 64)  # a copy is contiguous
 
 
+def dltensor_layout(capsule):
+    """(shape, strides, byte_offset) of the DLTensor in a 'dltensor' capsule, read through ctypes."""
+    import ctypes
+
+    class DLTensor(ctypes.Structure):
+        _fields_ = [("data", ctypes.c_void_p), ("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32),
+                    ("ndim", ctypes.c_int32), ("code", ctypes.c_uint8), ("bits", ctypes.c_uint8),
+                    ("lanes", ctypes.c_uint16), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                    ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    t = DLTensor.from_address(get(capsule, b"dltensor"))  # the DLManagedTensor starts with its DLTensor
+    return (tuple(t.shape[k] for k in range(t.ndim)), tuple(t.strides[k] for k in range(t.ndim)),
+            t.byte_offset)
+
+
 @pytest.mark.skipif(not duet.HAVE_DLPACK, reason="built without DLPack")
 def test_dlpack_of_views(device):
     h, a = both((4, 6), "float32", device)
     assert a.T.__dlpack_device__() == a.__dlpack_device__()
-    capsule = a[::2, ::-1].__dlpack__()
-    assert capsule is not None
+    shape, strides, offset = dltensor_layout(a.__dlpack__())
+    assert shape == (4, 6) and strides == (6, 1)
+    v = a[1::2, ::-1]  # rows 1 and 3, reversed: element (0, 0) is a[1, 5]
+    shape, strides, view_offset = dltensor_layout(v.__dlpack__())
+    assert shape == (2, 6) and strides == (12, -1)
+    assert view_offset - offset == (1 * 6 + 5) * 4 or device.info.backend != "opencl"
+    shape, strides, _ = dltensor_layout(v.__dlpack__(copy=True))  # a copy is contiguous
+    assert shape == (2, 6) and strides == (6, 1)
     np.testing.assert_array_equal(duet.from_dlpack(a.T).get(), h.T)
 
 
