@@ -107,8 +107,9 @@ nb::object read_host(Queue& q, const Array& a, nb::handle out, bool blocking) {
 }
 
 Array from_host(nb::handle obj, nb::handle dtype, const Device& device, nb::handle queue) {
-  nb::object host = dtype.is_none() ? numpy().attr("ascontiguousarray")(obj)
-                                    : numpy().attr("ascontiguousarray")(obj, nb::arg("dtype") = dtype);
+  // asarray(order="C") rather than ascontiguousarray, which makes a 0-d array 1-d.
+  nb::object host = dtype.is_none() ? numpy().attr("asarray")(obj, nb::arg("order") = "C")
+                                    : numpy().attr("asarray")(obj, nb::arg("dtype") = dtype, nb::arg("order") = "C");
   Array a = make_array(device, scalar_type_of_dtype(host.attr("dtype")), to_shape(host.attr("shape")));
   write_host(queue_or_default(queue, device), a, host, true);
   return a;

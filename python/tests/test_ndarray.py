@@ -173,6 +173,22 @@ def test_python_scalars_are_weak(device, dtype):
     check(a + True, h + True, tol)
 
 
+def test_zero_dimensional_and_empty(device):
+    s = duet.asarray(np.float32(3.0), device)
+    assert s.shape == () and s.ndim == 0 and s.size == 1
+    check(s * 2, np.float32(3.0) * 2)
+    check(s + duet.ones(3, device=device), np.float32(3.0) + np.ones(3, np.float32))
+    check(duet.ones((), device=device) + np.float32(1), np.ones((), np.float32) + np.float32(1))
+    assert float(s) == 3.0
+    e = duet.zeros((0, 3), device=device)
+    check(e + 1, np.zeros((0, 3), np.float32) + 1)
+    check(duet.sqrt(e[::-1]), np.zeros((0, 3), np.float32))
+    check(duet.sum(e), np.float32(0))
+    t = e.T
+    t += 1
+    assert t.shape == (3, 0)
+
+
 def test_numpy_and_list_operands(device):
     h, a = both((4, 3), "float32", device)
     row = np.arange(3, dtype=np.float32)
