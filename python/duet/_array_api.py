@@ -181,6 +181,8 @@ def _install():
     A.astype = lambda self, dtype, copy=True, queue=None: astype(self, dtype, copy=copy, queue=queue)
     A.astype.__doc__ = astype.__doc__
     A.__iter__ = _iter
+    # The array API's device transfer: the array itself on its own device, else a copy through the host.
+    A.to_device = lambda self, device, /, *, stream=None: _duet.asarray(self, device)
     A.__bool__ = lambda self: _scalar(self, bool)
     A.__float__ = lambda self: _scalar(self, float)
     A.__int__ = lambda self: _scalar(self, int)

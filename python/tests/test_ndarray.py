@@ -379,6 +379,7 @@ def test_python_protocols(device):
     assert "strided" in repr(a.T) and "shape=(4, 3)" in repr(a.T)
     assert a.ndim == 2 and a.size == 12 and a.device == device and a.dtype == np.int64
     assert a.T.strides == h.T.strides and not a.T.is_contiguous
+    assert a.to_device(device).native_handle == a.native_handle
 
 
 def test_explicit_queue(device, queue):
