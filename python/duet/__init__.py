@@ -40,7 +40,7 @@ from ._duet import Expression
 from ._array_api import (abs, add, all, any, arange, argmax, argmin, astype, ceil, clip, cos, divide, equal,
                          exp, floor, greater, greater_equal, less, less_equal, linspace, log, max, maximum,
                          mean, min, minimum, multiply, negative, not_equal, positive, pow, power, prod, sin,
-                         sqrt, subtract, sum, tanh, where)
+                         sqrt, subtract, sum, tanh, tensordot, vecdot, where)
 
 __all__ = [
     "Array", "ArgumentError", "BackendStatus", "BackendUnavailableError", "BufferSizeError",

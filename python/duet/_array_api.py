@@ -18,7 +18,7 @@ __all__ = [
     "abs", "add", "all", "any", "arange", "argmax", "argmin", "astype", "ceil", "clip", "cos", "divide",
     "equal", "exp", "floor", "greater", "greater_equal", "less", "less_equal", "linspace", "log", "max",
     "maximum", "mean", "min", "minimum", "multiply", "negative", "not_equal", "positive", "pow", "power",
-    "prod", "sin", "sqrt", "subtract", "sum", "tanh", "where",
+    "prod", "sin", "sqrt", "subtract", "sum", "tanh", "tensordot", "vecdot", "where",
 ]
 
 
@@ -131,6 +131,42 @@ argmin = _reduction("argmin", "The first position of the smallest element (int64
 argmax = _reduction("argmax", "The first position of the largest element (int64)")
 all = _reduction("all", "Whether every element is nonzero (uint8 0/1)")
 any = _reduction("any", "Whether any element is nonzero (uint8 0/1)")
+
+
+def vecdot(x1, x2, /, *, axis=-1, queue=None):
+    """The dot product of x1 and x2 (broadcast together) along `axis`: two kernels, a product and a sum."""
+    return sum(multiply(x1, x2, queue=queue), axis=axis, queue=queue)
+
+
+def tensordot(x1, x2, /, *, axes=2, queue=None):
+    """The sum of products over the last `axes` axes of x1 and the first of x2 (or over the axes the
+    pair of sequences `axes` names), as one matrix product (duet::matmul: floating types) between
+    transposed views, copied where a reshape needs it. Different dtypes are promoted first."""
+    import math
+
+    import numpy
+
+    if isinstance(axes, int):
+        if axes < 0 or axes > builtins.min(x1.ndim, x2.ndim):
+            raise _duet_argument_error(f"tensordot: axes={axes} for arrays of {x1.ndim} and {x2.ndim} dimensions")
+        a1, a2 = list(range(x1.ndim - axes, x1.ndim)), list(range(axes))
+    else:
+        a1, a2 = ([a] if isinstance(a, int) else list(a) for a in axes)
+        a1, a2 = [a % x1.ndim for a in a1], [a % x2.ndim for a in a2]
+    if len(a1) != len(a2) or builtins.any(x1.shape[p] != x2.shape[q] for p, q in zip(a1, a2)):
+        raise _duet_argument_error(f"tensordot: axes {a1} of shape {x1.shape} do not match axes {a2} of shape "
+                                   f"{x2.shape}")
+    free1 = [k for k in range(x1.ndim) if k not in a1]
+    free2 = [k for k in range(x2.ndim) if k not in a2]
+    t = numpy.result_type(x1.dtype, x2.dtype)
+    x1, x2 = astype(x1, t, copy=False, queue=queue), astype(x2, t, copy=False, queue=queue)
+    rows = math.prod(x1.shape[k] for k in free1)
+    inner = math.prod(x1.shape[k] for k in a1)
+    cols = math.prod(x2.shape[k] for k in free2)
+    a = x1.transpose(tuple(free1 + a1)).reshape((rows, inner), queue=queue)
+    b = x2.transpose(tuple(a2 + free2)).reshape((inner, cols), queue=queue)
+    shape = tuple(x1.shape[k] for k in free1) + tuple(x2.shape[k] for k in free2)
+    return _duet._matmul(a, b, queue=queue).reshape(shape, queue=queue)
 
 
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None, queue=None):

@@ -3,6 +3,7 @@
 // memory and cost no device work; the layout rules are duet::Array's (array_layout.hpp), so Python
 // and C++ agree. Operators and functions are in array_ops.cpp.
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include <optional>

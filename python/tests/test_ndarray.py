@@ -114,6 +114,7 @@ def test_transpose_reshape_squeeze(device, shape):
     check(a[None].squeeze(0), h)
     check(a.reshape(-1), h.reshape(-1))
     check(a.T.reshape(-1), h.T.reshape(-1))  # needs a copy
+    check(a.T.reshape((-1,), queue=device.default_queue), h.T.reshape(-1))
     check(a.T.reshape(h.size), h.T.reshape(h.size))
     check(a.T[::-1].reshape((-1, 1)), h.T[::-1].reshape((-1, 1)))
     assert a.reshape(-1).native_handle == a.native_handle  # contiguous: a view
@@ -340,6 +341,18 @@ def test_matmul_operator(device, dtype, m, k, n):
     check(v @ v, hv @ hv, 1e-4)
     with pytest.raises(duet.ArgumentError):
         a @ duet.zeros((k + 1, 2), dtype, device)
+
+
+@pytest.mark.parametrize("s1,s2,axes", [((3, 4, 5), (4, 5, 2), 2), ((3, 4), (4, 7), 1), ((2, 3), (5,), 0),
+                                         ((5, 3, 2), (2, 5), ([0, 2], [1, 0])), ((7,), (7,), ([0], [0]))])
+def test_tensordot_vecdot(device, s1, s2, axes):
+    h1, a1 = both(s1, "float32", device)
+    h2, a2 = both(s2, "float64", device)
+    check(duet.tensordot(a1, a2, axes=axes), np.tensordot(h1, h2, axes=axes), 1e-5)
+    if s1[-1] == s2[-1]:
+        check(duet.vecdot(a1, a2), np.sum(h1 * h2, axis=-1), 1e-5)
+    with pytest.raises(duet.ArgumentError, match="tensordot"):
+        duet.tensordot(a1, a2, axes=([0], [0])) if s1[0] != s2[0] else duet.tensordot(a1, a2, axes=7)
 
 
 def test_creation_and_astype(device):
