@@ -133,10 +133,13 @@ std::string kernel_source(ReduceOp op, ScalarType in, ScalarType out, ScalarType
     << "  ulong rest = g;\n  long base = src_off;\n";
   for (std::size_t d = kAxes; d-- > 0;)
     s << "  base += (long)(rest % d" << d << ") * s" << d << ";\n  rest /= d" << d << ";\n";
+  // all and any test each element against 0 before it becomes a uchar: 0.5 converted first would
+  // count as 0.
+  const bool truth = op == ReduceOp::all || op == ReduceOp::any;
   s << "  " << A << " v = " << identity(op, acc) << ";\n  ulong vi = (ulong)0 - 1;\n"
     << "  for (ulong r = lid; r < run; r += " << kGroup << ") {\n"
-    << "    const " << A << " x = (" << A << ")LOAD(" << name_of(in)
-    << ", src + base + (long)r * run_stride);\n";
+    << "    const " << A << " x = (" << A << ")(LOAD(" << name_of(in)
+    << ", src + base + (long)r * run_stride)" << (truth ? " != 0" : "") << ");\n";
   if (arg)
     s << "    if (duet_better(x, r, v, vi)) { v = x; vi = r; }\n";
   else

@@ -11,8 +11,10 @@
     prg.scale(x.size, None, x, 2.0, x.size)               # global size, local size (None: duet picks), args
     print(x.get())
 
-The API: devices(), backends(), Device, Program, Kernel, Queue, Event, elapsed_ms, Array with
-empty/zeros/ones/full/asarray/from_dlpack, ElementwiseKernel, ReductionKernel, matmul, gemm, heat,
+The API: devices(), backends(), Device, Program, Kernel, Queue, Event, elapsed_ms, Array (NumPy's
+semantics: strided views, operators, @) with empty/zeros/ones/full/arange/linspace/asarray/from_dlpack,
+the array API's elementwise functions and reductions (duet.sqrt, duet.where, duet.sum, ...: see
+duet/_array_api.py), duet.fuse (a function's elementwise arithmetic as one kernel), ElementwiseKernel, ReductionKernel, matmul, gemm, heat,
 heat_step, vector_add, multiply, duet.random, and the exceptions of duet.errors. The README's Python
 section says more; every call's docstring says what it does.
 """
@@ -32,6 +34,13 @@ from ._duet import (HAVE_DLPACK, Array, BackendStatus, Device, DeviceInfo, Eleme
 from ._duet import __version__
 from . import random
 from ._queue import Timer
+from . import _array_api
+from ._fuse import fuse
+from ._duet import Expression
+from ._array_api import (abs, add, all, any, arange, argmax, argmin, astype, ceil, clip, cos, divide, equal,
+                         exp, floor, greater, greater_equal, less, less_equal, linspace, log, max, maximum,
+                         mean, min, minimum, multiply, negative, not_equal, positive, pow, power, prod, sin,
+                         sqrt, subtract, sum, tanh, tensordot, vecdot, where)
 
 __all__ = [
     "Array", "ArgumentError", "BackendStatus", "BackendUnavailableError", "BufferSizeError",
@@ -41,7 +50,8 @@ __all__ = [
     "ReleasedError", "Timer", "asarray", "backends", "default_device", "devices", "elapsed_ms", "empty",
     "errors", "from_dlpack", "full", "gemm", "heat", "heat_step", "kernel_names", "kernel_source", "matmul",
     "multiply", "ones", "pinned_empty", "random", "vector_add", "zeros", "empty_like", "zeros_like",
-]
+    "fuse", "Expression",
+] + [name for name in _array_api.__all__ if name != "multiply"]
 
 
 def zeros(shape, dtype="float32", device=None, queue=None):

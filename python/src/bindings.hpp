@@ -6,6 +6,7 @@
 #include <nanobind/nanobind.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <duet/duet.hpp>
 #include <string>
 #include <vector>
@@ -14,19 +15,24 @@ namespace duet::python {
 
 namespace nb = nanobind;
 
-// A device array: a byte range of device memory (a whole allocation, a view of one, or memory
-// imported through DLPack), its element type and its shape. Always C-contiguous: views and slices
-// are taken along the leading dimension only, so every Array is one contiguous range that kernels
-// take as a buffer (arbitrary strides are for a later NumPy-like array).
+// A device array: the device memory its elements lie in (a whole allocation, a view of one, or
+// memory imported through DLPack), its element type, its shape and, for strided views, its strides.
+// A C-contiguous array (no strides) is exactly its buffer, which kernels take as it is; a strided
+// view (a step, a transpose, a column) keeps the byte range its elements span plus its layout, as
+// duet::Array does, and is turned into one with nd() for the array operations (ndarray.cpp,
+// array_ops.cpp). Kernel arguments must be contiguous (contiguous_buffer()).
 struct Array {
   RawBuffer buffer;
   ScalarType dtype = ScalarType::unknown;
   std::vector<std::size_t> shape;
+  std::vector<std::int64_t> strides;  // elements; empty for a C-contiguous array
+  std::int64_t offset = 0;            // elements from the buffer's start to element (0, ..., 0)
 
   Array() = default;
   Array(RawBuffer b, ScalarType t, std::vector<std::size_t> s) : buffer(std::move(b)), dtype(t), shape(std::move(s)) {}
   // A copy is another handle to the same memory, like a view of all of it.
-  Array(const Array& o) : buffer(o.buffer.share()), dtype(o.dtype), shape(o.shape) {}
+  Array(const Array& o)
+      : buffer(o.buffer.share()), dtype(o.dtype), shape(o.shape), strides(o.strides), offset(o.offset) {}
   Array& operator=(const Array& o) {
     if (this != &o) *this = Array(o);
     return *this;
@@ -41,6 +47,7 @@ struct Array {
   }
   std::size_t itemsize() const { return size_of(dtype); }
   std::size_t nbytes() const { return size() * itemsize(); }
+  bool contiguous() const { return strides.empty(); }
   // Elements of one step along the leading dimension.
   std::size_t row_elements() const {
     std::size_t n = 1;
@@ -48,6 +55,17 @@ struct Array {
     return n;
   }
 };
+
+// The array as a duet::Array sharing its memory (any layout).
+duet::Array nd(const Array& a);
+// A duet::Array as the module's Array: contiguous ones become their exact byte range.
+Array from_nd(const duet::Array& a);
+// The buffer of a contiguous array, for kernel arguments; ArgumentError naming `what` for a
+// strided view (kernels index buffers as C-contiguous: passing a view's memory would give wrong
+// results), saying to call .copy() first.
+const RawBuffer& contiguous_buffer(const Array& a, const char* what);
+// a[key] for NumPy's basic indices (ndarray.cpp): a view. IndexError out of bounds.
+Array index_array(const Array& a, nb::handle key);
 
 // Allocates an uninitialised array on `device`.
 Array make_array(const Device& device, ScalarType dtype, std::vector<std::size_t> shape);
@@ -57,7 +75,7 @@ Buffer<T> typed(const Array& a, const char* what) {
   if (a.dtype != scalar_type_of<T>())
     throw ArgumentError(std::string(what) + " must hold " + to_string(scalar_type_of<T>()) + " elements, not " +
                         to_string(a.dtype));
-  return Buffer<T>::from_raw(a.buffer.share());
+  return Buffer<T>::from_raw(contiguous_buffer(a, what).share());
 }
 
 // NumPy's names for duet's element types ("float32", "int64", ...) and back; anything numpy.dtype()
@@ -89,5 +107,9 @@ void bind_dlpack(nb::module_& m);
 // __dlpack__ and __dlpack_device__ of duet.Array (dlpack.cpp), added by bind_array.
 void bind_array_dlpack(nb::class_<Array>& array);
 void bind_random(nb::module_& m);
+// NumPy-style views and methods of duet.Array (ndarray.cpp) and the array functions: operators,
+// elementwise math, reductions, matmul, creation (array_ops.cpp).
+void bind_ndarray(nb::class_<Array>& array);
+void bind_array_ops(nb::module_& m, nb::class_<Array>& array);
 
 }  // namespace duet::python

@@ -77,11 +77,15 @@ nb::object export_capsule(const Array& a, nb::handle stream, nb::handle dl_devic
     if (!want.equal(dlpack_device(a)))
       throw nb::buffer_error("duet exports an array only on its own device (no cross-device copy)");
   }
-  Array source{a.buffer.share(), a.dtype, a.shape};
+  Array source = a;
   Queue& q = default_queue(a.buffer.device());
   if (!copy.is_none() && nb::cast<bool>(copy)) {
-    source = make_array(a.buffer.device(), a.dtype, a.shape);
-    if (a.nbytes()) q.copy_bytes(a.buffer, 0, source.buffer, 0, a.nbytes());
+    if (a.contiguous()) {
+      source = make_array(a.buffer.device(), a.dtype, a.shape);
+      if (a.nbytes()) q.copy_bytes(a.buffer, 0, source.buffer, 0, a.nbytes());
+    } else {
+      source = from_nd(nd(a).copy(q));
+    }
   }
   const bool no_sync = !stream.is_none() && PyLong_Check(stream.ptr()) && nb::cast<long long>(stream) == -1;
   if (!no_sync) {
@@ -93,6 +97,13 @@ nb::object export_capsule(const Array& a, nb::handle stream, nb::handle dl_devic
     using T = decltype(tag);
     return to_dlpack(Buffer<T>::from_raw(source.buffer.share()), shape);
   });
+  if (!source.contiguous()) {
+    // A strided view exports its strides (DLPack counts them in elements, as duet does) and the
+    // position of element (0, ..., 0) in the exported range; the tensor owns these arrays.
+    DLTensor& t = managed->dl_tensor;
+    for (std::size_t k = 0; k < source.strides.size(); ++k) t.strides[k] = source.strides[k];
+    t.byte_offset += static_cast<std::uint64_t>(source.offset) * source.itemsize();
+  }
   PyObject* capsule = PyCapsule_New(managed, kCapsule, &capsule_destructor);
   if (!capsule) {
     managed->deleter(managed);
@@ -134,7 +145,7 @@ const Device& device_for(int type, int id, nb::handle device) {
 
 Array import(nb::handle obj, nb::handle device, nb::handle queue) {
   Array* existing = nullptr;
-  if (nb::try_cast<Array*>(obj, existing) && existing) return Array{existing->buffer.share(), existing->dtype, existing->shape};
+  if (nb::try_cast<Array*>(obj, existing) && existing) return *existing;
   nb::tuple where = nb::cast<nb::tuple>(obj.attr("__dlpack_device__")());
   const int type = nb::cast<int>(where[0]), id = nb::cast<int>(where[1]);
   if (type == kDLCPU || type == kDLCUDAHost) {

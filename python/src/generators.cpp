@@ -37,7 +37,7 @@ KernelArg to_arg(nb::handle v, const char* what) {
   if (nb::try_cast<Array*>(v, array) && array) {
     KernelArg a;
     a.kind = KernelArg::Kind::buffer;
-    a.buffer = &array->buffer;
+    a.buffer = &contiguous_buffer(*array, what);
     a.type = array->dtype;
     return a;
   }
@@ -165,7 +165,7 @@ void bind_generators(nb::module_& m) {
             std::vector<KernelArg> list = to_args(c.args, k.name().c_str());
             KernelArg r;
             r.kind = KernelArg::Kind::buffer;
-            r.buffer = &result.buffer;
+            r.buffer = &contiguous_buffer(result, "the result");
             r.type = result.dtype;
             return k.reduce_into_args(*c.queue, r, list);
           }, "reduce_into(result, [queue,] *inputs, queue=None) -> Event: writes result[0]")

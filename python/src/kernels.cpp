@@ -30,8 +30,7 @@ void bind_kernels(nb::module_& m) {
       throw ArgumentError("matmul: A is " + std::to_string(M) + "x" + std::to_string(K) + " but B is " +
                           std::to_string(B.shape[0]) + "x" + std::to_string(N));
     Array C = out.is_none() ? make_array(A.buffer.device(), ScalarType::f32, {M, N})
-                            : Array{nb::cast<Array&>(out).buffer.share(), nb::cast<Array&>(out).dtype,
-                                    nb::cast<Array&>(out).shape};
+                            : nb::cast<Array&>(out);
     if (C.shape != std::vector<std::size_t>{M, N})
       throw ArgumentError("matmul: out must be " + std::to_string(M) + "x" + std::to_string(N));
     Buffer<float> a = typed<float>(A, "A"), b = typed<float>(B, "B"), c = typed<float>(C, "out");
@@ -54,7 +53,7 @@ void bind_kernels(nb::module_& m) {
     require_whole(u, "u");
     Queue& q = queue_or_default(queue, u.buffer.device());
     Array v = scratch.is_none() ? make_array(u.buffer.device(), ScalarType::f32, u.shape)
-                                : Array{nb::cast<Array&>(scratch).buffer.share(), ScalarType::f32, u.shape};
+                                : Array{contiguous_buffer(nb::cast<Array&>(scratch), "scratch").share(), ScalarType::f32, u.shape};
     if (!scratch.is_none()) {
       require_whole(nb::cast<Array&>(scratch), "scratch");
       if (nb::cast<Array&>(scratch).shape != u.shape) throw ArgumentError("heat: scratch must have u's shape");

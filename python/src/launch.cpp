@@ -126,7 +126,8 @@ void convert_args(const Kernel& kernel, nb::handle args, std::size_t first, std:
     Array* array = nullptr;
     if (nb::try_cast<Array*>(v, array) && array) {
       a.kind = KernelArg::Kind::buffer;
-      a.buffer = &array->buffer;
+      // The message is only built for a strided view: this is the measured launch path.
+      a.buffer = array->contiguous() ? &array->buffer : &contiguous_buffer(*array, describe(p, i).c_str());
       a.type = array->dtype;
       continue;  // kinds and element types are checked by launch_args against the declaration
     }

@@ -1,0 +1,238 @@
+"""duet's array functions under the Python array API standard's names (2023.12) where it covers
+them, over duet::Array's fused expressions, reductions and matmul (python/src/array_ops.cpp), and the
+methods duet.Array gains in Python: reductions, astype, iteration, conversion to Python numbers,
+__array_namespace__.
+
+Eager: each call evaluates at once, as one kernel on `queue` (default: the default queue of the
+operands' device), and returns a new duet.Array; inside a function decorated with duet.fuse
+(duet/_fuse.py) the elementwise functions take and give duet.Expressions, evaluated together. Python numbers are weak scalars (2 keeps an
+array's dtype); lists and NumPy arrays are copied to the device. Comparisons give uint8 0/1 arrays
+(duet has no bool dtype); pow takes floating types only.
+"""
+
+import builtins
+
+from . import _duet
+
+__all__ = [
+    "abs", "add", "all", "any", "arange", "argmax", "argmin", "astype", "ceil", "clip", "cos", "divide",
+    "equal", "exp", "floor", "greater", "greater_equal", "less", "less_equal", "linspace", "log", "max",
+    "maximum", "mean", "min", "minimum", "multiply", "negative", "not_equal", "positive", "pow", "power",
+    "prod", "sin", "sqrt", "subtract", "sum", "tanh", "tensordot", "vecdot", "where",
+]
+
+
+def _named(f, name, doc):
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    return f
+
+
+def _unary(name, doc):
+    return _named(lambda x, /, *, queue=None: _duet._elementwise(name, x, queue=queue), name,
+                  doc + " (elementwise, one kernel on `queue`).")
+
+
+def _binary(name, doc):
+    return _named(lambda x1, x2, /, *, queue=None: _duet._elementwise(name, x1, x2, queue=queue), name,
+                  doc + " (elementwise with broadcasting, one kernel on `queue`).")
+
+
+abs = _unary("abs", "|x|")
+negative = _unary("negative", "-x")
+sqrt = _unary("sqrt", "The square root")
+exp = _unary("exp", "e**x")
+log = _unary("log", "The natural logarithm")
+sin = _unary("sin", "The sine")
+cos = _unary("cos", "The cosine")
+tanh = _unary("tanh", "The hyperbolic tangent")
+_floor = _unary("floor", "Rounded down")
+_ceil = _unary("ceil", "Rounded up")
+
+
+def _integers_unchanged(f):
+    # The array API keeps an integer array's dtype (the values are already whole), where duet::floor
+    # computes in float.
+    def g(x, /, *, queue=None):
+        if isinstance(x, (_duet.Array, _duet.Expression)) and x.dtype.kind in "iu":
+            return positive(x, queue=queue)
+        return f(x, queue=queue)
+    return _named(g, f.__name__, f.__doc__ + " Integers stay as they are (a copy of the same dtype).")
+
+
+floor = _integers_unchanged(_floor)
+ceil = _integers_unchanged(_ceil)
+
+add = _binary("add", "x1 + x2")
+subtract = _binary("subtract", "x1 - x2")
+divide = _binary("divide", "x1 / x2 (true division: a float result)")
+maximum = _binary("maximum", "The larger of x1 and x2 (NaN propagates)")
+minimum = _binary("minimum", "The smaller of x1 and x2 (NaN propagates)")
+pow = _binary("pow", "x1 ** x2 (floating types)")
+power = pow
+less = _binary("less", "x1 < x2 as uint8 0/1")
+less_equal = _binary("less_equal", "x1 <= x2 as uint8 0/1")
+greater = _binary("greater", "x1 > x2 as uint8 0/1")
+greater_equal = _binary("greater_equal", "x1 >= x2 as uint8 0/1")
+equal = _binary("equal", "x1 == x2 as uint8 0/1")
+not_equal = _binary("not_equal", "x1 != x2 as uint8 0/1")
+
+
+def multiply(x1, x2, c=None, /, *, queue=None):
+    """x1 * x2 (elementwise with broadcasting, one kernel on `queue`). With a third array c, the
+    older shared kernel: c = x1 * x2 over float32 arrays of one size, in place."""
+    if c is not None:
+        return _duet.multiply(x1, x2, c, queue=queue)
+    return _duet._elementwise("multiply", x1, x2, queue=queue)
+
+
+def positive(x, /, *, queue=None):
+    """+x: a copy."""
+    return x if isinstance(x, _duet.Expression) else x.copy(queue=queue)
+
+
+def where(condition, x1, x2, /, *, queue=None):
+    """x1 where condition is nonzero, else x2 (broadcast together, x1 and x2 promoted)."""
+    return _duet._elementwise("where", condition, x1, x2, queue=queue)
+
+
+def clip(x, /, min=None, max=None, *, queue=None):
+    """x limited to [min, max] (either may be None: no limit on that side)."""
+    if min is None and max is None:
+        return positive(x, queue=queue)
+    if min is None:
+        return _duet._elementwise("minimum", x, max, queue=queue)
+    if max is None:
+        return _duet._elementwise("maximum", x, min, queue=queue)
+    return _duet._elementwise("clip", x, min, max, queue=queue)
+
+
+def astype(x, dtype, /, *, copy=True, queue=None):
+    """x converted to `dtype` (floats to integers truncate, as C); with copy=False, x itself when it
+    already has that dtype."""
+    if isinstance(x, _duet.Expression):
+        return x.astype(dtype)
+    return _duet._astype(x, dtype, copy, queue=queue)
+
+
+def _reduction(name, doc):
+    return _named(
+        lambda x, /, *, axis=None, keepdims=False, queue=None: _duet._reduce(name, x, axis, keepdims, queue=queue),
+        name, doc + " over every element (axis=None) or one axis, keepdims keeping it with length 1; one "
+        "kernel on `queue`, a new array (0-d for axis=None).")
+
+
+sum = _reduction("sum", "The sum (int64 for signed integers, uint64 for unsigned)")
+prod = _reduction("prod", "The product (int64 for signed integers, uint64 for unsigned)")
+mean = _reduction("mean", "The mean (float64 for integers)")
+min = _reduction("min", "The smallest element (NaN if any)")
+max = _reduction("max", "The largest element (NaN if any)")
+argmin = _reduction("argmin", "The first position of the smallest element (int64)")
+argmax = _reduction("argmax", "The first position of the largest element (int64)")
+all = _reduction("all", "Whether every element is nonzero (uint8 0/1)")
+any = _reduction("any", "Whether any element is nonzero (uint8 0/1)")
+
+
+def vecdot(x1, x2, /, *, axis=-1, queue=None):
+    """The dot product of x1 and x2 (broadcast together) along `axis`: two kernels, a product and a sum."""
+    return sum(multiply(x1, x2, queue=queue), axis=axis, queue=queue)
+
+
+def tensordot(x1, x2, /, *, axes=2, queue=None):
+    """The sum of products over the last `axes` axes of x1 and the first of x2 (or over the axes the
+    pair of sequences `axes` names), as one matrix product (duet::matmul: floating types) between
+    transposed views, copied where a reshape needs it. Different dtypes are promoted first."""
+    import math
+
+    import numpy
+
+    if isinstance(axes, int):
+        if axes < 0 or axes > builtins.min(x1.ndim, x2.ndim):
+            raise _duet_argument_error(f"tensordot: axes={axes} for arrays of {x1.ndim} and {x2.ndim} dimensions")
+        a1, a2 = list(range(x1.ndim - axes, x1.ndim)), list(range(axes))
+    else:
+        a1, a2 = ([a] if isinstance(a, int) else list(a) for a in axes)
+        a1, a2 = [a % x1.ndim for a in a1], [a % x2.ndim for a in a2]
+    if len(a1) != len(a2) or builtins.any(x1.shape[p] != x2.shape[q] for p, q in zip(a1, a2)):
+        raise _duet_argument_error(f"tensordot: axes {a1} of shape {x1.shape} do not match axes {a2} of shape "
+                                   f"{x2.shape}")
+    free1 = [k for k in range(x1.ndim) if k not in a1]
+    free2 = [k for k in range(x2.ndim) if k not in a2]
+    t = numpy.result_type(x1.dtype, x2.dtype)
+    x1, x2 = astype(x1, t, copy=False, queue=queue), astype(x2, t, copy=False, queue=queue)
+    rows = math.prod(x1.shape[k] for k in free1)
+    inner = math.prod(x1.shape[k] for k in a1)
+    cols = math.prod(x2.shape[k] for k in free2)
+    a = x1.transpose(tuple(free1 + a1)).reshape((rows, inner), queue=queue)
+    b = x2.transpose(tuple(a2 + free2)).reshape((inner, cols), queue=queue)
+    shape = tuple(x1.shape[k] for k in free1) + tuple(x2.shape[k] for k in free2)
+    return _duet._matmul(a, b, queue=queue).reshape(shape, queue=queue)
+
+
+def arange(start, /, stop=None, step=1, *, dtype=None, device=None, queue=None):
+    """start, start + step, ... below stop, as numpy.arange (arange(n): 0 .. n-1). dtype: int64 when
+    start, stop and step are integers, else float32 (duet's default float)."""
+    if stop is None:
+        start, stop = 0, start
+    if dtype is None:
+        integers = builtins.all(isinstance(v, int) for v in (start, stop, step))
+        dtype = "int64" if integers else "float32"
+    return _duet._arange(start, stop, step, dtype, device, queue)
+
+
+def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, queue=None):
+    """num values from start to stop (stop included when endpoint), float32 unless dtype says."""
+    return _duet._linspace(start, stop, num, endpoint, "float32" if dtype is None else dtype, device, queue)
+
+
+# --- what duet.Array gains ------------------------------------------------------------------------
+
+def _method(f):
+    return _named(lambda self, axis=None, keepdims=False, queue=None: f(self, axis=axis, keepdims=keepdims,
+                                                                        queue=queue), f.__name__, f.__doc__)
+
+
+def _iter(self):
+    if self.ndim == 0:
+        raise TypeError("iteration over a 0-d array")
+    return (self[i] for i in range(self.shape[0]))
+
+
+def _scalar(self, kind):
+    if self.size != 1:
+        raise _duet_argument_error(f"only an array of one element converts to a Python {kind.__name__}; "
+                                   f"this one has shape {self.shape}")
+    return kind(self.get().reshape(()).item())
+
+
+def _duet_argument_error(message):
+    from .errors import ArgumentError
+    return ArgumentError(message)
+
+
+def _install():
+    A = _duet.Array
+    for f in (sum, prod, mean, min, max, argmin, argmax, all, any):
+        setattr(A, f.__name__, _method(f))
+    A.astype = lambda self, dtype, copy=True, queue=None: astype(self, dtype, copy=copy, queue=queue)
+    A.astype.__doc__ = astype.__doc__
+    A.__iter__ = _iter
+    # The array API's device transfer: the array itself on its own device, else a copy through the host.
+    A.to_device = lambda self, device, /, *, stream=None: _duet.asarray(self, device)
+    A.__bool__ = lambda self: _scalar(self, bool)
+    A.__float__ = lambda self: _scalar(self, float)
+    A.__int__ = lambda self: _scalar(self, int)
+    # NumPy defers to duet's reflected operators (np_array + duet_array gives a duet.Array) rather
+    # than converting the duet array to NumPy through __array__.
+    A.__array_ufunc__ = None
+
+    def __array_namespace__(self, /, *, api_version=None):
+        """The namespace of duet's array functions: the duet module."""
+        if api_version not in (None, "2023.12"):
+            raise _duet_argument_error(f"duet follows array API 2023.12, not {api_version}")
+        import duet
+        return duet
+    A.__array_namespace__ = __array_namespace__
+
+
+_install()
