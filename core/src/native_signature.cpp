@@ -121,8 +121,20 @@ std::optional<KernelSignature> native_signature(const std::string& kernel, const
       (spaces_known || std::none_of(parsed->params.begin(), parsed->params.end(), [](const KernelParam& p) {
          return p.kind == KernelParam::Kind::scalar && p.type == ScalarType::unknown;
        }));
-  if (certain && !driver_disagreement(*parsed, driver, driver_count)) return *parsed;
-  return signature_from_driver(kernel, driver, driver_count);
+  if (!certain || driver_disagreement(*parsed, driver, driver_count))
+    return signature_from_driver(kernel, driver, driver_count);
+  // A type the source hides (a typedef, a define) the driver may still name.
+  KernelSignature sig = *parsed;
+  for (std::size_t i = 0; i < sig.params.size() && i < driver.size(); ++i) {
+    KernelParam& p = sig.params[i];
+    if (p.type != ScalarType::unknown || driver[i].type_name.empty()) continue;
+    const std::string named =
+        p.kind == KernelParam::Kind::buffer ? pointee(driver[i].type_name) : trimmed(driver[i].type_name);
+    if (scalar_type_from_name(named) == ScalarType::unknown) continue;
+    p.type = scalar_type_from_name(named);
+    p.type_name = named;
+  }
+  return sig;
 }
 
 }  // namespace duet::detail

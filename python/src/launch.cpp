@@ -134,15 +134,18 @@ void convert_args(const Kernel& kernel, nb::handle args, std::size_t first, std:
     if (p && p->kind == KernelParam::Kind::buffer)
       throw ArgumentError(describe(p, i) + " is a buffer: pass a duet.Array (duet.asarray(...)), not " +
                           python_repr(v) + " (" + Py_TYPE(v.ptr())->tp_name + ")");
-    if (p) {
+    if (p && p->type != ScalarType::unknown) {
       scalar_of_type(p->type, v, p, i, a);
       continue;
     }
     const ScalarType t = numpy_scalar_type(v);
     if (t == ScalarType::unknown)
-      throw ArgumentError(describe(p, i) + " of " + kernel.name() +
-                          ": a native kernel's parameters are not known, so a scalar needs its type: pass "
-                          "numpy.int32(...), numpy.float32(...) and so on, not " + python_repr(v));
+      throw ArgumentError(describe(p, i) + " of " + kernel.name() + ": " +
+                          (p ? "its type '" + p->type_name + "' is not one duet knows"
+                             : std::string("a native kernel's parameters are not known")) +
+                          ", so a scalar needs its type: pass numpy.int32(...), numpy.float32(...) and so on "
+                          "(or declare the parameters with Program.kernel(name, parameters)), not " +
+                          python_repr(v));
     scalar_of_type(t, v, p, i, a);
   }
 }

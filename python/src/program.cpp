@@ -30,7 +30,9 @@ void bind_program(nb::module_& m) {
             const auto& s = k.signature();
             if (!s) return nb::none();
             return nb::cast(s->params);
-          }, "The declared parameters (a list of KernelParam), or None for a native kernel")
+          }, "The parameters launches are checked against (a list of KernelParam): the dialect "
+             "source's, a native kernel's as read from its source or the driver or declared with "
+             "Program.kernel(name, parameters); None when none of these can tell")
       .def("__call__", [](const Kernel& k, nb::args args, nb::kwargs kwargs) {
             nb::handle queue = kwargs.contains("queue") ? nb::handle(kwargs["queue"]) : nb::handle(Py_None);
             if (nb::len(kwargs) > (kwargs.contains("queue") ? 1u : 0u))
@@ -41,7 +43,12 @@ void bind_program(nb::module_& m) {
       .def("__repr__", [](const Kernel& k) { return "<duet.Kernel " + k.name() + " on " + k.device().info().id() + ">"; });
 
   nb::class_<Program>(m, "Program", "Source compiled for one device")
-      .def("kernel", &Program::kernel, nb::arg("name"))
+      .def("kernel", [](const Program& p, const std::string& name, const std::optional<std::string>& parameters) {
+             return parameters ? p.kernel(name, *parameters) : p.kernel(name);
+           }, nb::arg("name"), nb::arg("parameters") = nb::none(),
+           "kernel(name, parameters=None): `parameters` declares a native kernel's parameters as in its "
+           "declaration (\"int n, const float* x, float* y\"), checked against the compiled kernel, so that "
+           "launches are checked by type where the driver cannot tell")
       .def_prop_ro("kernel_names", &Program::kernel_names)
       .def_prop_ro("device", &Program::device, nb::rv_policy::copy)
       .def("__getattr__", [](const Program& p, const std::string& name) {
