@@ -30,7 +30,7 @@ _duet._register_errors(errors.BY_KIND)
 from ._duet import (HAVE_DLPACK, Array, BackendStatus, Device, DeviceInfo, ElementwiseKernel, Event,
                     Kernel, KernelParam, Program, Queue, ReductionKernel, asarray, backends,
                     default_device, devices, elapsed_ms, empty, from_dlpack, full, gemm, heat, heat_step,
-                    kernel_names, kernel_source, matmul, multiply, pinned_empty, vector_add)
+                    kernel_names, kernel_source, multiply, pinned_empty, vector_add)
 from ._duet import __version__
 from . import random
 from ._queue import Timer
@@ -38,7 +38,7 @@ from . import _array_api
 from ._fuse import fuse
 from ._duet import Expression
 from ._array_api import (abs, add, all, any, arange, argmax, argmin, astype, ceil, clip, cos, divide, equal,
-                         exp, floor, greater, greater_equal, less, less_equal, linspace, log, max, maximum,
+                         exp, floor, greater, greater_equal, less, less_equal, linspace, log, matmul, max, maximum,
                          mean, min, minimum, multiply, negative, not_equal, positive, pow, power, prod, sin,
                          sqrt, subtract, sum, tanh, tensordot, vecdot, where)
 
@@ -48,7 +48,7 @@ __all__ = [
     "DriverError", "ElementwiseKernel", "Error", "Event", "HAVE_DLPACK", "Kernel", "KernelFaultError",
     "KernelNotFoundError", "KernelParam", "OutOfMemoryError", "Program", "Queue", "ReductionKernel",
     "ReleasedError", "Timer", "asarray", "backends", "default_device", "devices", "elapsed_ms", "empty",
-    "errors", "from_dlpack", "full", "gemm", "heat", "heat_step", "kernel_names", "kernel_source", "matmul",
+    "errors", "from_dlpack", "full", "gemm", "heat", "heat_step", "kernel_names", "kernel_source",
     "multiply", "ones", "pinned_empty", "random", "vector_add", "zeros", "empty_like", "zeros_like",
     "fuse", "Expression",
 ] + [name for name in _array_api.__all__ if name != "multiply"]

@@ -17,7 +17,7 @@ from . import _duet
 __all__ = [
     "abs", "add", "all", "any", "arange", "argmax", "argmin", "astype", "ceil", "clip", "cos", "divide",
     "equal", "exp", "floor", "greater", "greater_equal", "less", "less_equal", "linspace", "log", "max",
-    "maximum", "mean", "min", "minimum", "multiply", "negative", "not_equal", "positive", "pow", "power",
+    "matmul", "maximum", "mean", "min", "minimum", "multiply", "negative", "not_equal", "positive", "pow", "power",
     "prod", "sin", "sqrt", "subtract", "sum", "tanh", "tensordot", "vecdot", "where",
 ]
 
@@ -84,6 +84,20 @@ def multiply(x1, x2, c=None, /, *, queue=None):
     if c is not None:
         return _duet.multiply(x1, x2, c, queue=queue)
     return _duet._elementwise("multiply", x1, x2, queue=queue)
+
+
+def matmul(x1, x2, /, *, out=None, queue=None):
+    """x1 @ x2 with numpy.matmul's shapes (a vector on either side, stacks of matrices broadcast) and
+    floating dtypes promoted together, through duet's gemm (duet::matmul over arrays: transposed and
+    row-stepped views go to gemm without a copy). With `out` (a float32 2-D array of the product's
+    shape), the older shared kernel: the product of two float32 2-D arrays written into out, returned."""
+    if out is not None:
+        return _duet._matmul_into(x1, x2, out, queue=queue)
+    import numpy
+
+    t = numpy.result_type(x1.dtype, x2.dtype)
+    x1, x2 = astype(x1, t, copy=False, queue=queue), astype(x2, t, copy=False, queue=queue)
+    return _duet._matmul(x1, x2, queue=queue)
 
 
 def positive(x, /, *, queue=None):

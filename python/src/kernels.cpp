@@ -22,7 +22,7 @@ void require_whole(const Array& a, const char* what) {
 }  // namespace
 
 void bind_kernels(nb::module_& m) {
-  m.def("matmul", [](const Array& A, const Array& B, nb::handle out, nb::handle queue) {
+  m.def("_matmul_into", [](const Array& A, const Array& B, nb::handle out, nb::handle queue) {
     require_2d(A, "A");
     require_2d(B, "B");
     const std::size_t M = A.shape[0], K = A.shape[1], N = B.shape[1];
@@ -37,7 +37,8 @@ void bind_kernels(nb::module_& m) {
     duet::matmul(queue_or_default(queue, A.buffer.device()), a, b, c, M, N, K);
     return C;
   }, nb::arg("A"), nb::arg("B"), nb::arg("out").none() = nb::none(), nb::arg("queue").none() = nb::none(),
-     "C = A @ B for float32 2-D arrays (duet::matmul); returns C (a new array unless `out` is given)");
+     "C = A @ B for float32 2-D arrays (the shared matmul kernel); returns C (a new array unless `out` is "
+     "given). duet.matmul calls it with out=");
 
   m.def("heat_step", [](const Array& u, Array& v, double r, nb::handle queue) {
     require_2d(u, "u");

@@ -22,9 +22,24 @@ def test_matmul(device, m, n, k):
 def test_matmul_errors(device):
     a = duet.zeros((3, 4), device=device)
     with pytest.raises(duet.ArgumentError, match="3x4"):
+        duet.matmul(a, a, out=duet.zeros((3, 4), device=device))
+    with pytest.raises(duet.ArgumentError):
         duet.matmul(a, a)
     with pytest.raises(duet.ArgumentError, match="float"):
-        duet.matmul(duet.zeros((2, 2), "float64", device), duet.zeros((2, 2), "float64", device))
+        duet.matmul(duet.zeros((2, 2), "float64", device), duet.zeros((2, 2), "float64", device),
+                    out=duet.zeros((2, 2), "float64", device))
+
+
+def test_matmul_follows_numpy(device):
+    rng = np.random.default_rng()
+    for dtype in ["float32", "float64"] if device.supports_double else ["float32"]:
+        for a_shape, b_shape in [((5, 3), (3, 7)), ((3,), (3, 4)), ((2, 5, 3), (3, 1)), ((3, 4, 2), (3, 2, 5)), ((6,), (6,))]:
+            A = rng.standard_normal(a_shape).astype(dtype)
+            B = rng.standard_normal(b_shape).astype(np.float32)
+            got = duet.matmul(duet.asarray(A, device), duet.asarray(B, device)).get()
+            want = np.matmul(A.astype(np.float64), B.astype(np.float64))
+            assert got.dtype == np.result_type(A.dtype, B.dtype) and got.shape == want.shape
+            np.testing.assert_allclose(got, want, rtol=1e-4 if got.dtype == np.float32 else 1e-12, atol=1e-5)
 
 
 @pytest.mark.parametrize("steps", [1, 10])
