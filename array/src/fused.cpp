@@ -203,30 +203,6 @@ Layout broadcast_layout(const Array& a, const Shape& shape) {
   return l;
 }
 
-// All layouts of one shape walked together over as few axes as they all allow.
-std::vector<Layout> collapse_together(const std::vector<Layout>& in) {
-  std::vector<Layout> out(in.size());
-  for (std::size_t j = 0; j < in.size(); ++j) out[j].offset = in[j].offset;
-  const Shape& shape = in[0].shape;
-  for (std::size_t k = 0; k < shape.size(); ++k) {
-    if (shape[k] == 1) continue;
-    const std::int64_t len = static_cast<std::int64_t>(shape[k]);
-    bool merge = !out[0].shape.empty();
-    for (std::size_t j = 0; merge && j < in.size(); ++j)
-      merge = out[j].strides.back() == in[j].strides[k] * len;
-    for (std::size_t j = 0; j < in.size(); ++j) {
-      if (merge) {
-        out[j].shape.back() *= shape[k];
-        out[j].strides.back() = in[j].strides[k];
-      } else {
-        out[j].shape.push_back(shape[k]);
-        out[j].strides.push_back(in[j].strides[k]);
-      }
-    }
-  }
-  return out;
-}
-
 bool flat_over(const Array& a, const Shape& shape) { return a.shape() == shape && a.contiguous(); }
 
 struct Kernelized {
@@ -349,7 +325,7 @@ Event run(Queue& q, const Array& out, const Expr& e) {
   // The layouts in the kernel's parameter order.
   std::vector<Layout> layouts{out.layout()};
   for (const Expr::Node* n : k.leaves.arrays) layouts.push_back(broadcast_layout(n->array, shape));
-  std::vector<Layout> walked = flat ? layouts : collapse_together(layouts);
+  std::vector<Layout> walked = flat ? layouts : collapsed_together(layouts);
   if (!flat && walked[0].ndim() > kAxes)
     throw ArgumentError("evaluate: the operands' layouts need " + std::to_string(walked[0].ndim()) +
                         " uneven axes; at most " + std::to_string(kAxes) +

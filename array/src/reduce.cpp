@@ -163,6 +163,8 @@ std::string kernel_source(ReduceOp op, ScalarType in, ScalarType out, ScalarType
 
 }  // namespace
 
+ScalarType reduction_dtype(ReduceOp op, ScalarType dtype) { return types(op, dtype).first; }
+
 std::string reduction_source(ReduceOp op, ScalarType dtype) {
   const auto [out, acc] = types(op, dtype);
   return kernel_source(op, dtype, out, acc);

@@ -21,6 +21,8 @@ const char* to_string(ReduceOp op);
 
 Array reduce(Queue& q, ReduceOp op, const Array& a, std::optional<std::int64_t> axis = std::nullopt,
              bool keepdims = false);
+// The dtype reduce() gives for `op` over arrays of `dtype` (numpy's).
+ScalarType reduction_dtype(ReduceOp op, ScalarType dtype);
 // The dialect kernel reduce() runs for `op` over arrays of `dtype` (for tests and debugging).
 std::string reduction_source(ReduceOp op, ScalarType dtype);
 
