@@ -341,4 +341,53 @@ TEST_CASE("array ops: logical and bitwise functions, shifts, and their dtypes") 
   });
 }
 
+TEST_CASE("array ops: outer of any two views, flattened in C order, in multiply's dtype") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    auto rng = make_rng("array outer");
+    const std::vector<float> x = random_floats(rng, 5 * 14), y = random_floats(rng, 31);
+    const std::vector<std::int32_t> n = draw<std::int32_t>(rng, 3 * 4 * 2, -1000, 1000);
+    const Array X = duet::from_host<float>(q, x, {5, 14}), Y = duet::from_host<float>(q, y, {31});
+    const Array N = duet::from_host<std::int32_t>(q, n, {3, 4, 2});
+    struct Case {
+      Array a, b;
+      std::vector<double> av, bv;
+    };
+    const Array xv = X.index({Slice{none, none, -2}, Slice{1, none, 3}});  // (3, 5), reversed and stepped
+    const Array yv = Y.index({Slice{none, none, -3}});                     // (11,)
+    const Array nv = N.transpose({2, 0, 1});                               // (2, 3, 4), not contiguous
+    std::vector<Case> cases{
+        {xv, yv, through_layout<double>(x, xv.layout()), through_layout<double>(y, yv.layout())},
+        {yv, xv, through_layout<double>(y, yv.layout()), through_layout<double>(x, xv.layout())},
+        {Y, Y.index({Slice{0, 0}}), {y.begin(), y.end()}, {}},
+        {duet::full(q, {}, 3.0), yv, {3.0}, through_layout<double>(y, yv.layout())}};
+    if (dev.info().supports_double)
+      cases.push_back(
+          {nv, xv, through_layout<double>(n, nv.layout()), through_layout<double>(x, xv.layout())});
+    for (const Case& c : cases) {
+      INFO(duet::shape_text(c.a.shape()), " outer ", duet::shape_text(c.b.shape()));
+      const Array o = duet::outer(q, c.a, c.b);
+      CHECK(o.shape() == duet::Shape{c.a.size(), c.b.size()});
+      CHECK(o.contiguous());
+      CHECK(o.dtype() == duet::promote_types(c.a.dtype(), c.b.dtype()));
+      std::vector<double> got;
+      if (o.dtype() == ScalarType::f64) {
+        got = o.to_vector<double>(q);
+      } else {
+        const std::vector<float> f = o.to_vector<float>(q);
+        got.assign(f.begin(), f.end());
+      }
+      std::vector<double> want;
+      for (double a : c.av)
+        for (double b : c.bv) want.push_back(a * b);
+      check_close(
+          std::vector<float>(got.begin(), got.end()), want,
+          [&](std::size_t i) { return kUnitRoundoff * std::fabs(want[i]); }, "outer");
+    }
+    CHECK(duet::outer(q, N, N).dtype() == ScalarType::i32);
+    CHECK(duet::outer(q, N, N).to_vector<std::int32_t>(q)[5 * 24 + 7] == n[5] * n[7]);
+    compiles_for_cuda(xv.expand_dims(-1) * yv, ScalarType::f32);
+  });
+}
+
 TEST_SUITE_END();

@@ -147,6 +147,14 @@ Array evaluate(Queue& q, const Expr& e);
 // first (a copy is made where out overlaps an input it is not identical to).
 Event assign(Queue& q, const Array& out, const Expr& e);
 
+// numpy.outer: result[i, j] = a.flat[i] * b.flat[j] (C order), a new contiguous array of shape
+// (a.size(), b.size()) with multiply's dtype. One fused kernel that broadcasts a (with b.ndim() axes
+// of length 1 appended) against b over the shape a.shape + b.shape, so no input is copied or
+// flattened first, whatever its layout. It lives with the expressions rather than with matmul
+// (duet/array_linalg.hpp): it is an elementwise product with no sum in it, so gemm has nothing to
+// add, and here it needs only duet::array.
+Array outer(Queue& q, const Array& a, const Array& b);
+
 // The dialect kernel evaluate() would run for `e` writing `out_dtype` (for tests and debugging).
 std::string fused_source(const Expr& e, ScalarType out_dtype, bool flat);
 
