@@ -130,8 +130,8 @@ Expr power(const Operand& a, const Operand& b);
 Expr logical_and(const Operand& a, const Operand& b);
 Expr logical_or(const Operand& a, const Operand& b);
 Expr logical_xor(const Operand& a, const Operand& b);
-// a shifted by b bits (integers only). Counts outside 0..bits-1 give what shifting one bit at a time
-// would: 0, or -1 for a right shift of a negative value.
+// a shifted by b bits (integers only). A count below 0 or of the type's bits or more shifts every
+// bit out, as numpy's (C leaves it undefined): 0, or -1 for a negative value shifted right.
 Expr left_shift(const Operand& a, const Operand& b);
 Expr right_shift(const Operand& a, const Operand& b);
 // cond ? a : b elementwise (cond nonzero), a and b promoted together.
@@ -150,9 +150,10 @@ Event assign(Queue& q, const Array& out, const Expr& e);
 // numpy.outer: result[i, j] = a.flat[i] * b.flat[j] (C order), a new contiguous array of shape
 // (a.size(), b.size()) with multiply's dtype. One fused kernel that broadcasts a (with b.ndim() axes
 // of length 1 appended) against b over the shape a.shape + b.shape, so no input is copied or
-// flattened first, whatever its layout. It lives with the expressions rather than with matmul
-// (duet/array_linalg.hpp): it is an elementwise product with no sum in it, so gemm has nothing to
-// add, and here it needs only duet::array.
+// flattened first, whatever its layout (ArgumentError where the two layouts together need more than
+// the fused kernel's 6 uneven axes: copy one first). It lives with the expressions rather than with
+// matmul (duet/array_linalg.hpp): it is an elementwise product with no sum in it, so gemm has
+// nothing to add, and here it needs only duet::array.
 Array outer(Queue& q, const Array& a, const Array& b);
 
 // The dialect kernel evaluate() would run for `e` writing `out_dtype` (for tests and debugging).
