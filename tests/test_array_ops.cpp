@@ -304,6 +304,14 @@ TEST_CASE("array ops: logical and bitwise functions, shifts, and their dtypes") 
     }
     const Array U = duet::from_host<std::uint8_t>(q, std::vector<std::uint8_t>{0, 5, 255}, {3});
     CHECK(duet::evaluate(q, ~U).to_vector<std::uint8_t>(q) == std::vector<std::uint8_t>{255, 250, 0});
+    // Narrow integers wrap in their own dtype before a wider operation uses them, as numpy's.
+    const Array I8 = duet::from_host<std::int8_t>(q, std::vector<std::int8_t>{100, -100, 7}, {3});
+    const Array Z16 = duet::from_host<std::int16_t>(q, std::vector<std::int16_t>{0, 0, 0}, {3});
+    CHECK(duet::evaluate(q, (I8 + I8) + Z16).to_vector<std::int16_t>(q) ==
+          std::vector<std::int16_t>{-56, 56, 14});
+    CHECK(duet::evaluate(q, (I8 * I8) + Z16).to_vector<std::int16_t>(q) ==
+          std::vector<std::int16_t>{16, 16, 49});
+    CHECK(duet::evaluate(q, -U + Z16).to_vector<std::int16_t>(q) == std::vector<std::int16_t>{0, 251, 1});
     // ~ inside a wider operation keeps its own dtype's value (250, not -6).
     const Array W = duet::from_host<std::int16_t>(q, std::vector<std::int16_t>{0, 0, 0}, {3});
     CHECK(duet::evaluate(q, ~U + W).to_vector<std::int16_t>(q) == std::vector<std::int16_t>{255, 250, 0});

@@ -97,7 +97,7 @@ struct Writer {
   std::string unary(const Expr::Node& n, ScalarType as) {
     const ScalarType t = n.weak ? compute_type(as) : compute_type(n.dtype);
     const std::string x = cast(*n.args[0], t);
-    if (n.op == "neg") return "(-" + x + ")";
+    if (n.op == "neg") return wrapped(t, "(-" + x + ")");
     if (n.op == "~") return "((" + cname(t) + ")~" + x + ")";
     if (n.op == "abs") {
       if (is_float(t)) return "fabs(" + x + ")";
@@ -123,7 +123,13 @@ struct Writer {
       return helper("floordiv", t, is_float(t) ? float_floor_divide(t) : integer_floor_divide(t), a, b);
     if (n.op == "%") return helper("mod", t, is_float(t) ? float_remainder(t) : integer_remainder(t), a, b);
     if (n.op == "<<" || n.op == ">>") return helper(n.op == "<<" ? "shl" : "shr", t, shift(n.op, t), a, b);
-    return "(" + a + " " + n.op + " " + b + ")";
+    return wrapped(t, "(" + a + " " + n.op + " " + b + ")");
+  }
+
+  // C computes char and short arithmetic in int; numpy wraps in the operands' type, which matters
+  // where a wider operation uses the result (int8 100 + 100 is -56 before it meets an int16).
+  static std::string wrapped(ScalarType t, const std::string& value) {
+    return !is_float(t) && size_of(t) < 4 ? "((" + cname(t) + ")" + value + ")" : value;
   }
 
   // The call name(a, b) of a DEVICE function duet_<what>_<type>(a, b) of type t with `body`,
