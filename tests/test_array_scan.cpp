@@ -154,6 +154,56 @@ TEST_CASE("array cumsum: integers exactly in numpy's dtypes, float16 and float64
   });
 }
 
+TEST_CASE("array cumsum into out: poisoned views, another dtype, in place, and the errors") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    auto rng = make_rng("array cumsum out");
+    const std::size_t R = 13, C = 2500;
+    const std::vector<float> x = random_floats(rng, R * C);
+    const Array X = duet::from_host<float>(q, x, {R, C});
+    const std::vector<double> xd(x.begin(), x.end());
+    // Into every second row, reversed, of a NaN-poisoned array: the rows between stay NaN.
+    const Array poisoned = duet::full(q, {2 * R, C}, std::nan(""));
+    const Array out = poisoned.index({Slice{none, none, -2}});
+    for (int axis : {1, 0}) {
+      duet::cumsum(q, X, axis, out);
+      const std::vector<float> all = poisoned.to_vector<float>(q);
+      const auto [want, mag] = host_cumsum(xd, {R, C}, std::size_t(axis));
+      const std::vector<float> got = out.to_vector<float>(q);
+      const std::size_t len = axis == 0 ? R : C;
+      check_close(
+          got, want, [&](std::size_t i) { return 2.0 * double(len + 2) * kUnitRoundoff * mag[i]; },
+          "into a view, axis " + std::to_string(axis));
+      std::size_t written_between = 0;
+      for (std::size_t r = 0; r < 2 * R; r += 2)
+        for (std::size_t c = 0; c < C; ++c) written_between += !std::isnan(all[r * C + c]);
+      CHECK(written_between == 0);
+    }
+    // int16 input summed in int64, stored as int32 into a transposed poisoned view.
+    const std::vector<int> iv = random_ints(rng, 6 * 9, -30000, 30000);
+    const std::vector<std::int16_t> i16(iv.begin(), iv.end());
+    const Array I = duet::from_host<std::int16_t>(q, i16, {6, 9});
+    const Array target = duet::full(q, {9, 6}, -77, ScalarType::i32);
+    duet::cumsum(q, I, 0, target.T());
+    const std::vector<std::int32_t> got = target.T().to_vector<std::int32_t>(q);
+    std::vector<std::int32_t> want(i16.size());
+    for (std::size_t i = 0; i < i16.size(); ++i) want[i] = (i < 9 ? 0 : want[i - 9]) + i16[i];
+    check_equal(got, want, "int16 into an int32 view");
+    // In place, flattened: a 1-D array is its own result.
+    const Array v = duet::from_host<float>(q, std::vector<float>{1, 2, 3, 4}, {4});
+    duet::cumsum(q, v, std::nullopt, v);
+    CHECK(v.to_vector<float>(q) == std::vector<float>{1, 3, 6, 10});
+    // The errors.
+    auto err = EXPECT_ERROR(duet::ArgumentError, duet::cumsum(q, X, 0, duet::empty(dev, {R, C + 1})));
+    if (err) CHECK_CONTAINS(err->what(), "out has the shape");
+    err =
+        EXPECT_ERROR(duet::ArgumentError, duet::cumsum(q, v.index({Slice{0, 3}}), 0, v.index({Slice{1, 4}})));
+    if (err) CHECK_CONTAINS(err->what(), "shares memory");
+    err = EXPECT_ERROR(duet::ArgumentError, duet::cumsum(q, X, std::nullopt, out));
+    if (err) CHECK_CONTAINS(err->what(), "flattened");
+  });
+}
+
 TEST_SUITE_END();
 TEST_SUITE_BEGIN("nvrtc");
 

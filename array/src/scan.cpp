@@ -18,10 +18,15 @@ constexpr std::size_t kGroup = 256;
 constexpr std::size_t kPerItem = 8;
 constexpr std::size_t kChunk = kGroup * kPerItem;
 
-ScalarType accumulator(ScalarType out) { return out == ScalarType::f16 ? ScalarType::f32 : out; }
+// The type the sums are made in: sum's dtype, float16's in float32.
+ScalarType accumulator(ScalarType in) {
+  const ScalarType t = reduction_dtype(ReduceOp::sum, in);
+  return t == ScalarType::f16 ? ScalarType::f32 : t;
+}
 
 std::string kernel_source(ScalarType in, ScalarType out) {
-  const std::string I = to_string(in), O = to_string(out), A = to_string(accumulator(out));
+  const std::string I = to_string(in), O = to_string(out), A = to_string(accumulator(in));
+  const std::string stored = out == ScalarType::f16 ? "float" : O;  // what STORE takes
   const std::string zero = "(" + A + ")0";
   std::ostringstream s;
   s << "KERNEL void duet_cumsum(GLOBAL const " << I << "* src, const long src_off, GLOBAL " << O
@@ -73,34 +78,36 @@ Layout without_axis(const Layout& l, std::size_t k) {
   return out;
 }
 
-}  // namespace
-
-std::string cumsum_source(ScalarType dtype) {
-  return kernel_source(dtype, reduction_dtype(ReduceOp::sum, dtype));
+// What a kernel is given for an array (see extension::kernel_range): its memory from an aligned
+// start, and the elements from there to the buffer's start.
+std::pair<RawBuffer, std::int64_t> passable(const Queue& q, const Array& a) {
+  RawBuffer arg = a.buffer().aligned_back(q.device().info().view_alignment);
+  const std::int64_t skipped = static_cast<std::int64_t>((a.buffer().offset() - arg.offset()) / a.itemsize());
+  return {std::move(arg), skipped};
 }
 
-Array cumsum(Queue& q, const Array& in, std::optional<std::int64_t> axis) {
+// The array scanned (`in`, or its flattened contiguous copy) and the axis along which.
+std::pair<Array, std::size_t> scanned(Queue& q, const Array& in, std::optional<std::int64_t> axis) {
   if (!in.valid()) throw ReleasedError("cumsum: the array is empty (default-constructed)");
-  const ScalarType out_type = reduction_dtype(ReduceOp::sum, in.dtype());
-  if (out_type == ScalarType::f64 && !q.device().info().supports_double)
-    throw ArgumentError("cumsum of float64 needs double precision, which " + q.device().info().id() +
-                        " lacks; convert the array to float32 first");
-  // The scanned axis k of src: the one given, or the only axis of the flattened array.
-  Array src = in;
-  std::size_t k = 0;
-  if (axis) {
-    const std::int64_t n = static_cast<std::int64_t>(in.ndim());
-    if (*axis < -n || *axis >= n)
-      throw ArgumentError("cumsum: axis " + std::to_string(*axis) + " is out of range for an array of " +
-                          std::to_string(in.ndim()) + " dimensions " + shape_text(in.shape()) +
-                          "; leave the axis out to scan every element");
-    k = static_cast<std::size_t>(*axis < 0 ? *axis + n : *axis);
-  } else {
-    if (!in.contiguous()) src = in.copy(q);
-    src = *src.reshape_view({std::int64_t(src.size())});
+  if (!axis) {
+    const Array flat = in.contiguous() ? in : in.copy(q);
+    return {*flat.reshape_view({std::int64_t(flat.size())}), 0};
   }
-  Array out = empty(q.device(), src.shape(), out_type);
-  if (out.size() == 0) return out;
+  const std::int64_t n = static_cast<std::int64_t>(in.ndim());
+  if (*axis < -n || *axis >= n)
+    throw ArgumentError("cumsum: axis " + std::to_string(*axis) + " is out of range for an array of " +
+                        std::to_string(in.ndim()) + " dimensions " + shape_text(in.shape()) +
+                        "; leave the axis out to scan every element");
+  return {in, static_cast<std::size_t>(*axis < 0 ? *axis + n : *axis)};
+}
+
+// The scan of src along axis k into out (src's shape, not empty).
+Event launch(Queue& q, const Array& src, std::size_t k, const Array& out) {
+  for (ScalarType t : {accumulator(src.dtype()), out.dtype()})
+    if (t == ScalarType::f64 && !q.device().info().supports_double)
+      throw ArgumentError("cumsum of " + std::string(to_string(src.dtype())) + " into " +
+                          to_string(out.dtype()) + " needs double precision, which " +
+                          q.device().info().id() + " lacks; convert the array to float32 first");
   const std::vector<Layout> walk =
       collapsed_together({without_axis(src.layout(), k), without_axis(out.layout(), k)});
   if (walk[0].ndim() > kAxes)
@@ -108,14 +115,13 @@ Array cumsum(Queue& q, const Array& in, std::optional<std::int64_t> axis) {
                         " uneven axes; at most 6 are supported (copy the array first)");
   const std::size_t rows = out.size() / src.shape()[k];
   const Kernel kernel =
-      q.device().compile(kernel_source(src.dtype(), out_type), {}, "cumsum.duet").kernel("duet_cumsum");
-  const RawBuffer src_arg = src.buffer().aligned_back(q.device().info().view_alignment);
-  const std::int64_t skipped =
-      static_cast<std::int64_t>((src.buffer().offset() - src_arg.offset()) / src.itemsize());
+      q.device().compile(kernel_source(src.dtype(), out.dtype()), {}, "cumsum.duet").kernel("duet_cumsum");
+  const auto [src_arg, src_skipped] = passable(q, src);
+  const auto [out_arg, out_skipped] = passable(q, out);
   std::vector<KernelArg> args{KernelArg::from_raw(src_arg, src.dtype()),
-                              KernelArg::from(skipped + walk[0].offset),
-                              KernelArg::from_raw(out.buffer(), out_type),
-                              KernelArg::from(std::int64_t(0)),
+                              KernelArg::from(src_skipped + walk[0].offset),
+                              KernelArg::from_raw(out_arg, out.dtype()),
+                              KernelArg::from(out_skipped + walk[1].offset),
                               KernelArg::from(std::uint64_t(rows)),
                               KernelArg::from(std::uint64_t(src.shape()[k])),
                               KernelArg::from(std::int64_t(src.strides()[k])),
@@ -126,8 +132,40 @@ Array cumsum(Queue& q, const Array& in, std::optional<std::int64_t> axis) {
   for (const Layout& l : walk)
     for (std::size_t d = 0; d < kAxes; ++d)
       args.push_back(KernelArg::from(std::int64_t(d < skip ? 0 : l.strides[d - skip])));
-  q.launch_args(kernel, Range(rows * kGroup), Range(kGroup), args);
+  return q.launch_args(kernel, Range(rows * kGroup), Range(kGroup), args);
+}
+
+}  // namespace
+
+std::string cumsum_source(ScalarType dtype) {
+  return kernel_source(dtype, reduction_dtype(ReduceOp::sum, dtype));
+}
+
+Array cumsum(Queue& q, const Array& in, std::optional<std::int64_t> axis) {
+  const auto [src, k] = scanned(q, in, axis);
+  Array out = empty(q.device(), src.shape(), reduction_dtype(ReduceOp::sum, in.dtype()));
+  if (out.size() > 0) launch(q, src, k, out);
   return out;
+}
+
+Event cumsum(Queue& q, const Array& in, std::optional<std::int64_t> axis, const Array& out) {
+  if (!out.valid()) throw ReleasedError("cumsum: out is empty (default-constructed)");
+  if (out.device() != q.device())
+    throw DeviceMismatchError("cumsum: out is on " + out.device().info().id() + ", the queue on " +
+                              q.device().info().id());
+  const auto [src, k] = scanned(q, in, axis);
+  if (out.shape() != src.shape())
+    throw ArgumentError("cumsum: out has the shape " + shape_text(out.shape()) + ", the result " +
+                        shape_text(src.shape()) + (axis ? "" : " (the flattened array)"));
+  const bool same_view = out.buffer().offset() == in.buffer().offset() && out.offset() == in.offset() &&
+                         out.shape() == in.shape() && out.strides() == in.strides() &&
+                         out.itemsize() == in.itemsize();
+  if (&out.buffer().impl() == &in.buffer().impl() && !same_view)
+    throw ArgumentError(
+        "cumsum: out shares memory with the input without being the same view (elements would be read "
+        "after others overwrote them); pass the input itself for an in-place scan, or a separate array");
+  if (out.size() == 0) return q.record();
+  return launch(q, src, k, out);
 }
 
 }  // namespace duet

@@ -22,6 +22,11 @@
 namespace duet {
 
 Array cumsum(Queue& q, const Array& a, std::optional<std::int64_t> axis = std::nullopt);
+// The same into `out`, any view of the result's shape (numpy's out=): the sums are made in the
+// result dtype above and converted to out's as they are stored. out may be `a` itself (the same
+// view, with a dtype of the same size) for an in-place scan; another view sharing a's memory is an
+// ArgumentError, as is a shape that differs.
+Event cumsum(Queue& q, const Array& a, std::optional<std::int64_t> axis, const Array& out);
 // The dialect kernel cumsum() runs over arrays of `dtype` (for tests and debugging).
 std::string cumsum_source(ScalarType dtype);
 
