@@ -40,9 +40,89 @@ void check_sums(const std::vector<float>& got,
     CHECK(std::fabs(got[i] - want.first[i]) <= 2.0 * double(n + 2) * kUnitRoundoff * want.second[i] + 1e-30);
 }
 
+// Sums of `v` (C order over `shape`) over the axes marked in `reduced`, in double, with the sums of
+// magnitudes; the result in C order over the kept axes.
+std::pair<std::vector<double>, std::vector<double>> sums_over(const std::vector<double>& v,
+                                                              const duet::Shape& shape,
+                                                              const std::vector<bool>& reduced) {
+  std::size_t outputs = 1;
+  for (std::size_t k = 0; k < shape.size(); ++k) outputs *= reduced[k] ? 1 : shape[k];
+  std::vector<double> s(outputs, 0.0), m(outputs, 0.0);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    std::size_t rest = i, o = 0, scale = 1;
+    for (std::size_t k = shape.size(); k-- > 0;) {
+      const std::size_t at = rest % shape[k];
+      rest /= shape[k];
+      if (reduced[k]) continue;
+      o += at * scale;
+      scale *= shape[k];
+    }
+    s[o] += v[i];
+    m[o] += std::fabs(v[i]);
+  }
+  return {s, m};
+}
+
 }  // namespace
 
 TEST_SUITE_BEGIN("device");
+
+TEST_CASE("array reductions over several axes: sums, views, keepdims, integers and the errors") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    auto rng = make_rng("array multi-axis");
+    const duet::Shape base_shape{5, 14, 11};
+    const std::vector<float> x = random_floats(rng, 5 * 14 * 11);
+    const Array A = duet::from_host<float>(q, x, base_shape);
+    const Array V =
+        A.index({Slice{}, Slice{none, none, -2}, Slice{1, none, 3}});  // (5, 7, 4), not contiguous
+    for (const Array& a : {A, V}) {
+      const std::vector<double> vals = through_layout<double>(x, a.layout());
+      const std::vector<std::vector<std::int64_t>> axis_lists{{0, 2}, {-1, 0}, {1, 2}, {0, 1}, {2, 1, 0}, {}};
+      for (const std::vector<std::int64_t>& axes : axis_lists) {
+        std::vector<bool> reduced(3, false);
+        std::size_t run = 1;
+        for (std::int64_t k : axes) reduced[std::size_t(k < 0 ? k + 3 : k)] = true;
+        for (std::size_t k = 0; k < 3; ++k) run *= reduced[k] ? a.shape()[k] : 1;
+        INFO(duet::shape_text(a.shape()), " over ", axes.size(), " axes, ", run, " each");
+        const Array s = duet::sum(q, a, axes);
+        duet::Shape kept;
+        for (std::size_t k = 0; k < 3; ++k)
+          if (!reduced[k]) kept.push_back(a.shape()[k]);
+        CHECK(s.shape() == kept);
+        check_sums(s.to_vector<float>(q), sums_over(vals, a.shape(), reduced), run);
+        duet::Shape with_ones = a.shape();
+        for (std::size_t k = 0; k < 3; ++k)
+          if (reduced[k]) with_ones[k] = 1;
+        CHECK(duet::sum(q, a, axes, true).shape() == with_ones);
+      }
+    }
+    // Integers: int64 sums and products, int32 extremes, a float64 mean.
+    const std::vector<std::int32_t> iv{3, -1, 4, 1, -5, 9, 2, 6, -5, 3, 5, -9};
+    const Array I = duet::from_host<std::int32_t>(q, iv, {2, 3, 2});
+    const Array p = duet::prod(q, I, {0, 2});
+    CHECK(p.dtype() == duet::ScalarType::i64);
+    CHECK(p.to_vector<std::int64_t>(q) ==
+          std::vector<std::int64_t>{3 * -1 * 2 * 6, 4 * 1 * -5 * 3, -5 * 9 * 5 * -9});
+    CHECK(duet::max(q, I, {1, 2}).to_vector<std::int32_t>(q) == std::vector<std::int32_t>{9, 6});
+    CHECK(duet::min(q, I, {0, 1}, true).to_vector<std::int32_t>(q) == std::vector<std::int32_t>{-5, -9});
+    CHECK(duet::sum(q, I, std::vector<std::int64_t>{}).dtype() == duet::ScalarType::i64);
+    if (dev.info().supports_double)
+      CHECK(duet::mean(q, I, {0, 1, 2}).to_vector<double>(q)[0] == doctest::Approx(13.0 / 12));
+    CHECK(duet::any(q, duet::evaluate(q, I > 8), {0, 1}).to_vector<std::uint8_t>(q) ==
+          std::vector<std::uint8_t>{0, 1});
+    // The errors.
+    auto err = EXPECT_ERROR(duet::ArgumentError, duet::sum(q, I, {0, -3}));
+    if (err) CHECK_CONTAINS(err->what(), "listed twice");
+    err = EXPECT_ERROR(duet::ArgumentError, duet::argmax(q, I, {0, 1}));
+    if (err) CHECK_CONTAINS(err->what(), "one axis or none");
+    err = EXPECT_ERROR(duet::ArgumentError, duet::sum(q, I, {0, 3}));
+    if (err) CHECK_CONTAINS(err->what(), "axis 3 is out of range");
+    err = EXPECT_ERROR(duet::ArgumentError, duet::max(q, duet::zeros(q, {3, 0, 2}), {1, 2}));
+    if (err) CHECK_CONTAINS(err->what(), "no elements");
+    CHECK(duet::sum(q, duet::zeros(q, {3, 0, 2}), {1, 2}).to_vector<float>(q) == std::vector<float>{0, 0, 0});
+  });
+}
 
 TEST_CASE("array reductions: sums over every element and along axes, views included") {
   for_each_device([](const duet::Device& dev) {

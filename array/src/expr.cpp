@@ -94,6 +94,18 @@ Expr comparison(const char* op, const Expr& a, const Expr& b) {
               broadcast(a.shape(), b.shape(), op));
 }
 
+void integers_only(const char* op, ScalarType t) {
+  if (is_float(t))
+    throw ArgumentError(std::string(op) + " of " + to_string(t) +
+                        ": bitwise operations take integer dtypes only (convert with astype)");
+}
+
+// &, |, ^, << and >>: integer operands (a float one, a plain 2.0 included, is refused).
+Expr bitwise(const char* op, const Expr& a, const Expr& b) {
+  for (const Expr* x : {&a, &b}) integers_only(op, x->dtype());
+  return arithmetic(op, a, b);
+}
+
 Expr function(const char* name, const Expr& a) {
   return make(NodeKind::unary, name, {a.node()}, float_for(a.dtype()), a.node()->weak, a.shape());
 }
@@ -170,15 +182,41 @@ Expr ceil(const Expr& a) { return function("ceil", a); }
 Expr maximum(const Operand& a, const Operand& b) { return arithmetic("max", a.expr, b.expr); }
 Expr minimum(const Operand& a, const Operand& b) { return arithmetic("min", a.expr, b.expr); }
 
+Expr floor_divide(const Operand& a, const Operand& b) { return arithmetic("//", a.expr, b.expr); }
+Expr remainder(const Expr& a, const Expr& b) { return arithmetic("%", a, b); }
+
 Expr power(const Operand& base, const Operand& exponent) {
-  const Expr& a = base.expr;
-  const Expr& b = exponent.expr;
-  Expr e = arithmetic("pow", a, b);
-  if (!is_float(e.dtype()))
-    throw ArgumentError(std::string("power: integer powers (") + to_string(a.dtype()) + " ** " +
-                        to_string(b.dtype()) +
-                        ") are not supported; convert with astype(..., float32) first");
+  const Expr e = arithmetic("pow", base.expr, exponent.expr);
+  const Expr::Node& x = *exponent.expr.node();
+  // numpy refuses integer ** negative integer; here that is known before running only for a number.
+  if (!is_float(e.dtype()) && x.kind == NodeKind::scalar && x.dtype == ScalarType::i64 && x.int_value < 0)
+    throw ArgumentError(std::string("power: ") + to_string(e.dtype()) + " ** " + std::to_string(x.int_value) +
+                        ": integers to negative integer powers are not allowed (as in numpy); use a float "
+                        "base (astype(..., float32)) or a float exponent");
   return e;
+}
+
+Expr bitwise_and(const Expr& a, const Expr& b) { return bitwise("&", a, b); }
+Expr bitwise_or(const Expr& a, const Expr& b) { return bitwise("|", a, b); }
+Expr bitwise_xor(const Expr& a, const Expr& b) { return bitwise("^", a, b); }
+Expr left_shift(const Operand& a, const Operand& b) { return bitwise("<<", a.expr, b.expr); }
+Expr right_shift(const Operand& a, const Operand& b) { return bitwise(">>", a.expr, b.expr); }
+Expr invert(const Expr& a) {
+  integers_only("invert", a.dtype());
+  return make(NodeKind::unary, "~", {a.node()}, a.dtype(), a.node()->weak, a.shape());
+}
+
+// The logical functions are comparisons of truth values (x != 0), so they share the comparisons'
+// kernel code and dtype.
+Expr logical_not(const Expr& a) { return equal(a, Expr::int_scalar(0)); }
+Expr logical_and(const Operand& a, const Operand& b) {
+  return comparison("&&", not_equal(a.expr, Expr::int_scalar(0)), not_equal(b.expr, Expr::int_scalar(0)));
+}
+Expr logical_or(const Operand& a, const Operand& b) {
+  return comparison("||", not_equal(a.expr, Expr::int_scalar(0)), not_equal(b.expr, Expr::int_scalar(0)));
+}
+Expr logical_xor(const Operand& a, const Operand& b) {
+  return not_equal(not_equal(a.expr, Expr::int_scalar(0)), not_equal(b.expr, Expr::int_scalar(0)));
 }
 
 Expr where(const Operand& condition, const Operand& if_true, const Operand& if_false) {

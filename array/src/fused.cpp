@@ -97,7 +97,8 @@ struct Writer {
   std::string unary(const Expr::Node& n, ScalarType as) {
     const ScalarType t = n.weak ? compute_type(as) : compute_type(n.dtype);
     const std::string x = cast(*n.args[0], t);
-    if (n.op == "neg") return "(-" + x + ")";
+    if (n.op == "neg") return wrapped(t, "(-" + x + ")");
+    if (n.op == "~") return "((" + cname(t) + ")~" + x + ")";
     if (n.op == "abs") {
       if (is_float(t)) return "fabs(" + x + ")";
       const std::string name = "duet_abs_" + cname(t);
@@ -113,14 +114,87 @@ struct Writer {
     const std::string a = cast(*n.args[0], t), b = cast(*n.args[1], t);
     if (n.op == "max" || n.op == "min") {
       // NaN wins, as in numpy.maximum: a is kept when it is NaN or beats b, else b (NaN or not).
-      const std::string name = std::string("duet_") + n.op + "_" + cname(t);
       const std::string beats = n.op == "max" ? "a > b" : "a < b";
-      helpers[name] = "DEVICE " + cname(t) + " " + name + "(const " + cname(t) + " a, const " + cname(t) +
-                      " b) { return (" + beats + (is_float(t) ? " || a != a" : "") + ") ? a : b; }\n";
-      return name + "(" + a + ", " + b + ")";
+      return helper(n.op, t, "  return (" + beats + (is_float(t) ? " || a != a" : "") + ") ? a : b;\n", a, b);
     }
-    if (n.op == "pow") return "pow(" + a + ", " + b + ")";
-    return "(" + a + " " + n.op + " " + b + ")";
+    if (n.op == "pow" && is_float(t)) return "pow(" + a + ", " + b + ")";
+    if (n.op == "pow") return helper("ipow", t, integer_power(t), a, b);
+    if (n.op == "//")
+      return helper("floordiv", t, is_float(t) ? float_floor_divide(t) : integer_floor_divide(t), a, b);
+    if (n.op == "%") return helper("mod", t, is_float(t) ? float_remainder(t) : integer_remainder(t), a, b);
+    if (n.op == "<<" || n.op == ">>") return helper(n.op == "<<" ? "shl" : "shr", t, shift(n.op, t), a, b);
+    return wrapped(t, "(" + a + " " + n.op + " " + b + ")");
+  }
+
+  // C computes char and short arithmetic in int; numpy wraps in the operands' type, which matters
+  // where a wider operation uses the result (int8 100 + 100 is -56 before it meets an int16).
+  static std::string wrapped(ScalarType t, const std::string& value) {
+    return !is_float(t) && size_of(t) < 4 ? "((" + cname(t) + ")" + value + ")" : value;
+  }
+
+  // The call name(a, b) of a DEVICE function duet_<what>_<type>(a, b) of type t with `body`,
+  // defined once per kernel.
+  std::string helper(const std::string& what, ScalarType t, const std::string& body, const std::string& a,
+                     const std::string& b) {
+    const std::string T = cname(t), name = "duet_" + what + "_" + T;
+    helpers[name] = "DEVICE " + T + " " + name + "(const " + T + " a, const " + T + " b) {\n" + body + "}\n";
+    return name + "(" + a + ", " + b + ")";
+  }
+
+  // The integer bodies never divide by 0 or the lowest value by -1, which trap on some devices: numpy's
+  // results for those (0, and the wrapped lowest value) are returned without dividing. Products and
+  // negations go through the unsigned type, where wrapping is defined.
+  static bool is_signed_int(ScalarType t) { return cname(t)[0] != 'u'; }
+  static std::string unsigned_of(ScalarType t) { return is_signed_int(t) ? "u" + cname(t) : cname(t); }
+  static std::string bits(ScalarType t) { return std::to_string(size_of(t) * 8); }
+
+  static std::string integer_floor_divide(ScalarType t) {
+    if (!is_signed_int(t)) return "  return b == 0 ? 0 : a / b;\n";
+    const std::string T = cname(t), U = unsigned_of(t);
+    return "  if (b == 0) return 0;\n  if (b == -1) return (" + T + ")((" + U + ")0 - (" + U +
+           ")a);\n  const " + T + " q = a / b;\n  return (a % b != 0 && (a < 0) != (b < 0)) ? (" + T +
+           ")(q - 1) : q;\n";
+  }
+  static std::string integer_remainder(ScalarType t) {
+    if (!is_signed_int(t)) return "  return b == 0 ? 0 : a % b;\n";
+    const std::string T = cname(t);
+    return "  if (b == 0 || b == -1) return 0;\n  const " + T +
+           " r = a % b;\n  return (r != 0 && (r < 0) != (b < 0)) ? (" + T + ")(r + b) : r;\n";
+  }
+  // numpy's float floor division: from fmod, so a // b and a % b agree (a == b * (a // b) + a % b up to
+  // rounding), with the quotient rounded to the nearest integer it must be; x // 0 is x / 0.
+  static std::string float_floor_divide(ScalarType t) {
+    const std::string T = cname(t);
+    return "  if (b == 0) return a / b;\n  const " + T + " m = fmod(a, b);\n  " + T +
+           " d = (a - m) / b;\n  if (m != 0 && (m < 0) != (b < 0)) d -= 1;\n  if (d == 0) return copysign((" +
+           T + ")0, a / b);\n  const " + T + " f = floor(d);\n  return d - f > (" + T + ")0.5 ? f + 1 : f;\n";
+  }
+  static std::string float_remainder(ScalarType t) {
+    return "  const " + cname(t) +
+           " m = fmod(a, b);\n  if (m != 0) return (m < 0) != (b < 0) ? m + b : m;\n" +
+           "  return copysign((" + cname(t) + ")0, b);\n";
+  }
+  // Repeated squaring in the unsigned type (widened to uint below 32 bits, where uchar * uchar would
+  // be an int that can overflow). A negative exponent: the documented rule of power().
+  static std::string integer_power(ScalarType t) {
+    const std::string T = cname(t), U = unsigned_of(t), W = size_of(t) < 4 ? "uint" : U;
+    std::string body;
+    if (is_signed_int(t))
+      body = "  if (b < 0) return a == 1 ? (" + T + ")1 : a == -1 ? (" + T + ")((b & 1) ? -1 : 1) : (" + T +
+             ")0;\n";
+    return body + "  " + U + " r = 1, x = (" + U + ")a;\n  for (" + T +
+           " e = b; e != 0; e >>= 1) {\n    if (e & 1) r = (" + U + ")((" + W + ")r * (" + W +
+           ")x);\n    x = (" + U + ")((" + W + ")x * (" + W + ")x);\n  }\n  return (" + T + ")r;\n";
+  }
+  // numpy's shifts: a count outside 0..bits-1 shifts everything out (0, or -1 for a negative value
+  // shifted right) instead of C's undefined behaviour; left shifts in the unsigned type.
+  static std::string shift(const std::string& op, ScalarType t) {
+    const std::string T = cname(t), U = unsigned_of(t);
+    const std::string out_of_range = (is_signed_int(t) ? "b < 0 || " : "") + std::string("b >= ") + bits(t);
+    if (op == "<<")
+      return "  return (" + out_of_range + ") ? (" + T + ")0 : (" + T + ")((" + U + ")a << b);\n";
+    return "  return (" + out_of_range + ") ? (" + T + ")(" + (is_signed_int(t) ? "a < 0 ? -1 : 0" : "0") +
+           ") : (" + T + ")(a >> b);\n";
   }
 };
 
@@ -133,30 +207,6 @@ Layout broadcast_layout(const Array& a, const Shape& shape) {
   const std::size_t lead = shape.size() - a.ndim();
   for (std::size_t k = 0; k < a.ndim(); ++k) l.strides[lead + k] = a.shape()[k] == 1 ? 0 : a.strides()[k];
   return l;
-}
-
-// All layouts of one shape walked together over as few axes as they all allow.
-std::vector<Layout> collapse_together(const std::vector<Layout>& in) {
-  std::vector<Layout> out(in.size());
-  for (std::size_t j = 0; j < in.size(); ++j) out[j].offset = in[j].offset;
-  const Shape& shape = in[0].shape;
-  for (std::size_t k = 0; k < shape.size(); ++k) {
-    if (shape[k] == 1) continue;
-    const std::int64_t len = static_cast<std::int64_t>(shape[k]);
-    bool merge = !out[0].shape.empty();
-    for (std::size_t j = 0; merge && j < in.size(); ++j)
-      merge = out[j].strides.back() == in[j].strides[k] * len;
-    for (std::size_t j = 0; j < in.size(); ++j) {
-      if (merge) {
-        out[j].shape.back() *= shape[k];
-        out[j].strides.back() = in[j].strides[k];
-      } else {
-        out[j].shape.push_back(shape[k]);
-        out[j].strides.push_back(in[j].strides[k]);
-      }
-    }
-  }
-  return out;
 }
 
 bool flat_over(const Array& a, const Shape& shape) { return a.shape() == shape && a.contiguous(); }
@@ -281,7 +331,7 @@ Event run(Queue& q, const Array& out, const Expr& e) {
   // The layouts in the kernel's parameter order.
   std::vector<Layout> layouts{out.layout()};
   for (const Expr::Node* n : k.leaves.arrays) layouts.push_back(broadcast_layout(n->array, shape));
-  std::vector<Layout> walked = flat ? layouts : collapse_together(layouts);
+  std::vector<Layout> walked = flat ? layouts : collapsed_together(layouts);
   if (!flat && walked[0].ndim() > kAxes)
     throw ArgumentError("evaluate: the operands' layouts need " + std::to_string(walked[0].ndim()) +
                         " uneven axes; at most " + std::to_string(kAxes) +
@@ -320,7 +370,6 @@ bool same_view(const Array& a, const Array& b) {
          a.layout().offset == b.layout().offset && a.shape() == b.shape() && a.strides() == b.strides() &&
          a.dtype() == b.dtype();
 }
-
 
 }  // namespace
 

@@ -258,16 +258,27 @@ Layout squeeze_layout(const Layout& a, std::optional<std::int64_t> axis) {
 
 Layout collapsed(const Layout& a) {
   if (a.size() == 0) return a;
-  Layout out;
-  out.offset = a.offset;
-  for (std::size_t k = 0; k < a.ndim(); ++k) {
-    if (a.shape[k] == 1) continue;
-    if (!out.shape.empty() && out.strides.back() == a.strides[k] * static_cast<std::int64_t>(a.shape[k])) {
-      out.shape.back() *= a.shape[k];
-      out.strides.back() = a.strides[k];
-    } else {
-      out.shape.push_back(a.shape[k]);
-      out.strides.push_back(a.strides[k]);
+  return collapsed_together({a})[0];
+}
+
+std::vector<Layout> collapsed_together(const std::vector<Layout>& in) {
+  std::vector<Layout> out(in.size());
+  for (std::size_t j = 0; j < in.size(); ++j) out[j].offset = in[j].offset;
+  const Shape& shape = in[0].shape;
+  for (std::size_t k = 0; k < shape.size(); ++k) {
+    if (shape[k] == 1) continue;
+    const std::int64_t len = static_cast<std::int64_t>(shape[k]);
+    bool merge = !out[0].shape.empty();
+    for (std::size_t j = 0; merge && j < in.size(); ++j)
+      merge = out[j].strides.back() == in[j].strides[k] * len;
+    for (std::size_t j = 0; j < in.size(); ++j) {
+      if (merge) {
+        out[j].shape.back() *= shape[k];
+        out[j].strides.back() = in[j].strides[k];
+      } else {
+        out[j].shape.push_back(shape[k]);
+        out[j].strides.push_back(in[j].strides[k]);
+      }
     }
   }
   return out;

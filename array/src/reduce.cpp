@@ -164,7 +164,19 @@ std::string kernel_source(ReduceOp op, ScalarType in, ScalarType out, ScalarType
   return s.str();
 }
 
+// `axis` of `in` counted from 0; ArgumentError when it is out of range.
+std::size_t axis_index(const char* call, std::int64_t axis, const Array& in) {
+  const std::int64_t n = static_cast<std::int64_t>(in.ndim());
+  if (axis < -n || axis >= n)
+    throw ArgumentError(std::string(call) + ": axis " + std::to_string(axis) +
+                        " is out of range for an array of " + std::to_string(in.ndim()) + " dimensions " +
+                        shape_text(in.shape()));
+  return static_cast<std::size_t>(axis < 0 ? axis + n : axis);
+}
+
 }  // namespace
+
+ScalarType reduction_dtype(ReduceOp op, ScalarType dtype) { return types(op, dtype).first; }
 
 std::string reduction_source(ReduceOp op, ScalarType dtype) {
   const auto [out, acc] = types(op, dtype);
@@ -205,12 +217,7 @@ Array reduce(Queue& q, ReduceOp op, const Array& in, std::optional<std::int64_t>
   Array src = in;
   std::size_t k = 0;
   if (axis) {
-    const std::int64_t n = static_cast<std::int64_t>(in.ndim());
-    if (*axis < -n || *axis >= n)
-      throw ArgumentError(std::string(call) + ": axis " + std::to_string(*axis) +
-                          " is out of range for an array of " + std::to_string(in.ndim()) + " dimensions " +
-                          shape_text(in.shape()));
-    k = static_cast<std::size_t>(*axis < 0 ? *axis + n : *axis);
+    k = axis_index(call, *axis, in);
   } else {
     if (!in.contiguous()) src = in.copy(q);
     src = *src.reshape_view({std::int64_t(src.size())});
@@ -262,6 +269,45 @@ Array reduce(Queue& q, ReduceOp op, const Array& in, std::optional<std::int64_t>
     args.push_back(KernelArg::from(std::int64_t(d < skip ? 0 : walk.strides[d - skip])));
   q.launch_args(kernel, Range(out.size() * kGroup), Range(kGroup), args);
   return out;
+}
+
+Array reduce(Queue& q, ReduceOp op, const Array& in, const std::vector<std::int64_t>& axes, bool keepdims) {
+  const char* call = to_string(op);
+  if (!in.valid()) throw ReleasedError(std::string(call) + ": the array is empty (default-constructed)");
+  if ((op == ReduceOp::argmin || op == ReduceOp::argmax) && axes.size() != 1)
+    throw ArgumentError(std::string(call) + " takes one axis or none, not " + std::to_string(axes.size()) +
+                        " (as numpy's); reshape the array to merge the axes first");
+  std::vector<bool> reduced(in.ndim(), false);
+  for (std::int64_t axis : axes) {
+    const std::size_t k = axis_index(call, axis, in);
+    if (reduced[k])
+      throw ArgumentError(std::string(call) + ": axis " + std::to_string(axis) + " is listed twice (axis " +
+                          std::to_string(k) + " of " + shape_text(in.shape()) + ")");
+    reduced[k] = true;
+  }
+  if (axes.size() == 1) return reduce(q, op, in, std::optional<std::int64_t>(axes[0]), keepdims);
+  // The kept axes in order, then the reduced ones merged into one last axis of `run` elements.
+  std::vector<std::size_t> order;
+  std::vector<std::int64_t> merged_shape, kept_dims;
+  std::int64_t run = 1;
+  for (std::size_t k = 0; k < in.ndim(); ++k) {
+    const std::int64_t len = static_cast<std::int64_t>(in.shape()[k]);
+    kept_dims.push_back(reduced[k] ? 1 : len);
+    if (reduced[k]) continue;
+    order.push_back(k);
+    merged_shape.push_back(len);
+  }
+  for (std::size_t k = 0; k < in.ndim(); ++k)
+    if (reduced[k]) order.push_back(k), run *= static_cast<std::int64_t>(in.shape()[k]);
+  merged_shape.push_back(run);
+  if (run == 0 && (op == ReduceOp::min || op == ReduceOp::max))
+    throw ArgumentError(std::string(call) + " of no elements (array " + shape_text(in.shape()) +
+                        ", the listed axes hold none) has no result");
+  const Array moved = in.ndim() == 0 ? in : in.transpose(order);
+  std::optional<Array> merged = moved.reshape_view(merged_shape);
+  if (!merged) merged = moved.copy(q).reshape_view(merged_shape);
+  const Array out = reduce(q, op, *merged, std::optional<std::int64_t>(-1), false);
+  return keepdims ? *out.reshape_view(kept_dims) : out;
 }
 
 }  // namespace duet

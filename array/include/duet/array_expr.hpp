@@ -11,8 +11,13 @@
 // naming both shapes when they do not), dtypes promote (int32 + float32 is float64, float16 +
 // float32 is float32), and plain C++ numbers are "weak" as Python's are: 2 keeps the array's dtype,
 // 2.0 keeps a float array's dtype and turns an integer array's into float64. `/` is true division
-// (float), comparisons give 0/1 as uint8 (duet has no bool type), float16 is computed in float32 and
-// rounded when stored. float64 anywhere in a tree needs a device with double precision.
+// (float), `//` is floor_divide and `%` remainder (floor division: the remainder takes the divisor's
+// sign), comparisons and the logical functions give 0/1 as uint8 (duet has no bool type), the
+// bitwise operators `& | ^ ~` take integers only, float16 is computed in float32 and rounded when
+// stored. float64 anywhere in a tree needs a device with double precision.
+//
+// Integer arithmetic never traps: as numpy, x // 0 and x % 0 are 0, and the lowest value // -1
+// wraps to itself; overflow wraps.
 #pragma once
 
 #include <cstdint>
@@ -67,6 +72,10 @@ DUET_EXPR_BINARY(+, add)
 DUET_EXPR_BINARY(-, subtract)
 DUET_EXPR_BINARY(*, multiply)
 DUET_EXPR_BINARY(/, divide)
+DUET_EXPR_BINARY(%, remainder)  // Python's %, numpy.remainder: the result has the divisor's sign
+DUET_EXPR_BINARY(&, bitwise_and)
+DUET_EXPR_BINARY(|, bitwise_or)
+DUET_EXPR_BINARY(^, bitwise_xor)
 DUET_EXPR_BINARY(<, less)
 DUET_EXPR_BINARY(<=, less_equal)
 DUET_EXPR_BINARY(>, greater)
@@ -78,6 +87,10 @@ inline Expr operator+(const Array& a, const Array& b) { return add(a, b); }
 inline Expr operator-(const Array& a, const Array& b) { return subtract(a, b); }
 inline Expr operator*(const Array& a, const Array& b) { return multiply(a, b); }
 inline Expr operator/(const Array& a, const Array& b) { return divide(a, b); }
+inline Expr operator%(const Array& a, const Array& b) { return remainder(a, b); }
+inline Expr operator&(const Array& a, const Array& b) { return bitwise_and(a, b); }
+inline Expr operator|(const Array& a, const Array& b) { return bitwise_or(a, b); }
+inline Expr operator^(const Array& a, const Array& b) { return bitwise_xor(a, b); }
 
 Expr negative(const Expr& a);
 inline Expr operator-(const Expr& a) { return negative(a); }
@@ -90,6 +103,11 @@ Expr cos(const Expr& a);
 Expr tanh(const Expr& a);
 Expr floor(const Expr& a);
 Expr ceil(const Expr& a);
+// ~a: the bits flipped (integers only; ArgumentError naming a float dtype).
+Expr invert(const Expr& a);
+inline Expr operator~(const Expr& a) { return invert(a); }
+// a == 0 as uint8 0/1 (NaN counts as true, as in numpy).
+Expr logical_not(const Expr& a);
 // An operand of the functions of two or three operands: an expression, an array or a plain number.
 // (The one-operand functions take expressions only, so that sqrt(2.0) stays std::sqrt's.)
 struct Operand {
@@ -101,7 +119,21 @@ struct Operand {
 };
 Expr maximum(const Operand& a, const Operand& b);  // NaN propagates, as numpy.maximum
 Expr minimum(const Operand& a, const Operand& b);
-Expr power(const Operand& a, const Operand& b);  // floating types only (ArgumentError for integers)
+// Python's //: floor(a / b) (numpy.floor_divide; x // 0 is 0 for integers, inf or NaN for floats).
+Expr floor_divide(const Operand& a, const Operand& b);
+// a ** b. Integers: exact, by repeated squaring, wrapping on overflow. A negative integer exponent
+// given as a plain number is an ArgumentError (numpy's ValueError); one inside an array (decided
+// only on the device) gives what truncating the real value 1 / a**|b| toward zero gives: 1 for
+// a == 1, +-1 for a == -1, and 0 otherwise (0 ** -1 too), so no element can trap.
+Expr power(const Operand& a, const Operand& b);
+// The truth of a and of b (nonzero, NaN included) combined, as uint8 0/1.
+Expr logical_and(const Operand& a, const Operand& b);
+Expr logical_or(const Operand& a, const Operand& b);
+Expr logical_xor(const Operand& a, const Operand& b);
+// a shifted by b bits (integers only). A count below 0 or of the type's bits or more shifts every
+// bit out, as numpy's (C leaves it undefined): 0, or -1 for a negative value shifted right.
+Expr left_shift(const Operand& a, const Operand& b);
+Expr right_shift(const Operand& a, const Operand& b);
 // cond ? a : b elementwise (cond nonzero), a and b promoted together.
 Expr where(const Operand& cond, const Operand& a, const Operand& b);
 Expr clip(const Operand& a, const Operand& low, const Operand& high);
@@ -114,6 +146,15 @@ Array evaluate(Queue& q, const Expr& e);
 // converted to out's dtype). `out` may also be an input: the result is as if the inputs were read
 // first (a copy is made where out overlaps an input it is not identical to).
 Event assign(Queue& q, const Array& out, const Expr& e);
+
+// numpy.outer: result[i, j] = a.flat[i] * b.flat[j] (C order), a new contiguous array of shape
+// (a.size(), b.size()) with multiply's dtype. One fused kernel that broadcasts a (with b.ndim() axes
+// of length 1 appended) against b over the shape a.shape + b.shape, so no input is copied or
+// flattened first, whatever its layout (ArgumentError where the two layouts together need more than
+// the fused kernel's 6 uneven axes: copy one first). It lives with the expressions rather than with
+// matmul (duet/array_linalg.hpp): it is an elementwise product with no sum in it, so gemm has
+// nothing to add, and here it needs only duet::array.
+Array outer(Queue& q, const Array& a, const Array& b);
 
 // The dialect kernel evaluate() would run for `e` writing `out_dtype` (for tests and debugging).
 std::string fused_source(const Expr& e, ScalarType out_dtype, bool flat);

@@ -69,5 +69,8 @@ Layout squeeze_layout(const Layout& a, std::optional<std::int64_t> axis);
 // neighbours merged where the outer one's stride is the inner one's stride times its length. Kernels
 // walk this one. An empty array keeps its shape.
 Layout collapsed(const Layout& a);
+// Layouts of one shape (not empty) collapsed together: axes merged only where every layout allows
+// it, so one index walk serves them all (an operation's inputs and output). Axes of length 1 drop.
+std::vector<Layout> collapsed_together(const std::vector<Layout>& layouts);
 
 }  // namespace duet

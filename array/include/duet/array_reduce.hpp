@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "duet/array.hpp"
 
@@ -21,6 +22,16 @@ const char* to_string(ReduceOp op);
 
 Array reduce(Queue& q, ReduceOp op, const Array& a, std::optional<std::int64_t> axis = std::nullopt,
              bool keepdims = false);
+// Over several axes at once (numpy's tuple of axes; negative ones count from the end): the result
+// keeps the other axes in order. ArgumentError for an axis out of range or listed twice, and for
+// argmin / argmax, which take one axis or none (as numpy's). An empty list reduces each element
+// alone (sum's dtype, as numpy's axis=()). The reduced axes are merged into one run: as a view where
+// their strides allow it (trailing axes of a contiguous array, say), else through a copy with the
+// reduced axes last. One launch besides that copy.
+Array reduce(Queue& q, ReduceOp op, const Array& a, const std::vector<std::int64_t>& axes,
+             bool keepdims = false);
+// The dtype reduce() gives for `op` over arrays of `dtype` (numpy's).
+ScalarType reduction_dtype(ReduceOp op, ScalarType dtype);
 // The dialect kernel reduce() runs for `op` over arrays of `dtype` (for tests and debugging).
 std::string reduction_source(ReduceOp op, ScalarType dtype);
 
@@ -28,6 +39,10 @@ std::string reduction_source(ReduceOp op, ScalarType dtype);
   inline Array name(Queue& q, const Array& a, std::optional<std::int64_t> axis = std::nullopt, \
                     bool keepdims = false) {                                                   \
     return reduce(q, ReduceOp::name, a, axis, keepdims);                                       \
+  }                                                                                            \
+  inline Array name(Queue& q, const Array& a, const std::vector<std::int64_t>& axes,           \
+                    bool keepdims = false) {                                                   \
+    return reduce(q, ReduceOp::name, a, axes, keepdims);                                       \
   }
 DUET_ARRAY_REDUCTION(sum)
 DUET_ARRAY_REDUCTION(prod)

@@ -28,6 +28,7 @@
 #include "duet/array.hpp"
 #include "duet/array_expr.hpp"
 #include "duet/array_reduce.hpp"
+#include "duet/array_scan.hpp"
 #endif
 #if __has_include("duet/array_linalg.hpp")
 #include "duet/array_linalg.hpp"

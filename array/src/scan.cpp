@@ -1,0 +1,171 @@
+// cumsum() of duet/array_scan.hpp: one generated kernel per input dtype. Work-group g scans row g
+// (its position along the other axes, collapsed as reduce.cpp's kept axes, at most 6): a chunk of
+// kChunk elements is read into shared memory (consecutive work-items, consecutive elements), each
+// work-item adds up its kPerItem neighbours in order, the kGroup partial totals are scanned
+// Hillis-Steele style, and every element is written as carry + the totals before its piece + its
+// sum within the piece. Every order is fixed, hence deterministic.
+#include <sstream>
+
+#include "duet/array_reduce.hpp"
+#include "duet/array_scan.hpp"
+#include "duet/extension.hpp"
+
+namespace duet {
+namespace {
+
+constexpr std::size_t kAxes = 6;
+constexpr std::size_t kGroup = 256;
+constexpr std::size_t kPerItem = 8;
+constexpr std::size_t kChunk = kGroup * kPerItem;
+
+// The type the sums are made in: sum's dtype, float16's in float32.
+ScalarType accumulator(ScalarType in) {
+  const ScalarType t = reduction_dtype(ReduceOp::sum, in);
+  return t == ScalarType::f16 ? ScalarType::f32 : t;
+}
+
+std::string kernel_source(ScalarType in, ScalarType out) {
+  const std::string I = to_string(in), O = to_string(out), A = to_string(accumulator(in));
+  const std::string stored = out == ScalarType::f16 ? "float" : O;  // what STORE takes
+  const std::string zero = "(" + A + ")0";
+  std::ostringstream s;
+  s << "KERNEL void duet_cumsum(GLOBAL const " << I << "* src, const long src_off, GLOBAL " << O
+    << "* dst, const long dst_off, const ulong rows, const ulong run, const long src_step, const long "
+       "dst_step";
+  for (std::size_t d = 0; d < kAxes; ++d) s << ", const ulong d" << d;
+  for (std::size_t d = 0; d < kAxes; ++d) s << ", const long s" << d;
+  for (std::size_t d = 0; d < kAxes; ++d) s << ", const long o" << d;
+  s << ") {\n"
+    << "  SHARED " << A << " duet_x[" << kChunk << "];\n"
+    << "  SHARED " << A << " duet_t[" << kGroup << "];\n"
+    << "  const ulong g = (ulong)GROUP_ID(0);\n"
+    << "  const uint lid = (uint)LOCAL_ID(0);\n"
+    << "  if (g >= rows) return;\n"
+    << "  ulong rest = g;\n  long src_at = src_off, dst_at = dst_off;\n";
+  for (std::size_t d = kAxes; d-- > 0;)
+    s << "  {\n    const long at = (long)(rest % d" << d << ");\n    rest /= d" << d
+      << ";\n    src_at += at * s" << d << ";\n    dst_at += at * o" << d << ";\n  }\n";
+  s << "  " << A << " carry = " << zero << ";\n"
+    << "  for (ulong start = 0; start < run; start += " << kChunk << ") {\n"
+    << "    for (uint j = lid; j < " << kChunk << "u; j += " << kGroup << "u) {\n"
+    << "      const ulong r = start + j;\n"
+    << "      duet_x[j] = r < run ? (" << A << ")LOAD(" << I
+    << ", src + src_at + (long)r * src_step) : " << zero << ";\n    }\n    BARRIER();\n"
+    << "    " << A << " piece = " << zero << ";\n"
+    << "    for (uint j = lid * " << kPerItem << "u; j < (lid + 1u) * " << kPerItem << "u; ++j) {\n"
+    << "      piece += duet_x[j];\n      duet_x[j] = piece;\n    }\n"
+    << "    duet_t[lid] = piece;\n    BARRIER();\n"
+    << "    for (uint step = 1u; step < " << kGroup << "u; step <<= 1) {\n"
+    << "      const " << A << " left = lid >= step ? duet_t[lid - step] : " << zero << ";\n"
+    << "      BARRIER();\n      duet_t[lid] += left;\n      BARRIER();\n    }\n"
+    << "    for (uint j = lid; j < " << kChunk << "u; j += " << kGroup << "u) {\n"
+    << "      const ulong r = start + j;\n"
+    << "      const " << A << " before = j >= " << kPerItem << "u ? duet_t[j / " << kPerItem
+    << "u - 1u] : " << zero << ";\n"
+    << "      if (r < run) STORE(" << O
+    << ", dst + dst_at + (long)r * dst_step, carry + (before + duet_x[j]));\n"
+    << "    }\n"
+    << "    carry += duet_t[" << kGroup - 1 << "];\n"
+    << "    BARRIER();\n  }\n}\n";
+  return s.str();
+}
+
+// The layout without axis k.
+Layout without_axis(const Layout& l, std::size_t k) {
+  Layout out = l;
+  out.shape.erase(out.shape.begin() + static_cast<std::ptrdiff_t>(k));
+  out.strides.erase(out.strides.begin() + static_cast<std::ptrdiff_t>(k));
+  return out;
+}
+
+// What a kernel is given for an array (see extension::kernel_range): its memory from an aligned
+// start, and the elements from there to the buffer's start.
+std::pair<RawBuffer, std::int64_t> passable(const Queue& q, const Array& a) {
+  RawBuffer arg = a.buffer().aligned_back(q.device().info().view_alignment);
+  const std::int64_t skipped = static_cast<std::int64_t>((a.buffer().offset() - arg.offset()) / a.itemsize());
+  return {std::move(arg), skipped};
+}
+
+// The array scanned (`in`, or its flattened contiguous copy) and the axis along which.
+std::pair<Array, std::size_t> scanned(Queue& q, const Array& in, std::optional<std::int64_t> axis) {
+  if (!in.valid()) throw ReleasedError("cumsum: the array is empty (default-constructed)");
+  if (!axis) {
+    const Array flat = in.contiguous() ? in : in.copy(q);
+    return {*flat.reshape_view({std::int64_t(flat.size())}), 0};
+  }
+  const std::int64_t n = static_cast<std::int64_t>(in.ndim());
+  if (*axis < -n || *axis >= n)
+    throw ArgumentError("cumsum: axis " + std::to_string(*axis) + " is out of range for an array of " +
+                        std::to_string(in.ndim()) + " dimensions " + shape_text(in.shape()) +
+                        "; leave the axis out to scan every element");
+  return {in, static_cast<std::size_t>(*axis < 0 ? *axis + n : *axis)};
+}
+
+// The scan of src along axis k into out (src's shape, not empty).
+Event launch(Queue& q, const Array& src, std::size_t k, const Array& out) {
+  for (ScalarType t : {accumulator(src.dtype()), out.dtype()})
+    if (t == ScalarType::f64 && !q.device().info().supports_double)
+      throw ArgumentError("cumsum of " + std::string(to_string(src.dtype())) + " into " +
+                          to_string(out.dtype()) + " needs double precision, which " +
+                          q.device().info().id() + " lacks; convert the array to float32 first");
+  const std::vector<Layout> walk =
+      collapsed_together({without_axis(src.layout(), k), without_axis(out.layout(), k)});
+  if (walk[0].ndim() > kAxes)
+    throw ArgumentError("cumsum: the other axes need " + std::to_string(walk[0].ndim()) +
+                        " uneven axes; at most 6 are supported (copy the array first)");
+  const std::size_t rows = out.size() / src.shape()[k];
+  const Kernel kernel =
+      q.device().compile(kernel_source(src.dtype(), out.dtype()), {}, "cumsum.duet").kernel("duet_cumsum");
+  const auto [src_arg, src_skipped] = passable(q, src);
+  const auto [out_arg, out_skipped] = passable(q, out);
+  std::vector<KernelArg> args{KernelArg::from_raw(src_arg, src.dtype()),
+                              KernelArg::from(src_skipped + walk[0].offset),
+                              KernelArg::from_raw(out_arg, out.dtype()),
+                              KernelArg::from(out_skipped + walk[1].offset),
+                              KernelArg::from(std::uint64_t(rows)),
+                              KernelArg::from(std::uint64_t(src.shape()[k])),
+                              KernelArg::from(std::int64_t(src.strides()[k])),
+                              KernelArg::from(std::int64_t(out.strides()[k]))};
+  const std::size_t skip = kAxes - walk[0].ndim();
+  for (std::size_t d = 0; d < kAxes; ++d)
+    args.push_back(KernelArg::from(std::uint64_t(d < skip ? 1 : walk[0].shape[d - skip])));
+  for (const Layout& l : walk)
+    for (std::size_t d = 0; d < kAxes; ++d)
+      args.push_back(KernelArg::from(std::int64_t(d < skip ? 0 : l.strides[d - skip])));
+  return q.launch_args(kernel, Range(rows * kGroup), Range(kGroup), args);
+}
+
+}  // namespace
+
+std::string cumsum_source(ScalarType dtype) {
+  return kernel_source(dtype, reduction_dtype(ReduceOp::sum, dtype));
+}
+
+Array cumsum(Queue& q, const Array& in, std::optional<std::int64_t> axis) {
+  const auto [src, k] = scanned(q, in, axis);
+  Array out = empty(q.device(), src.shape(), reduction_dtype(ReduceOp::sum, in.dtype()));
+  if (out.size() > 0) launch(q, src, k, out);
+  return out;
+}
+
+Event cumsum(Queue& q, const Array& in, std::optional<std::int64_t> axis, const Array& out) {
+  if (!out.valid()) throw ReleasedError("cumsum: out is empty (default-constructed)");
+  if (out.device() != q.device())
+    throw DeviceMismatchError("cumsum: out is on " + out.device().info().id() + ", the queue on " +
+                              q.device().info().id());
+  const auto [src, k] = scanned(q, in, axis);
+  if (out.shape() != src.shape())
+    throw ArgumentError("cumsum: out has the shape " + shape_text(out.shape()) + ", the result " +
+                        shape_text(src.shape()) + (axis ? "" : " (the flattened array)"));
+  const bool same_view = out.buffer().offset() == in.buffer().offset() && out.offset() == in.offset() &&
+                         out.shape() == in.shape() && out.strides() == in.strides() &&
+                         out.itemsize() == in.itemsize();
+  if (&out.buffer().impl() == &in.buffer().impl() && !same_view)
+    throw ArgumentError(
+        "cumsum: out shares memory with the input without being the same view (elements would be read "
+        "after others overwrote them); pass the input itself for an in-place scan, or a separate array");
+  if (out.size() == 0) return q.record();
+  return launch(q, src, k, out);
+}
+
+}  // namespace duet
