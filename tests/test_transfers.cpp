@@ -8,10 +8,31 @@
 #include <duet/duet.hpp>
 #include <numeric>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "devices.hpp"
 #include "support.hpp"
+
+namespace {
+
+// Whether q.write(buffer, host) compiles for a host argument of type H.
+template <class B, class H, class = void>
+struct can_write : std::false_type {};
+template <class B, class H>
+struct can_write<B, H, std::void_t<decltype(std::declval<duet::Queue&>().write(std::declval<B>(), std::declval<H>()))>>
+    : std::true_type {};
+
+// A write only enqueues, so a temporary vector would be destroyed before the copy reads it: refused
+// at compile time, for buffers and views; named vectors and spans are fine.
+static_assert(!can_write<duet::Buffer<float>&, std::vector<float>&&>::value);
+static_assert(!can_write<duet::BufferView<float>, std::vector<float>&&>::value);
+static_assert(can_write<duet::Buffer<float>&, const std::vector<float>&>::value);
+static_assert(can_write<duet::Buffer<float>&, std::vector<float>&>::value);
+static_assert(can_write<duet::BufferView<float>, duet::Span<const float>>::value);
+
+}  // namespace
 
 namespace {
 

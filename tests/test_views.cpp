@@ -197,7 +197,8 @@ KERNEL void from_define(OUT_POINTER out, const uint n) {
     for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = static_cast<int>(i % 13) - 6;
     duet::Buffer<float> scale(dev, 4), da(dev, a.size()), out(dev, n + 3);
     duet::Buffer<int> dc(dev, counts.size());
-    q.write(scale, std::vector<float>{0.f, 0.f, 0.f, 1.75f});
+    const std::vector<float> scales = {0.f, 0.f, 0.f, 1.75f};
+    q.write(scale, scales);
     q.write(da, a);
     q.write(dc, counts);
     q.fill(out, std::numeric_limits<float>::quiet_NaN());

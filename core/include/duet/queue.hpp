@@ -202,6 +202,11 @@ class Queue {
   Event write(Buffer<T>& dst, detail::NoDeduce<Span<const T>> src, std::size_t dst_offset = 0) {
     return write_bytes(dst.raw(), dst_offset * sizeof(T), src.data(), src.size_bytes(), "write");
   }
+  // A write only enqueues: a temporary vector would be gone before the copy reads it.
+  template <class T>
+  Event write(Buffer<T>& dst, std::vector<T>&& src, std::size_t dst_offset = 0) = delete;
+  template <class T>
+  Event write(BufferView<T> dst, std::vector<T>&& src, std::size_t dst_offset = 0) = delete;
   template <class T>
   Event read(const Buffer<T>& src, detail::NoDeduce<Span<T>> dst, std::size_t src_offset = 0) {
     return read_bytes(src.raw(), src_offset * sizeof(T), dst.data(), dst.size_bytes(), "read");
