@@ -261,6 +261,21 @@ class Bench {
     m.ratio = m.value / limit;
   }
 
+  // The row's verdict from each set's error (the worst counts, NaN worst of all), then the row.
+  void finish_checked(Measurement& m, int sets, double tolerance, const std::string& check,
+                      const std::function<double(int)>& error_of_set) {
+    double worst = 0.0;
+    for (int k = 0; k < sets; ++k) {
+      const double e = error_of_set(k);
+      worst = (std::isnan(e) || e > worst) ? e : worst;
+    }
+    m.max_error = worst;
+    m.tolerance = tolerance;
+    m.check = std::to_string(sets) + " sets, " + check;
+    m.ok = m.max_error <= m.tolerance;
+    finish_row(m);
+  }
+
   std::uint64_t seed(const std::string& what, int set) const {
     std::uint64_t h = 1469598103934665603ull;
     for (char c : what) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
@@ -374,19 +389,12 @@ class Bench {
     set_timing(m, t, 3.0 * n * sizeof(float), "GB/s", 1e9);
     set_limit(m, out_.copy_gbs, "copy bandwidth");
 
-    double worst = 0.0;
-    for (int k = 0; k < sets; ++k) {
-      const std::vector<float> got = queue_.to_vector(s[k].dc);
-      const double e = add ? reference::max_error_add(s[k].a, s[k].b, got)
-                           : reference::max_error_multiply(s[k].a, s[k].b, got);
-      worst = (std::isnan(e) || e > worst) ? e : worst;
-    }
     // a + b lies within 2 (a * b within 1) and is correctly rounded: 2 (1) roundoff units at most.
-    m.max_error = worst;
-    m.tolerance = (add ? 4.0 : 2.0) * kFloatEps;
-    m.check = std::to_string(sets) + " sets, every element";
-    m.ok = m.max_error <= m.tolerance;
-    finish_row(m);
+    finish_checked(m, sets, (add ? 4.0 : 2.0) * kFloatEps, "every element", [&](int k) {
+      const std::vector<float> got = queue_.to_vector(s[k].dc);
+      return add ? reference::max_error_add(s[k].a, s[k].b, got)
+                 : reference::max_error_multiply(s[k].a, s[k].b, got);
+    });
   }
 
   // --- reduction: a generated float sum, 4 bytes per element ----------------------------------------
@@ -420,18 +428,11 @@ class Bench {
     set_timing(m, t, double(n) * sizeof(float), "GB/s", 1e9);
     set_limit(m, out_.copy_gbs, "copy bandwidth");
 
-    double worst = 0.0;
-    for (int k = 0; k < sets; ++k) {
+    finish_checked(m, sets, 0.0, "the sum of whole numbers (exact in float)", [&](int k) {
       double want = 0.0;
       for (float v : s[k].x) want += v;
-      const double e = std::fabs(double(queue_.to_vector(s[k].result)[0]) - want);
-      worst = (std::isnan(e) || e > worst) ? e : worst;
-    }
-    m.max_error = worst;
-    m.tolerance = 0.0;
-    m.check = std::to_string(sets) + " sets, the sum of whole numbers (exact in float)";
-    m.ok = m.max_error <= m.tolerance;
-    finish_row(m);
+      return std::fabs(double(queue_.to_vector(s[k].result)[0]) - want);
+    });
   }
 
   // --- matmul: 2 M N K flops ------------------------------------------------------------------------
@@ -616,22 +617,14 @@ class Bench {
     const Stats t = time_runs(plan_.runs, sets, 1, enqueue);
     set_timing(m, t, 3.0 * n * sizeof(float), "GB/s", 1e9);
     set_limit(m, out_.copy_gbs, "copy bandwidth");
-    double worst = 0.0;
-    for (int k = 0; k < sets; ++k) {
-      const std::vector<float> got = s[k].dz.to_vector<float>(queue_);
-      const double e = reference::max_abs_error(n, [&](std::size_t i) {
-        const double want = double(a) * s[k].x[i] + s[k].y[i];
-        return std::fabs(double(got[i]) - want) /
-               (std::fabs(double(a) * s[k].x[i]) + std::fabs(s[k].y[i]) + 1e-30);
-      });
-      worst = (std::isnan(e) || e > worst) ? e : worst;
-    }
     // Two roundings (or one with a fused multiply-add), relative to |a x| + |y|.
-    m.max_error = worst;
-    m.tolerance = 2.0 * kFloatEps;
-    m.check = std::to_string(sets) + " sets, every element";
-    m.ok = m.max_error <= m.tolerance;
-    finish_row(m);
+    finish_checked(m, sets, 2.0 * kFloatEps, "every element", [&](int k) {
+      const std::vector<float> got = s[k].dz.to_vector<float>(queue_);
+      return reference::max_abs_error(n, [&](std::size_t i) {
+        const double ax = double(a) * s[k].x[i], y = s[k].y[i];
+        return std::fabs(double(got[i]) - (ax + y)) / (std::fabs(ax) + std::fabs(y) + 1e-30);
+      });
+    });
   }
 
   void array_sum_case(bool rows, std::size_t n) {
@@ -662,22 +655,15 @@ class Bench {
     const Stats t = time_runs(plan_.runs, sets, 1, enqueue);
     set_timing(m, t, double(height * cols) * sizeof(float), "GB/s", 1e9);
     set_limit(m, out_.copy_gbs, "copy bandwidth");
-    double worst = 0.0;
-    for (int k = 0; k < sets; ++k) {
+    finish_checked(m, sets, 0.0, "every sum (whole numbers: exact in float)", [&](int k) {
       const std::vector<float> got = s[k].sums.back().to_vector<float>(queue_);
       const std::size_t outputs = rows ? height : cols, length = rows ? cols : height;
-      const double e = reference::max_abs_error(outputs, [&](std::size_t o) {
+      return reference::max_abs_error(outputs, [&](std::size_t o) {
         double want = 0.0;
         for (std::size_t j = 0; j < length; ++j) want += s[k].x[rows ? o * cols + j : j * cols + o];
         return std::fabs(double(got[o]) - want);
       });
-      worst = (std::isnan(e) || e > worst) ? e : worst;
-    }
-    m.max_error = worst;
-    m.tolerance = 0.0;
-    m.check = std::to_string(sets) + " sets, every sum (whole numbers: exact in float)";
-    m.ok = m.max_error <= m.tolerance;
-    finish_row(m);
+    });
   }
 
   void array_slice_case(std::size_t n) {
@@ -706,20 +692,13 @@ class Bench {
     const Stats t = time_runs(plan_.runs, sets, 1, enqueue);
     set_timing(m, t, 2.0 * double(out_rows * out_cols) * sizeof(float), "GB/s", 1e9);
     set_limit(m, out_.copy_gbs, "copy bandwidth");
-    double worst = 0.0;
-    for (int k = 0; k < sets; ++k) {
+    finish_checked(m, sets, 0.0, "every element", [&](int k) {
       const std::vector<float> got = s[k].out.to_vector<float>(queue_);
-      const double e = reference::max_abs_error(out_rows * out_cols, [&](std::size_t i) {
+      return reference::max_abs_error(out_rows * out_cols, [&](std::size_t i) {
         const std::size_t r = i / out_cols, c = i % out_cols;
         return std::fabs(double(got[i]) - double(s[k].x[2 * r * cols + c + 1]));
       });
-      worst = (std::isnan(e) || e > worst) ? e : worst;
-    }
-    m.max_error = worst;
-    m.tolerance = 0.0;
-    m.check = std::to_string(sets) + " sets, every element";
-    m.ok = m.max_error <= m.tolerance;
-    finish_row(m);
+    });
   }
 
   // --- launch overhead: back-to-back vector_add on one element, host wall clock -------------------
