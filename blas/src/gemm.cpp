@@ -27,33 +27,13 @@
 namespace duet {
 namespace {
 
-constexpr std::size_t kMaxGridY = 65535;   // CUDA's limit on the second grid dimension
-constexpr int kGemvThreads = 256;          // gemv.duet's groups
+constexpr std::size_t kMaxGridY = 65535;  // CUDA's limit on the second grid dimension
+constexpr int kGemvThreads = 256;         // gemv.duet's groups
 constexpr int kReduceThreads = 256;
 
+// gemm accumulates half in float, and every other type in itself.
 template <class T>
-struct Traits;
-template <>
-struct Traits<float> {
-  using Acc = float;
-  static constexpr ScalarType type = ScalarType::f32;
-  static constexpr const char* name = "float";
-  static constexpr const char* acc = "float";
-};
-template <>
-struct Traits<double> {
-  using Acc = double;
-  static constexpr ScalarType type = ScalarType::f64;
-  static constexpr const char* name = "double";
-  static constexpr const char* acc = "double";
-};
-template <>
-struct Traits<half> {
-  using Acc = float;
-  static constexpr ScalarType type = ScalarType::f16;
-  static constexpr const char* name = "half";
-  static constexpr const char* acc = "float";
-};
+using Accumulator = std::conditional_t<std::is_same_v<T, half>, float, T>;
 
 // What gemm keeps per queue (extension::queue_state).
 struct QueueScratch {
@@ -197,12 +177,11 @@ Defines type_defines(ScalarType type) {
 
 // C = beta C (splits = 0) or the sum of the workspace's slices (splits > 0), over nb matrices.
 template <class T>
-void launch_reduce(State& s, Queue& q, const BufferView<typename Traits<T>::Acc>& P, int splits,
-                   std::uint64_t slice, const Operand<T>& C, std::uint64_t c_off, int ldc,
-                   std::uint64_t c_stride, int rows, int cols, int nb, typename Traits<T>::Acc alpha,
-                   typename Traits<T>::Acc beta) {
-  const Kernel k = s.kernel(q.device(), {100, static_cast<int>(Traits<T>::type)}, "gemm_reduce",
-                            "gemm_reduce", [] { return gemm_reduce_defines(Traits<T>::type); });
+void launch_reduce(State& s, Queue& q, const BufferView<Accumulator<T>>& P, int splits, std::uint64_t slice,
+                   const Operand<T>& C, std::uint64_t c_off, int ldc, std::uint64_t c_stride, int rows,
+                   int cols, int nb, Accumulator<T> alpha, Accumulator<T> beta) {
+  const Kernel k = s.kernel(q.device(), {100, static_cast<int>(scalar_type_of<T>())}, "gemm_reduce",
+                            "gemm_reduce", [] { return gemm_reduce_defines(scalar_type_of<T>()); });
   const std::size_t total = std::size_t(rows) * std::size_t(cols) * std::size_t(nb);
   const std::size_t groups = std::clamp<std::size_t>((total + kReduceThreads - 1) / kReduceThreads, 1, 65535);
   q.launch(k, Range(groups * kReduceThreads), Range(kReduceThreads), P, splits, slice, C.range.arg, c_off,
@@ -226,11 +205,11 @@ Array transposed_copy(Queue& q, const BufferView<T>& B, std::size_t N, std::size
 
 template <class T>
 void run_gemm(const char* call, Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K,
-              typename Traits<T>::Acc alpha, const BufferView<T>& A, std::size_t lda, std::size_t sa,
-              const BufferView<T>& B, std::size_t ldb, std::size_t sb, typename Traits<T>::Acc beta,
+              Accumulator<T> alpha, const BufferView<T>& A, std::size_t lda, std::size_t sa,
+              const BufferView<T>& B, std::size_t ldb, std::size_t sb, Accumulator<T> beta,
               const BufferView<T>& C, std::size_t ldc, std::size_t sc, std::size_t batch,
               const GemmOptions& options) {
-  using Acc = typename Traits<T>::Acc;
+  using Acc = Accumulator<T>;
   const Device& device = q.device();
   const DeviceInfo& info = device.info();
   // Liveness and device of every operand, then leading dimensions, then sizes.
@@ -274,7 +253,7 @@ void run_gemm(const char* call, Queue& q, Op op_a, Op op_b, std::size_t M, std::
   const Operand<T> c = operand(call, "C", C, info, ldc, batch, sc);
 
   GemmProblem problem;
-  problem.type = Traits<T>::type;
+  problem.type = scalar_type_of<T>();
   problem.op_a = op_a, problem.op_b = op_b;
   problem.M = M, problem.N = N, problem.K = K, problem.batch = batch;
   problem.alpha_zero = alpha_zero;
@@ -342,9 +321,9 @@ void run_gemm(const char* call, Queue& q, Op op_a, Op op_b, std::size_t M, std::
   if (plan.kernel == GemmKernel::tiled) {
     const MatmulParams& p = plan.params;
     std::vector<int> key = params_key(1, p);
-    key.insert(key.end(), {static_cast<int>(Traits<T>::type), ta, tb, a.vec, b.vec, c.vec});
+    key.insert(key.end(), {static_cast<int>(scalar_type_of<T>()), ta, tb, a.vec, b.vec, c.vec});
     const Kernel kernel = state->kernel(device, key, "gemm", "gemm", [&] {
-      return gemm_defines(p, Traits<T>::type, op_a, op_b, a.vec, b.vec, c.vec);
+      return gemm_defines(p, scalar_type_of<T>(), op_a, op_b, a.vec, b.vec, c.vec);
     });
     const std::size_t groups = ((M + p.bm - 1) / p.bm) * ((N + p.bn - 1) / p.bn);
     extension::as_int(call, "the number of tiles of C", groups);
@@ -374,9 +353,9 @@ void run_gemm(const char* call, Queue& q, Op op_a, Op op_b, std::size_t M, std::
   const bool dot = plan.kernel == GemmKernel::gemv_dot;
   const bool vec_x = dot && std::is_same_v<T, float> && incx == 1 && x.vec;
   const bool vec_w = w.vec;
-  const Kernel kernel = state->kernel(device, {2, dot, static_cast<int>(Traits<T>::type), vec_w, vec_x},
+  const Kernel kernel = state->kernel(device, {2, dot, static_cast<int>(scalar_type_of<T>()), vec_w, vec_x},
                                       "gemv", dot ? "gemv_dot" : "gemv_axpy",
-                                      [&] { return gemv_defines(Traits<T>::type, vec_w, vec_x); });
+                                      [&] { return gemv_defines(scalar_type_of<T>(), vec_w, vec_x); });
   const std::size_t per_group = dot ? kGemvDotRows : std::size_t{kGemvAxpyCols} * 4;
   const std::size_t groups = (std::size_t(R) + per_group - 1) / per_group;
   const int ldw_i = static_cast<int>(ldw), incx_i = extension::as_int(call, "the vector's stride", incx),
