@@ -27,6 +27,7 @@ import cupy as cp
 
 # The shared half of the peers, beside this file: found from any working directory.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cupy_events import event_times  # noqa: E402
 from peer_common import (FLOAT_EPS, HEAT_R, PeerBench, argument_parser, count_label, elementwise_error,  # noqa: E402
                          heat_error, make_plan, summarize, worse)
 
@@ -110,15 +111,7 @@ class Bench(PeerBench):
         """Device time per run, run r on set r % sets, events between runs (see bench/cases.cpp)."""
         for _ in range(self.filler_copies(runs, launches_per_run)):
             self.memcpy(self.filler[1], self.filler[0])
-        marks = [cp.cuda.Event()]
-        marks[0].record(self.stream)
-        for r in range(runs):
-            enqueue(r % sets)
-            e = cp.cuda.Event()
-            e.record(self.stream)
-            marks.append(e)
-        marks[-1].synchronize()
-        return summarize([cp.cuda.get_elapsed_time(marks[r], marks[r + 1]) for r in range(runs)])
+        return summarize(event_times(self.stream, runs, sets, enqueue))
 
     def describe(self):
         try:

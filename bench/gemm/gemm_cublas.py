@@ -29,6 +29,7 @@ import cupy.cublas
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+from cupy_events import event_times  # noqa: E402  (bench/: what the CuPy peers share)
 from peer_common import dumps  # noqa: E402  (bench/: what the peer benchmarks share)
 
 
@@ -127,15 +128,7 @@ class Bench:
         for _ in range(2):
             cp.cuda.runtime.memcpyAsync(self.filler[1].data.ptr, self.filler[0].data.ptr, self.filler[0].nbytes,
                                         cp.cuda.runtime.memcpyDeviceToDevice, self.stream.ptr)
-        marks = [cp.cuda.Event()]
-        marks[0].record(self.stream)
-        for r in range(runs):
-            enqueue(r % sets)
-            e = cp.cuda.Event()
-            e.record(self.stream)
-            marks.append(e)
-        marks[-1].synchronize()
-        ms = sorted(cp.cuda.get_elapsed_time(marks[r], marks[r + 1]) for r in range(runs))
+        ms = sorted(event_times(self.stream, runs, sets, enqueue))
         # A fresh run on set 0, checked at sampled entries (the corners among them) in float64.
         reset(0)
         enqueue(0)
