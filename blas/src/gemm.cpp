@@ -383,19 +383,13 @@ Defines gemm_defines(const MatmulParams& p, ScalarType type, Op op_a, Op op_b, b
   const bool swizzle_b = tb && p.bn % 32 == 0 && p.tn > 0 && (p.bn / p.tn) % 8 == 0;
   const bool f32 = type == ScalarType::f32;
   Defines d = type_defines(type);
-  d.insert(d.end(), {{"BM", std::to_string(p.bm)},
-                     {"BN", std::to_string(p.bn)},
-                     {"BK", std::to_string(p.bk)},
-                     {"TM", std::to_string(p.tm)},
-                     {"TN", std::to_string(p.tn)},
-                     {"WX", std::to_string(p.wx)},
-                     {"PIPELINE", std::to_string(p.pipeline)},
-                     {"OP_A", op_a == Op::transpose ? "1" : "0"},
+  const Defines tiles = matmul_tile_defines(p);
+  d.insert(d.end(), tiles.begin(), tiles.end());
+  d.insert(d.end(), {{"OP_A", op_a == Op::transpose ? "1" : "0"},
                      {"OP_B", tb ? "1" : "0"},
                      {"VEC_A", f32 && vec_a ? "1" : "0"},
                      {"VEC_B", f32 && vec_b ? "1" : "0"},
                      {"VEC_C", f32 && vec_c ? "1" : "0"},
-                     {"A_SWIZZLE", p.swizzles_a() ? "1" : "0"},
                      {"B_SWIZZLE", swizzle_b ? "1" : "0"}});
   return d;
 }

@@ -14,9 +14,7 @@
 
 namespace duet {
 
-Defines matmul_defines(const MatmulParams& p, std::size_t N, std::size_t K) {
-  // float4 accesses need rows that start 16-byte aligned: K % 4 for A, N % 4 for B and C.
-  // A_SWIZZLE: the layout of the A slice in shared memory, which shared_bytes() counts.
+Defines matmul_tile_defines(const MatmulParams& p) {
   return {{"BM", std::to_string(p.bm)},
           {"BN", std::to_string(p.bn)},
           {"BK", std::to_string(p.bk)},
@@ -24,9 +22,14 @@ Defines matmul_defines(const MatmulParams& p, std::size_t N, std::size_t K) {
           {"TN", std::to_string(p.tn)},
           {"WX", std::to_string(p.wx)},
           {"PIPELINE", std::to_string(p.pipeline)},
-          {"A_SWIZZLE", p.swizzles_a() ? "1" : "0"},
-          {"VEC_A", K % 4 ? "0" : "1"},
-          {"VEC_B", N % 4 ? "0" : "1"}};
+          {"A_SWIZZLE", p.swizzles_a() ? "1" : "0"}};
+}
+
+Defines matmul_defines(const MatmulParams& p, std::size_t N, std::size_t K) {
+  // float4 accesses need rows that start 16-byte aligned: K % 4 for A, N % 4 for B and C.
+  Defines d = matmul_tile_defines(p);
+  d.insert(d.end(), {{"VEC_A", K % 4 ? "0" : "1"}, {"VEC_B", N % 4 ? "0" : "1"}});
+  return d;
 }
 
 namespace {

@@ -92,6 +92,9 @@ void matmul_with(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffe
 // The defines the matmul kernel (blas/kernels/matmul.duet) is compiled with for `p`, N and K (which
 // decide its float4 accesses): what matmul_with and duet::matmul compile, for offline compiles.
 Defines matmul_defines(const MatmulParams& p, std::size_t N, std::size_t K);
+// The tile defines of `p` that matmul and gemm kernels share: BM, BN, BK, TM, TN, WX, PIPELINE and
+// A_SWIZZLE (the layout of the A slice in shared memory, which shared_bytes() counts).
+Defines matmul_tile_defines(const MatmulParams& p);
 
 // Compiles (or finds in the cache) the kernel matmul_with would launch for these N and K (which
 // decide its vector loads), without launching it: lets a caller compile several in parallel.
