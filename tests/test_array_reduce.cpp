@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <duet/duet.hpp>
 #include <vector>
 
@@ -62,6 +63,9 @@ std::pair<std::vector<double>, std::vector<double>> sums_over(const std::vector<
   }
   return {s, m};
 }
+
+void sums_along_axes();
+void extremes_and_truth();
 
 }  // namespace
 
@@ -124,7 +128,31 @@ TEST_CASE("array reductions over several axes: sums, views, keepdims, integers a
   });
 }
 
+// Runs `body` with each reduction layout forced (reduce.cpp: a work-group or a work-item per output),
+// so both are checked on every device whichever the device would choose.
+template <class Body>
+void with_each_layout(Body&& body) {
+  for (const char* layout : {"groups", "columns"}) {
+    CAPTURE(layout);
+    setenv("DUET_REDUCE_LAYOUT", layout, 1);
+    body();
+  }
+  unsetenv("DUET_REDUCE_LAYOUT");
+}
+
 TEST_CASE("array reductions: sums over every element and along axes, views included") {
+  with_each_layout([] { sums_along_axes(); });
+}
+
+TEST_CASE("array reductions: integers, extremes and their positions, NaN, all and any") {
+  with_each_layout([] { extremes_and_truth(); });
+}
+
+TEST_SUITE_END();
+
+namespace {
+
+void sums_along_axes() {
   for_each_device([](const duet::Device& dev) {
     duet::Queue q = dev.queue();
     auto rng = make_rng("array sums");
@@ -162,7 +190,7 @@ TEST_CASE("array reductions: sums over every element and along axes, views inclu
   });
 }
 
-TEST_CASE("array reductions: integers, extremes and their positions, NaN, all and any") {
+void extremes_and_truth() {
   for_each_device([](const duet::Device& dev) {
     duet::Queue q = dev.queue();
     const std::vector<std::int32_t> iv{5, -3, 7, 7, -3, 2, 2000000000, 2000000000};
@@ -200,7 +228,8 @@ TEST_CASE("array reductions: integers, extremes and their positions, NaN, all an
   });
 }
 
-TEST_SUITE_END();
+}  // namespace
+
 TEST_SUITE_BEGIN("nvrtc");
 
 TEST_CASE("array reductions compile for sm_90 for every operation and element type") {

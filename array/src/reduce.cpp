@@ -1,9 +1,13 @@
-// The reductions of duet/array_reduce.hpp: one generated kernel per (operation, dtypes, number of
-// kept axes). Work-group g makes output element g: its work-items walk the reduced axis (or every
-// element, for a reduction over all) with a stride of the group's size, then combine their values
-// in a shared-memory tree in a fixed order, so results repeat bit for bit. The kept axes are the
-// output's, collapsed, at most 6 (as array_copy.duet's); the reduced run is one axis with a stride,
+// The reductions of duet/array_reduce.hpp: one generated source per (operation, dtypes), with two
+// layouts. duet_reduce: work-group g makes output element g: its work-items walk the reduced axis
+// (or every element, for a reduction over all) with a stride of the group's size, then combine their
+// values in a shared-memory tree in a fixed order. duet_reduce_columns: work-item g makes output g,
+// walking the run in order (prefers_columns says which). Either way results repeat bit for bit. The kept axes
+// are the output's, collapsed, at most 6 (as array_copy.duet's); the reduced run is one axis with a stride,
 // or the whole array made contiguous first.
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <sstream>
 
@@ -89,7 +93,39 @@ std::string identity(ReduceOp op, ScalarType acc) {
   }
 }
 
-// The dialect kernel: a (value, index) pair per work-item where the op is arg*, else a value.
+// Both kernels' parameters: the source (at an element offset), the output, the number of outputs,
+// the reduced run (its length and stride) and the kept axes (sizes d0..d5, strides s0..s5, the
+// innermost last).
+std::string parameter_list(ScalarType in, ScalarType out) {
+  std::ostringstream s;
+  s << "GLOBAL const " << name_of(in) << "* src, const long src_off, GLOBAL " << name_of(out)
+    << "* dst, const ulong outputs, const ulong run, const long run_stride";
+  for (std::size_t d = 0; d < kAxes; ++d) s << ", const ulong d" << d;
+  for (std::size_t d = 0; d < kAxes; ++d) s << ", const long s" << d;
+  return s.str();
+}
+
+// `base`, the offset of output g's first element of the run, from g over the kept axes.
+std::string base_of_output() {
+  std::ostringstream s;
+  s << "  ulong rest = g;\n  long base = src_off;\n";
+  for (std::size_t d = kAxes; d-- > 0;)
+    s << "  base += (long)(rest % d" << d << ") * s" << d << ";\n  rest /= d" << d << ";\n";
+  return s.str();
+}
+
+// The store of output g from its value (and index, for arg*).
+std::string store(ReduceOp op, ScalarType out, const std::string& acc, const std::string& value,
+                  const std::string& index) {
+  if (op == ReduceOp::argmin || op == ReduceOp::argmax) return "  dst[g] = (long)" + index + ";\n";
+  if (op == ReduceOp::mean)
+    return "  STORE(" + name_of(out) + ", dst + g, " + value + " / (" + acc + ")run);\n";
+  return "  STORE(" + name_of(out) + ", dst + g, " + value + ");\n";
+}
+
+// The two dialect kernels, duet_reduce (a work-group per output, for long contiguous runs and few
+// outputs) and duet_reduce_columns (a work-item per output): a (value, index) pair per work-item
+// where the op is arg*, else a value.
 std::string kernel_source(ReduceOp op, ScalarType in, ScalarType out, ScalarType acc) {
   const bool arg = op == ReduceOp::argmin || op == ReduceOp::argmax;
   const bool low = op == ReduceOp::min || op == ReduceOp::argmin;
@@ -120,26 +156,22 @@ std::string kernel_source(ReduceOp op, ScalarType in, ScalarType out, ScalarType
       break;
   }
   s << ";\n}\n";
-  s << "KERNEL void duet_reduce(GLOBAL const " << name_of(in) << "* src, const long src_off, GLOBAL "
-    << name_of(out) << "* dst, const ulong outputs, const ulong run, const long run_stride";
-  for (std::size_t d = 0; d < kAxes; ++d) s << ", const ulong d" << d;
-  for (std::size_t d = 0; d < kAxes; ++d) s << ", const long s" << d;
-  s << ") {\n"
+  const std::string params = parameter_list(in, out);
+  s << "KERNEL void duet_reduce(" << params << ") {\n"
     << "  SHARED " << A << " duet_v[" << kGroup << "];\n"
     << (arg ? "  SHARED ulong duet_i[" + std::to_string(kGroup) + "];\n" : "")
     << "  const ulong g = (ulong)GROUP_ID(0);\n"
     << "  const uint lid = (uint)LOCAL_ID(0);\n"
     << "  if (g >= outputs) return;\n"
-    << "  ulong rest = g;\n  long base = src_off;\n";
-  for (std::size_t d = kAxes; d-- > 0;)
-    s << "  base += (long)(rest % d" << d << ") * s" << d << ";\n  rest /= d" << d << ";\n";
+    << base_of_output();
   // all and any test each element against 0 before it becomes a uchar: 0.5 converted first would
   // count as 0.
   const bool truth = op == ReduceOp::all || op == ReduceOp::any;
+  const std::string load = "(" + A + ")(LOAD(" + name_of(in) + ", src + base + (long)r * run_stride)" +
+                           (truth ? " != 0" : "") + ")";
   s << "  " << A << " v = " << identity(op, acc) << ";\n  ulong vi = (ulong)0 - 1;\n"
     << "  for (ulong r = lid; r < run; r += " << kGroup << ") {\n"
-    << "    const " << A << " x = (" << A << ")(LOAD(" << name_of(in)
-    << ", src + base + (long)r * run_stride)" << (truth ? " != 0" : "") << ");\n";
+    << "    const " << A << " x = " << load << ";\n";
   if (arg)
     s << "    if (duet_better(x, r, v, vi)) { v = x; vi = r; }\n";
   else
@@ -153,15 +185,40 @@ std::string kernel_source(ReduceOp op, ScalarType in, ScalarType out, ScalarType
       << "        duet_v[lid] = duet_v[lid + step];\n        duet_i[lid] = duet_i[lid + step];\n      }\n";
   else
     s << "      duet_v[lid] = duet_combine(duet_v[lid], duet_v[lid + step]);\n";
-  s << "    }\n    BARRIER();\n  }\n  if (lid != 0u) return;\n";
+  s << "    }\n    BARRIER();\n  }\n  if (lid != 0u) return;\n"
+    << store(op, out, A, "duet_v[0]", "duet_i[0]") << "}\n";
+
+  // Columns: work-item g makes output g alone, walking the run in order. Neighbouring work-items
+  // make neighbouring outputs, so where the kept innermost axis is contiguous their loads are too
+  // (coalesced on GPUs, vectors on CPUs); a run with a stride (a column of a matrix) is read the way
+  // memory lies, not one element per row.
+  s << "KERNEL void duet_reduce_columns(" << params << ") {\n"
+    << "  const ulong g = (ulong)GLOBAL_ID(0);\n"
+    << "  if (g >= outputs) return;\n"
+    << base_of_output() << "  " << A << " v = " << identity(op, acc) << ";\n  ulong vi = (ulong)0 - 1;\n"
+    << "  for (ulong r = 0; r < run; ++r) {\n"
+    << "    const " << A << " x = " << load << ";\n";
   if (arg)
-    s << "  dst[g] = (long)duet_i[0];\n";
-  else if (op == ReduceOp::mean)
-    s << "  STORE(" << name_of(out) << ", dst + g, duet_v[0] / (" << A << ")run);\n";
+    s << "    if (duet_better(x, r, v, vi)) { v = x; vi = r; }\n";
   else
-    s << "  STORE(" << name_of(out) << ", dst + g, duet_v[0]);\n";
-  s << "}\n";
+    s << "    v = duet_combine(v, x);\n";
+  s << "  }\n" << store(op, out, A, "v", "vi") << "}\n";
   return s.str();
+}
+
+// Whether a work-item per output (duet_reduce_columns) beats a work-group per output: on GPUs, where
+// the run has a stride (a work-group would read it one element per row, uncoalesced) and the outputs
+// are enough to fill the device with work-items. CPUs keep work-groups: PoCL walks a column per
+// work-item across pages, slower still than its work-group per output (measured on 2 cores:
+// sum(axis=0) of 4096 x 4096 floats 0.03 of the copy bandwidth either way). DUET_REDUCE_LAYOUT=groups
+// or =columns forces one (the tests run both on every device).
+bool prefers_columns(const DeviceInfo& info, std::size_t outputs, std::int64_t run_stride) {
+  if (const char* forced = std::getenv("DUET_REDUCE_LAYOUT"); forced && *forced) {
+    if (std::strcmp(forced, "columns") == 0) return true;
+    if (std::strcmp(forced, "groups") == 0) return false;
+  }
+  const std::size_t units = std::max<std::size_t>(info.compute_units, 1);
+  return info.kind == DeviceKind::gpu && run_stride != 1 && outputs >= 64 * units;
 }
 
 // `axis` of `in` counted from 0; ArgumentError when it is out of range.
@@ -252,22 +309,28 @@ Array reduce(Queue& q, ReduceOp op, const Array& in, std::optional<std::int64_t>
     throw ArgumentError(std::string(call) + ": the kept axes need " + std::to_string(walk.ndim()) +
                         " uneven axes; at most 6 are supported (copy the array first)");
   const std::string source = reduction_source(op, in.dtype());
-  const Kernel kernel = q.device().compile(source, {}, std::string(call) + ".duet").kernel("duet_reduce");
+  const DeviceInfo& info = q.device().info();
+  const std::int64_t run_stride = src.ndim() == 0 ? 0 : src.strides()[k];
+  const bool columns = prefers_columns(info, out.size(), run_stride);
+  const Kernel kernel = q.device()
+                            .compile(source, {}, std::string(call) + ".duet")
+                            .kernel(columns ? "duet_reduce_columns" : "duet_reduce");
   const RawBuffer src_arg = src.buffer().aligned_back(q.device().info().view_alignment);
   const std::int64_t skipped =
       static_cast<std::int64_t>((src.buffer().offset() - src_arg.offset()) / src.itemsize());
-  std::vector<KernelArg> args{KernelArg::from_raw(src_arg, src.dtype()),
-                              KernelArg::from(skipped + walk.offset),
-                              KernelArg::from_raw(out.buffer(), out_type),
-                              KernelArg::from(std::uint64_t(out.size())),
-                              KernelArg::from(std::uint64_t(run)),
-                              KernelArg::from(std::int64_t(src.ndim() == 0 ? 0 : src.strides()[k]))};
+  std::vector<KernelArg> args{
+      KernelArg::from_raw(src_arg, src.dtype()),   KernelArg::from(skipped + walk.offset),
+      KernelArg::from_raw(out.buffer(), out_type), KernelArg::from(std::uint64_t(out.size())),
+      KernelArg::from(std::uint64_t(run)),         KernelArg::from(run_stride)};
   const std::size_t skip = kAxes - walk.ndim();
   for (std::size_t d = 0; d < kAxes; ++d)
     args.push_back(KernelArg::from(std::uint64_t(d < skip ? 1 : walk.shape[d - skip])));
   for (std::size_t d = 0; d < kAxes; ++d)
     args.push_back(KernelArg::from(std::int64_t(d < skip ? 0 : walk.strides[d - skip])));
-  q.launch_args(kernel, Range(out.size() * kGroup), Range(kGroup), args);
+  if (columns)
+    q.launch_args(kernel, Range(out.size()), Range(std::min<std::size_t>(kGroup, info.max_group_size)), args);
+  else
+    q.launch_args(kernel, Range(out.size() * kGroup), Range(kGroup), args);
   return out;
 }
 
