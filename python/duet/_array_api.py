@@ -15,7 +15,10 @@ import builtins
 from . import _duet
 
 __all__ = [
-    "abs", "add", "all", "any", "arange", "argmax", "argmin", "astype", "ceil", "clip", "cos", "divide",
+    "abs", "add", "all", "any", "arange", "argmax", "argmin", "astype", "bitwise_and", "bitwise_invert",
+    "bitwise_left_shift", "bitwise_or", "bitwise_right_shift", "bitwise_xor", "ceil", "clip", "cos",
+    "cumsum", "cumulative_sum", "divide", "floor_divide", "logical_and", "logical_not", "logical_or",
+    "logical_xor", "outer", "remainder",
     "equal", "exp", "floor", "greater", "greater_equal", "less", "less_equal", "linspace", "log", "max",
     "matmul", "maximum", "mean", "min", "minimum", "multiply", "negative", "not_equal", "positive", "pow", "power",
     "prod", "sin", "sqrt", "subtract", "sum", "tanh", "tensordot", "vecdot", "where",
@@ -70,6 +73,19 @@ maximum = _binary("maximum", "The larger of x1 and x2 (NaN propagates)")
 minimum = _binary("minimum", "The smaller of x1 and x2 (NaN propagates)")
 pow = _binary("pow", "x1 ** x2 (floating types)")
 power = pow
+floor_divide = _binary("floor_divide", "x1 // x2 (rounded toward -inf, as Python's; integer x // 0 is 0)")
+remainder = _binary("remainder", "x1 % x2 with the divisor's sign, as Python's (integer x % 0 is 0)")
+logical_and = _binary("logical_and", "x1 and x2 (nonzero is true) as uint8 0/1")
+logical_or = _binary("logical_or", "x1 or x2 (nonzero is true) as uint8 0/1")
+logical_xor = _binary("logical_xor", "x1 xor x2 (nonzero is true) as uint8 0/1")
+logical_not = _unary("logical_not", "not x (x == 0) as uint8 0/1")
+bitwise_and = _binary("bitwise_and", "x1 & x2 (integers)")
+bitwise_or = _binary("bitwise_or", "x1 | x2 (integers)")
+bitwise_xor = _binary("bitwise_xor", "x1 ^ x2 (integers)")
+bitwise_invert = _unary("bitwise_invert", "~x (integers)")
+bitwise_left_shift = _binary("bitwise_left_shift", "x1 << x2 (integers; a count past the width gives 0)")
+bitwise_right_shift = _binary("bitwise_right_shift",
+                              "x1 >> x2 (integers, arithmetic for signed; a count past the width gives 0 or -1)")
 less = _binary("less", "x1 < x2 as uint8 0/1")
 less_equal = _binary("less_equal", "x1 <= x2 as uint8 0/1")
 greater = _binary("greater", "x1 > x2 as uint8 0/1")
@@ -132,8 +148,8 @@ def astype(x, dtype, /, *, copy=True, queue=None):
 def _reduction(name, doc):
     return _named(
         lambda x, /, *, axis=None, keepdims=False, queue=None: _duet._reduce(name, x, axis, keepdims, queue=queue),
-        name, doc + " over every element (axis=None) or one axis, keepdims keeping it with length 1; one "
-        "kernel on `queue`, a new array (0-d for axis=None).")
+        name, doc + " over every element (axis=None), one axis or a tuple of axes, keepdims keeping them "
+        "with length 1; one kernel on `queue`, a new array (0-d for axis=None).")
 
 
 sum = _reduction("sum", "The sum (int64 for signed integers, uint64 for unsigned)")
@@ -145,6 +161,43 @@ argmin = _reduction("argmin", "The first position of the smallest element (int64
 argmax = _reduction("argmax", "The first position of the largest element (int64)")
 all = _reduction("all", "Whether every element is nonzero (uint8 0/1)")
 any = _reduction("any", "Whether any element is nonzero (uint8 0/1)")
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False, queue=None):
+    """The running sums along `axis` (required for more than one dimension, as the array API says),
+    sum's dtypes (int32 gives int64) unless `dtype` converts x first; include_initial puts a 0 before
+    each run. One kernel on `queue` (a work-group per run, in a fixed order: results repeat bit for
+    bit), plus a copy with include_initial."""
+    if axis is None:
+        if x.ndim > 1:
+            raise _duet_argument_error(f"cumulative_sum of a {x.ndim}-d array needs an axis (the array API's "
+                                       "rule); use duet.cumsum for the flattened array")
+        axis = 0
+    if dtype is not None:
+        x = astype(x, dtype, copy=False, queue=queue)
+    if x.ndim == 0:
+        raise _duet_argument_error("cumulative_sum of a 0-d array: there is no axis to run along")
+    sums = _duet._cumsum(x, axis, queue=queue)
+    if not include_initial:
+        return sums
+    axis = axis % x.ndim
+    shape = list(x.shape)
+    shape[axis] += 1
+    out = _duet.full(tuple(shape), 0, sums.dtype, x.device, queue)
+    out[(slice(None),) * axis + (slice(1, None),)] = sums
+    return out
+
+
+def cumsum(a, axis=None, *, queue=None):
+    """numpy.cumsum: the running sums along `axis`, or over the flattened array (C order) when axis
+    is None."""
+    return _duet._cumsum(a, axis, queue=queue)
+
+
+def outer(a, b, /, *, queue=None):
+    """numpy.outer: every product a[i] * b[j] of the flattened arrays, a (a.size, b.size) array (one
+    fused kernel; no input is copied)."""
+    return _duet._outer(a, b, queue=queue)
 
 
 def vecdot(x1, x2, /, *, axis=-1, queue=None):

@@ -1,6 +1,7 @@
 // duet.Array's arithmetic on duet::Array's expressions, reductions and matmul: the operators
-// (+ - * / ** and the reflected and in-place forms, comparisons, unary -, abs(), @) and the private
-// functions duet/_array_api.py turns into the module's array API (duet.sqrt, duet.sum, ...).
+// (+ - * / // % ** & | ^ << >> and the reflected and in-place forms, comparisons, unary - and ~,
+// abs(), @) and the private functions duet/_array_api.py turns into the module's array API
+// (duet.sqrt, duet.sum, duet.cumulative_sum, ...).
 //
 // Eager: every operator or function call on arrays evaluates its expression at once, as one fused
 // kernel on the queue given (default: the device's default queue), and returns a new array. So
@@ -100,6 +101,18 @@ const Op& find_op(const std::string& name) {
       {"maximum", {2, [](auto& x) { return maximum(x[0], x[1]); }}},
       {"minimum", {2, [](auto& x) { return minimum(x[0], x[1]); }}},
       {"pow", {2, [](auto& x) { return power(x[0], x[1]); }}},
+      {"floor_divide", {2, [](auto& x) { return floor_divide(x[0], x[1]); }}},
+      {"remainder", {2, [](auto& x) { return remainder(x[0], x[1]); }}},
+      {"logical_and", {2, [](auto& x) { return logical_and(x[0], x[1]); }}},
+      {"logical_or", {2, [](auto& x) { return logical_or(x[0], x[1]); }}},
+      {"logical_xor", {2, [](auto& x) { return logical_xor(x[0], x[1]); }}},
+      {"logical_not", {1, [](auto& x) { return logical_not(x[0]); }}},
+      {"bitwise_and", {2, [](auto& x) { return bitwise_and(x[0], x[1]); }}},
+      {"bitwise_or", {2, [](auto& x) { return bitwise_or(x[0], x[1]); }}},
+      {"bitwise_xor", {2, [](auto& x) { return bitwise_xor(x[0], x[1]); }}},
+      {"bitwise_invert", {1, [](auto& x) { return invert(x[0]); }}},
+      {"bitwise_left_shift", {2, [](auto& x) { return left_shift(x[0], x[1]); }}},
+      {"bitwise_right_shift", {2, [](auto& x) { return right_shift(x[0], x[1]); }}},
       {"negative", {1, [](auto& x) { return negative(x[0]); }}},
       {"abs", {1, [](auto& x) { return duet::abs(x[0]); }}},
       {"sqrt", {1, [](auto& x) { return duet::sqrt(x[0]); }}},
@@ -201,15 +214,22 @@ ReduceOp reduce_op(const std::string& name) {
   throw ArgumentError("no reduction " + name);
 }
 
-std::optional<std::int64_t> one_axis(nb::handle axis, const char* name) {
-  if (axis.is_none()) return std::nullopt;
-  if (nb::isinstance<nb::tuple>(axis)) {
-    if (nb::len(axis) == 1) return nb::cast<std::int64_t>(nb::tuple(nb::borrow(axis))[0]);
-    if (nb::len(axis) == 0) throw ArgumentError(std::string(name) + ": axis=() reduces nothing");
-    throw ArgumentError(std::string(name) +
-                        " reduces one axis at a time (or all with axis=None): call it once per axis");
+// axis=None (every element), an integer, or a tuple of them (several axes at once; the C++ side
+// refuses argmin/argmax over more than one, and repeated axes).
+duet::Array reduce_axes(Queue& q, ReduceOp op, const duet::Array& v, nb::handle axis, bool keepdims) {
+  if (axis.is_none()) {
+    nb::gil_scoped_release release;
+    return duet::reduce(q, op, v, std::nullopt, keepdims);
   }
-  return nb::cast<std::int64_t>(axis);
+  if (nb::isinstance<nb::tuple>(axis) || nb::isinstance<nb::list>(axis)) {
+    std::vector<std::int64_t> axes;
+    for (nb::handle a : axis) axes.push_back(nb::cast<std::int64_t>(a));
+    nb::gil_scoped_release release;
+    return duet::reduce(q, op, v, axes, keepdims);
+  }
+  const std::int64_t one = nb::cast<std::int64_t>(axis);
+  nb::gil_scoped_release release;
+  return duet::reduce(q, op, v, std::optional<std::int64_t>(one), keepdims);
 }
 
 const Device& device_or_default(nb::handle device) {
@@ -230,6 +250,13 @@ void def_operators(Class& cls, bool in_place) {
   DUET_OPERATOR("mul", "multiply", "*")
   DUET_OPERATOR("truediv", "divide", "/")
   DUET_OPERATOR("pow", "pow", "**")
+  DUET_OPERATOR("floordiv", "floor_divide", "//")
+  DUET_OPERATOR("mod", "remainder", "%")
+  DUET_OPERATOR("and", "bitwise_and", "&")
+  DUET_OPERATOR("or", "bitwise_or", "|")
+  DUET_OPERATOR("xor", "bitwise_xor", "^")
+  DUET_OPERATOR("lshift", "bitwise_left_shift", "<<")
+  DUET_OPERATOR("rshift", "bitwise_right_shift", ">>")
 #undef DUET_OPERATOR
 #define DUET_COMPARISON(py, name) \
   cls.def("__" py "__", [](nb::handle a, nb::handle b) { return binary(name, a, b, false); });
@@ -242,6 +269,7 @@ void def_operators(Class& cls, bool in_place) {
 #undef DUET_COMPARISON
   cls.def("__neg__", [](nb::handle a) { return elementwise("negative", {a}, nb::none()); });
   cls.def("__abs__", [](nb::handle a) { return elementwise("abs", {a}, nb::none()); });
+  cls.def("__invert__", [](nb::handle a) { return elementwise("bitwise_invert", {a}, nb::none()); });
 }
 
 void bind_expression(nb::module_& m) {
@@ -310,15 +338,38 @@ void bind_array_ops(nb::module_& m, nb::class_<Array>& array) {
   m.def(
       "_reduce",
       [](const std::string& name, const Array& a, nb::handle axis, bool keepdims, nb::handle queue) {
-        const ReduceOp op = reduce_op(name);
-        const std::optional<std::int64_t> ax = one_axis(axis, name.c_str());
         Queue& q = queue_or_default(queue, a.buffer.device());
-        const duet::Array v = nd(a);
-        nb::gil_scoped_release release;
-        return from_nd(duet::reduce(q, op, v, ax, keepdims));
+        return from_nd(reduce_axes(q, reduce_op(name), nd(a), axis, keepdims));
       },
       nb::arg("name"), nb::arg("a"), nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false,
       nb::arg("queue").none() = nb::none());
+  m.def(
+      "_cumsum",
+      [](const Array& a, std::optional<std::int64_t> axis, nb::handle queue) {
+        Queue& q = queue_or_default(queue, a.buffer.device());
+        const duet::Array v = nd(a);
+        nb::gil_scoped_release release;
+        return from_nd(duet::cumsum(q, v, axis));
+      },
+      nb::arg("a"), nb::arg("axis").none() = nb::none(), nb::arg("queue").none() = nb::none());
+  m.def(
+      "_cumsum_into",
+      [](const Array& a, std::int64_t axis, const Array& out, nb::handle queue) {
+        Queue& q = queue_or_default(queue, a.buffer.device());
+        const duet::Array v = nd(a), o = nd(out);
+        nb::gil_scoped_release release;
+        duet::cumsum(q, v, axis, o);
+      },
+      nb::arg("a"), nb::arg("axis"), nb::arg("out"), nb::arg("queue").none() = nb::none());
+  m.def(
+      "_outer",
+      [](const Array& a, const Array& b, nb::handle queue) {
+        Queue& q = queue_or_default(queue, a.buffer.device());
+        const duet::Array x = nd(a), y = nd(b);
+        nb::gil_scoped_release release;
+        return from_nd(duet::outer(q, x, y));
+      },
+      nb::arg("a"), nb::arg("b"), nb::arg("queue").none() = nb::none());
   m.def(
       "_matmul",
       [](const Array& a, const Array& b, nb::handle queue) {
