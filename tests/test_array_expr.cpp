@@ -26,14 +26,9 @@ Array floats(duet::Queue& q, const std::vector<float>& v, const duet::Shape& sha
 }
 
 // The kernel also compiles for CUDA, where NVRTC can be loaded (it needs no GPU).
-// Strided kernels in each index width and with as many axes as evaluate() may give them.
 void compiles_for_cuda(const duet::Expr& e, ScalarType out, bool flat) {
   try {
     CHECK(duet::compile_for_cuda_arch(duet::fused_source(e, out, flat), {}, "sm_90", "fused.duet") > 0);
-    if (flat) return;
-    for (std::size_t axes : {0, 1, 2, 6})
-      CHECK(duet::compile_for_cuda_arch(duet::fused_source(e, out, false, axes, true), {}, "sm_90",
-                                        "fused.duet") > 0);
   } catch (const duet::BackendUnavailableError&) {
   }
 }

@@ -211,66 +211,48 @@ Layout broadcast_layout(const Array& a, const Shape& shape) {
 
 bool flat_over(const Array& a, const Shape& shape) { return a.shape() == shape && a.contiguous(); }
 
-// The expression tree written out once: its helper functions, the value expression over the
-// leaves a0.., s0.., and the leaves in parameter order.
-struct Emitted {
-  std::string helpers;
-  std::string value;
+struct Kernelized {
+  std::string source;
   Leaves leaves;
 };
 
-Emitted emit_tree(const Expr& e) {
+Kernelized write_kernel(const Expr& e, ScalarType out_dtype, bool flat, std::size_t axes) {
   Writer w;
-  Emitted out;
-  out.value = w.emit(*e.node(), compute_type(e.dtype()));
-  for (const auto& [name, code] : w.helpers) out.helpers += code;
-  out.leaves = std::move(w.leaves);
-  return out;
-}
-
-// The kernel around an emitted tree. Flat: element i of every operand at its offset + i. Strided:
-// element i split over `axes` axes (d0 outermost) in `narrow` (uint) or ulong arithmetic, the
-// outermost axis taking what is left without a division: a 64-bit division costs tens of
-// instructions on a GPU, and a layout collapses to one or two axes more often than not.
-std::string assemble(const Emitted& em, ScalarType out_dtype, bool flat, std::size_t axes, bool narrow) {
-  const std::vector<const Expr::Node*>& arrays = em.leaves.arrays;
-  const std::string index = narrow ? "uint" : "ulong";
+  const std::string value = w.emit(*e.node(), compute_type(e.dtype()));
   std::ostringstream s;
-  s << em.helpers;
+  for (const auto& [name, code] : w.helpers) s << code;
   s << "KERNEL void duet_fused(GLOBAL " << to_string(out_dtype) << "* out, const long out_off";
-  for (std::size_t k = 0; k < arrays.size(); ++k)
-    s << ", GLOBAL const " << to_string(arrays[k]->dtype) << "* a" << k << ", const long a" << k << "_off";
-  for (std::size_t j = 0; j < em.leaves.scalars.size(); ++j)
-    s << ", const " << to_string(em.leaves.scalars[j].second) << " s" << j;
+  for (std::size_t k = 0; k < w.leaves.arrays.size(); ++k)
+    s << ", GLOBAL const " << to_string(w.leaves.arrays[k]->dtype) << "* a" << k << ", const long a" << k
+      << "_off";
+  for (std::size_t j = 0; j < w.leaves.scalars.size(); ++j)
+    s << ", const " << to_string(w.leaves.scalars[j].second) << " s" << j;
   s << ", const ulong n";
   if (!flat) {
-    for (std::size_t d = 0; d < axes; ++d) s << ", const " << index << " d" << d;
+    for (std::size_t d = 0; d < axes; ++d) s << ", const ulong d" << d;
     for (std::size_t d = 0; d < axes; ++d) s << ", const long os" << d;
-    for (std::size_t k = 0; k < arrays.size(); ++k)
+    for (std::size_t k = 0; k < w.leaves.arrays.size(); ++k)
       for (std::size_t d = 0; d < axes; ++d) s << ", const long a" << k << "s" << d;
   }
   s << ") {\n  const ulong i = (ulong)GLOBAL_ID(0);\n  if (i >= n) return;\n";
   if (flat) {
     s << "  const long po = out_off + (long)i;\n";
-    for (std::size_t k = 0; k < arrays.size(); ++k)
+    for (std::size_t k = 0; k < w.leaves.arrays.size(); ++k)
       s << "  const long p" << k << " = a" << k << "_off + (long)i;\n";
   } else {
-    s << "  " << index << " rest = (" << index << ")i;\n  long po = out_off;\n";
-    for (std::size_t k = 0; k < arrays.size(); ++k) s << "  long p" << k << " = a" << k << "_off;\n";
+    s << "  ulong rest = i;\n  long po = out_off;\n";
+    for (std::size_t k = 0; k < w.leaves.arrays.size(); ++k) s << "  long p" << k << " = a" << k << "_off;\n";
     for (std::size_t d = axes; d-- > 0;) {
-      if (d == 0)
-        s << "  {\n    const long at = (long)rest;\n";
-      else
-        s << "  {\n    const long at = (long)(rest % d" << d << ");\n    rest /= d" << d << ";\n";
-      s << "    po += at * os" << d << ";\n";
-      for (std::size_t k = 0; k < arrays.size(); ++k)
+      s << "  {\n    const long at = (long)(rest % d" << d << ");\n    rest /= d" << d
+        << ";\n    po += at * os" << d << ";\n";
+      for (std::size_t k = 0; k < w.leaves.arrays.size(); ++k)
         s << "    p" << k << " += at * a" << k << "s" << d << ";\n";
       s << "  }\n";
     }
   }
-  s << "  STORE(" << to_string(out_dtype) << ", out + po, (" << cname(out_dtype) << ")(" << em.value
+  s << "  STORE(" << to_string(out_dtype) << ", out + po, (" << cname(out_dtype) << ")(" << value
     << "));\n}\n";
-  return s.str();
+  return {s.str(), std::move(w.leaves)};
 }
 
 KernelArg scalar_arg(const Expr::Node& n, ScalarType t) {
@@ -345,20 +327,16 @@ Event run(Queue& q, const Array& out, const Expr& e) {
   arrays_of(*e.node(), inputs);
   bool flat = out.contiguous();
   for (const Array* a : inputs) flat = flat && flat_over(*a, shape);
-  const Emitted k = emit_tree(e);
+  const Kernelized k = write_kernel(e, out.dtype(), flat, kAxes);
   // The layouts in the kernel's parameter order.
   std::vector<Layout> layouts{out.layout()};
   for (const Expr::Node* n : k.leaves.arrays) layouts.push_back(broadcast_layout(n->array, shape));
   std::vector<Layout> walked = flat ? layouts : collapsed_together(layouts);
-  const std::size_t used = flat ? 0 : walked[0].ndim();
-  if (used > kAxes)
-    throw ArgumentError("evaluate: the operands' layouts need " + std::to_string(used) +
+  if (!flat && walked[0].ndim() > kAxes)
+    throw ArgumentError("evaluate: the operands' layouts need " + std::to_string(walked[0].ndim()) +
                         " uneven axes; at most " + std::to_string(kAxes) +
                         " are supported (copy an operand first)");
-  const std::uint64_t n = out.size();
-  const bool narrow = n <= 0xffffffffu;
-  const Kernel kernel =
-      device.compile(assemble(k, out.dtype(), flat, used, narrow), {}, "fused.duet").kernel("duet_fused");
+  const Kernel kernel = device.compile(k.source, {}, "fused.duet").kernel("duet_fused");
 
   // Arguments: the buffers (kept alive here), offsets, scalars, n, and the layouts.
   std::vector<Passed> passed;
@@ -373,13 +351,15 @@ Event run(Queue& q, const Array& out, const Expr& e) {
     args.push_back(KernelArg::from(passed[j + 1].skipped + walked[j + 1].offset));
   }
   for (const auto& [node, type] : k.leaves.scalars) args.push_back(scalar_arg(*node, type));
+  const std::uint64_t n = out.size();
   args.push_back(KernelArg::from(n));
   if (!flat) {
-    for (std::size_t d = 0; d < used; ++d)
-      args.push_back(narrow ? KernelArg::from(std::uint32_t(walked[0].shape[d]))
-                            : KernelArg::from(std::uint64_t(walked[0].shape[d])));
+    const std::size_t used = walked[0].ndim(), skip = kAxes - used;
+    for (std::size_t d = 0; d < kAxes; ++d)
+      args.push_back(KernelArg::from(std::uint64_t(d < skip ? 1 : walked[0].shape[d - skip])));
     for (const Layout& l : walked)
-      for (std::size_t d = 0; d < used; ++d) args.push_back(KernelArg::from(std::int64_t(l.strides[d])));
+      for (std::size_t d = 0; d < kAxes; ++d)
+        args.push_back(KernelArg::from(std::int64_t(d < skip ? 0 : l.strides[d - skip])));
   }
   return q.launch_args(kernel, Range(n), Range(), args);
 }
@@ -393,9 +373,8 @@ bool same_view(const Array& a, const Array& b) {
 
 }  // namespace
 
-std::string fused_source(const Expr& e, ScalarType out_dtype, bool flat, std::size_t axes,
-                         bool narrow_index) {
-  return assemble(emit_tree(e), out_dtype, flat, axes, narrow_index);
+std::string fused_source(const Expr& e, ScalarType out_dtype, bool flat) {
+  return write_kernel(e, out_dtype, flat, kAxes).source;
 }
 
 Array evaluate(Queue& q, const Expr& e) {

@@ -157,9 +157,6 @@ Event assign(Queue& q, const Array& out, const Expr& e);
 Array outer(Queue& q, const Array& a, const Array& b);
 
 // The dialect kernel evaluate() would run for `e` writing `out_dtype` (for tests and debugging).
-// Strided kernels walk `axes` axes (the operands' collapsed layout has that many), in 32-bit index
-// arithmetic with narrow_index (outputs of fewer than 2^32 elements).
-std::string fused_source(const Expr& e, ScalarType out_dtype, bool flat, std::size_t axes = 6,
-                         bool narrow_index = false);
+std::string fused_source(const Expr& e, ScalarType out_dtype, bool flat);
 
 }  // namespace duet
