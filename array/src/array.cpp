@@ -3,23 +3,14 @@
 // sides are contiguous.
 #include "duet/array.hpp"
 
-#include <algorithm>
 #include <array>
-#include <string>
-#include <vector>
 
 #include "duet/extension.hpp"
 
 namespace duet {
 namespace {
 
-constexpr std::size_t kCopyAxes = 6;      // array_copy.duet's d0..d5
-constexpr std::size_t kMaxGridY = 65535;  // CUDA's limit on a grid's second dimension
-
-// A length as array_copy_rows' INDEX takes it.
-KernelArg index_arg(bool narrow, std::uint64_t value) {
-  return narrow ? KernelArg::from(static_cast<std::uint32_t>(value)) : KernelArg::from(value);
-}
+constexpr std::size_t kCopyAxes = 6;  // array_copy.duet's d0..d5
 
 const char* bits_type(std::size_t itemsize) {
   switch (itemsize) {
@@ -42,58 +33,10 @@ extension::KernelRange<Bits> bits_range(const RawBuffer& buffer, const char* wha
   return extension::kernel_range("copy_into", what, all, buffer.device().info());
 }
 
-// array_copy_rows over `from` and `to` (at most kCopyAxes axes), as a 2-D launch; false where its
-// grid would have more rows of groups than CUDA's second dimension allows.
-template <class Bits>
-bool launch_copy_rows(Queue& q, const extension::KernelRange<Bits>& s, const extension::KernelRange<Bits>& d,
-                      const Layout& from, const Layout& to, Event& done) {
-  const std::size_t axes = from.ndim();
-  const std::uint64_t inner = axes ? from.shape[axes - 1] : 1, rows = axes ? from.size() / inner : 1;
-  std::size_t lx = 1;
-  while (lx < inner && lx < 256) lx *= 2;
-  const std::size_t group = std::min<std::size_t>(256, q.device().info().max_group_size);
-  lx = std::min(lx, group);
-  const std::size_t ly = std::max<std::size_t>(1, group / lx);
-  if ((rows + ly - 1) / ly > kMaxGridY) return false;
-  const bool narrow = inner <= 0xffffffffu && rows <= 0xffffffffu;
-  const std::size_t outer = axes ? axes - 1 : 0;
-  const Kernel kernel = extension::builtin_kernel(q.device(), "array_copy", "array_copy_rows",
-                                                  {{"ELEM", bits_type(sizeof(Bits))},
-                                                   {"INDEX", narrow ? "uint" : "ulong"},
-                                                   {"OUTER_AXES", std::to_string(outer)}});
-  // The outer axes innermost first: n1.. their lengths, s1.. and t1.. their strides.
-  std::array<std::uint64_t, 4> n{};
-  std::array<std::int64_t, 5> so{}, to_s{};
-  n.fill(1);
-  for (std::size_t k = 0; k < outer; ++k) {
-    const std::size_t axis = axes - 2 - k;
-    if (k < n.size()) n[k] = from.shape[axis];
-    so[k] = from.strides[axis];
-    to_s[k] = to.strides[axis];
-  }
-  const std::int64_t s_in = axes ? from.strides[axes - 1] : 0, t_in = axes ? to.strides[axes - 1] : 0;
-  const std::vector<KernelArg> args = {
-      KernelArg::from(s.arg),   KernelArg::from(std::int64_t(s.offset) + from.offset),
-      KernelArg::from(d.arg),   KernelArg::from(std::int64_t(d.offset) + to.offset),
-      index_arg(narrow, inner), index_arg(narrow, rows),
-      KernelArg::from(s_in),    KernelArg::from(t_in),
-      index_arg(narrow, n[0]),  index_arg(narrow, n[1]),
-      index_arg(narrow, n[2]),  index_arg(narrow, n[3]),
-      KernelArg::from(so[0]),   KernelArg::from(so[1]),
-      KernelArg::from(so[2]),   KernelArg::from(so[3]),
-      KernelArg::from(so[4]),   KernelArg::from(to_s[0]),
-      KernelArg::from(to_s[1]), KernelArg::from(to_s[2]),
-      KernelArg::from(to_s[3]), KernelArg::from(to_s[4])};
-  done = q.launch_args(kernel, Range(inner, rows), Range(lx, ly), args);
-  return true;
-}
-
 template <class Bits>
 Event launch_copy(Queue& q, const Array& src, const Array& dst, const Layout& from, const Layout& to) {
   const extension::KernelRange<Bits> s = bits_range<Bits>(src.buffer(), "src");
   const extension::KernelRange<Bits> d = bits_range<Bits>(dst.buffer(), "dst");
-  Event done;
-  if (launch_copy_rows(q, s, d, from, to, done)) return done;
   std::array<std::uint64_t, kCopyAxes> dims{};
   std::array<std::int64_t, kCopyAxes> ss{}, ts{};
   dims.fill(1);
