@@ -128,16 +128,18 @@ TEST_CASE("array reductions over several axes: sums, views, keepdims, integers a
   });
 }
 
-// Runs `body` with each reduction layout forced (reduce.cpp: a work-group or a work-item per output),
-// so both are checked on every device whichever the device would choose.
+// Runs `body` with each reduction layout forced (reduce.cpp: a work-group or a work-item per output,
+// the CPU layouts lanes and tiles), so each is checked on every device whichever the device would
+// choose, then with the device's own choice.
 template <class Body>
 void with_each_layout(Body&& body) {
-  for (const char* layout : {"groups", "columns"}) {
+  for (const char* layout : {"groups", "columns", "lanes", "tiles"}) {
     CAPTURE(layout);
     setenv("DUET_REDUCE_LAYOUT", layout, 1);
     body();
   }
   unsetenv("DUET_REDUCE_LAYOUT");
+  body();
 }
 
 TEST_CASE("array reductions: sums over every element and along axes, views included") {
@@ -215,6 +217,22 @@ void extremes_and_truth() {
           std::vector<std::uint8_t>{1});
     CHECK(duet::all(q, duet::evaluate(q, G > 0)).to_vector<std::uint8_t>(q) == std::vector<std::uint8_t>{0});
     CHECK(duet::any(q, duet::evaluate(q, G > 4)).to_vector<std::uint8_t>(q) == std::vector<std::uint8_t>{1});
+    // Ties and NaNs past the first 16 elements of a run (a CPU layout's lanes): the first still wins,
+    // along the contiguous axis and down the columns of the transposed copy.
+    std::vector<float> ties(3 * 40, 0.0f);
+    ties[5] = ties[21] = ties[37] = 9.0f;
+    ties[40 + 33] = ties[40 + 17] = 9.0f;
+    ties[80 + 3] = 9.0f;
+    ties[80 + 20] = ties[80 + 36] = NAN;
+    const Array Ties = duet::from_host<float>(q, ties, {3, 40});
+    const Array Down = Ties.transpose().copy(q);  // (40, 3), C order
+    for (std::int64_t axis : {1, 0}) {
+      const Array& a = axis == 1 ? Ties : Down;
+      CHECK(duet::argmax(q, a, axis).to_vector<std::int64_t>(q) == std::vector<std::int64_t>{5, 17, 20});
+      CHECK(duet::argmin(q, a, axis).to_vector<std::int64_t>(q) == std::vector<std::int64_t>{0, 0, 20});
+      const std::vector<float> top = duet::max(q, a, axis).to_vector<float>(q);
+      CHECK((top[0] == 9.0f && top[1] == 9.0f && std::isnan(top[2])));
+    }
     CHECK(duet::sum(q, duet::zeros(q, {0})).to_vector<float>(q) == std::vector<float>{0.0f});
     if (dev.info().supports_double) {
       const Array m = duet::mean(q, I);
