@@ -14,6 +14,7 @@
 
 #include "duet/array_reduce.hpp"
 #include "duet/extension.hpp"
+#include "kernel_cache.hpp"
 
 namespace duet {
 namespace {
@@ -409,13 +410,18 @@ Array reduce(Queue& q, ReduceOp op, const Array& in, std::optional<std::int64_t>
   if (walk.ndim() > kAxes)
     throw ArgumentError(std::string(call) + ": the kept axes need " + std::to_string(walk.ndim()) +
                         " uneven axes; at most 6 are supported (copy the array first)");
-  const std::string source = reduction_source(op, in.dtype());
   const DeviceInfo& info = q.device().info();
   const std::int64_t run_stride = src.ndim() == 0 ? 0 : src.strides()[k];
   const bool tiles_fit = walk.ndim() == 0 || walk.strides.back() == 1 || walk.shape.back() == 1;
   const ReduceLayout layout = choose_layout(info, out.size(), run_stride, tiles_fit);
-  const Kernel kernel =
-      q.device().compile(source, {}, std::string(call) + ".duet").kernel(kernel_name(layout));
+  // Keyed by what the source depends on (op, dtype) and the kernel: no source made on a repeat.
+  const std::string signature =
+      std::string("reduce/") + call + "/" + to_string(in.dtype()) + "/" + kernel_name(layout);
+  const Kernel kernel = cached_kernel(q.device(), signature, [&] {
+    return q.device()
+        .compile(reduction_source(op, in.dtype()), {}, std::string(call) + ".duet")
+        .kernel(kernel_name(layout));
+  });
   const RawBuffer src_arg = src.buffer().aligned_back(q.device().info().view_alignment);
   const std::int64_t skipped =
       static_cast<std::int64_t>((src.buffer().offset() - src_arg.offset()) / src.itemsize());
