@@ -95,6 +95,57 @@ TEST_CASE("arrays: copies into strided views leave everything else as it was") {
   });
 }
 
+TEST_CASE("arrays: copies of views with long rows (array_copy_rows), runs of every length, both ways") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    const duet::Shape shape{3, 7, 263};  // rows of 263: four runs of 64 and a tail on CPUs
+    const std::vector<float> x = iota(duet::element_count(shape));
+    const Array a = duet::from_host<float>(q, x, shape);
+    const std::vector<Array> views{
+        a.index({Slice{}, Slice{none, none, -2}, Slice{1, -1}}),        // reversed rows, a trimmed run
+        a.index({Slice{1, none}, Slice{}, Slice{none, none, -1}}),      // a reversed run
+        a.index({Slice{}, Slice{2, 5}, Slice{none, none, 3}}),          // a strided run of 88
+        a.index({std::int64_t{1}, Slice{}, Slice{31, 64}}),             // rows of 33
+        a.transpose({0, 2, 1}).index({Slice{}, Slice{0, 40}, Slice{}})  // rows of 7 (one work-item each)
+    };
+    for (const Array& v : views) {
+      INFO(duet::shape_text(v.shape()));
+      CHECK(v.copy(q).to_vector<float>(q) == through_layout<float>(x, v.layout()));
+      // Into a poisoned view of the same shape with its own strides.
+      duet::Shape wide = v.shape();
+      wide.back() = wide.back() * 2 + 1;
+      const Array dst = duet::full(q, wide, std::nan(""));
+      std::vector<IndexEntry> every_other(v.ndim() - 1, Slice{});  // odd columns, backwards
+      every_other.push_back(Slice{-2, none, -2});
+      const Array window = dst.index(every_other);
+      REQUIRE(window.shape() == v.shape());
+      duet::copy_into(q, v, window);
+      const std::vector<float> got = dst.to_vector<float>(q);
+      const std::vector<float> want = through_layout<float>(x, v.layout());
+      const std::size_t row = wide.back(), len = v.shape().back();
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        const std::size_t c = i % row;
+        if (c % 2 == 1) {
+          CHECK(got[i] == want[i / row * len + (row - 2 - c) / 2]);
+        } else {
+          CHECK(std::isnan(got[i]));
+        }
+      }
+    }
+    // One- and eight-byte elements take the same kernel.
+    std::vector<std::int8_t> bytes(2 * 100);
+    for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::int8_t>(i * 7);
+    const Array B = duet::from_host<std::int8_t>(q, bytes, {2, 100}).index({Slice{}, Slice{none, none, -1}});
+    CHECK(B.copy(q).to_vector<std::int8_t>(q) == through_layout<std::int8_t>(bytes, B.layout()));
+    if (dev.info().supports_double) {
+      const std::vector<double> d(x.begin(), x.end());
+      const Array D =
+          duet::from_host<double>(q, d, shape).index({Slice{}, Slice{1, none, 2}, Slice{2, none}});
+      CHECK(D.copy(q).to_vector<double>(q) == through_layout<double>(d, D.layout()));
+    }
+  });
+}
+
 TEST_CASE("arrays: reshape is a view where it can be and a copy where it must") {
   for_each_device([](const duet::Device& dev) {
     duet::Queue q = dev.queue();
@@ -111,7 +162,8 @@ TEST_CASE("arrays: reshape is a view where it can be and a copy where it must") 
     CHECK(a.expand_dims(1).squeeze().shape() == duet::Shape{6, 4});
     const Array copied = a.index({Slice{none, none, -1}}).copy(q);
     CHECK(copied.contiguous());
-    CHECK(copied.to_vector<float>(q) == through_layout<float>(host, a.index({Slice{none, none, -1}}).layout()));
+    CHECK(copied.to_vector<float>(q) ==
+          through_layout<float>(host, a.index({Slice{none, none, -1}}).layout()));
   });
 }
 

@@ -128,16 +128,18 @@ TEST_CASE("array reductions over several axes: sums, views, keepdims, integers a
   });
 }
 
-// Runs `body` with each reduction layout forced (reduce.cpp: a work-group or a work-item per output),
-// so both are checked on every device whichever the device would choose.
+// Runs `body` with each reduction layout forced (reduce.cpp: a work-group or a work-item per output,
+// the CPU layouts lanes and tiles), so each is checked on every device whichever the device would
+// choose, then with the device's own choice.
 template <class Body>
 void with_each_layout(Body&& body) {
-  for (const char* layout : {"groups", "columns"}) {
+  for (const char* layout : {"groups", "columns", "lanes", "tiles"}) {
     CAPTURE(layout);
     setenv("DUET_REDUCE_LAYOUT", layout, 1);
     body();
   }
   unsetenv("DUET_REDUCE_LAYOUT");
+  body();
 }
 
 TEST_CASE("array reductions: sums over every element and along axes, views included") {
@@ -181,6 +183,15 @@ void sums_along_axes() {
     double all = 0, all_mag = 0;
     for (double v : vd) all += v, all_mag += std::fabs(v);
     check_sums(duet::sum(q, V).to_vector<float>(q), {{all}, {all_mag}}, vd.size());
+    // Runs and rows longer than a CPU layout's 64 lanes, not a multiple of them: 5 x 203.
+    const std::size_t R2 = 5, C2 = 203;
+    const std::vector<float> w = random_floats(rng, R2 * C2);
+    const Array W = duet::from_host<float>(q, w, {R2, C2});
+    const std::vector<double> wd(w.begin(), w.end());
+    check_sums(duet::sum(q, W, 1).to_vector<float>(q), axis_sums(wd, R2, C2, 1), C2);
+    const Array WT = W.transpose().copy(q);  // (203, 5): a long strided run, few outputs
+    check_sums(duet::sum(q, WT, 0).to_vector<float>(q), axis_sums(wd, R2, C2, 1), C2);
+    check_sums(duet::sum(q, W, 0).to_vector<float>(q), axis_sums(wd, R2, C2, 0), R2);
     // The middle axis of a 3-D array.
     const Array T = M.reshape_view({1, R, C})->index({std::int64_t{0}}).expand_dims(2);  // (R, C, 1)
     check_sums(duet::sum(q, T, 1).to_vector<float>(q), axis_sums(md, R, C, 1), C);
@@ -215,6 +226,22 @@ void extremes_and_truth() {
           std::vector<std::uint8_t>{1});
     CHECK(duet::all(q, duet::evaluate(q, G > 0)).to_vector<std::uint8_t>(q) == std::vector<std::uint8_t>{0});
     CHECK(duet::any(q, duet::evaluate(q, G > 4)).to_vector<std::uint8_t>(q) == std::vector<std::uint8_t>{1});
+    // Ties and NaNs past the first 64 elements of a run (a CPU layout's lanes): the first still wins,
+    // along the contiguous axis and down the columns of the transposed copy.
+    std::vector<float> ties(3 * 150, 0.0f);
+    ties[5] = ties[70] = ties[133] = 9.0f;
+    ties[150 + 140] = ties[150 + 77] = 9.0f;
+    ties[300 + 3] = 9.0f;
+    ties[300 + 100] = ties[300 + 130] = NAN;
+    const Array Ties = duet::from_host<float>(q, ties, {3, 150});
+    const Array Down = Ties.transpose().copy(q);  // (150, 3), C order
+    for (std::int64_t axis : {1, 0}) {
+      const Array& a = axis == 1 ? Ties : Down;
+      CHECK(duet::argmax(q, a, axis).to_vector<std::int64_t>(q) == std::vector<std::int64_t>{5, 77, 100});
+      CHECK(duet::argmin(q, a, axis).to_vector<std::int64_t>(q) == std::vector<std::int64_t>{0, 0, 100});
+      const std::vector<float> top = duet::max(q, a, axis).to_vector<float>(q);
+      CHECK((top[0] == 9.0f && top[1] == 9.0f && std::isnan(top[2])));
+    }
     CHECK(duet::sum(q, duet::zeros(q, {0})).to_vector<float>(q) == std::vector<float>{0.0f});
     if (dev.info().supports_double) {
       const Array m = duet::mean(q, I);

@@ -46,9 +46,22 @@ Event launch_copy(Queue& q, const Array& src, const Array& dst, const Layout& fr
     ss[skip + k] = from.strides[k];
     ts[skip + k] = to.strides[k];
   }
-  const Kernel kernel =
-      extension::builtin_kernel(q.device(), "array_copy", "array_copy", {{"ELEM", bits_type(sizeof(Bits))}});
   const std::uint64_t n = from.size();
+  // Rows where the innermost axis is long enough to fill groups along it and the rows fit a grid's
+  // second dimension (65535 groups of one row on CUDA); else one work-item per element.
+  const std::uint64_t row_len = dims[kCopyAxes - 1], rows = row_len == 0 ? 0 : n / row_len;
+  const bool by_rows = row_len >= 32 && rows <= 65535;
+  const Kernel kernel =
+      extension::builtin_kernel(q.device(), "array_copy", by_rows ? "array_copy_rows" : "array_copy",
+                                {{"ELEM", bits_type(sizeof(Bits))}});
+  // Elements per work-item along a row: one on GPUs (coalesced), a vector-friendly run on CPUs.
+  const std::uint64_t per = q.device().info().kind == DeviceKind::gpu ? 1 : 64;
+  const std::uint64_t items = (row_len + per - 1) / per;
+  if (by_rows)
+    return q.launch(kernel, Range(items, rows), Range(std::min<std::size_t>(items, 256), 1), s.arg,
+                    std::int64_t(s.offset) + from.offset, d.arg, std::int64_t(d.offset) + to.offset, rows,
+                    per, dims[0], dims[1], dims[2], dims[3], dims[4], dims[5], ss[0], ss[1], ss[2], ss[3],
+                    ss[4], ss[5], ts[0], ts[1], ts[2], ts[3], ts[4], ts[5]);
   return q.launch(kernel, Range(n), Range(), s.arg, std::int64_t(s.offset) + from.offset, d.arg,
                   std::int64_t(d.offset) + to.offset, n, dims[0], dims[1], dims[2], dims[3], dims[4], dims[5],
                   ss[0], ss[1], ss[2], ss[3], ss[4], ss[5], ts[0], ts[1], ts[2], ts[3], ts[4], ts[5]);

@@ -10,6 +10,7 @@
 
 #include "duet/extension.hpp"
 #include "expr_node.hpp"
+#include "kernel_cache.hpp"
 
 namespace duet {
 namespace {
@@ -336,7 +337,11 @@ Event run(Queue& q, const Array& out, const Expr& e) {
     throw ArgumentError("evaluate: the operands' layouts need " + std::to_string(walked[0].ndim()) +
                         " uneven axes; at most " + std::to_string(kAxes) +
                         " are supported (copy an operand first)");
-  const Kernel kernel = device.compile(k.source, {}, "fused.duet").kernel("duet_fused");
+  // The source itself is the signature (its leaf order comes from writing it): a repeat hashes it
+  // instead of Device::compile tokenising it to find the program.
+  const Kernel kernel = cached_kernel(device, "fused/" + k.source, [&] {
+    return device.compile(k.source, {}, "fused.duet").kernel("duet_fused");
+  });
 
   // Arguments: the buffers (kept alive here), offsets, scalars, n, and the layouts.
   std::vector<Passed> passed;

@@ -2,7 +2,8 @@
 // layouts. duet_reduce: work-group g makes output element g: its work-items walk the reduced axis
 // (or every element, for a reduction over all) with a stride of the group's size, then combine their
 // values in a shared-memory tree in a fixed order. duet_reduce_columns: work-item g makes output g,
-// walking the run in order (prefers_columns says which). Either way results repeat bit for bit. The kept axes
+// walking the run in order; duet_reduce_lanes and duet_reduce_tiles, the CPU layouts (choose_layout
+// says which). Either way results repeat bit for bit. The kept axes
 // are the output's, collapsed, at most 6 (as array_copy.duet's); the reduced run is one axis with a stride,
 // or the whole array made contiguous first.
 #include <algorithm>
@@ -13,6 +14,7 @@
 
 #include "duet/array_reduce.hpp"
 #include "duet/extension.hpp"
+#include "kernel_cache.hpp"
 
 namespace duet {
 namespace {
@@ -123,6 +125,83 @@ std::string store(ReduceOp op, ScalarType out, const std::string& acc, const std
   return "  STORE(" + name_of(out) + ", dst + g, " + value + ");\n";
 }
 
+// Partial results per work-item in the CPU layouts: 64 floats are four AVX-512 vectors (PoCL on 2 cores:
+// sums 0.9 of copy bandwidth along rows, 0.36-0.49 down columns, against 0.65 and 0.27-0.31 with 16).
+constexpr unsigned kLanes = 64;
+
+// One element `x` at index `r` into the partial result (v, vi): the fold of the CPU layouts.
+std::string fold(bool arg, const std::string& v, const std::string& vi, const std::string& x,
+                 const std::string& r) {
+  if (arg)
+    return "if (duet_better(" + x + ", " + r + ", " + v + ", " + vi + ")) { " + v + " = " + x + "; " + vi +
+           " = " + r + "; }";
+  return v + " = duet_combine(" + v + ", " + x + ");";
+}
+
+// The CPU layouts. PoCL runs a work-group's work-items one after another and vectorises a loop only
+// where the innermost source loop walks consecutive addresses, so each work-item gets a contiguous
+// inner loop of kLanes elements. duet_reduce_lanes (a contiguous run, many outputs): work-item g
+// makes output g, folding its run into kLanes partial results (lane l takes elements l, l + kLanes,
+// ...), then combines the lanes in a fixed tree. duet_reduce_tiles (a run with a stride, a
+// contiguous innermost kept axis): work-item t makes kLanes neighbouring outputs of one innermost
+// kept row, walking the run and folding a contiguous slice of kLanes elements per step; each output
+// still folds its run in order, as duet_reduce_columns does, so the two agree bit for bit.
+std::string cpu_kernels(ReduceOp op, ScalarType in, ScalarType out, ScalarType acc) {
+  const bool arg = op == ReduceOp::argmin || op == ReduceOp::argmax;
+  const bool truth = op == ReduceOp::all || op == ReduceOp::any;
+  const std::string A = name_of(acc), lanes = std::to_string(kLanes);
+  auto load = [&](const std::string& at) {
+    return "(" + A + ")(LOAD(" + name_of(in) + ", src + " + at + ")" + (truth ? " != 0" : "") + ")";
+  };
+  const std::string init =
+      "  " + A + " v[" + lanes + "];\n  ulong vi[" + lanes + "];\n  for (uint l = 0; l < " + lanes +
+      "u; ++l) {\n    v[l] = " + identity(op, acc) + ";\n    vi[l] = (ulong)0 - 1;\n  }\n";
+  const std::string params = parameter_list(in, out);
+  const std::string element = load("base + (long)(r + l) * run_stride");
+  std::ostringstream s;
+  s << "KERNEL void duet_reduce_lanes(" << params << ") {\n"
+    << "  const ulong g = (ulong)GLOBAL_ID(0);\n  if (g >= outputs) return;\n"
+    << base_of_output() << init << "  ulong r = 0;\n"
+    << "  for (; r + " << lanes << " <= run; r += " << lanes << ") {\n"
+    << "    for (uint l = 0; l < " << lanes << "u; ++l) {\n"
+    << "      const " << A << " x = " << element << ";\n"
+    << "      " << fold(arg, "v[l]", "vi[l]", "x", "r + l") << "\n    }\n  }\n"
+    << "  for (uint l = 0; r + l < run; ++l) {\n"
+    << "    const " << A << " x = " << element << ";\n"
+    << "    " << fold(arg, "v[l]", "vi[l]", "x", "r + l") << "\n  }\n"
+    << "  for (uint step = " << kLanes / 2 << "u; step > 0u; step >>= 1) {\n"
+    << "    for (uint l = 0; l < step; ++l) {\n"
+    << "      " << fold(arg, "v[l]", "vi[l]", "v[l + step]", "vi[l + step]") << "\n    }\n  }\n"
+    << store(op, out, A, "v[0]", "vi[0]") << "}\n";
+
+  // The full tile's loop has a constant trip count (a vector); the last tile of a row, shorter.
+  auto walk = [&](const std::string& count) {
+    std::ostringstream w;
+    w << "    for (ulong r = 0; r < run; ++r) {\n"
+      << "      const long at = base + (long)r * run_stride;\n"
+      << "      for (uint l = 0; l < " << count << "; ++l) {\n"
+      << "        const " << A << " x = " << load("at + (long)l") << ";\n"
+      << "        " << fold(arg, "v[l]", "vi[l]", "x", "r") << "\n      }\n    }\n";
+    return w.str();
+  };
+  s << "KERNEL void duet_reduce_tiles(" << params << ") {\n"
+    << "  const ulong t = (ulong)GLOBAL_ID(0);\n"
+    << "  const ulong tiles = (d5 + " << kLanes - 1 << ") / " << lanes << ";\n"
+    << "  const ulong row = t / tiles;\n"
+    << "  if (row >= outputs / d5) return;\n"
+    << "  const ulong first = (t - row * tiles) * " << lanes << ";\n"
+    << "  const ulong g0 = row * d5 + first;\n"
+    << "  const uint count = (uint)(d5 - first < " << lanes << " ? d5 - first : " << lanes << ");\n"
+    << "  const ulong g = g0;\n"
+    << base_of_output() << init << "  if (count == " << lanes << "u) {\n"
+    << walk(lanes + "u") << "  } else {\n"
+    << walk("count") << "  }\n"
+    << "  for (uint l = 0; l < count; ++l) {\n"
+    << "    const ulong g = g0 + l;\n"
+    << "  " << store(op, out, A, "v[l]", "vi[l]") << "  }\n}\n";
+  return s.str();
+}
+
 // The two dialect kernels, duet_reduce (a work-group per output, for long contiguous runs and few
 // outputs) and duet_reduce_columns (a work-item per output): a (value, index) pair per work-item
 // where the op is arg*, else a value.
@@ -203,22 +282,47 @@ std::string kernel_source(ReduceOp op, ScalarType in, ScalarType out, ScalarType
   else
     s << "    v = duet_combine(v, x);\n";
   s << "  }\n" << store(op, out, A, "v", "vi") << "}\n";
+  s << cpu_kernels(op, in, out, acc);
   return s.str();
 }
 
-// Whether a work-item per output (duet_reduce_columns) beats a work-group per output: on GPUs, where
-// the run has a stride (a work-group would read it one element per row, uncoalesced) and the outputs
-// are enough to fill the device with work-items. CPUs keep work-groups: PoCL walks a column per
-// work-item across pages, slower still than its work-group per output (measured on 2 cores:
-// sum(axis=0) of 4096 x 4096 floats 0.03 of the copy bandwidth either way). DUET_REDUCE_LAYOUT=groups
-// or =columns forces one (the tests run both on every device).
-bool prefers_columns(const DeviceInfo& info, std::size_t outputs, std::int64_t run_stride) {
+// The layouts of a reduction, each one kernel of the generated source.
+enum class ReduceLayout { groups, columns, lanes, tiles };
+
+const char* kernel_name(ReduceLayout layout) {
+  switch (layout) {
+    case ReduceLayout::columns:
+      return "duet_reduce_columns";
+    case ReduceLayout::lanes:
+      return "duet_reduce_lanes";
+    case ReduceLayout::tiles:
+      return "duet_reduce_tiles";
+    default:
+      return "duet_reduce";
+  }
+}
+
+// The layout per shape. GPUs: a work-item per output (columns) where the run has a stride (a
+// work-group would read it one element per row, uncoalesced) and the outputs fill the device, else
+// a work-group per output (its loads of a contiguous run coalesce). CPUs: lanes for a contiguous run
+// with at least an output per core, tiles for a strided run over contiguous outputs (as columns, but
+// each step of a work-item reads kLanes consecutive elements: PoCL runs one work-item's whole column
+// before the next and measured 0.03 of the copy bandwidth with columns or groups on sum(axis=0));
+// else groups. `tiles_fit`: the innermost kept axis is contiguous. DUET_REDUCE_LAYOUT=groups,
+// columns, lanes or tiles forces one (tiles only where it fits; the tests run each on every device).
+ReduceLayout choose_layout(const DeviceInfo& info, std::size_t outputs, std::int64_t run_stride,
+                           bool tiles_fit) {
   if (const char* forced = std::getenv("DUET_REDUCE_LAYOUT"); forced && *forced) {
-    if (std::strcmp(forced, "columns") == 0) return true;
-    if (std::strcmp(forced, "groups") == 0) return false;
+    if (std::strcmp(forced, "columns") == 0) return ReduceLayout::columns;
+    if (std::strcmp(forced, "groups") == 0) return ReduceLayout::groups;
+    if (std::strcmp(forced, "lanes") == 0) return ReduceLayout::lanes;
+    if (std::strcmp(forced, "tiles") == 0) return tiles_fit ? ReduceLayout::tiles : ReduceLayout::columns;
   }
   const std::size_t units = std::max<std::size_t>(info.compute_units, 1);
-  return info.kind == DeviceKind::gpu && run_stride != 1 && outputs >= 64 * units;
+  if (info.kind == DeviceKind::gpu)
+    return run_stride != 1 && outputs >= 64 * units ? ReduceLayout::columns : ReduceLayout::groups;
+  if (run_stride == 1) return outputs >= units ? ReduceLayout::lanes : ReduceLayout::groups;
+  return tiles_fit && outputs >= units * kLanes ? ReduceLayout::tiles : ReduceLayout::groups;
 }
 
 // `axis` of `in` counted from 0; ArgumentError when it is out of range.
@@ -308,13 +412,18 @@ Array reduce(Queue& q, ReduceOp op, const Array& in, std::optional<std::int64_t>
   if (walk.ndim() > kAxes)
     throw ArgumentError(std::string(call) + ": the kept axes need " + std::to_string(walk.ndim()) +
                         " uneven axes; at most 6 are supported (copy the array first)");
-  const std::string source = reduction_source(op, in.dtype());
   const DeviceInfo& info = q.device().info();
   const std::int64_t run_stride = src.ndim() == 0 ? 0 : src.strides()[k];
-  const bool columns = prefers_columns(info, out.size(), run_stride);
-  const Kernel kernel = q.device()
-                            .compile(source, {}, std::string(call) + ".duet")
-                            .kernel(columns ? "duet_reduce_columns" : "duet_reduce");
+  const bool tiles_fit = walk.ndim() == 0 || walk.strides.back() == 1 || walk.shape.back() == 1;
+  const ReduceLayout layout = choose_layout(info, out.size(), run_stride, tiles_fit);
+  // Keyed by what the source depends on (op, dtype) and the kernel: no source made on a repeat.
+  const std::string signature =
+      std::string("reduce/") + call + "/" + to_string(in.dtype()) + "/" + kernel_name(layout);
+  const Kernel kernel = cached_kernel(q.device(), signature, [&] {
+    return q.device()
+        .compile(reduction_source(op, in.dtype()), {}, std::string(call) + ".duet")
+        .kernel(kernel_name(layout));
+  });
   const RawBuffer src_arg = src.buffer().aligned_back(q.device().info().view_alignment);
   const std::int64_t skipped =
       static_cast<std::int64_t>((src.buffer().offset() - src_arg.offset()) / src.itemsize());
@@ -327,10 +436,21 @@ Array reduce(Queue& q, ReduceOp op, const Array& in, std::optional<std::int64_t>
     args.push_back(KernelArg::from(std::uint64_t(d < skip ? 1 : walk.shape[d - skip])));
   for (std::size_t d = 0; d < kAxes; ++d)
     args.push_back(KernelArg::from(std::int64_t(d < skip ? 0 : walk.strides[d - skip])));
-  if (columns)
-    q.launch_args(kernel, Range(out.size()), Range(std::min<std::size_t>(kGroup, info.max_group_size)), args);
-  else
+  if (layout == ReduceLayout::groups) {
     q.launch_args(kernel, Range(out.size() * kGroup), Range(kGroup), args);
+  } else {
+    // A work-item per output, or per tile of kLanes outputs of an innermost row.
+    const std::size_t rows_len = walk.ndim() == 0 ? 1 : walk.shape.back();
+    const std::size_t items = layout == ReduceLayout::tiles
+                                  ? out.size() / rows_len * ((rows_len + kLanes - 1) / kLanes)
+                                  : out.size();
+    // CPUs: groups small enough that every core gets several.
+    const std::size_t units = std::max<std::size_t>(info.compute_units, 1);
+    const std::size_t cap =
+        info.kind == DeviceKind::gpu ? kGroup : std::max<std::size_t>(1, items / (4 * units));
+    const std::size_t local = std::min({kGroup, info.max_group_size, cap});
+    q.launch_args(kernel, Range(items), Range(local), args);
+  }
   return out;
 }
 
