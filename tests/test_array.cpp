@@ -65,6 +65,35 @@ TEST_CASE("arrays: views read back as the host computes them") {
   });
 }
 
+TEST_CASE("arrays: strided copies with one to six uneven axes, and with more rows than a grid takes") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    // Every second element along every axis: no two axes merge, so the copy walks `axes` of them
+    // (array_copy_rows with 0 to 5 outer axes).
+    const duet::Shape lengths{3, 5, 2, 7, 3, 4};
+    for (std::size_t axes = 1; axes <= lengths.size(); ++axes) {
+      CAPTURE(axes);
+      duet::Shape shape;
+      std::vector<IndexEntry> key;
+      for (std::size_t k = 0; k < axes; ++k) {
+        shape.push_back(2 * lengths[k] + 1);
+        key.push_back(k % 2 ? Slice{std::nullopt, std::nullopt, -2} : Slice{1, std::nullopt, 2});
+      }
+      const std::vector<float> host = iota(duet::element_count(shape));
+      const Array v = duet::from_host<float>(q, host, shape).index(key);
+      CHECK(v.to_vector<float>(q) == through_layout<float>(host, v.layout()));
+    }
+    // 65537 rows of 256 bytes out of 257: more rows of work-groups than CUDA's second grid dimension
+    // allows, so the copy goes through the 1-D kernel instead.
+    const std::size_t rows = 65537, cols = 257;
+    std::vector<std::uint8_t> bytes(rows * cols);
+    for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(i * 7 + i / cols);
+    const Array m = duet::from_host<std::uint8_t>(q, bytes, {rows, cols});
+    const Array left = m.index({Slice{}, Slice{std::nullopt, std::int64_t{256}, 1}});
+    CHECK(left.copy(q).to_vector<std::uint8_t>(q) == through_layout<std::uint8_t>(bytes, left.layout()));
+  });
+}
+
 TEST_CASE("arrays: copies into strided views leave everything else as it was") {
   for_each_device([](const duet::Device& dev) {
     duet::Queue q = dev.queue();
