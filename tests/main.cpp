@@ -8,6 +8,7 @@
 //   unset / all    every device of every backend that loaded (for running the binary by hand).
 // DUET_TEST_SEED=<n> repeats the random inputs of an earlier run; every run prints its seed.
 // DUET_TEST_MIN_DEVICES=<n> exits 77 when fewer devices than that are found (the two-device run).
+// DUET_TEST_EXCLUDE=<filters> leaves those test cases out (doctest's -tce syntax).
 // doctest's own command-line options (-tc, -sc, -s, ...) work as usual.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
@@ -81,6 +82,10 @@ int main(int argc, char** argv) {
 
   doctest::Context context;
   context.applyCommandLine(argc, argv);
+  // Test cases left out of a whole run (doctest's -tce), for runs that repeat the suite where some
+  // of it proves nothing new: the ThreadSanitizer run skips the single-threaded array kernels.
+  if (const std::string exclude = env_or("DUET_TEST_EXCLUDE", ""); !exclude.empty())
+    context.addFilter("test-case-exclude", exclude.c_str());
 
   try {
     if (mode == "none") {
