@@ -6,6 +6,7 @@
 # and PyTorch, and bench/python_launch.py (launch overhead against CuPy's RawKernel; matmul and heat
 # from Python against `duet bench`'s C++ figures from the same run). Logs under $OUT (gpu-logs).
 # DLPack's header: Debian's where installed, else the copy PyTorch or CuPy ships.
+# PIP_INSTALL=0 skips the install and imports the package from <build>/python.
 # Usage (GPU machine): source .device/setup.sh && scripts/gpu-python.sh
 set -uo pipefail
 out=${OUT:-gpu-logs}
@@ -51,22 +52,29 @@ fi
 } > "$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
 tail -3 "$out/build.log"
 
-# A virtual environment that sees the machine's packages; when $python already runs in one, that one.
-if "$python" -c 'import sys; sys.exit(sys.prefix == sys.base_prefix)'; then
-  venv=$("$python" -c 'import sys; print(sys.prefix)')
+if [ "${PIP_INSTALL:-1}" = 0 ]; then
+  # The package as built in the tree (the wheel's build would compile the library a second time).
+  export PYTHONPATH=$build/python${PYTHONPATH:+:$PYTHONPATH}
+  py=$(command -v "$python")
+  "$py" -c "import duet; print('build tree', duet.__file__, 'DLPack', duet.HAVE_DLPACK)"
 else
-  venv="$build/python-venv"
-  "$python" -m venv --system-site-packages "$venv"
+  # A virtual environment that sees the machine's packages; when $python already runs in one, that one.
+  if "$python" -c 'import sys; sys.exit(sys.prefix == sys.base_prefix)'; then
+    venv=$("$python" -c 'import sys; print(sys.prefix)')
+  else
+    venv="$build/python-venv"
+    "$python" -m venv --system-site-packages "$venv"
+  fi
+  # Some environments (uv's) come without pip: Python's own bootstrap adds it, offline.
+  "$venv/bin/python" -m pip --version > /dev/null 2>&1 || "$venv/bin/python" -m ensurepip > "$out/ensurepip.log" 2>&1
+  {
+    "$venv/bin/python" -m pip install --no-build-isolation --no-deps --config-settings=build-dir="$build/python-wheel" \
+        ${dlpack_args:+--config-settings=cmake.define.DUET_DLPACK_INCLUDE_DIR="$build/dlpack-include"} . &&
+      "$venv/bin/python" -c "import duet; print('installed', duet.__file__, 'DLPack', duet.HAVE_DLPACK)"
+  } > "$out/pip-install.log" 2>&1 || { tail -40 "$out/pip-install.log"; exit 1; }
+  tail -1 "$out/pip-install.log"
+  py="$venv/bin/python"
 fi
-# Some environments (uv's) come without pip: Python's own bootstrap adds it, offline.
-"$venv/bin/python" -m pip --version > /dev/null 2>&1 || "$venv/bin/python" -m ensurepip > "$out/ensurepip.log" 2>&1
-{
-  "$venv/bin/python" -m pip install --no-build-isolation --no-deps --config-settings=build-dir="$build/python-wheel" \
-      ${dlpack_args:+--config-settings=cmake.define.DUET_DLPACK_INCLUDE_DIR="$build/dlpack-include"} . &&
-    "$venv/bin/python" -c "import duet; print('installed', duet.__file__, 'DLPack', duet.HAVE_DLPACK)"
-} > "$out/pip-install.log" 2>&1 || { tail -40 "$out/pip-install.log"; exit 1; }
-tail -1 "$out/pip-install.log"
-py="$venv/bin/python"
 
 cd "$out"  # so that `import duet` is the installed package, not a source folder
 "$py" -m duet devices 2>&1 | tee "$out/devices.txt"
