@@ -34,12 +34,13 @@ class CudaEvent final : public EventImpl {
 
 // One operation's device time: the events recorded on its stream right before and right after
 // its commands (CudaQueue::start_timing, stop_timing). The stream reaches the first when the work
-// before the operation has ended, so the span holds the operation alone.
+// before the operation has ended, so the span holds the operation alone. No events: the operation
+// enqueued no command.
 class CudaCommandTime final : public CommandTimeImpl {
  public:
   CudaCommandTime(std::shared_ptr<CudaEvent> before, std::shared_ptr<CudaEvent> after)
       : before_(std::move(before)), after_(std::move(after)) {}
-  double duration_ms() override { return before_->elapsed_ms_until(*after_); }
+  double duration_ms() override { return before_ ? before_->elapsed_ms_until(*after_) : 0.0; }
 
  private:
   std::shared_ptr<CudaEvent> before_, after_;

@@ -67,6 +67,7 @@ void* CudaQueue::map(BufferImpl& buffer, std::size_t offset, std::size_t bytes, 
                            bytes, 0);
   check(r, "cuMemHostAlloc(&host, bytes, CU_MEMHOSTALLOC_PORTABLE)");
   if (access == MapAccess::write) return host;  // the caller overwrites it all
+  command_begins();
   CUresult c = driver().cuMemcpyDtoHAsync(host, address(buffer, offset), bytes, stream_);
   if (c == CUDA_SUCCESS) c = driver().cuStreamSynchronize(stream_);
   if (c != CUDA_SUCCESS) {
@@ -85,6 +86,7 @@ void CudaQueue::unmap(BufferImpl& buffer, void* host, std::size_t offset, std::s
   }
   Staging s;
   s.host = host;
+  command_begins();
   CUresult r = driver().cuMemcpyHtoDAsync(address(buffer, offset), host, bytes, stream_);
   if (r == CUDA_SUCCESS) r = driver().cuEventCreate(&s.copied, CU_EVENT_DISABLE_TIMING);
   if (r == CUDA_SUCCESS) r = driver().cuEventRecord(s.copied, stream_);
@@ -101,17 +103,20 @@ void CudaQueue::unmap(BufferImpl& buffer, void* host, std::size_t offset, std::s
 
 void CudaQueue::write(BufferImpl& dst, std::size_t offset, const void* src, std::size_t bytes) {
   ContextGuard guard(ctx_);
+  command_begins();
   DUET_CU(cuMemcpyHtoDAsync, address(dst, offset), src, bytes, stream_);
 }
 
 void CudaQueue::read(const BufferImpl& src, std::size_t offset, void* dst, std::size_t bytes) {
   ContextGuard guard(ctx_);
+  command_begins();
   DUET_CU(cuMemcpyDtoHAsync, dst, address(src, offset), bytes, stream_);
 }
 
 void CudaQueue::copy(const BufferImpl& src, std::size_t src_offset, BufferImpl& dst, std::size_t dst_offset,
                      std::size_t bytes) {
   ContextGuard guard(ctx_);
+  command_begins();
   DUET_CU(cuMemcpyDtoDAsync, address(dst, dst_offset), address(src, src_offset), bytes, stream_);
 }
 
@@ -126,6 +131,7 @@ void CudaQueue::fill(BufferImpl& dst, std::size_t offset, std::size_t bytes, con
   const std::size_t count = bytes / size;
 
   ContextGuard guard(ctx_);
+  command_begins();
   switch (size) {
     case 1:
       DUET_CU(cuMemsetD8Async, base, p[0], count, stream_);
@@ -205,6 +211,7 @@ void CudaQueue::launch(KernelImpl& kernel_impl, const LaunchShape& shape,
   }
 
   ContextGuard guard(ctx_);
+  command_begins();
   DUET_CU(cuLaunchKernel, kernel.handle(), grid[0], grid[1], grid[2], block[0], block[1], block[2], 0,
           stream_, params.empty() ? nullptr : params.data(), nullptr);
 }
@@ -212,10 +219,20 @@ void CudaQueue::launch(KernelImpl& kernel_impl, const LaunchShape& shape,
 std::shared_ptr<EventImpl> CudaQueue::record() { return std::make_shared<CudaEvent>(device_, ctx_, stream_); }
 
 // The driver times only the span between two events, so an operation's start needs an event of
-// its own, recorded only on queues that asked for command timing.
-void CudaQueue::start_timing() { timing_start_ = std::make_shared<CudaEvent>(device_, ctx_, stream_); }
+// its own, recorded (on queues that asked for command timing) just before its first command: an
+// operation that enqueues none (a launch over an empty range) has no span, and lasts 0 ms.
+void CudaQueue::start_timing() {
+  timing_ = true;
+  timing_start_.reset();
+}
+
+void CudaQueue::command_begins() {
+  if (timing_ && !timing_start_) timing_start_ = std::make_shared<CudaEvent>(device_, ctx_, stream_);
+}
 
 std::shared_ptr<CommandTimeImpl> CudaQueue::stop_timing() {
+  timing_ = false;
+  if (!timing_start_) return std::make_shared<CudaCommandTime>(nullptr, nullptr);
   auto end = std::make_shared<CudaEvent>(device_, ctx_, stream_);
   return std::make_shared<CudaCommandTime>(std::move(timing_start_), std::move(end));
 }

@@ -53,13 +53,16 @@ class CudaQueue final : public QueueImpl {
   };
   // Frees the staging memory whose copies have completed (all of it when `all`, after a sync).
   void reap(bool all) noexcept;
+  // Records the timed operation's start event before its first command (start_timing).
+  void command_begins();
 
   std::shared_ptr<const CudaDevice> device_;
   CUcontext ctx_;
   CUstream stream_ = nullptr;
   std::mutex staging_mutex_;  // finish() reaps beside an unmap on another thread
   std::vector<Staging> staging_;
-  std::shared_ptr<CudaEvent> timing_start_;  // recorded by start_timing, for stop_timing
+  bool timing_ = false;                       // between start_timing and stop_timing
+  std::shared_ptr<CudaEvent> timing_start_;  // recorded by command_begins, for stop_timing
   std::vector<CUdeviceptr> addresses_;  // launch scratch: parameter values
   std::vector<void*> params_;           // launch scratch: pointers to them
 };

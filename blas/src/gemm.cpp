@@ -20,7 +20,6 @@
 #include <type_traits>
 #include <vector>
 
-#include "duet/array.hpp"
 #include "duet/blas.hpp"
 #include "duet/extension.hpp"
 
@@ -188,21 +187,6 @@ void launch_reduce(State& s, Queue& q, const BufferView<Accumulator<T>>& P, int 
            ldc, c_stride, rows, cols, nb, alpha, beta);
 }
 
-// B (N x K rows of ldb, `batch` of them sb apart; sb == 0: one for all) as a new contiguous K x N
-// array, or batch x K x N.
-template <class T>
-Array transposed_copy(Queue& q, const BufferView<T>& B, std::size_t N, std::size_t K, std::size_t ldb,
-                      std::size_t batch, std::size_t sb) {
-  const bool many = batch > 1 && sb != 0;
-  Layout stored;
-  stored.shape = many ? Shape{batch, N, K} : Shape{N, K};
-  stored.strides = many ? std::vector<std::int64_t>{std::int64_t(sb), std::int64_t(ldb), 1}
-                        : std::vector<std::int64_t>{std::int64_t(ldb), 1};
-  const Array b(B.raw().share(), scalar_type_of<T>(), stored);
-  const Array t = many ? b.transpose({0, 2, 1}) : b.T();
-  return t.copy(q);
-}
-
 template <class T>
 void run_gemm(const char* call, Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K,
               Accumulator<T> alpha, const BufferView<T>& A, std::size_t lda, std::size_t sa,
@@ -248,8 +232,15 @@ void run_gemm(const char* call, Queue& q, Op op_a, Op op_b, std::size_t M, std::
             ldc_i = extension::as_int(call, "ldc", ldc);
 
   const std::shared_ptr<State> state = state_for(device);
-  const Operand<T> a = operand(call, "A", A, info, lda, batch, sa);
-  const Operand<T> b = operand(call, "B", B, info, ldb, batch, sb);
+  Operand<T> a = operand(call, "A", A, info, lda, batch, sa);
+  Operand<T> b = operand(call, "B", B, info, ldb, batch, sb);
+  if (info.kind == DeviceKind::cpu) {
+    // PoCL 5.0 computes wrong products when a float4 load along k is scattered into the shared
+    // slice one element at a time (op_a none, op_b transpose; issue 11's notes), where PoCL 3.1 and
+    // 6.0 do not. CPUs read those runs element by element, which PoCL vectorises across work-items.
+    a.vec = a.vec && ta;
+    b.vec = b.vec && !tb;
+  }
   const Operand<T> c = operand(call, "C", C, info, ldc, batch, sc);
 
   GemmProblem problem;
@@ -260,18 +251,6 @@ void run_gemm(const char* call, Queue& q, Op op_a, Op op_b, std::size_t M, std::
   problem.plain = std::is_same_v<T, float> && !ta && !tb && alpha == Acc(1) && beta == Acc(0) && lda == K &&
                   ldb == N && ldc == N && batch == 1 && a.passable && b.passable && c.passable;
   const GemmPlan plan = plan_gemm(info, state->classes, problem, options);
-  if (plan.kernel == GemmKernel::tiled && tb && info.kind == DeviceKind::cpu) {
-    // CPUs take op_b transpose as a transposing copy of B and the plain kernel. PoCL 5.0 computes
-    // wrong products with the tiled kernel's transposed B slices (scattered into shared memory)
-    // where PoCL 3.1, NVIDIA's OpenCL and CUDA do not (issue 11's notes); on a CPU the copy costs
-    // one pass over B against the product's M passes.
-    const Array b_t = transposed_copy(q, B, N, K, ldb, batch, sb);
-    const BufferView<T> view(b_t.buffer().share(), b_t.size(), 0);
-    const std::size_t stride = b_t.ndim() == 3 ? N * K : 0;
-    run_gemm<T>(call, q, op_a, Op::none, M, N, K, alpha, A, lda, sa, view, N, stride, beta, C, ldc, sc, batch,
-                options);
-    return;
-  }
   if (plan.kernel == GemmKernel::none) return;
   if (plan.kernel == GemmKernel::scale) {
     const BufferView<Acc> placeholder = acc_view<Acc>(scratch_for(q)->placeholder);
