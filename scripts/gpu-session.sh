@@ -33,7 +33,7 @@ cmake -S . -B "$DUET_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   { tail -40 "$out/build.log"; exit 1; }
 grep -E "CLBlast|CUDA backend|Python module|DLPack" "$out/build.log" | head -8
 "$DUET_BUILD_DIR/duet" devices
-echo "NVIDIA's OpenCL alone: $(OCL_ICD_VENDORS=$nvidia_only "$DUET_BUILD_DIR/duet" devices | grep -c '^opencl:') OpenCL device(s)"
+echo "NVIDIA's OpenCL alone: $(OCL_ICD_VENDORS=$nvidia_only OCL_ICD_FILENAMES=libnvidia-opencl.so.1 "$DUET_BUILD_DIR/duet" devices | grep -c '^opencl:') OpenCL device(s)"
 
 for phase in $phases; do
   if [ $((SECONDS - start)) -gt "${BUDGET_S:-540}" ]; then

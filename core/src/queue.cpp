@@ -421,6 +421,7 @@ Event Queue::record() {
   e->origin = scope.locked_queue();
   e->point = true;
   e->impl = detail::watching_faults(scope.device(), e->log.get(), [&] { return scope.settled_queue().record(); });
+  e->sequence = ++scope.locked_queue()->recorded;
   return Event(std::move(e));
 }
 
@@ -443,9 +444,11 @@ void Queue::finish() {
   detail::throw_if_abandoned(s.device);
   detail::LaunchLog& log = *s.queue->log;
   const std::uint64_t mark = log.mark();
+  const std::uint64_t recorded = s.queue->recorded.load();
   if (detail::kernel_timeout()) detail::wait_for_event(s.device, &log, record().impl());
   detail::watching_faults(s.device, &log, [&] { s.queue->impl->finish(); });
   log.completed(mark);
+  s.queue->completed_up_to(recorded);
 }
 
 std::uintptr_t Queue::native_handle() const {
@@ -465,6 +468,7 @@ RawMapping Queue::map_bytes(const RawBuffer& buffer, MapAccess access) {
     // map() waits for the queue: with a deadline, for an event first.
     if (detail::kernel_timeout()) detail::wait_for_event(scope.device(), &scope.launch_log(), *q.record());
     m.data_ = q.map(impl, buffer.offset(), buffer.bytes(), access);
+    scope.locked_queue()->completed_up_to(scope.locked_queue()->recorded.load());  // the map waited for them
   });
   m.queue_ = *this;
   m.buffer_ = buffer.share();
@@ -595,12 +599,17 @@ void Event::wait() const {
   const detail::EventState& s = event_state(state_);
   backend::EventImpl& e = impl();
   detail::wait_for_event(s.device, s.log.get(), e);
+  if (const auto queue = s.origin.lock()) queue->completed_up_to(s.sequence);
 }
 
 bool Event::done() const {
   const detail::EventState& s = event_state(state_);
   backend::EventImpl& e = impl();
-  return detail::watching_faults(s.device, s.log.get(), [&] { return e.done(); });
+  if (const auto queue = s.origin.lock(); queue && s.sequence <= queue->completed.load()) return true;
+  const bool done = detail::watching_faults(s.device, s.log.get(), [&] { return e.done(); });
+  if (done)
+    if (const auto queue = s.origin.lock()) queue->completed_up_to(s.sequence);
+  return done;
 }
 
 double Event::duration_ms() const {

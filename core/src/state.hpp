@@ -82,10 +82,25 @@ namespace detail {
 // on it: recording a pending event is a call into the queue like any other, and must not interleave
 // with another thread's enqueue. Kept apart from Queue::State, which holds its latest event, so
 // that a pending event does not keep its Queue alive in a cycle.
+//
+// The queue is in order, so once one of its events has completed, so have all recorded before it.
+// `recorded` numbers the driver events as they are recorded (under `mutex`); `completed` is the
+// highest number known complete from a wait, a finish or a blocking map. Event::done() answers
+// from it first, since a driver may report an earlier event as still running for a while after a
+// later point has been waited for (NVIDIA's OpenCL does, after a blocking map).
 struct LockedQueue {
   std::mutex mutex;
   std::shared_ptr<backend::QueueImpl> impl;
   std::shared_ptr<LaunchLog> log = std::make_shared<LaunchLog>();  // its own lock
+  std::atomic<std::uint64_t> recorded{0};
+  std::atomic<std::uint64_t> completed{0};
+
+  // Everything recorded up to `sequence` has completed.
+  void completed_up_to(std::uint64_t sequence) {
+    std::uint64_t known = completed.load();
+    while (known < sequence && !completed.compare_exchange_weak(known, sequence)) {
+    }
+  }
 };
 
 // An Event's state. Operations hand out pending events (no driver event yet); one is recorded
@@ -100,7 +115,8 @@ struct EventState {
   std::shared_ptr<const LaunchLog> log;      // the kernels of its queue, should a wait fail
   // Its queue, kept once recorded too, without keeping the queue alive: elapsed_ms compares two
   // events' queues by it (owner_before, so an address reused by a later queue never matches).
-  std::weak_ptr<const LockedQueue> origin;
+  std::weak_ptr<LockedQueue> origin;
+  std::uint64_t sequence = 0;  // its number among its queue's recorded events; set with impl
   // Set before the event is handed out, then constant (a reused spare was held by no one).
   bool point = false;  // made by Queue::record(): a point, not an operation, so no duration
   std::shared_ptr<backend::CommandTimeImpl> command_time;  // on a queue with command timing
@@ -110,6 +126,7 @@ struct EventState {
     std::lock_guard<std::mutex> lock(mutex);
     if (!impl) {
       impl = queue->impl->record();
+      sequence = ++queue->recorded;
       queue.reset();
     }
     return *impl;
