@@ -27,9 +27,17 @@ Array floats(duet::Queue& q, const std::vector<float>& v, const duet::Shape& sha
 
 // The kernel also compiles for CUDA, where NVRTC can be loaded (it needs no GPU).
 void compiles_for_cuda(const duet::Expr& e, ScalarType out, bool flat) {
+  // GPUs run the flat kernel four elements at a time where every operand has 4-byte elements.
+  std::string vector4;
+  try {
+    if (flat) vector4 = duet::fused_source(e, out, flat, true);
+  } catch (const duet::ArgumentError&) {
+  }
   std::size_t bytes = 0;
   try {
     bytes = duet::compile_for_cuda_arch(duet::fused_source(e, out, flat), {}, "sm_90", "fused.duet");
+    if (!vector4.empty())
+      bytes = std::min(bytes, duet::compile_for_cuda_arch(vector4, {}, "sm_90", "fused_vector4.duet"));
   } catch (const duet::BackendUnavailableError&) {
     return;  // no NVRTC here (outside CHECK, which would count the throw as a failure)
   }
@@ -79,6 +87,40 @@ TEST_CASE("array expressions: a * x + y and friends, fused, against the host") {
       CHECK(source.find("a2") == std::string::npos);
       compiles_for_cuda(duet::sqrt(X * X + Y * Y), ScalarType::f32, true);
     }
+  });
+}
+
+// The vector4 form of flat kernels (GPUs take it by themselves; forced here on every device): four
+// elements per work-item through 16-byte vectors where every operand starts 16 bytes aligned, the
+// one-element kernel otherwise. Awkward lengths, views starting 0, 1, 4 and 5 elements in, float
+// and int operands, the output poisoned first.
+TEST_CASE("array expressions: the vector4 form at awkward lengths and offsets") {
+  EnvGuard layout("DUET_ELEMENTWISE_LAYOUT", "vector4");
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    auto rng = make_rng("array vector4");
+    for (const std::size_t n :
+         {std::size_t{1}, std::size_t{3}, std::size_t{4}, std::size_t{5}, std::size_t{4099}})
+      for (const std::size_t at : {std::size_t{0}, std::size_t{1}, std::size_t{4}, std::size_t{5}}) {
+        CAPTURE(n);
+        CAPTURE(at);
+        const std::vector<float> x = random_floats(rng, n + at), y = random_floats(rng, n + at);
+        std::vector<std::int32_t> k(n + at);
+        for (std::int32_t& v : k) v = static_cast<std::int32_t>(rng() % 201) - 100;
+        const Array X = floats(q, x, {n + at}).index({Slice{std::int64_t(at), none}});
+        const Array Y = floats(q, y, {n + at}).index({Slice{std::int64_t(at), none}});
+        const Array K = duet::from_host<std::int32_t>(q, k, {n + at}).index({Slice{std::int64_t(at), none}});
+        const Array out =
+            duet::full(q, {n + at}, std::nanf(""), ScalarType::f32).index({Slice{std::int64_t(at), none}});
+        duet::assign(q, out, 2.5f * X + Y - K);
+        const std::vector<float> got = out.to_vector<float>(q);
+        REQUIRE(got.size() == n);
+        for (std::size_t i = 0; i < n; ++i) {
+          const double want = 2.5 * x[at + i] + y[at + i] - k[at + i];
+          CHECK(std::fabs(got[i] - want) <= 4 * kUnitRoundoff * (1 + std::fabs(want)));
+        }
+      }
+    compiles_for_cuda(duet::sqrt(floats(q, {1, 2, 3, 4, 5}, {5})), ScalarType::f32, true);
   });
 }
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <duet/duet.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -229,7 +230,8 @@ TEST_CASE("ElementwiseKernel: compile_ahead compiles the variants, and the first
     std::vector<double> want(n);
     for (std::size_t i = 0; i < n; ++i) want[i] = 3.0 * x[i] + y[i];
     // Two roundings (a fused multiply-add has one), each at most u * (|3x| + |y|) <= 4u.
-    check_close(z, want, [](std::size_t) { return 8 * kUnitRoundoff; }, "axpy");
+    check_close(
+        z, want, [](std::size_t) { return 8 * kUnitRoundoff; }, "axpy");
     CHECK(axpy.compiled_variants() == 3);  // the call compiled nothing
     const duet::ElementwiseKernel copy = axpy;
     CHECK(copy.compiled_variants() == 3);
@@ -335,6 +337,55 @@ TEST_CASE("ElementwiseKernel and ReductionKernel refuse a queue of another devic
   CHECK_THROWS_AS(sum.reduce<float>(q1, x), duet::DeviceMismatchError);
 }
 
+// The vector4 layout (GPUs pick it by themselves; forced here so that every device runs it): four
+// elements per work-item through 16-byte vectors, the n % 4 left over one each, and views whose
+// start is not 16 bytes aligned falling back to the one-element kernel. Float, int and uint
+// arrays and a scalar in one kernel; outputs poisoned before each call.
+TEST_CASE("ElementwiseKernel: the vector4 layout at every length, aligned and unaligned views") {
+  for_each_device([](const duet::Device& dev) {
+    std::optional<duet::ElementwiseKernel> k;
+    {
+      EnvGuard layout("DUET_ELEMENTWISE_LAYOUT", "vector4");
+      k.emplace(dev, "float a, float x, int m", "float y, uint u",
+                "y = a * x + m; u = (uint)i * 3u + (uint)m", "vector4_mix");
+    }
+    duet::Queue q = dev.queue();
+    for (const std::size_t n : kLengths) {
+      for (const std::size_t offset : {std::size_t{0}, std::size_t{1}, std::size_t{4}, std::size_t{5}}) {
+        CAPTURE(n);
+        CAPTURE(offset);
+        auto rng = make_rng("vector4", n + offset);
+        const std::vector<float> x = random_floats(rng, n);
+        std::vector<int> m(n);
+        for (std::size_t i = 0; i < n; ++i) m[i] = static_cast<int>(rng() % 2001) - 1000;
+        duet::Buffer<float> dx(dev, n + offset + 1), dy(dev, n + offset + 1);
+        duet::Buffer<int> dm(dev, n + offset + 1);
+        duet::Buffer<std::uint32_t> du(dev, n + offset + 1);
+        const duet::BufferView<float> vx = dx.view(offset, n), vy = dy.view(offset, n);
+        const duet::BufferView<int> vm = dm.view(offset, n);
+        const duet::BufferView<std::uint32_t> vu = du.view(offset, n);
+        q.write(vx, x);
+        q.write(vm, m);
+        q.fill(dy, kNaN);
+        q.fill(du, std::uint32_t{0xDEADBEEF});
+        (*k)(q, 0.75f, vx, vm, vy, vu);
+        std::vector<double> want(n);
+        std::vector<std::uint32_t> want_u(n);
+        for (std::size_t i = 0; i < n; ++i) {
+          want[i] = 0.75 * x[i] + m[i];
+          want_u[i] = static_cast<std::uint32_t>(i) * 3u + static_cast<std::uint32_t>(m[i]);
+        }
+        check_close(
+            q.to_vector(vy), want,
+            [&](std::size_t i) { return 4 * kUnitRoundoff * (1 + std::fabs(want[i])); }, "y");
+        check_equal(q.to_vector(vu), want_u, "u");
+        // The element past the view stays poisoned.
+        CHECK(q.to_vector(du)[offset + n] == 0xDEADBEEF);
+      }
+    }
+  });
+}
+
 TEST_SUITE_END();
 
 TEST_SUITE_BEGIN("nodevice");
@@ -385,10 +436,11 @@ TEST_CASE("ElementwiseKernel: malformed definitions are ArgumentError with a use
     if (e) CHECK_CONTAINS(std::string(e->what()), c.message);
   }
   // half only as an array: a single value is passed as float.
-  const auto h = EXPECT_ERROR(duet::ArgumentError,
-                              duet::ElementwiseKernel::generate_source("half h", "float y", "y = h", "k", {S, A}));
+  const auto h = EXPECT_ERROR(duet::ArgumentError, duet::ElementwiseKernel::generate_source(
+                                                       "half h", "float y", "y = h", "k", {S, A}));
   if (h) CHECK_CONTAINS(std::string(h->what()), "Buffer<duet::half>");
-  CHECK_NOTHROW(duet::ElementwiseKernel::generate_source("half h, float a", "half y", "y = a * h", "k", {A, S, A}));
+  CHECK_NOTHROW(
+      duet::ElementwiseKernel::generate_source("half h, float a", "half y", "y = a * h", "k", {A, S, A}));
   // Accepted: C spellings of the types, const, an empty input list, return inside a comment.
   CHECK_NOTHROW(duet::ElementwiseKernel::generate_source("const unsigned int a, long long b", "double y",
                                                          "y = a + b; // no return here", "ok", {A, S, A}));
@@ -423,8 +475,8 @@ TEST_CASE("ElementwiseKernel sources compile for sm_90 with NVRTC") {
     for (duet::DeviceKind kind : {duet::DeviceKind::gpu, duet::DeviceKind::cpu}) {
       CAPTURE(std::string(c.body));
       CAPTURE(duet::to_string(kind));
-      const std::string src =
-          duet::ElementwiseKernel::generate_source(c.inputs, c.outputs, c.body, "generated", c.kinds, {}, kind);
+      const std::string src = duet::ElementwiseKernel::generate_source(c.inputs, c.outputs, c.body,
+                                                                       "generated", c.kinds, {}, kind);
       try {
         CHECK(duet::compile_for_cuda_arch(src, {}, "sm_90", "generated.elementwise") > 0);
       } catch (const duet::CompileError& e) {

@@ -157,6 +157,8 @@ Event assign(Queue& q, const Array& out, const Expr& e);
 Array outer(Queue& q, const Array& a, const Array& b);
 
 // The dialect kernel evaluate() would run for `e` writing `out_dtype` (for tests and debugging).
-std::string fused_source(const Expr& e, ScalarType out_dtype, bool flat);
+// `vector4` (flat, every operand of 4-byte elements): the form GPUs run where every operand starts
+// 16 bytes aligned, four elements per work-item through 16-byte vectors.
+std::string fused_source(const Expr& e, ScalarType out_dtype, bool flat, bool vector4 = false);
 
 }  // namespace duet

@@ -106,8 +106,10 @@ class ElementwiseKernel {
   std::string source(const std::vector<ArgKind>& kinds) const;
 
   // The same generator without a device (for offline compiles, e.g. compile_for_cuda_arch), for a
-  // device of kind `device_kind`: GPUs get a grid-stride loop (any grid covers every element), CPUs
-  // one element per work-item (the grid must have a work-item for every element). Throws
+  // device of kind `device_kind`: GPUs get a grid-stride loop (any grid covers every element) and,
+  // where every array has 4-byte elements, a second kernel `duet_<name>_v4` that takes four
+  // elements per work-item as 16-byte vectors (calls whose arrays start 16 bytes aligned run it);
+  // CPUs one element per work-item (the grid must have a work-item for every element). Throws
   // ArgumentError like the constructor. The kernel is called `duet_<name>` (a prefix, so that no name
   // collides with an OpenCL built-in such as dot or max); compiler logs name the body's lines
   // "<name>.body:1" (NVRTC: "<name>.body(1)").

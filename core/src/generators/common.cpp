@@ -6,15 +6,16 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <set>
 #include <sstream>
 #include <variant>
 
+#include "../prelude.hpp"
 #include "../source_map.hpp"
 #include "duet/error.hpp"
-#include "../prelude.hpp"
 #include "scalar_dispatch.hpp"
 
 namespace duet::detail::gen {
@@ -372,6 +373,18 @@ std::size_t group_size(const DeviceInfo& info) {
 }
 
 Layout layout_for(DeviceKind kind) { return kind == DeviceKind::cpu ? Layout::blocked : Layout::grid_stride; }
+
+std::optional<Layout> forced_layout() {
+  const char* forced = std::getenv("DUET_ELEMENTWISE_LAYOUT");
+  if (!forced || !*forced) return std::nullopt;
+  const std::string name = forced;
+  if (name == "grid_stride") return Layout::grid_stride;
+  if (name == "blocked") return Layout::blocked;
+  if (name == "vector4") return Layout::vector4;
+  throw ArgumentError(
+      "DUET_ELEMENTWISE_LAYOUT=" + name +
+      " names no layout of generated kernels: use grid_stride, blocked or vector4, or unset it");
+}
 
 namespace {
 

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <optional>
 
 #include "common.hpp"
 #include "duet/error.hpp"
@@ -41,7 +43,23 @@ std::string file_of(const Spec& s) { return s.name + ".elementwise"; }
 // The entry point is prefixed: a kernel may not share its name with an OpenCL built-in (dot, max).
 std::string entry_of(const Spec& s) { return "duet_" + s.name; }
 
-std::string generate(const Spec& s, const std::vector<ArgKind>& kinds, detail::gen::Layout layout) {
+// Whether a call with these kinds has a vector4 kernel: some array, and every array of 4-byte
+// elements (float, int, uint: the dialect's float4, int4, uint4).
+bool vector4_kinds(const Spec& s, const std::vector<ArgKind>& kinds) {
+  bool any = false;
+  for (std::size_t k = 0; k < kinds.size() && k < s.all.size(); ++k) {
+    if (kinds[k] != ArgKind::array) continue;
+    const ScalarType t = s.all[k].type;
+    if (t != ScalarType::f32 && t != ScalarType::i32 && t != ScalarType::u32) return false;
+    any = true;
+  }
+  return any;
+}
+
+// The kernel for `kinds` in `layout`, entry_of(s); with `vector4_too`, the same program also holds
+// the vector4 kernel, entry_of(s) + "_v4" (one compile for both).
+std::string generate(const Spec& s, const std::vector<ArgKind>& kinds, detail::gen::Layout layout,
+                     bool vector4_too = false) {
   using detail::gen::dialect_type;
   if (kinds.size() != s.all.size())
     throw ArgumentError(s.what + ": " + std::to_string(kinds.size()) + " argument kinds given for " +
@@ -66,40 +84,90 @@ std::string generate(const Spec& s, const std::vector<ArgKind>& kinds, detail::g
     const GeneratedParam& p = s.all[k];
     const bool output = k >= s.inputs.size();
     if (p.type == ScalarType::f16 && kinds[k] != ArgKind::array)
-      throw ArgumentError(s.what + ": half parameter '" + p.name +
-                          "' needs a Buffer<duet::half>; a single value is passed as float (declare it float)");
+      throw ArgumentError(
+          s.what + ": half parameter '" + p.name +
+          "' needs a Buffer<duet::half>; a single value is passed as float (declare it float)");
     if (kinds[k] == ArgKind::array)
       params += std::string("GLOBAL ") + (output ? "" : "const ") + dialect_type(p.type) + "* duet_" + p.name;
     else
       params += std::string("const ") + dialect_type(p.type) + " " + p.name;
     params += ", ";
   }
-  w.line("KERNEL void " + entry_of(s) + "(" + params + "const ulong n) {");
-  if (layout == detail::gen::Layout::grid_stride) {
-    w.line("  for (size_t duet_i = GLOBAL_ID(0); duet_i < n; duet_i += GLOBAL_SIZE(0)) {");
-  } else {
-    w.line("  const size_t duet_i = GLOBAL_ID(0);");
-    w.line("  if (duet_i < n) {");
-  }
-  w.line("    const size_t i = duet_i;");
-  for (std::size_t k = 0; k < s.inputs.size(); ++k)
-    if (kinds[k] == ArgKind::array) {
-      const GeneratedParam& p = s.all[k];
-      w.line(std::string("    const ") + compute_type(p.type) + " " + p.name + " = LOAD(" + dialect_type(p.type) +
-             ", duet_" + p.name + " + i);");
+  auto write_kernel = [&](detail::gen::Layout kernel_layout, const std::string& entry) {
+    w.line("KERNEL void " + entry + "(" + params + "const ulong n) {");
+    // One element: the inputs bound to locals (`input(k)` reads input k), the body, then each output
+    // handed to `store(output, local)`.
+    auto element = [&](const std::string& indent, const std::string& index,
+                       const std::function<std::string(std::size_t)>& input,
+                       const std::function<std::string(const GeneratedParam&)>& store) {
+      w.line(indent + "const size_t i = " + index + ";");
+      for (std::size_t k = 0; k < s.inputs.size(); ++k)
+        if (kinds[k] == ArgKind::array)
+          w.line(indent + "const " + compute_type(s.all[k].type) + " " + s.all[k].name + " = " + input(k) +
+                 ";");
+      for (const GeneratedParam& p : s.outputs)
+        w.line(indent + compute_type(p.type) + " " + p.name + " = (" + compute_type(p.type) + ")0;");
+      // The body runs inside do { } while (0) so that break leaves it and the outputs are still
+      // stored; the `;` after it ends a last statement written without one.
+      w.line(indent + "do {");
+      w.snippet(s.name + ".body", s.body);
+      w.line(indent + ";");
+      w.line(indent + "} while (0);");
+      for (const GeneratedParam& p : s.outputs) w.line(indent + store(p) + ";");
+    };
+    auto scalar_input = [&](std::size_t k) {
+      return "LOAD(" + std::string(dialect_type(s.all[k].type)) + ", duet_" + s.all[k].name + " + i)";
+    };
+    auto scalar_store = [&](const GeneratedParam& p) {
+      return "STORE(" + std::string(dialect_type(p.type)) + ", duet_" + p.name + " + i, " + p.name + ")";
+    };
+    if (kernel_layout == detail::gen::Layout::vector4) {
+      // Work-item j takes elements 4j .. 4j + 3 as one vector per array; the n % 4 elements past
+      // the last whole vector go to the first work-items, one each.
+      static const char* const lanes[4] = {"x", "y", "z", "w"};
+      auto vector_type = [&](ScalarType t) { return std::string(dialect_type(t)) + "4"; };
+      w.line("  const size_t duet_j = GLOBAL_ID(0), duet_n4 = n / 4;");
+      w.line("  if (duet_j < duet_n4) {");
+      for (std::size_t k = 0; k < s.all.size(); ++k) {
+        if (kinds[k] != ArgKind::array) continue;
+        const GeneratedParam& p = s.all[k];
+        const std::string v = vector_type(p.type);
+        if (k < s.inputs.size())
+          w.line("    const " + v + " duet_v_" + p.name + " = ((GLOBAL const " + v + "*)duet_" + p.name +
+                 ")[duet_j];");
+        else
+          w.line("    " + v + " duet_v_" + p.name + ";");
+      }
+      for (int lane = 0; lane < 4; ++lane) {
+        w.line("    {");
+        element(
+            "      ", "4 * duet_j + " + std::to_string(lane),
+            [&](std::size_t k) { return "duet_v_" + s.all[k].name + "." + lanes[lane]; },
+            [&](const GeneratedParam& p) { return "duet_v_" + p.name + "." + lanes[lane] + " = " + p.name; });
+        w.line("    }");
+      }
+      for (const GeneratedParam& p : s.outputs)
+        w.line("    ((GLOBAL " + vector_type(p.type) + "*)duet_" + p.name + ")[duet_j] = duet_v_" + p.name +
+               ";");
+      w.line("  }");
+      w.line("  if (duet_n4 * 4 + duet_j < n) {");
+      element("    ", "duet_n4 * 4 + duet_j", scalar_input, scalar_store);
+      w.line("  }");
+      w.line("}");
+      return;
     }
-  for (const GeneratedParam& p : s.outputs)
-    w.line(std::string("    ") + compute_type(p.type) + " " + p.name + " = (" + compute_type(p.type) + ")0;");
-  // The body runs inside do { } while (0) so that break leaves it and the outputs are still stored;
-  // the `;` after it ends a last statement written without one.
-  w.line("    do {");
-  w.snippet(s.name + ".body", s.body);
-  w.line("    ;");
-  w.line("    } while (0);");
-  for (const GeneratedParam& p : s.outputs)
-    w.line("    STORE(" + std::string(dialect_type(p.type)) + ", duet_" + p.name + " + i, " + p.name + ");");
-  w.line("  }");
-  w.line("}");
+    if (kernel_layout == detail::gen::Layout::grid_stride) {
+      w.line("  for (size_t duet_i = GLOBAL_ID(0); duet_i < n; duet_i += GLOBAL_SIZE(0)) {");
+    } else {
+      w.line("  const size_t duet_i = GLOBAL_ID(0);");
+      w.line("  if (duet_i < n) {");
+    }
+    element("    ", "duet_i", scalar_input, scalar_store);
+    w.line("  }");
+    w.line("}");
+  };
+  write_kernel(layout, entry_of(s));
+  if (vector4_too) write_kernel(detail::gen::Layout::vector4, entry_of(s) + "_v4");
   return w.text();
 }
 
@@ -109,9 +177,17 @@ struct ElementwiseKernel::State {
   Device device;
   Spec spec;
   detail::gen::Layout layout = detail::gen::Layout::grid_stride;
+  bool vectors = false;  // calls that allow it take the vector4 layout (GPUs, or forced)
   std::size_t group = 256;
   std::size_t max_groups = 32;  // grid_stride only
-  detail::gen::Variants<Kernel> variants;
+  // Per argument kinds: the kernel, and where vectorisable its vector4 twin from the same program.
+  struct Compiled {
+    Kernel kernel;
+    std::optional<Kernel> vector4;
+  };
+  detail::gen::Variants<Compiled> variants;
+
+  bool vectorisable(const std::vector<ArgKind>& kinds) const { return vectors && vector4_kinds(spec, kinds); }
 };
 
 ElementwiseKernel::ElementwiseKernel(const Device& device, std::string_view inputs, std::string_view outputs,
@@ -124,6 +200,11 @@ ElementwiseKernel::ElementwiseKernel(const Device& device, std::string_view inpu
   for (const GeneratedParam& p : state->spec.all)
     detail::gen::require_type_support(info, p.type, state->spec.what, "parameter '" + p.name + "'");
   state->layout = detail::gen::layout_for(info.kind);
+  state->vectors = state->layout == detail::gen::Layout::grid_stride;
+  if (const std::optional<detail::gen::Layout> forced = detail::gen::forced_layout()) {
+    state->vectors = *forced == detail::gen::Layout::vector4;
+    if (!state->vectors) state->layout = *forced;
+  }
   state->group = detail::gen::group_size(info);
   // Enough groups to fill the device several times over; beyond that each work-item loops.
   state->max_groups = std::max<std::size_t>(1, info.compute_units) * 32;
@@ -149,15 +230,31 @@ std::string ElementwiseKernel::generate_source(std::string_view inputs, std::str
                                                std::string_view body, std::string_view name,
                                                const std::vector<ArgKind>& kinds, std::string_view preamble,
                                                DeviceKind device_kind) {
-  return generate(parse_spec(inputs, outputs, body, name, preamble), kinds, detail::gen::layout_for(device_kind));
+  const Spec spec = parse_spec(inputs, outputs, body, name, preamble);
+  const detail::gen::Layout layout = detail::gen::layout_for(device_kind);
+  return generate(spec, kinds, layout,
+                  layout == detail::gen::Layout::grid_stride && vector4_kinds(spec, kinds));
 }
 
-Kernel ElementwiseKernel::kernel(const std::vector<ArgKind>& kinds) const {
-  State& s = const_cast<State&>(state());
+namespace {
+
+// Both kernels a call with `kinds` may take, compiled once as one program.
+ElementwiseKernel::State::Compiled compiled(ElementwiseKernel::State& s, const std::vector<ArgKind>& kinds) {
   return s.variants.get(kinds, [&] {
-    return detail::gen::compile(s.device, generate(s.spec, kinds, s.layout), file_of(s.spec))
-        .kernel(entry_of(s.spec));
+    const bool vector4 = s.vectorisable(kinds);
+    const Program program =
+        detail::gen::compile(s.device, generate(s.spec, kinds, s.layout, vector4), file_of(s.spec));
+    ElementwiseKernel::State::Compiled c;
+    c.kernel = program.kernel(entry_of(s.spec));
+    if (vector4) c.vector4 = program.kernel(entry_of(s.spec) + "_v4");
+    return c;
   });
+}
+
+}  // namespace
+
+Kernel ElementwiseKernel::kernel(const std::vector<ArgKind>& kinds) const {
+  return compiled(const_cast<State&>(state()), kinds).kernel;
 }
 
 void ElementwiseKernel::compile_ahead() const {
@@ -176,9 +273,23 @@ Event ElementwiseKernel::call(Queue& q, const std::vector<KernelArg>& args) cons
   const State& s = state();
   detail::gen::CheckedArgs checked =
       detail::gen::check_args(s.device, q, s.spec.all, s.spec.inputs.size(), args, s.spec.what);
-  const Kernel k = kernel(checked.kinds);  // compiled even for n = 0, so errors do not depend on n
+  // Compiled even for n = 0, so that errors do not depend on n.
+  const State::Compiled kernels = compiled(const_cast<State&>(s), checked.kinds);
+  const Kernel& k = kernels.kernel;
   const std::size_t n = checked.length;
   if (n == 0) return q.record();
+  if (kernels.vector4) {
+    bool aligned = true;  // allocations start aligned; a view's offset decides
+    for (const KernelArg& a : checked.launch)
+      if (a.kind == KernelArg::Kind::buffer && a.buffer->offset() % 16 != 0) aligned = false;
+    if (aligned) {
+      const Kernel& v = *kernels.vector4;
+      const std::size_t items = std::max<std::size_t>(n / 4, n % 4);
+      checked.launch.push_back(KernelArg::from(static_cast<std::uint64_t>(n)));
+      return q.launch_args(v, Range((items + s.group - 1) / s.group * s.group), Range(s.group),
+                           checked.launch);
+    }
+  }
   std::size_t groups = (n + s.group - 1) / s.group;
   if (s.layout == detail::gen::Layout::grid_stride) groups = std::min(s.max_groups, groups);
   checked.launch.push_back(KernelArg::from(static_cast<std::uint64_t>(n)));
