@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <sstream>
 
 #include "duet/array_reduce.hpp"
@@ -282,17 +284,72 @@ std::string kernel_source(ReduceOp op, ScalarType in, ScalarType out, ScalarType
   else
     s << "    v = duet_combine(v, x);\n";
   s << "  }\n" << store(op, out, A, "v", "vi") << "}\n";
+
+  // Split (GPUs, a strided run with too few outputs to fill the device as columns): work-item t
+  // makes output g = t % outputs over chunk c = t / outputs of the run, walking it in order into
+  // part[t] (and part_i[t], the position, for arg*); duet_reduce_join then folds output g's chunks
+  // in order. The chunking depends only on the shape and device, so results repeat bit for bit.
+  s << "KERNEL void duet_reduce_split(" << params << ", GLOBAL " << A
+    << "* part, GLOBAL ulong* part_i, const ulong chunk, const ulong chunks) {\n"
+    << "  const ulong t = (ulong)GLOBAL_ID(0);\n"
+    << "  if (t >= outputs * chunks) return;\n"
+    << "  const ulong g = t % outputs, first = (t / outputs) * chunk;\n"
+    << "  const ulong last = run - first < chunk ? run : first + chunk;\n"
+    << base_of_output() << "  " << A << " v = " << identity(op, acc) << ";\n  ulong vi = (ulong)0 - 1;\n"
+    << "  for (ulong r = first; r < last; ++r) {\n"
+    << "    const " << A << " x = " << load << ";\n";
+  if (arg)
+    s << "    if (duet_better(x, r, v, vi)) { v = x; vi = r; }\n";
+  else
+    s << "    v = duet_combine(v, x);\n";
+  s << "  }\n  part[t] = v;\n" << (arg ? "  part_i[t] = vi;\n" : "") << "}\n";
+  s << "KERNEL void duet_reduce_join(GLOBAL const " << A << "* part, GLOBAL const ulong* part_i, GLOBAL "
+    << name_of(out) << "* dst, const ulong outputs, const ulong run, const ulong chunks) {\n"
+    << "  const ulong g = (ulong)GLOBAL_ID(0);\n"
+    << "  if (g >= outputs) return;\n"
+    << "  " << A << " v = " << identity(op, acc) << ";\n  ulong vi = (ulong)0 - 1;\n"
+    << "  for (ulong c = 0; c < chunks; ++c) {\n"
+    << "    const " << A << " x = part[c * outputs + g];\n";
+  if (arg)
+    s << "    const ulong xi = part_i[c * outputs + g];\n    if (duet_better(x, xi, v, vi)) { v = x; vi = "
+         "xi; }\n";
+  else
+    s << "    v = duet_combine(v, x);\n";
+  s << "  }\n" << store(op, out, A, "v", "vi") << "}\n";
   s << cpu_kernels(op, in, out, acc);
   return s.str();
 }
 
-// The layouts of a reduction, each one kernel of the generated source.
-enum class ReduceLayout { groups, columns, lanes, tiles };
+// The split layout: each chunk of a run at least this long, and enough work-items (outputs x
+// chunks) to keep every unit's lanes busy several times over.
+constexpr std::size_t kSplitMinChunk = 32;
+constexpr std::size_t kSplitItemsPerUnit = 8 * kGroup;
+
+// Chunks of `run` for `outputs` outputs: on a forced split (tests), 7 or fewer, so that short runs
+// split unevenly too.
+std::size_t split_chunks(const DeviceInfo& info, std::size_t outputs, std::size_t run, bool forced) {
+  if (forced) return std::max<std::size_t>(1, std::min<std::size_t>(run, 7));
+  const std::size_t units = std::max<std::size_t>(info.compute_units, 1);
+  const std::size_t want = (kSplitItemsPerUnit * units + outputs - 1) / outputs;
+  return std::max<std::size_t>(1, std::min(want, run / kSplitMinChunk));
+}
+
+// Per queue: the split layout's partial results, grown as needed; calls on one queue run in order,
+// and threads sharing the queue take turns from their first launch on it to their last.
+struct SplitScratch {
+  std::mutex enqueueing;
+  RawBuffer part, part_i;
+};
+
+// The layouts of a reduction, each one kernel of the generated source (split: two).
+enum class ReduceLayout { groups, columns, lanes, tiles, split };
 
 const char* kernel_name(ReduceLayout layout) {
   switch (layout) {
     case ReduceLayout::columns:
       return "duet_reduce_columns";
+    case ReduceLayout::split:
+      return "duet_reduce_split";
     case ReduceLayout::lanes:
       return "duet_reduce_lanes";
     case ReduceLayout::tiles:
@@ -308,19 +365,27 @@ const char* kernel_name(ReduceLayout layout) {
 // with at least an output per core, tiles for a strided run over contiguous outputs (as columns, but
 // each step of a work-item reads kLanes consecutive elements: PoCL runs one work-item's whole column
 // before the next and measured 0.03 of the copy bandwidth with columns or groups on sum(axis=0));
-// else groups. `tiles_fit`: the innermost kept axis is contiguous. DUET_REDUCE_LAYOUT=groups,
-// columns, lanes or tiles forces one (tiles only where it fits; the tests run each on every device).
-ReduceLayout choose_layout(const DeviceInfo& info, std::size_t outputs, std::int64_t run_stride,
-                           bool tiles_fit) {
+// else groups. GPUs split a strided run over contiguous outputs that are too few for columns into
+// chunks (split: two launches, a partial result per output and chunk, then each output's chunks in
+// order): columns on 4096 outputs of 65536 rows ran one work-item per SM lane group, and groups read
+// each column one element per row, at 0.14 of copy (H100). `tiles_fit`: the innermost kept axis is
+// contiguous. DUET_REDUCE_LAYOUT=groups, columns, lanes, tiles or split forces one (tiles only where
+// it fits; the tests run each on every device).
+ReduceLayout choose_layout(const DeviceInfo& info, std::size_t outputs, std::size_t run,
+                           std::int64_t run_stride, bool tiles_fit) {
   if (const char* forced = std::getenv("DUET_REDUCE_LAYOUT"); forced && *forced) {
     if (std::strcmp(forced, "columns") == 0) return ReduceLayout::columns;
     if (std::strcmp(forced, "groups") == 0) return ReduceLayout::groups;
     if (std::strcmp(forced, "lanes") == 0) return ReduceLayout::lanes;
     if (std::strcmp(forced, "tiles") == 0) return tiles_fit ? ReduceLayout::tiles : ReduceLayout::columns;
+    if (std::strcmp(forced, "split") == 0) return ReduceLayout::split;
   }
   const std::size_t units = std::max<std::size_t>(info.compute_units, 1);
-  if (info.kind == DeviceKind::gpu)
-    return run_stride != 1 && outputs >= 64 * units ? ReduceLayout::columns : ReduceLayout::groups;
+  if (info.kind == DeviceKind::gpu) {
+    if (run_stride == 1) return ReduceLayout::groups;
+    if (outputs >= 64 * units) return ReduceLayout::columns;
+    return tiles_fit && run >= 2 * kSplitMinChunk ? ReduceLayout::split : ReduceLayout::groups;
+  }
   if (run_stride == 1) return outputs >= units ? ReduceLayout::lanes : ReduceLayout::groups;
   return tiles_fit && outputs >= units * kLanes ? ReduceLayout::tiles : ReduceLayout::groups;
 }
@@ -415,7 +480,7 @@ Array reduce(Queue& q, ReduceOp op, const Array& in, std::optional<std::int64_t>
   const DeviceInfo& info = q.device().info();
   const std::int64_t run_stride = src.ndim() == 0 ? 0 : src.strides()[k];
   const bool tiles_fit = walk.ndim() == 0 || walk.strides.back() == 1 || walk.shape.back() == 1;
-  const ReduceLayout layout = choose_layout(info, out.size(), run_stride, tiles_fit);
+  const ReduceLayout layout = choose_layout(info, out.size(), run, run_stride, tiles_fit);
   // Keyed by what the source depends on (op, dtype) and the kernel: no source made on a repeat.
   const std::string signature =
       std::string("reduce/") + call + "/" + to_string(in.dtype()) + "/" + kernel_name(layout);
@@ -438,6 +503,41 @@ Array reduce(Queue& q, ReduceOp op, const Array& in, std::optional<std::int64_t>
     args.push_back(KernelArg::from(std::int64_t(d < skip ? 0 : walk.strides[d - skip])));
   if (layout == ReduceLayout::groups) {
     q.launch_args(kernel, Range(out.size() * kGroup), Range(kGroup), args);
+  } else if (layout == ReduceLayout::split) {
+    const char* forced = std::getenv("DUET_REDUCE_LAYOUT");
+    const std::size_t outputs = out.size();
+    std::size_t chunks = split_chunks(info, outputs, run, forced && *forced);
+    const std::size_t chunk = run == 0 ? 1 : (run + chunks - 1) / chunks;
+    chunks = run == 0 ? 1 : (run + chunk - 1) / chunk;  // no empty chunk at the end
+    const std::size_t items = outputs * chunks;
+    const std::size_t acc_size = size_of(acc);
+    const bool arg = op == ReduceOp::argmin || op == ReduceOp::argmax;
+    const Kernel join = cached_kernel(q.device(), signature + "/join", [&] {
+      return q.device()
+          .compile(reduction_source(op, in.dtype()), {}, std::string(call) + ".duet")
+          .kernel("duet_reduce_join");
+    });
+    const auto scratch = extension::queue_state<SplitScratch>(
+        q, "duet.array.reduce", [] { return std::make_shared<SplitScratch>(); });
+    std::lock_guard<std::mutex> turn(scratch->enqueueing);
+    // Grown to the need with room; an old buffer is freed once the work using it is done.
+    if (scratch->part.bytes() < items * acc_size)
+      scratch->part = RawBuffer(q.device(), std::max(items * acc_size, std::size_t{1} << 16));
+    const std::size_t index_bytes = arg ? items * sizeof(std::uint64_t) : sizeof(std::uint64_t);
+    if (scratch->part_i.bytes() < index_bytes)
+      scratch->part_i = RawBuffer(q.device(), std::max(index_bytes, std::size_t{1} << 12));
+    args.push_back(KernelArg::from_raw(scratch->part, acc));
+    args.push_back(KernelArg::from_raw(scratch->part_i, ScalarType::u64));
+    args.push_back(KernelArg::from(std::uint64_t(chunk)));
+    args.push_back(KernelArg::from(std::uint64_t(chunks)));
+    const std::size_t local = std::min(kGroup, info.max_group_size);
+    q.launch_args(kernel, Range((items + local - 1) / local * local), Range(local), args);
+    q.launch_args(
+        join, Range((outputs + local - 1) / local * local), Range(local),
+        std::vector<KernelArg>{
+            KernelArg::from_raw(scratch->part, acc), KernelArg::from_raw(scratch->part_i, ScalarType::u64),
+            KernelArg::from_raw(out.buffer(), out_type), KernelArg::from(std::uint64_t(outputs)),
+            KernelArg::from(std::uint64_t(run)), KernelArg::from(std::uint64_t(chunks))});
   } else {
     // A work-item per output, or per tile of kLanes outputs of an innermost row.
     const std::size_t rows_len = walk.ndim() == 0 ? 1 : walk.shape.back();
