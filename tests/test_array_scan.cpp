@@ -1,4 +1,5 @@
-// cumsum of duet::Arrays on every device against double-precision host prefix sums: rows shorter
+// cumsum (and cumprod, near the end) of duet::Arrays on every device against double-precision host
+// prefix sums: rows shorter
 // and longer than a chunk (2048), each axis of a matrix and the middle one of a 3-D array, reversed,
 // stepped and transposed views, the flattened scan of a view, empty arrays and 0-d ones, numpy's
 // dtypes (int32 -> int64 past 2**31, uint8 -> uint64, float16 stays), repeatable bits, the errors,
@@ -204,6 +205,66 @@ TEST_CASE("array cumsum into out: poisoned views, another dtype, in place, and t
   });
 }
 
+// cumprod: the same kernel with * for +. Floats near 1 (so that products of thousands stay finite)
+// along each axis of a matrix with rows longer than a chunk, a reversed view and the flattened
+// array, against double-precision host products; int32 with small factors exactly in int64; into a
+// poisoned view; the errors name cumprod.
+TEST_CASE("array cumprod: floats along every axis and over views, integers exactly, into out") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    auto rng = make_rng("array cumprod");
+    const std::size_t R = 7, C = 2503;
+    const std::vector<float> x = random_floats(rng, R * C, 0.999f, 1.001f);
+    const Array X = duet::from_host<float>(q, x, {R, C});
+    for (const int axis : {0, 1, -1}) {
+      CAPTURE(axis);
+      const std::size_t k = axis == 0 ? 0 : 1, inner = k == 0 ? C : 1, len = k == 0 ? R : C;
+      std::vector<double> want(x.size());
+      for (std::size_t i = 0; i < x.size(); ++i)
+        want[i] = ((i / inner) % len == 0 ? 1.0 : want[i - inner]) * double(x[i]);
+      const Array c = duet::cumprod(q, X, axis);
+      CHECK(c.dtype() == ScalarType::f32);
+      check_close(
+          c.to_vector<float>(q), want,
+          [&](std::size_t i) { return 2.0 * double(len + 2) * kUnitRoundoff * (1 + std::fabs(want[i])); },
+          "cumprod");
+    }
+    // A reversed view of the first row, flattened: the products run from its last element.
+    const Array rev = X.index({std::int64_t(0), Slice{none, none, -1}});
+    std::vector<double> want_rev(C);
+    for (std::size_t i = 0; i < C; ++i) want_rev[i] = (i ? want_rev[i - 1] : 1.0) * double(x[C - 1 - i]);
+    check_close(
+        duet::cumprod(q, rev).to_vector<float>(q), want_rev,
+        [&](std::size_t i) { return 2.0 * double(C + 2) * kUnitRoundoff * (1 + std::fabs(want_rev[i])); },
+        "reversed view");
+    // int32 factors in -2..2, mostly 1, so that the products stay exact in int64.
+    std::vector<std::int32_t> iv(3 * 41);
+    for (std::int32_t& v : iv) v = rng() % 8 == 0 ? static_cast<std::int32_t>(rng() % 5) - 2 : 1;
+    const Array I = duet::from_host<std::int32_t>(q, iv, {3, 41});
+    const Array ic = duet::cumprod(q, I, 1);
+    CHECK(ic.dtype() == ScalarType::i64);
+    std::vector<std::int64_t> want_i(iv.size());
+    for (std::size_t i = 0; i < iv.size(); ++i) want_i[i] = (i % 41 ? want_i[i - 1] : 1) * iv[i];
+    check_equal(ic.to_vector<std::int64_t>(q), want_i, "int32 cumprod");
+    // Into every second element of a NaN-poisoned row: the others stay NaN.
+    const Array poisoned = duet::full(q, {2 * C}, std::nan(""));
+    const Array out = poisoned.index({Slice{none, none, 2}});
+    duet::cumprod(q, X.index({std::int64_t(0)}), 0, out);
+    const std::vector<float> all = poisoned.to_vector<float>(q);
+    std::size_t unwritten = 0, written_wrong = 0;
+    double p = 1.0;
+    for (std::size_t i = 0; i < C; ++i) {
+      p *= double(x[i]);
+      unwritten += !std::isnan(all[2 * i + 1]);
+      written_wrong += !(std::fabs(all[2 * i] - p) <= 2.0 * double(C + 2) * kUnitRoundoff * 1.01);
+    }
+    CHECK(unwritten == 0);
+    CHECK(written_wrong == 0);
+    const auto err = EXPECT_ERROR(duet::ArgumentError, duet::cumprod(q, X, 2));
+    if (err) CHECK_CONTAINS(err->what(), "cumprod: axis 2 is out of range");
+  });
+}
+
 TEST_SUITE_END();
 TEST_SUITE_BEGIN("nvrtc");
 
@@ -213,6 +274,7 @@ TEST_CASE("array cumsum compiles for sm_90 for every element type") {
         ScalarType::u16, ScalarType::i32, ScalarType::u32, ScalarType::i64, ScalarType::u64}) {
     INFO(std::string(duet::to_string(t)));
     CHECK(duet::compile_for_cuda_arch(duet::cumsum_source(t), {}, "sm_90", "cumsum.duet") > 0);
+    CHECK(duet::compile_for_cuda_arch(duet::cumprod_source(t), {}, "sm_90", "cumprod.duet") > 0);
   }
 }
 TEST_SUITE_END();

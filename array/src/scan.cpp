@@ -1,9 +1,10 @@
-// cumsum() of duet/array_scan.hpp: one generated kernel per input dtype. Work-group g scans row g
-// (its position along the other axes, collapsed as reduce.cpp's kept axes, at most 6): a chunk of
-// kChunk elements is read into shared memory (consecutive work-items, consecutive elements), each
-// work-item adds up its kPerItem neighbours in order, the kGroup partial totals are scanned
+// cumsum() and cumprod() of duet/array_scan.hpp: one generated kernel per operation and input dtype.
+// Work-group g scans row g (its position along the other axes, collapsed as reduce.cpp's kept axes, at most
+// 6): a chunk of kChunk elements is read into shared memory (consecutive work-items, consecutive elements),
+// each work-item adds up its kPerItem neighbours in order, the kGroup partial totals are scanned
 // Hillis-Steele style, and every element is written as carry + the totals before its piece + its
-// sum within the piece. Every order is fixed, hence deterministic.
+// sum within the piece (for cumprod, products the same way). Every order is fixed, hence
+// deterministic.
 #include <sstream>
 
 #include "duet/array_reduce.hpp"
@@ -24,12 +25,19 @@ ScalarType accumulator(ScalarType in) {
   return t == ScalarType::f16 ? ScalarType::f32 : t;
 }
 
-std::string kernel_source(ScalarType in, ScalarType out) {
+// The scan of `product` (cumprod) or not (cumsum): its kernel's name, identity and operator.
+struct ScanOp {
+  bool product = false;
+  const char* name() const { return product ? "cumprod" : "cumsum"; }
+};
+
+std::string kernel_source(ScanOp op, ScalarType in, ScalarType out) {
   const std::string I = to_string(in), O = to_string(out), A = to_string(accumulator(in));
-  const std::string stored = out == ScalarType::f16 ? "float" : O;  // what STORE takes
-  const std::string zero = "(" + A + ")0";
+  const std::string zero = "(" + A + ")" + (op.product ? "1" : "0");  // the identity
+  const char* with = op.product ? " * " : " + ";
+  const char* with_eq = op.product ? " *= " : " += ";
   std::ostringstream s;
-  s << "KERNEL void duet_cumsum(GLOBAL const " << I << "* src, const long src_off, GLOBAL " << O
+  s << "KERNEL void duet_" << op.name() << "(GLOBAL const " << I << "* src, const long src_off, GLOBAL " << O
     << "* dst, const long dst_off, const ulong rows, const ulong run, const long src_step, const long "
        "dst_step";
   for (std::size_t d = 0; d < kAxes; ++d) s << ", const ulong d" << d;
@@ -53,19 +61,19 @@ std::string kernel_source(ScalarType in, ScalarType out) {
     << ", src + src_at + (long)r * src_step) : " << zero << ";\n    }\n    BARRIER();\n"
     << "    " << A << " piece = " << zero << ";\n"
     << "    for (uint j = lid * " << kPerItem << "u; j < (lid + 1u) * " << kPerItem << "u; ++j) {\n"
-    << "      piece += duet_x[j];\n      duet_x[j] = piece;\n    }\n"
+    << "      piece" << with_eq << "duet_x[j];\n      duet_x[j] = piece;\n    }\n"
     << "    duet_t[lid] = piece;\n    BARRIER();\n"
     << "    for (uint step = 1u; step < " << kGroup << "u; step <<= 1) {\n"
     << "      const " << A << " left = lid >= step ? duet_t[lid - step] : " << zero << ";\n"
-    << "      BARRIER();\n      duet_t[lid] += left;\n      BARRIER();\n    }\n"
+    << "      BARRIER();\n      duet_t[lid]" << with_eq << "left;\n      BARRIER();\n    }\n"
     << "    for (uint j = lid; j < " << kChunk << "u; j += " << kGroup << "u) {\n"
     << "      const ulong r = start + j;\n"
     << "      const " << A << " before = j >= " << kPerItem << "u ? duet_t[j / " << kPerItem
     << "u - 1u] : " << zero << ";\n"
-    << "      if (r < run) STORE(" << O
-    << ", dst + dst_at + (long)r * dst_step, carry + (before + duet_x[j]));\n"
+    << "      if (r < run) STORE(" << O << ", dst + dst_at + (long)r * dst_step, carry" << with << "(before"
+    << with << "duet_x[j]));\n"
     << "    }\n"
-    << "    carry += duet_t[" << kGroup - 1 << "];\n"
+    << "    carry" << with_eq << "duet_t[" << kGroup - 1 << "];\n"
     << "    BARRIER();\n  }\n}\n";
   return s.str();
 }
@@ -87,35 +95,38 @@ std::pair<RawBuffer, std::int64_t> passable(const Queue& q, const Array& a) {
 }
 
 // The array scanned (`in`, or its flattened contiguous copy) and the axis along which.
-std::pair<Array, std::size_t> scanned(Queue& q, const Array& in, std::optional<std::int64_t> axis) {
-  if (!in.valid()) throw ReleasedError("cumsum: the array is empty (default-constructed)");
+std::pair<Array, std::size_t> scanned(ScanOp op, Queue& q, const Array& in,
+                                      std::optional<std::int64_t> axis) {
+  if (!in.valid()) throw ReleasedError(std::string(op.name()) + ": the array is empty (default-constructed)");
   if (!axis) {
     const Array flat = in.contiguous() ? in : in.copy(q);
     return {*flat.reshape_view({std::int64_t(flat.size())}), 0};
   }
   const std::int64_t n = static_cast<std::int64_t>(in.ndim());
   if (*axis < -n || *axis >= n)
-    throw ArgumentError("cumsum: axis " + std::to_string(*axis) + " is out of range for an array of " +
-                        std::to_string(in.ndim()) + " dimensions " + shape_text(in.shape()) +
-                        "; leave the axis out to scan every element");
+    throw ArgumentError(std::string(op.name()) + ": axis " + std::to_string(*axis) +
+                        " is out of range for an array of " + std::to_string(in.ndim()) + " dimensions " +
+                        shape_text(in.shape()) + "; leave the axis out to scan every element");
   return {in, static_cast<std::size_t>(*axis < 0 ? *axis + n : *axis)};
 }
 
 // The scan of src along axis k into out (src's shape, not empty).
-Event launch(Queue& q, const Array& src, std::size_t k, const Array& out) {
+Event launch(ScanOp op, Queue& q, const Array& src, std::size_t k, const Array& out) {
   for (ScalarType t : {accumulator(src.dtype()), out.dtype()})
     if (t == ScalarType::f64 && !q.device().info().supports_double)
-      throw ArgumentError("cumsum of " + std::string(to_string(src.dtype())) + " into " +
+      throw ArgumentError(std::string(op.name()) + " of " + std::string(to_string(src.dtype())) + " into " +
                           to_string(out.dtype()) + " needs double precision, which " +
                           q.device().info().id() + " lacks; convert the array to float32 first");
   const std::vector<Layout> walk =
       collapsed_together({without_axis(src.layout(), k), without_axis(out.layout(), k)});
   if (walk[0].ndim() > kAxes)
-    throw ArgumentError("cumsum: the other axes need " + std::to_string(walk[0].ndim()) +
+    throw ArgumentError(std::string(op.name()) + ": the other axes need " + std::to_string(walk[0].ndim()) +
                         " uneven axes; at most 6 are supported (copy the array first)");
   const std::size_t rows = out.size() / src.shape()[k];
   const Kernel kernel =
-      q.device().compile(kernel_source(src.dtype(), out.dtype()), {}, "cumsum.duet").kernel("duet_cumsum");
+      q.device()
+          .compile(kernel_source(op, src.dtype(), out.dtype()), {}, std::string(op.name()) + ".duet")
+          .kernel(std::string("duet_") + op.name());
   const auto [src_arg, src_skipped] = passable(q, src);
   const auto [out_arg, out_skipped] = passable(q, out);
   std::vector<KernelArg> args{KernelArg::from_raw(src_arg, src.dtype()),
@@ -135,37 +146,56 @@ Event launch(Queue& q, const Array& src, std::size_t k, const Array& out) {
   return q.launch_args(kernel, Range(rows * kGroup), Range(kGroup), args);
 }
 
-}  // namespace
-
-std::string cumsum_source(ScalarType dtype) {
-  return kernel_source(dtype, reduction_dtype(ReduceOp::sum, dtype));
-}
-
-Array cumsum(Queue& q, const Array& in, std::optional<std::int64_t> axis) {
-  const auto [src, k] = scanned(q, in, axis);
+// cumsum and cumprod: a new array of the result dtype (sum's and prod's are the same), or into `out`.
+Array scan(ScanOp op, Queue& q, const Array& in, std::optional<std::int64_t> axis) {
+  const auto [src, k] = scanned(op, q, in, axis);
   Array out = empty(q.device(), src.shape(), reduction_dtype(ReduceOp::sum, in.dtype()));
-  if (out.size() > 0) launch(q, src, k, out);
+  if (out.size() > 0) launch(op, q, src, k, out);
   return out;
 }
 
-Event cumsum(Queue& q, const Array& in, std::optional<std::int64_t> axis, const Array& out) {
-  if (!out.valid()) throw ReleasedError("cumsum: out is empty (default-constructed)");
+Event scan_into(ScanOp op, Queue& q, const Array& in, std::optional<std::int64_t> axis, const Array& out) {
+  const std::string call = op.name();
+  if (!out.valid()) throw ReleasedError(call + ": out is empty (default-constructed)");
   if (out.device() != q.device())
-    throw DeviceMismatchError("cumsum: out is on " + out.device().info().id() + ", the queue on " +
+    throw DeviceMismatchError(call + ": out is on " + out.device().info().id() + ", the queue on " +
                               q.device().info().id());
-  const auto [src, k] = scanned(q, in, axis);
+  const auto [src, k] = scanned(op, q, in, axis);
   if (out.shape() != src.shape())
-    throw ArgumentError("cumsum: out has the shape " + shape_text(out.shape()) + ", the result " +
+    throw ArgumentError(call + ": out has the shape " + shape_text(out.shape()) + ", the result " +
                         shape_text(src.shape()) + (axis ? "" : " (the flattened array)"));
   const bool same_view = out.buffer().offset() == in.buffer().offset() && out.offset() == in.offset() &&
                          out.shape() == in.shape() && out.strides() == in.strides() &&
                          out.itemsize() == in.itemsize();
   if (&out.buffer().impl() == &in.buffer().impl() && !same_view)
     throw ArgumentError(
-        "cumsum: out shares memory with the input without being the same view (elements would be read "
+        call +
+        ": out shares memory with the input without being the same view (elements would be read "
         "after others overwrote them); pass the input itself for an in-place scan, or a separate array");
   if (out.size() == 0) return q.record();
-  return launch(q, src, k, out);
+  return launch(op, q, src, k, out);
+}
+
+}  // namespace
+
+std::string cumsum_source(ScalarType dtype) {
+  return kernel_source(ScanOp{false}, dtype, reduction_dtype(ReduceOp::sum, dtype));
+}
+std::string cumprod_source(ScalarType dtype) {
+  return kernel_source(ScanOp{true}, dtype, reduction_dtype(ReduceOp::prod, dtype));
+}
+
+Array cumsum(Queue& q, const Array& in, std::optional<std::int64_t> axis) {
+  return scan(ScanOp{false}, q, in, axis);
+}
+Event cumsum(Queue& q, const Array& in, std::optional<std::int64_t> axis, const Array& out) {
+  return scan_into(ScanOp{false}, q, in, axis, out);
+}
+Array cumprod(Queue& q, const Array& in, std::optional<std::int64_t> axis) {
+  return scan(ScanOp{true}, q, in, axis);
+}
+Event cumprod(Queue& q, const Array& in, std::optional<std::int64_t> axis, const Array& out) {
+  return scan_into(ScanOp{true}, q, in, axis, out);
 }
 
 }  // namespace duet

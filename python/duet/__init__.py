@@ -39,8 +39,8 @@ from ._fuse import fuse
 from ._duet import Expression
 from ._array_api import (abs, add, all, any, arange, argmax, argmin, astype, bitwise_and, bitwise_invert,
                          bitwise_left_shift, bitwise_or, bitwise_right_shift, bitwise_xor, ceil, clip, cos,
-                         cumsum, cumulative_sum, divide, equal, floor_divide, logical_and, logical_not,
-                         logical_or, logical_xor, outer, remainder,
+                         cumprod, cumsum, cumulative_prod, cumulative_sum, divide, equal, floor_divide,
+                         logical_and, logical_not, logical_or, logical_xor, outer, remainder,
                          exp, floor, greater, greater_equal, less, less_equal, linspace, log, matmul, max, maximum,
                          mean, min, minimum, multiply, negative, not_equal, positive, pow, power, prod, sin,
                          sqrt, subtract, sum, tanh, tensordot, vecdot, where)

@@ -17,8 +17,8 @@ from . import _duet
 __all__ = [
     "abs", "add", "all", "any", "arange", "argmax", "argmin", "astype", "bitwise_and", "bitwise_invert",
     "bitwise_left_shift", "bitwise_or", "bitwise_right_shift", "bitwise_xor", "ceil", "clip", "cos",
-    "cumsum", "cumulative_sum", "divide", "floor_divide", "logical_and", "logical_not", "logical_or",
-    "logical_xor", "outer", "remainder",
+    "cumprod", "cumsum", "cumulative_prod", "cumulative_sum", "divide", "floor_divide", "logical_and",
+    "logical_not", "logical_or", "logical_xor", "outer", "remainder",
     "equal", "exp", "floor", "greater", "greater_equal", "less", "less_equal", "linspace", "log", "max",
     "matmul", "maximum", "mean", "min", "minimum", "multiply", "negative", "not_equal", "positive", "pow", "power",
     "prod", "sin", "sqrt", "subtract", "sum", "tanh", "tensordot", "vecdot", "where",
@@ -163,35 +163,53 @@ all = _reduction("all", "Whether every element is nonzero (uint8 0/1)")
 any = _reduction("any", "Whether any element is nonzero (uint8 0/1)")
 
 
+def _cumulative(name, product, x, axis, dtype, include_initial, queue):
+    """cumulative_sum and cumulative_prod: the array API's rules around duet's scan."""
+    if axis is None:
+        if x.ndim > 1:
+            flat = "cumprod" if product else "cumsum"
+            raise _duet_argument_error(f"{name} of a {x.ndim}-d array needs an axis (the array API's "
+                                       f"rule); use duet.{flat} for the flattened array")
+        axis = 0
+    if dtype is not None:
+        x = astype(x, dtype, copy=False, queue=queue)
+    if x.ndim == 0:
+        raise _duet_argument_error(f"{name} of a 0-d array: there is no axis to run along")
+    runs = _duet._scan(x, axis, product, queue=queue)
+    if not include_initial:
+        return runs
+    axis = axis % x.ndim
+    shape = list(x.shape)
+    shape[axis] += 1
+    out = _duet.full(tuple(shape), 1 if product else 0, runs.dtype, x.device, queue)
+    out[(slice(None),) * axis + (slice(1, None),)] = runs
+    return out
+
+
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False, queue=None):
     """The running sums along `axis` (required for more than one dimension, as the array API says),
     sum's dtypes (int32 gives int64) unless `dtype` converts x first; include_initial puts a 0 before
     each run. One kernel on `queue` (a work-group per run, in a fixed order: results repeat bit for
     bit), plus a copy with include_initial."""
-    if axis is None:
-        if x.ndim > 1:
-            raise _duet_argument_error(f"cumulative_sum of a {x.ndim}-d array needs an axis (the array API's "
-                                       "rule); use duet.cumsum for the flattened array")
-        axis = 0
-    if dtype is not None:
-        x = astype(x, dtype, copy=False, queue=queue)
-    if x.ndim == 0:
-        raise _duet_argument_error("cumulative_sum of a 0-d array: there is no axis to run along")
-    sums = _duet._cumsum(x, axis, queue=queue)
-    if not include_initial:
-        return sums
-    axis = axis % x.ndim
-    shape = list(x.shape)
-    shape[axis] += 1
-    out = _duet.full(tuple(shape), 0, sums.dtype, x.device, queue)
-    out[(slice(None),) * axis + (slice(1, None),)] = sums
-    return out
+    return _cumulative("cumulative_sum", False, x, axis, dtype, include_initial, queue)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False, queue=None):
+    """The running products along `axis`, as cumulative_sum (prod's dtypes are sum's);
+    include_initial puts a 1 before each run."""
+    return _cumulative("cumulative_prod", True, x, axis, dtype, include_initial, queue)
+
+
+def cumprod(a, axis=None, *, queue=None):
+    """numpy.cumprod: the running products along `axis`, or over the flattened array (C order) when
+    axis is None."""
+    return _duet._scan(a, axis, True, queue=queue)
 
 
 def cumsum(a, axis=None, *, queue=None):
     """numpy.cumsum: the running sums along `axis`, or over the flattened array (C order) when axis
     is None."""
-    return _duet._cumsum(a, axis, queue=queue)
+    return _duet._scan(a, axis, False, queue=queue)
 
 
 def outer(a, b, /, *, queue=None):

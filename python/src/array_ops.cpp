@@ -344,14 +344,15 @@ void bind_array_ops(nb::module_& m, nb::class_<Array>& array) {
       nb::arg("name"), nb::arg("a"), nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false,
       nb::arg("queue").none() = nb::none());
   m.def(
-      "_cumsum",
-      [](const Array& a, std::optional<std::int64_t> axis, nb::handle queue) {
+      "_scan",
+      [](const Array& a, std::optional<std::int64_t> axis, bool product, nb::handle queue) {
         Queue& q = queue_or_default(queue, a.buffer.device());
         const duet::Array v = nd(a);
         nb::gil_scoped_release release;
-        return from_nd(duet::cumsum(q, v, axis));
+        return from_nd(product ? duet::cumprod(q, v, axis) : duet::cumsum(q, v, axis));
       },
-      nb::arg("a"), nb::arg("axis").none() = nb::none(), nb::arg("queue").none() = nb::none());
+      nb::arg("a"), nb::arg("axis").none() = nb::none(), nb::arg("product") = false,
+      nb::arg("queue").none() = nb::none());
   m.def(
       "_cumsum_into",
       [](const Array& a, std::int64_t axis, const Array& out, nb::handle queue) {

@@ -1,7 +1,8 @@
 """The integer and logical operators of duet.Array against NumPy on random inputs: // and % (Python's
 signs, and duet's 0 for an integer division by zero), ** on integers, logical_*, the bitwise
-operators and shifts, with their reflected and in-place forms and their dtypes; cumulative_sum and
-cumsum along each axis and flattened; outer; reductions over several axes; and the errors."""
+operators and shifts, with their reflected and in-place forms and their dtypes; cumulative_sum,
+cumsum, cumulative_prod and cumprod along each axis and flattened; outer; reductions over several
+axes; and the errors."""
 
 import numpy as np
 import pytest
@@ -145,6 +146,22 @@ def test_cumulative_sum(device, dtype):
     check(duet.cumulative_sum(duet.asarray(m[0], device)), np.cumulative_sum(m[0]), rtol=1e-5)
     with pytest.raises(duet.ArgumentError, match="axis"):
         duet.cumulative_sum(dm)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float32", "uint8"])
+def test_cumulative_prod(device, dtype):
+    # Factors of 1 and 2 (integers: at most 2**37, exact in 64 bits) or floats near 1.
+    m = ints((5, 37), dtype, 1, 3) if dtype != "float32" else RNG.uniform(0.9, 1.1, (5, 37)).astype(dtype)
+    dm = duet.asarray(m, device)
+    for axis in [0, 1, -1]:
+        check(duet.cumulative_prod(dm, axis=axis), np.cumulative_prod(m, axis=axis), rtol=1e-5)
+        check(duet.cumulative_prod(dm, axis=axis, include_initial=True),
+              np.cumulative_prod(m, axis=axis, include_initial=True), rtol=1e-5)
+    check(duet.cumprod(dm), np.cumprod(m), rtol=1e-5)
+    check(duet.cumprod(dm[::-1, ::3], 1), np.cumprod(m[::-1, ::3], 1), rtol=1e-5)
+    check(duet.cumulative_prod(duet.asarray(m[0], device)), np.cumulative_prod(m[0]), rtol=1e-5)
+    with pytest.raises(duet.ArgumentError, match="axis"):
+        duet.cumulative_prod(dm)
 
 
 def test_outer(device):

@@ -1,4 +1,4 @@
-// Cumulative sums of duet::Arrays, as numpy.cumsum: along one axis (the result has the input's
+// Cumulative sums (and products: cumprod, at the end) of duet::Arrays, as numpy.cumsum: along one axis (the result has the input's
 // shape), or over every element in C order when no axis is given (the result is 1-D, a 0-d input
 // giving one element). Result dtypes are sum's (duet/array_reduce.hpp): signed integers give int64,
 // unsigned uint64, floats their own type (float16 adds in float32). Any view is an input; the
@@ -29,5 +29,12 @@ Array cumsum(Queue& q, const Array& a, std::optional<std::int64_t> axis = std::n
 Event cumsum(Queue& q, const Array& a, std::optional<std::int64_t> axis, const Array& out);
 // The dialect kernel cumsum() runs over arrays of `dtype` (for tests and debugging).
 std::string cumsum_source(ScalarType dtype);
+
+// Cumulative products, as numpy.cumprod: everything as cumsum above (the same kernel with * for +,
+// prod's dtypes, which are sum's), products in place of sums. Integers wrap as numpy's int64 and
+// uint64 do.
+Array cumprod(Queue& q, const Array& a, std::optional<std::int64_t> axis = std::nullopt);
+Event cumprod(Queue& q, const Array& a, std::optional<std::int64_t> axis, const Array& out);
+std::string cumprod_source(ScalarType dtype);
 
 }  // namespace duet
