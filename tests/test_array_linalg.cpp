@@ -1,7 +1,7 @@
 // duet::matmul over Arrays on every device, against a double-precision host product: matrices,
 // transposed and stepped views (handed to gemm as they are) and views gemm cannot take (copied
-// first), vectors on either side and their dot product, batches with a shared operand, float64
-// where the device has it, and the errors.
+// first), vectors on either side and their dot product, batches with a shared operand, stacks past
+// 3-D broadcast as numpy's, float64 where the device has it, and the errors.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -71,7 +71,8 @@ TEST_CASE("array matmul: matrices and views, as gemm takes them or copied") {
       const std::size_t M = p.x.shape()[0], K = p.x.shape()[1], N = p.y.shape()[1];
       const Array C = duet::matmul(q, p.x, p.y);
       CHECK(C.shape() == duet::Shape{M, N});
-      const std::vector<double> want = product(through_layout<double>(a, p.xl), through_layout<double>(b, p.yl), M, K, N);
+      const std::vector<double> want =
+          product(through_layout<double>(a, p.xl), through_layout<double>(b, p.yl), M, K, N);
       check_close(C.to_vector<float>(q), want, K, p.label);
     }
   });
@@ -119,6 +120,75 @@ TEST_CASE("array matmul: vectors, the dot product and batches") {
   });
 }
 
+// Stacks past 3-D, broadcast as numpy.matmul broadcasts them: a stack axis of 1 against 3, a 2-D
+// operand shared by a 4-D one (a view with stride 0), vectors on either side, a transposed view of
+// 4-D stacks, and stacks that do not broadcast. Every output against a host product in double.
+TEST_CASE("array matmul: stacks past 3-D broadcast as numpy's") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    auto rng = make_rng("array matmul stacks");
+    const std::size_t M = 5, K = 7, N = 4;
+    // (2, 1, M, K) @ (3, K, N) -> (2, 3, M, N): matrix (i, j) is a[i] @ b[j].
+    const std::vector<float> a = random_floats(rng, 2 * M * K), b = random_floats(rng, 3 * K * N);
+    const Array A = duet::from_host<float>(q, a, {2, 1, M, K}), B = duet::from_host<float>(q, b, {3, K, N});
+    const Array C = duet::matmul(q, A, B);
+    REQUIRE(C.shape() == duet::Shape{2, 3, M, N});
+    const std::vector<float> got = C.to_vector<float>(q);
+    for (std::size_t i = 0; i < 2; ++i)
+      for (std::size_t j = 0; j < 3; ++j) {
+        const std::vector<double> ai(a.begin() + long(i * M * K), a.begin() + long((i + 1) * M * K));
+        const std::vector<double> bj(b.begin() + long(j * K * N), b.begin() + long((j + 1) * K * N));
+        const std::size_t at = (i * 3 + j) * M * N;
+        check_close(std::vector<float>(got.begin() + long(at), got.begin() + long(at + M * N)),
+                    product(ai, bj, M, K, N), K, "(2, 1, M, K) @ (3, K, N)");
+      }
+    // (2, 3, M, K) @ (K, N): the matrix shared by all six; and its transposed view as the stack,
+    // (2, 3, K, M) seen as (2, 3, M, K) through transpose({0, 1, 3, 2}).
+    const std::vector<float> s = random_floats(rng, 6 * M * K), m = random_floats(rng, K * N);
+    const Array Mx = duet::from_host<float>(q, m, {K, N});
+    const Array S = duet::from_host<float>(q, s, {2, 3, M, K});
+    const Array St = duet::from_host<float>(q, s, {2, 3, K, M}).transpose({0, 1, 3, 2});
+    for (const Array& X : {S, St}) {
+      const Array P = duet::matmul(q, X, Mx);
+      REQUIRE(P.shape() == duet::Shape{2, 3, M, N});
+      const std::vector<float> p = P.to_vector<float>(q);
+      const std::vector<float> xs = X.copy(q).to_vector<float>(q);
+      for (std::size_t t = 0; t < 6; ++t)
+        check_close(
+            std::vector<float>(p.begin() + long(t * M * N), p.begin() + long((t + 1) * M * N)),
+            product(std::vector<double>(xs.begin() + long(t * M * K), xs.begin() + long((t + 1) * M * K)),
+                    std::vector<double>(m.begin(), m.end()), M, K, N),
+            K, "(2, 3, M, K) @ (K, N)");
+    }
+    // Vectors: (K,) @ (2, 3, K, N) -> (2, 3, N) and (2, 3, M, K) @ (K,) -> (2, 3, M).
+    const std::vector<float> v = random_floats(rng, K);
+    const Array V = duet::from_host<float>(q, v, {K});
+    const Array T = duet::from_host<float>(q, s, {2, 3, K, M});
+    const Array vt = duet::matmul(q, V, T);
+    CHECK(vt.shape() == duet::Shape{2, 3, M});
+    const Array sv = duet::matmul(q, S, V);
+    CHECK(sv.shape() == duet::Shape{2, 3, M});
+    const std::vector<float> vt_got = vt.to_vector<float>(q), sv_got = sv.to_vector<float>(q);
+    std::vector<double> vt_want(6 * M, 0.0), sv_want(6 * M, 0.0);
+    for (std::size_t t = 0; t < 6; ++t)
+      for (std::size_t k = 0; k < K; ++k)
+        for (std::size_t j = 0; j < M; ++j) {
+          vt_want[t * M + j] += double(v[k]) * s[t * K * M + k * M + j];  // T[t] is K x M
+          sv_want[t * M + j] += double(s[t * M * K + j * K + k]) * v[k];  // S[t] is M x K
+        }
+    check_close(vt_got, vt_want, K, "(K,) @ (2, 3, K, M)");
+    check_close(sv_got, sv_want, K, "(2, 3, M, K) @ (K,)");
+    CHECK_THROWS_WITH_AS(duet::matmul(q, duet::zeros(q, {2, 5, 3, 3}), duet::zeros(q, {3, 3, 3})),
+                         doctest::Contains("do not broadcast"), duet::ArgumentError);
+    CHECK_THROWS_WITH_AS(duet::matmul(q, duet::zeros(q, {2, 2, 3, 4}), duet::zeros(q, {2, 2, 5, 2})),
+                         doctest::Contains("4 columns against 5 rows"), duet::ArgumentError);
+    CHECK(duet::matmul(q, duet::zeros(q, {2, 0, 3, 4}), duet::zeros(q, {4, 2})).shape() ==
+          duet::Shape{2, 0, 3, 2});
+    CHECK(duet::matmul(q, duet::zeros(q, {1, 3, 4}), duet::zeros(q, {0, 4, 2})).shape() ==
+          duet::Shape{0, 3, 2});
+  });
+}
+
 TEST_CASE("array matmul: float64 and the errors") {
   for_each_device([](const duet::Device& dev) {
     duet::Queue q = dev.queue();
@@ -132,7 +202,7 @@ TEST_CASE("array matmul: float64 and the errors") {
                          duet::ArgumentError);
     CHECK_THROWS_WITH_AS(duet::matmul(q, a, duet::zeros(q, {4, 2}, duet::ScalarType::i32)),
                          doctest::Contains("astype"), duet::ArgumentError);
-    CHECK_THROWS_AS(duet::matmul(q, duet::zeros(q, {2, 2, 2, 2}), a), duet::ArgumentError);
+    CHECK_THROWS_AS(duet::matmul(q, duet::zeros(q, {2, 2, 2, 2}), a), duet::ArgumentError);  // K 2 against 3
     CHECK_THROWS_WITH_AS(duet::matmul(q, duet::zeros(q, {2, 3, 4}), duet::zeros(q, {3, 4, 2})),
                          doctest::Contains("do not broadcast"), duet::ArgumentError);
     CHECK(duet::matmul(q, duet::zeros(q, {3, 0}), duet::zeros(q, {0, 2})).to_vector<float>(q) ==

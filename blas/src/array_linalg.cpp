@@ -74,6 +74,67 @@ void run(Queue& q, const GemmOperand& a, const GemmOperand& b, const Array& c, s
                          vc, N, M * N, batch);
 }
 
+// `x`'s matrices over the broadcast batch shape `batch` as one 3-D array (count, rows, cols): a
+// view where the batch axes merge into one stride (0 for a broadcast operand), else a copy.
+Array as_batch_of_matrices(Queue& q, const Array& x, const Shape& batch) {
+  const std::size_t nd = x.ndim(), lead = batch.size() - (nd - 2);
+  if (x.size() == 0) {  // K == 0 (matmul_stacked returns before any other empty case): nothing to view
+    std::size_t stacked = 1;
+    for (const std::size_t d : batch) stacked *= d;
+    return empty(q.device(), {stacked, x.shape()[nd - 2], x.shape()[nd - 1]}, x.dtype());
+  }
+  Layout l;
+  l.offset = x.offset();
+  std::int64_t count = 1;
+  for (std::size_t d = 0; d < batch.size(); ++d) {
+    l.shape.push_back(batch[d]);
+    const bool own = d >= lead && x.shape()[d - lead] == batch[d];
+    l.strides.push_back(own ? x.strides()[d - lead] : 0);
+    count *= static_cast<std::int64_t>(batch[d]);
+  }
+  for (std::size_t d = nd - 2; d < nd; ++d) {
+    l.shape.push_back(x.shape()[d]);
+    l.strides.push_back(x.strides()[d]);
+  }
+  const Array stretched(x.buffer().share(), x.dtype(), std::move(l));
+  const std::vector<std::int64_t> three{count, std::int64_t(x.shape()[nd - 2]),
+                                        std::int64_t(x.shape()[nd - 1])};
+  if (std::optional<Array> v = stretched.reshape_view(three)) return *v;
+  return *stretched.copy(q).reshape_view(three);
+}
+
+// numpy.matmul's stacks past 3-D: the batch axes (all but the last two) broadcast together, each
+// operand becomes one batch of matrices, and the 3-D product is reshaped to batch + (M, N).
+Array matmul_stacked(Queue& q, const Array& a_in, const Array& b_in) {
+  const bool a_vec = a_in.ndim() == 1, b_vec = b_in.ndim() == 1;
+  const Array a = a_vec ? a_in.expand_dims(0) : a_in;
+  const Array b = b_vec ? b_in.expand_dims(1) : b_in;
+  const std::size_t K = a.shape().back(), K_b = b.shape()[b.ndim() - 2];
+  if (K != K_b)
+    throw ArgumentError("matmul: a " + shape_text(a_in.shape()) + " and b " + shape_text(b_in.shape()) +
+                        " do not multiply: " + std::to_string(K) + " columns against " + std::to_string(K_b) +
+                        " rows");
+  const std::size_t a_lead = a.ndim() - 2, b_lead = b.ndim() - 2, lead = std::max(a_lead, b_lead);
+  Shape batch(lead);
+  for (std::size_t d = 0; d < lead; ++d) {
+    const std::size_t da = d + a_lead >= lead ? a.shape()[d + a_lead - lead] : 1;
+    const std::size_t db = d + b_lead >= lead ? b.shape()[d + b_lead - lead] : 1;
+    if (da != db && da != 1 && db != 1)
+      throw ArgumentError("matmul: the stacks of a " + shape_text(a_in.shape()) + " and b " +
+                          shape_text(b_in.shape()) + " do not broadcast (" + std::to_string(da) +
+                          " against " + std::to_string(db) + " matrices on one axis)");
+    batch[d] = da == 1 ? db : da;  // a 1 stretches, even to 0
+  }
+  Shape shape = batch;
+  if (!a_vec) shape.push_back(a.shape()[a.ndim() - 2]);
+  if (!b_vec) shape.push_back(b.shape().back());
+  std::size_t outputs = 1;
+  for (const std::size_t d : shape) outputs *= d;
+  if (outputs == 0) return empty(q.device(), shape, a.dtype());
+  const Array c = matmul(q, as_batch_of_matrices(q, a, batch), as_batch_of_matrices(q, b, batch));
+  return *c.reshape_view(std::vector<std::int64_t>(shape.begin(), shape.end()));  // c is new and contiguous
+}
+
 }  // namespace
 
 Array matmul(Queue& q, const Array& a_in, const Array& b_in) {
@@ -82,9 +143,11 @@ Array matmul(Queue& q, const Array& a_in, const Array& b_in) {
     throw ArgumentError(std::string("matmul: a holds ") + to_string(a_in.dtype()) + " and b " +
                         to_string(b_in.dtype()) + "; convert one with astype so both have one dtype");
   for (const Array* x : {&a_in, &b_in})
-    if (x->ndim() == 0 || x->ndim() > 3)
-      throw ArgumentError("matmul: operands are 1-D, 2-D or 3-D (a batch of matrices); got " +
-                          std::to_string(x->ndim()) + "-D " + shape_text(x->shape()));
+    if (x->ndim() == 0)
+      throw ArgumentError(
+          "matmul: operands have at least one axis (numpy.matmul's rule); got a 0-d array: "
+          "multiply it instead");
+  if (a_in.ndim() > 3 || b_in.ndim() > 3) return matmul_stacked(q, a_in, b_in);
   // 1-D operands as matrices of one row (a) or one column (b), whose axis leaves the result.
   const bool a_vec = a_in.ndim() == 1, b_vec = b_in.ndim() == 1;
   const Array a = a_vec ? a_in.expand_dims(0) : a_in;
@@ -98,7 +161,7 @@ Array matmul(Queue& q, const Array& a_in, const Array& b_in) {
   if (a_batch != b_batch && a_batch != 1 && b_batch != 1)
     throw ArgumentError("matmul: batches of " + std::to_string(a_batch) + " and " + std::to_string(b_batch) +
                         " matrices do not broadcast");
-  const std::size_t batch = std::max(a_batch, b_batch);
+  const std::size_t batch = a_batch == 1 ? b_batch : a_batch;  // a batch of 1 stretches, even to 0
   const std::size_t M = a.shape()[a.ndim() - 2], N = b.shape().back();
   Shape shape;
   if (a.ndim() == 3 || b.ndim() == 3) shape.push_back(batch);

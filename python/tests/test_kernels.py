@@ -33,7 +33,8 @@ def test_matmul_errors(device):
 def test_matmul_follows_numpy(device):
     rng = np.random.default_rng()
     for dtype in ["float32", "float64"] if device.supports_double else ["float32"]:
-        for a_shape, b_shape in [((5, 3), (3, 7)), ((3,), (3, 4)), ((2, 5, 3), (3, 1)), ((3, 4, 2), (3, 2, 5)), ((6,), (6,))]:
+        for a_shape, b_shape in [((5, 3), (3, 7)), ((3,), (3, 4)), ((2, 5, 3), (3, 1)), ((3, 4, 2), (3, 2, 5)),
+                                 ((6,), (6,)), ((2, 1, 4, 3), (5, 3, 2)), ((2, 3, 4, 3), (3,)), ((3,), (2, 2, 3, 4))]:
             A = rng.standard_normal(a_shape).astype(dtype)
             B = rng.standard_normal(b_shape).astype(np.float32)
             got = duet.matmul(duet.asarray(A, device), duet.asarray(B, device)).get()

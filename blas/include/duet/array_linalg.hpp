@@ -4,7 +4,10 @@
 //   duet::Array d = duet::matmul(q, a.T(), b);  // a transposed view: op_a = transpose, no copy
 //
 // 2-D operands multiply as matrices; 3-D operands are batches (a batch of 1, or a 2-D operand, is
-// shared by every matrix of the other, as numpy broadcasts); a 1-D first operand is a row vector
+// shared by every matrix of the other, as numpy broadcasts); past 3-D, every axis but the last two
+// is a stack axis, and the stacks broadcast as numpy's ((2, 1, M, K) @ (3, K, N) -> (2, 3, M, N)):
+// one gemm_strided_batched over them where each operand's stack axes merge into one stride (a
+// broadcast operand's stride 0 included), else over a copy; a 1-D first operand is a row vector
 // and a 1-D second one a column vector, whose axis leaves the result (1-D @ 1-D is the 0-d dot
 // product). A matrix whose elements run along its rows (stride 1 on the last axis) or along its
 // columns (stride 1 on the first: a transposed view) goes to gemm as it is; any other view is
