@@ -105,24 +105,17 @@ Array as_batch_of_matrices(Queue& q, const Array& x, const Shape& batch) {
 
 // numpy.matmul's stacks past 3-D: the batch axes (all but the last two) broadcast together, each
 // operand becomes one batch of matrices, and the 3-D product is reshaped to batch + (M, N).
-Array matmul_stacked(Queue& q, const Array& a_in, const Array& b_in) {
-  const bool a_vec = a_in.ndim() == 1, b_vec = b_in.ndim() == 1;
-  const Array a = a_vec ? a_in.expand_dims(0) : a_in;
-  const Array b = b_vec ? b_in.expand_dims(1) : b_in;
-  const std::size_t K = a.shape().back(), K_b = b.shape()[b.ndim() - 2];
-  if (K != K_b)
-    throw ArgumentError("matmul: a " + shape_text(a_in.shape()) + " and b " + shape_text(b_in.shape()) +
-                        " do not multiply: " + std::to_string(K) + " columns against " + std::to_string(K_b) +
-                        " rows");
+// `a` and `b` as matmul made them (a 1-D operand as one row or one column: a_vec, b_vec).
+Array matmul_stacked(Queue& q, const Array& a, const Array& b, bool a_vec, bool b_vec) {
   const std::size_t a_lead = a.ndim() - 2, b_lead = b.ndim() - 2, lead = std::max(a_lead, b_lead);
   Shape batch(lead);
   for (std::size_t d = 0; d < lead; ++d) {
     const std::size_t da = d + a_lead >= lead ? a.shape()[d + a_lead - lead] : 1;
     const std::size_t db = d + b_lead >= lead ? b.shape()[d + b_lead - lead] : 1;
     if (da != db && da != 1 && db != 1)
-      throw ArgumentError("matmul: the stacks of a " + shape_text(a_in.shape()) + " and b " +
-                          shape_text(b_in.shape()) + " do not broadcast (" + std::to_string(da) +
-                          " against " + std::to_string(db) + " matrices on one axis)");
+      throw ArgumentError("matmul: the stacks of a " + shape_text(a.shape()) + " and b " +
+                          shape_text(b.shape()) + " do not broadcast (" + std::to_string(da) + " against " +
+                          std::to_string(db) + " matrices on one axis)");
     batch[d] = da == 1 ? db : da;  // a 1 stretches, even to 0
   }
   Shape shape = batch;
@@ -147,7 +140,7 @@ Array matmul(Queue& q, const Array& a_in, const Array& b_in) {
       throw ArgumentError(
           "matmul: operands have at least one axis (numpy.matmul's rule); got a 0-d array: "
           "multiply it instead");
-  if (a_in.ndim() > 3 || b_in.ndim() > 3) return matmul_stacked(q, a_in, b_in);
+
   // 1-D operands as matrices of one row (a) or one column (b), whose axis leaves the result.
   const bool a_vec = a_in.ndim() == 1, b_vec = b_in.ndim() == 1;
   const Array a = a_vec ? a_in.expand_dims(0) : a_in;
@@ -157,6 +150,7 @@ Array matmul(Queue& q, const Array& a_in, const Array& b_in) {
     throw ArgumentError("matmul: a " + shape_text(a_in.shape()) + " and b " + shape_text(b_in.shape()) +
                         " do not multiply: " + std::to_string(K) + " columns against " + std::to_string(K_b) +
                         " rows");
+  if (a.ndim() > 3 || b.ndim() > 3) return matmul_stacked(q, a, b, a_vec, b_vec);
   const std::size_t a_batch = a.ndim() == 3 ? a.shape()[0] : 1, b_batch = b.ndim() == 3 ? b.shape()[0] : 1;
   if (a_batch != b_batch && a_batch != 1 && b_batch != 1)
     throw ArgumentError("matmul: batches of " + std::to_string(a_batch) + " and " + std::to_string(b_batch) +
