@@ -67,6 +67,26 @@ TEST_CASE("views are bounds checked when they are made") {
   });
 }
 
+// starts_aligned answers for the device address, which vector loads need: a view's offset on an
+// allocation, and on CUDA the pointer itself for memory wrapped at any address.
+TEST_CASE("starts_aligned: views at every offset, and memory wrapped at an odd address") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Buffer<float> b(dev, 64);
+    for (std::size_t off = 0; off < 9; ++off) {
+      CAPTURE(off);
+      CHECK(b.view(off, 4).raw().starts_aligned(16) == (off % 4 == 0));
+      CHECK(b.view(off, 4).raw().starts_aligned(4));
+    }
+    if (dev.info().backend == "cuda") {
+      // The same memory adopted from its address plus 4 bytes: offset 0, yet not 16-byte aligned.
+      const duet::RawBuffer adopted = duet::RawBuffer::wrap(dev, b.raw().native_handle() + 4, 16);
+      CHECK(adopted.offset() == 0);
+      CHECK_FALSE(adopted.starts_aligned(16));
+      CHECK(adopted.starts_aligned(4));
+    }
+  });
+}
+
 TEST_CASE("write, read, copy and fill through views at any offset") {
   for_each_device([](const duet::Device& dev) {
     auto rng = make_rng("views transfers");
@@ -157,7 +177,8 @@ TEST_CASE("views as kernel arguments") {
     for (std::size_t offset : {std::size_t{1}, std::size_t{3}, step + 5, 2 * step + 7}) {
       CAPTURE(offset);
       const std::size_t len = 10 + offset % 7;
-      q.launch(scale, duet::Range(len), duet::Range(), b.view(offset, len), 2.0f, static_cast<std::uint32_t>(len));
+      q.launch(scale, duet::Range(len), duet::Range(), b.view(offset, len), 2.0f,
+               static_cast<std::uint32_t>(len));
       for (std::size_t i = offset; i < offset + len; ++i) want[i] *= 2.0;
       check_close(q.to_vector(b), want, tol, "scale of an unaligned view");
     }
@@ -202,8 +223,8 @@ KERNEL void from_define(OUT_POINTER out, const uint n) {
     q.write(da, a);
     q.write(dc, counts);
     q.fill(out, std::numeric_limits<float>::quiet_NaN());
-    q.launch(p.kernel("forms"), duet::Range(n), duet::Range(), scale.view(3, 1), da.view(5, n), out.view(3, n),
-             dc.view(11, n), static_cast<std::uint32_t>(n));
+    q.launch(p.kernel("forms"), duet::Range(n), duet::Range(), scale.view(3, 1), da.view(5, n),
+             out.view(3, n), dc.view(11, n), static_cast<std::uint32_t>(n));
     const std::vector<float> got = q.to_vector(out);
     for (std::size_t i = 0; i < 3; ++i) CHECK(std::isnan(got[i]));
     std::vector<double> want(n);
@@ -212,7 +233,8 @@ KERNEL void from_define(OUT_POINTER out, const uint n) {
       want[i] = static_cast<double>(a[5 + i]) * 1.75 + counts[11 + i];
       have[i] = got[3 + i];
     }
-    check_close(have, want, [&](std::size_t i) { return 4 * kFloatEps * (1.0 + std::fabs(want[i])); }, "forms");
+    check_close(
+        have, want, [&](std::size_t i) { return 4 * kFloatEps * (1.0 + std::fabs(want[i])); }, "forms");
 
     const duet::Kernel from_define = p.kernel("from_define");
     const std::size_t step = kernel_view_step(dev, sizeof(float));
@@ -250,7 +272,8 @@ __kernel void negate(__global float* x, const uint n) {
     std::vector<float> want(b.size(), 1.5f);
     for (std::size_t i = step; i < step + 10; ++i) want[i] = -1.5f;
     check_equal(q.to_vector(b), want, "negate of an aligned view");
-    auto e = EXPECT_ERROR(duet::ArgumentError, q.launch(negate, duet::Range(10), duet::Range(), b.view(1, 10), 10u));
+    auto e = EXPECT_ERROR(duet::ArgumentError,
+                          q.launch(negate, duet::Range(10), duet::Range(), b.view(1, 10), 10u));
     if (e) {
       CHECK_CONTAINS(e->what(), "CL_DEVICE_MEM_BASE_ADDR_ALIGN");
       CHECK_CONTAINS(e->what(), std::to_string(dev.info().view_alignment));
@@ -264,7 +287,8 @@ TEST_CASE("views keep the argument type checks") {
     duet::Queue q = dev.queue();
     const duet::Kernel scale = dev.compile(kScale, {}, "views.duet").kernel("scale");
     duet::Buffer<int> ints(dev, 64);
-    auto e = EXPECT_ERROR(duet::ArgumentError, q.launch(scale, duet::Range(8), duet::Range(), ints.view(0, 8), 1.0f, 8u));
+    auto e = EXPECT_ERROR(duet::ArgumentError,
+                          q.launch(scale, duet::Range(8), duet::Range(), ints.view(0, 8), 1.0f, 8u));
     if (e) {
       CHECK_CONTAINS(e->what(), "float");
       CHECK_CONTAINS(e->what(), "int");

@@ -364,11 +364,9 @@ bool vector4_wanted(const Device& device) {
   return device.info().kind == DeviceKind::gpu;
 }
 
-// An operand of the vector4 form: 4-byte elements, the first one 16 bytes into an allocation
-// (whose start every backend aligns further).
+// An operand of the vector4 form: 4-byte elements, the first one 16-byte aligned in device memory.
 bool vector4_ready(const Array& a) {
-  return has_vector4(a.dtype()) &&
-         (a.buffer().offset() + static_cast<std::size_t>(a.offset()) * a.itemsize()) % 16 == 0;
+  return has_vector4(a.dtype()) && a.offset() % 4 == 0 && a.buffer().starts_aligned(16);
 }
 
 // Every array leaf of the tree (an array used twice appears twice).

@@ -297,25 +297,20 @@ std::string kernel_source(ReduceOp op, ScalarType in, ScalarType out, ScalarType
     << "  const ulong last = run - first < chunk ? run : first + chunk;\n"
     << base_of_output() << "  " << A << " v = " << identity(op, acc) << ";\n  ulong vi = (ulong)0 - 1;\n"
     << "  for (ulong r = first; r < last; ++r) {\n"
-    << "    const " << A << " x = " << load << ";\n";
-  if (arg)
-    s << "    if (duet_better(x, r, v, vi)) { v = x; vi = r; }\n";
-  else
-    s << "    v = duet_combine(v, x);\n";
-  s << "  }\n  part[t] = v;\n" << (arg ? "  part_i[t] = vi;\n" : "") << "}\n";
+    << "    const " << A << " x = " << load << ";\n"
+    << "    " << fold(arg, "v", "vi", "x", "r") << "\n"
+    << "  }\n  part[t] = v;\n"
+    << (arg ? "  part_i[t] = vi;\n" : "") << "}\n";
   s << "KERNEL void duet_reduce_join(GLOBAL const " << A << "* part, GLOBAL const ulong* part_i, GLOBAL "
     << name_of(out) << "* dst, const ulong outputs, const ulong run, const ulong chunks) {\n"
     << "  const ulong g = (ulong)GLOBAL_ID(0);\n"
     << "  if (g >= outputs) return;\n"
     << "  " << A << " v = " << identity(op, acc) << ";\n  ulong vi = (ulong)0 - 1;\n"
     << "  for (ulong c = 0; c < chunks; ++c) {\n"
-    << "    const " << A << " x = part[c * outputs + g];\n";
-  if (arg)
-    s << "    const ulong xi = part_i[c * outputs + g];\n    if (duet_better(x, xi, v, vi)) { v = x; vi = "
-         "xi; }\n";
-  else
-    s << "    v = duet_combine(v, x);\n";
-  s << "  }\n" << store(op, out, A, "v", "vi") << "}\n";
+    << "    const " << A << " x = part[c * outputs + g];\n"
+    << (arg ? "    const ulong xi = part_i[c * outputs + g];\n" : "") << "    "
+    << fold(arg, "v", "vi", "x", "xi") << "\n  }\n"
+    << store(op, out, A, "v", "vi") << "}\n";
   s << cpu_kernels(op, in, out, acc);
   return s.str();
 }

@@ -31,6 +31,9 @@ class CudaBuffer final : public BufferImpl {
   std::uintptr_t native_handle(std::size_t byte_offset) const override {
     return static_cast<std::uintptr_t>(ptr_) + byte_offset;
   }
+  bool aligned_at(std::size_t byte_offset, std::size_t alignment) const override {
+    return (static_cast<std::uintptr_t>(ptr_) + byte_offset) % alignment == 0;
+  }
   CUdeviceptr handle() const noexcept { return ptr_; }
 
  private:

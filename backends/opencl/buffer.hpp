@@ -26,6 +26,11 @@ class OpenCLBuffer final : public BufferImpl {
   const DeviceImpl& device() const override;
   bool owns_memory() const override { return owns_; }
   std::uintptr_t native_handle(std::size_t) const override { return reinterpret_cast<std::uintptr_t>(buffer_()); }
+  // A cl_mem starts at CL_DEVICE_MEM_BASE_ADDR_ALIGN (at least 128 bytes on every device duet has
+  // met; a wrapped sub-buffer's origin too), so the offset decides for the alignments kernels use.
+  bool aligned_at(std::size_t byte_offset, std::size_t alignment) const override {
+    return byte_offset % alignment == 0;
+  }
   cl_mem mem() const { return buffer_(); }
   // Unique among the buffers of this process, never reused (unlike a released cl_mem's address):
   // kernels compare it to know whether an argument is already set.

@@ -154,7 +154,7 @@ Operand<T> operand(const char* call, const char* name, const BufferView<T>& v, c
                    std::size_t ld, std::size_t batch, std::size_t stride) {
   Operand<T> o;
   o.range = extension::kernel_range(call, name, v, info);
-  const bool aligned = v.raw().offset() % 16 == 0;
+  const bool aligned = v.raw().starts_aligned(16);
   o.vec = std::is_same_v<T, float> && aligned && ld % 4 == 0 && (batch <= 1 || stride % 4 == 0);
   o.passable = aligned && v.raw().offset() % info.view_alignment == 0;
   return o;

@@ -32,6 +32,9 @@ class BufferImpl {
   // integer: where handles are addresses (a CUdeviceptr) the range's own start; where they are
   // objects without address arithmetic (a cl_mem) the allocation's handle.
   virtual std::uintptr_t native_handle(std::size_t byte_offset) const = 0;
+  // Whether the byte `byte_offset` into the allocation lies at a multiple of `alignment` (a power
+  // of two) in device memory: wrapped memory may start anywhere.
+  virtual bool aligned_at(std::size_t byte_offset, std::size_t alignment) const = 0;
 };
 
 // Pinned host memory (DeviceImpl::allocate_host), freed when the object is destroyed.

@@ -30,8 +30,8 @@ RawBuffer::RawBuffer(const Device& device, std::size_t bytes) : device_(device),
   const DeviceInfo& info = device.info();
   if (bytes > info.max_alloc_bytes || bytes > info.memory_bytes) {
     std::ostringstream s;
-    s << "cannot allocate " << bytes << " bytes (" << gib(bytes) << ") on " << info.id() << " ("
-      << info.name << "): the largest single allocation is " << info.max_alloc_bytes << " bytes ("
+    s << "cannot allocate " << bytes << " bytes (" << gib(bytes) << ") on " << info.id() << " (" << info.name
+      << "): the largest single allocation is " << info.max_alloc_bytes << " bytes ("
       << gib(info.max_alloc_bytes) << ") of " << gib(info.memory_bytes)
       << " device memory; use smaller buffers";
     throw OutOfMemoryError(s.str(), bytes, info.memory_bytes);
@@ -44,7 +44,8 @@ RawBuffer::RawBuffer(const Device& device, std::size_t bytes) : device_(device),
   }
   if (bytes > info.max_alloc_bytes - 2 * guard) {
     std::ostringstream s;
-    s << "cannot allocate " << bytes << " bytes on " << info.id() << " under DUET_CHECK=1: with its two guard "
+    s << "cannot allocate " << bytes << " bytes on " << info.id()
+      << " under DUET_CHECK=1: with its two guard "
       << "zones of " << guard << " bytes the allocation would pass the largest the device allows ("
       << info.max_alloc_bytes << " bytes); use smaller buffers, or unset DUET_CHECK";
     throw OutOfMemoryError(s.str(), bytes, info.memory_bytes);
@@ -120,8 +121,8 @@ RawBuffer RawBuffer::view(std::size_t offset, std::size_t bytes) const {
   impl("buffer to view");
   if (offset > bytes_ || bytes > bytes_ - offset) {
     std::ostringstream s;
-    s << "a view of " << bytes << " bytes at byte offset " << offset << " goes past the end of the "
-      << bytes_ << " bytes it is made from";
+    s << "a view of " << bytes << " bytes at byte offset " << offset << " goes past the end of the " << bytes_
+      << " bytes it is made from";
     throw BufferSizeError(s.str());
   }
   RawBuffer out = share();
@@ -143,9 +144,11 @@ RawBuffer RawBuffer::aligned_back(std::size_t alignment) const {
 
 bool RawBuffer::owns_memory() const { return impl("buffer").owns_memory(); }
 
-std::uintptr_t RawBuffer::native_handle() const {
-  return impl("buffer").native_handle(offset_);
+bool RawBuffer::starts_aligned(std::size_t alignment) const {
+  return impl("buffer").aligned_at(offset_, alignment);
 }
+
+std::uintptr_t RawBuffer::native_handle() const { return impl("buffer").native_handle(offset_); }
 
 void RawBuffer::release() noexcept {
   impl_.reset();
@@ -188,8 +191,8 @@ RawHostBuffer::RawHostBuffer(const Device& device, std::size_t bytes) : device_(
   if (pages > 0 && page > 0 && bytes / static_cast<std::size_t>(page) >= static_cast<std::size_t>(pages)) {
     const std::uint64_t memory = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
     std::ostringstream s;
-    s << "cannot allocate " << bytes << " bytes (" << gib(bytes) << ") of pinned host memory for " << info.id()
-      << ": the machine has " << gib(memory) << " of memory; use smaller host buffers";
+    s << "cannot allocate " << bytes << " bytes (" << gib(bytes) << ") of pinned host memory for "
+      << info.id() << ": the machine has " << gib(memory) << " of memory; use smaller host buffers";
     throw OutOfMemoryError(s.str(), bytes, 0);
   }
   // Like device buffers, an empty host buffer is valid; it still holds a (1-byte) allocation so

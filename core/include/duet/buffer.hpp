@@ -75,6 +75,10 @@ class RawBuffer {
   // (offset() included). OpenCL: the cl_mem of the whole allocation (add offset() yourself, or make
   // a sub-buffer); duet keeps its reference, so retain it if you keep it longer than the buffer.
   std::uintptr_t native_handle() const;
+  // Whether this range's first byte lies at a multiple of `alignment` bytes (a power of two) in
+  // device memory, which is what vector loads need: the offset alone does not tell for memory
+  // wrapped at any address (a CUDA pointer from DLPack, say).
+  bool starts_aligned(std::size_t alignment) const;
   // Another handle to bytes [offset, offset + bytes) of this range, sharing the memory.
   // BufferSizeError when the range does not fit.
   RawBuffer view(std::size_t offset, std::size_t bytes) const;

@@ -279,9 +279,9 @@ Event ElementwiseKernel::call(Queue& q, const std::vector<KernelArg>& args) cons
   const std::size_t n = checked.length;
   if (n == 0) return q.record();
   if (kernels.vector4) {
-    bool aligned = true;  // allocations start aligned; a view's offset decides
+    bool aligned = true;
     for (const KernelArg& a : checked.launch)
-      if (a.kind == KernelArg::Kind::buffer && a.buffer->offset() % 16 != 0) aligned = false;
+      if (a.kind == KernelArg::Kind::buffer && !a.buffer->starts_aligned(16)) aligned = false;
     if (aligned) {
       const Kernel& v = *kernels.vector4;
       const std::size_t items = std::max<std::size_t>(n / 4, n % 4);
