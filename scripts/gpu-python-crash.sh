@@ -7,7 +7,7 @@
 # Usage (GPU machine): scripts/gpu-python-crash.sh
 set -uo pipefail
 repo=$(pwd)
-source .device/setup.sh > /dev/null
+source scripts/gpu-env.sh > /dev/null
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE="$(command -v python3)" > /tmp/build.log 2>&1 &&
   cmake --build build-gpu --target duet_python >> /tmp/build.log 2>&1 || { tail -20 /tmp/build.log; exit 1; }
 gcc -shared -fPIC -O1 -o /tmp/segv_backtrace.so scripts/python-crash/segv_backtrace.c

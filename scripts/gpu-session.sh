@@ -8,7 +8,7 @@
 #   python   issue 12: scripts/gpu-python.sh against the module in the build tree (NVIDIA's OpenCL)
 #   gemm     issue 11: scripts/gpu-gemm.sh (the suite, cuBLAS and CLBlast beside it)
 # Logs go under $OUT/<phase>/; the lines printed are each phase's summary.
-# Usage (GPU machine): source .device/setup.sh && DUET_COMMIT=<commit> PHASES="check bench" scripts/gpu-session.sh
+# Usage (GPU machine): DUET_COMMIT=<commit> PHASES="check bench" scripts/gpu-session.sh
 set -uo pipefail
 out=${OUT:-gpu-session}
 mkdir -p "$out"
@@ -20,10 +20,7 @@ start=$SECONDS
 status=0
 say() { echo "=== [$((SECONDS - start)) s] $*"; }
 
-# One OpenCL driver at a time: the ICD loader reads the vendors from the folder OCL_ICD_VENDORS names.
-nvidia_only=$(mktemp -d) pocl_only=$(mktemp -d)
-cp /etc/OpenCL/vendors/nvidia.icd "$nvidia_only/"
-cp /etc/OpenCL/vendors/pocl.icd "$pocl_only/" 2>/dev/null
+source scripts/gpu-env.sh > /dev/null
 
 say "build ($DUET_BUILD_DIR, commit $DUET_COMMIT)"
 python=${PYTHON:-python3}
@@ -32,8 +29,9 @@ cmake -S . -B "$DUET_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   cmake --build "$DUET_BUILD_DIR" >> "$out/build.log" 2>&1 ||
   { tail -40 "$out/build.log"; exit 1; }
 grep -E "CLBlast|CUDA backend|Python module|DLPack" "$out/build.log" | head -8
+echo "libduet's C++ runtime: $(readelf -d "$DUET_BUILD_DIR"/core/libduet.so | grep -o 'libstdc++[^]]*' || echo 'none linked (a private copy)')"
 "$DUET_BUILD_DIR/duet" devices
-echo "NVIDIA's OpenCL alone: $(OCL_ICD_VENDORS=$nvidia_only OCL_ICD_FILENAMES=libnvidia-opencl.so.1 "$DUET_BUILD_DIR/duet" devices | grep -c '^opencl:') OpenCL device(s)"
+echo "NVIDIA's OpenCL alone: $(OCL_ICD_FILENAMES=$ocl_nvidia "$DUET_BUILD_DIR/duet" devices | grep -c '^opencl:') OpenCL device(s)"
 
 for phase in $phases; do
   if [ $((SECONDS - start)) -gt "${BUDGET_S:-540}" ]; then
@@ -49,9 +47,9 @@ for phase in $phases; do
       exclude="-tce=*dlpack*,*native handles*,*wrap*,*wrapped*"
       DUET_TEST_BACKEND=cuda DUET_CHECK=1 timeout 420 "$DUET_BUILD_DIR/tests/duet_tests" "$exclude" \
         > "$out/check/cuda.log" 2>&1 &
-      OCL_ICD_VENDORS=$nvidia_only DUET_TEST_BACKEND=opencl DUET_CHECK=1 timeout 420 \
+      OCL_ICD_FILENAMES=$ocl_nvidia DUET_TEST_BACKEND=opencl DUET_CHECK=1 timeout 420 \
         "$DUET_BUILD_DIR/tests/duet_tests" "$exclude" > "$out/check/opencl-nvidia.log" 2>&1 &
-      OCL_ICD_VENDORS=$pocl_only DUET_TEST_BACKEND=opencl DUET_CHECK=1 timeout 420 \
+      OCL_ICD_FILENAMES=$ocl_pocl DUET_TEST_BACKEND=opencl DUET_CHECK=1 timeout 420 \
         "$DUET_BUILD_DIR/tests/duet_tests" "$exclude" > "$out/check/opencl-pocl.log" 2>&1 &
       wait
       for f in cuda opencl-nvidia opencl-pocl; do
@@ -67,10 +65,10 @@ for phase in $phases; do
         > "$out/gemmcl/tests.log" 2>&1 || status=1
       grep -E "device|test cases:|assertions:|ERROR|FAILED" "$out/gemmcl/tests.log" | tail -20 ;;
     bench)
-      OCL_ICD_VENDORS=$nvidia_only OUT=$out/bench scripts/gpu-bench.sh > "$out/bench/stdout.log" 2>&1 || status=1
+      OCL_ICD_FILENAMES=$ocl_nvidia OUT=$out/bench scripts/gpu-bench.sh > "$out/bench/stdout.log" 2>&1 || status=1
       tail -60 "$out/bench/stdout.log" ;;
     python)
-      OCL_ICD_VENDORS=$nvidia_only PIP_INSTALL=0 OUT=$out/python scripts/gpu-python.sh 2>&1 | tail -60
+      OCL_ICD_FILENAMES=$ocl_nvidia PIP_INSTALL=0 OUT=$out/python scripts/gpu-python.sh 2>&1 | tail -60
       [ "${PIPESTATUS[0]}" = 0 ] || status=1 ;;
     gemm)
       OUT=$out/gemm scripts/gpu-gemm.sh > "$out/gemm/stdout.log" 2>&1 || status=1
