@@ -47,9 +47,9 @@ for phase in $phases; do
       exclude="-tce=*dlpack*,*native handles*,*wrap*,*wrapped*"
       DUET_TEST_BACKEND=cuda DUET_CHECK=1 timeout 420 "$DUET_BUILD_DIR/tests/duet_tests" "$exclude" \
         > "$out/check/cuda.log" 2>&1 &
-      OCL_ICD_FILENAMES=$ocl_nvidia DUET_TEST_BACKEND=opencl DUET_CHECK=1 timeout 420 \
+      DUET_TEST_DEVICE_KIND=gpu DUET_TEST_BACKEND=opencl DUET_CHECK=1 timeout 420 \
         "$DUET_BUILD_DIR/tests/duet_tests" "$exclude" > "$out/check/opencl-nvidia.log" 2>&1 &
-      OCL_ICD_FILENAMES=$ocl_pocl DUET_TEST_BACKEND=opencl DUET_CHECK=1 timeout 420 \
+      DUET_TEST_DEVICE_KIND=cpu DUET_TEST_BACKEND=opencl DUET_CHECK=1 timeout 420 \
         "$DUET_BUILD_DIR/tests/duet_tests" "$exclude" > "$out/check/opencl-pocl.log" 2>&1 &
       wait
       for f in cuda opencl-nvidia opencl-pocl; do

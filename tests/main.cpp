@@ -13,6 +13,7 @@
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
+#include <cctype>
 #include <cstdint>
 #include <cstdlib>
 #include <duet/duet.hpp>
@@ -49,8 +50,11 @@ void print_backends() {
   }
 }
 
-// Opens every device of `backend` ("" for all backends). Returns a skip reason when there is none.
+// Opens every device of `backend` ("" for all backends) of the kind DUET_TEST_DEVICE_KIND names
+// (gpu, cpu; unset: every kind), so that one machine's GPU and CPU drivers can run as separate
+// processes at once. Returns a skip reason when there is none.
 std::string collect_devices(const std::string& backend) {
+  const std::string kind = env_or("DUET_TEST_DEVICE_KIND", "");
   if (!backend.empty()) {
     bool built = false;
     for (const duet::BackendStatus& s : duet::backends()) {
@@ -63,9 +67,14 @@ std::string collect_devices(const std::string& backend) {
   }
   for (const duet::DeviceInfo& info : duet::devices()) {
     if (!backend.empty() && info.backend != backend) continue;
+    std::string info_kind = duet::to_string(info.kind);  // "GPU"
+    for (char& c : info_kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!kind.empty() && kind != info_kind) continue;
     g_devices.push_back(duet::Device::open(info.id()));
   }
-  if (g_devices.empty()) return "no " + (backend.empty() ? std::string("") : backend + " ") + "devices found";
+  if (g_devices.empty())
+    return "no " + (backend.empty() ? std::string("") : backend + " ") + (kind.empty() ? "" : kind + " ") +
+           "devices found";
   return {};
 }
 
@@ -123,7 +132,8 @@ int main(int argc, char** argv) {
       for (const duet::Device& d : g_devices) {
         const duet::DeviceInfo& i = d.info();
         std::cout << "  testing " << i.id() << ": " << i.name << " (" << i.vendor << ", " << i.driver << ", "
-                  << i.language << (i.arch.empty() ? "" : ", " + i.arch) << ", max group " << i.max_group_size << ")\n";
+                  << i.language << (i.arch.empty() ? "" : ", " + i.arch) << ", max group " << i.max_group_size
+                  << ")\n";
       }
     } else {
       std::cerr << "DUET_TEST_BACKEND=" << mode << " is not one of cuda, opencl, none, nvrtc, all\n";
