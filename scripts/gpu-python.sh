@@ -78,7 +78,7 @@ fi
 
 cd "$out"  # so that `import duet` is the installed package, not a source folder
 "$py" -m duet devices 2>&1 | tee "$out/devices.txt"
-for backend in cuda opencl; do
+for backend in ${PYTEST_BACKENDS-cuda opencl}; do  # PYTEST_BACKENDS= skips pytest
   echo "=== DUET_BACKEND=$backend: pytest"
   DUET_BACKEND=$backend "$py" -m pytest -q -rs "$repo/python/tests" > "$out/pytest-$backend.log" 2>&1 || status=1
   grep -E "passed|failed|SKIPPED|Error" "$out/pytest-$backend.log" | tail -12

@@ -125,6 +125,7 @@ struct Options {
   std::string device, cases_file = DUET_GEMM_SUITE, json, only, commit;
   bool smoke = false, clblast = true, duet = true;
   int runs = 0, scale = 0;
+  duet::GemmOptions gemm;  // --params, --splits: a forced plan, for tuning sweeps
 };
 
 struct Row {
@@ -241,10 +242,11 @@ class Bench {
       impls.push_back({"duet", "duet::gemm", [&, ta, tb](int k) {
                          if (c.batch == 1)
                            duet::gemm(q_, c.op_a, c.op_b, c.M, c.N, c.K, alpha, s[k].A, lda, s[k].B, ldb,
-                                      beta, s[k].C, ldc);
+                                      beta, s[k].C, ldc, o_.gemm);
                          else
                            duet::gemm_strided_batched(q_, c.op_a, c.op_b, c.M, c.N, c.K, alpha, s[k].A, lda,
-                                                      sa, s[k].B, ldb, sb, beta, s[k].C, ldc, sc, c.batch);
+                                                      sa, s[k].B, ldb, sb, beta, s[k].C, ldc, sc, c.batch,
+                                                      o_.gemm);
                          (void)ta, (void)tb;
                        }});
     }
@@ -287,7 +289,7 @@ class Bench {
         p.op_a = c.op_a, p.op_b = c.op_b, p.M = c.M, p.N = c.N, p.K = c.K, p.batch = c.batch;
         p.alpha_zero = c.alpha == 0;
         p.plain = !c.f64 && !ta && !tb && c.alpha == 1 && c.beta == 0 && c.batch == 1;
-        r.plan = plan_text(duet::gemm_plan_for(device_, p));
+        r.plan = plan_text(duet::gemm_plan_for(device_, p, o_.gemm));
       }
       try {
         for (int k = 0; k < sets; ++k) impl.enqueue(k);  // warm-up: compiles, touches every buffer
@@ -449,7 +451,21 @@ int main(int argc, char** argv) {
   bool no_clblast = false, no_duet = false;
   app.add_flag("--no-clblast", no_clblast, "skip CLBlast");
   app.add_flag("--no-duet", no_duet, "skip duet (CLBlast alone)");
+  std::string params;
+  app.add_option("--params", params,
+                 "duet's tiles for every case, as a tuning entry's fields (\"BM=64 BN=256 BK=16 TM=8 TN=16 "
+                 "WX=8 PIPELINE=1\"): a sweep, not the rule's choice");
+  app.add_option("--splits", o.gemm.splits, "duet: this many slices of K (split-K) for every case");
   CLI11_PARSE(app, argc, argv);
+  if (!params.empty()) {
+    const std::optional<duet::tuning::Entry> entry = duet::tuning::parse_entry("matmul " + params);
+    if (!entry) {
+      std::cerr << "--params \"" << params << "\" is not a tuning entry's fields\n";
+      return 2;
+    }
+    o.gemm.params = entry->params;
+  }
+  if (o.gemm.splits > 0) o.gemm.path = duet::GemmPath::split_k;
   o.clblast = !no_clblast;
   o.duet = !no_duet;
   if (o.commit.empty()) o.commit = std::getenv("DUET_COMMIT") ? std::getenv("DUET_COMMIT") : "unknown";
