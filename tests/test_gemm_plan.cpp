@@ -114,7 +114,7 @@ TEST_CASE("gemm plan: few tiles over a long K split K") {
   INFO(small.reason);
   CHECK(small.kernel == GemmKernel::tiled);
   CHECK(small.splits >= 64);
-  CHECK(small.k_chunk >= duet::kSplitMinChunk);
+  CHECK(small.k_chunk >= duet::kSplitMinChunkGpu);
   CHECK(small.workspace_elements * 4 <= duet::kMaxWorkspaceBytes);
   // Plain arguments do not keep it on matmul's kernel: the split wins.
   GemmProblem plain = problem(64, 64, 65536);
@@ -132,8 +132,12 @@ TEST_CASE("gemm plan: few tiles over a long K split K") {
   CHECK(plan(kH100, problem(128, 128, 128, Op::none, Op::none, 512)).splits == 1);
   // Enough tiles: no split. 8192 x 8192: 2048 tiles.
   CHECK(plan(kH100, problem(8192, 8192, 8192)).splits == 1);
-  // A short K is never split, however few the tiles.
-  CHECK(plan(kH100, problem(64, 64, 300)).splits == 1);
+  // On a GPU a short K splits into slices of at least kSplitMinChunkGpu (one tile, 300 deep: 10
+  // slices of 32), on a CPU into slices of at least kSplitMinChunk (none here).
+  const GemmPlan short_k = plan(kH100, problem(64, 64, 300));
+  CHECK(short_k.splits == 10);
+  CHECK(short_k.k_chunk == duet::kSplitMinChunkGpu);
+  CHECK(plan(kCpu, problem(64, 64, 300)).splits == 1);
   // A CPU's cores are its compute units: one tile for 16 cores splits too, 64 tiles do not.
   CHECK(plan(kCpu, problem(64, 64, 65536)).splits >= 2);
   CHECK(plan(kCpu, problem(512, 512, 65536)).splits == 1);
@@ -151,21 +155,49 @@ TEST_CASE("gemm plan: few tiles over a long K split K") {
   CHECK(plan(kCpu, problem(10, 10, 64), split).splits < 100);
 }
 
-TEST_CASE("gemm plan: tiles that C would fill less than half give way to smaller ones") {
+TEST_CASE("gemm plan: tiles that C would fill poorly give way to smaller ones") {
   // 32 x 32 matrices: 64 x 128 tiles would be an eighth full; MatmulParams{}'s 32 x 32 fit.
   const GemmPlan tiny = plan(kH100, problem(32, 32, 32, Op::none, Op::none, 8192));
   CHECK(tiny.params == duet::MatmulParams{});
-  // 65536 x 64: the large class's 128 x 256 tiles a quarter full; 64 x 128 half full and larger
-  // than 32 x 32.
+  // 65536 x 64: the large class's 128 x 256 tiles a quarter full, 64 x 128 half full; 64 x 64 full.
   const GemmPlan tall = plan(kH100, problem(65536, 64, 256));
   CHECK(tall.params.bm == 64);
-  CHECK(tall.params.bn == 128);
-  // 64 x 64 matrices take the H100's class of C up to 4096 elements (64 x 64 tiles); 64 x 65536
-  // stays on 128 x 256, half full being enough.
+  CHECK(tall.params.bn == 64);
+  // 64 x 65536: 128 x 256 half full; 64 x 128 full and larger than 64 x 64.
+  const GemmPlan wide = plan(kH100, problem(64, 65536, 256));
+  CHECK(wide.params.bm == 64);
+  CHECK(wide.params.bn == 128);
+  // 64 x 64 matrices take the H100's class of C up to 4096 elements (64 x 64 tiles).
   CHECK(plan(kH100, problem(64, 64, 64, Op::none, Op::none, 1024)).params.bn == 64);
-  CHECK(plan(kH100, problem(64, 65536, 256)).params.bn == 256);
   // The CPU's one class covers every size: its tiles or MatmulParams{}.
   CHECK(plan(kCpu, problem(8, 8, 100)).params == duet::MatmulParams{});
+}
+
+TEST_CASE("gemm plan: few tiles on a GPU take smaller ones where the estimate says so") {
+  // 256^3: 8 tiles of 64 x 128 for 132 SMs; 16 of 64 x 64 in 8 slices of 32 fill it.
+  const GemmPlan sq256 = plan(kH100, problem(256, 256, 256));
+  INFO(sq256.reason);
+  CHECK(sq256.params.bn == 64);
+  CHECK(sq256.splits == 8);
+  CHECK(sq256.kernel == GemmKernel::tiled);
+  const GemmPlan sq128 = plan(kH100cl, problem(128, 128, 128));
+  CHECK(sq128.params.bn == 64);
+  CHECK(sq128.splits == 4);
+  // 1000^3: 128 tiles of 64 x 128, enough; no split.
+  const GemmPlan sq1000 = plan(kH100, problem(1000, 1000, 1000));
+  CHECK(sq1000.params.bn == 128);
+  CHECK(sq1000.splits == 1);
+  // 256 x 256 x 131072: the split fills the GPU either way; the larger tiles stay.
+  const GemmPlan deep = plan(kH100, problem(256, 256, 131072));
+  CHECK(deep.params.bn == 128);
+  CHECK(deep.splits > 8);
+  // Forced parameters are kept, and CPUs keep their one class.
+  GemmOptions forced;
+  forced.params = duet::MatmulParams{};
+  forced.params->bm = 64, forced.params->bn = 128, forced.params->tm = 8, forced.params->tn = 8;
+  forced.params->bk = 16, forced.params->wx = 16;
+  CHECK(plan(kH100, problem(256, 256, 256), forced).params.bn == 128);
+  CHECK(plan(kCpu, problem(256, 256, 256)).params.bn == 64);
 }
 
 TEST_CASE("gemm plan: M == 1 and N == 1 take the matrix-vector kernels") {

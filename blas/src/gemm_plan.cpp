@@ -67,7 +67,7 @@ std::size_t best_split(const GemmProblem& p, const MatmulParams& params, std::si
   const double tiles = double(ceil_div(p.M, params.bm)) * double(ceil_div(p.N, params.bn)) * double(p.batch);
   const double units = double(units_of(device));
   const std::size_t bk = static_cast<std::size_t>(params.bk);
-  const std::size_t min_chunk = force ? bk : std::max(kSplitMinChunk, bk);
+  const std::size_t min_chunk = force ? bk : std::max(split_min_chunk(device), bk);
   const double outputs = double(p.M) * double(p.N) * double(p.batch);
   const double no_split = std::ceil(tiles / units) * double(p.K);
   std::size_t best = 1;
@@ -96,22 +96,24 @@ std::size_t best_split(const GemmProblem& p, const MatmulParams& params, std::si
   const std::size_t s = std::min(static_cast<std::size_t>(std::ceil(wanted * units / tiles)),
                                  static_cast<std::size_t>(kMaxSplits));
   const std::size_t chunk = round_up(ceil_div(p.K, std::max<std::size_t>(s, 1)), bk);
-  if (s <= best || chunk < (best > 1 ? std::max(kSplitMinChunk, bk) : kOccupancyMinChunk) ||
+  if (s <= best || chunk < (best > 1 ? std::max(split_min_chunk(device), bk) : kOccupancyMinChunk) ||
       outputs * double(s) * double(element_bytes) > double(kMaxWorkspaceBytes))
     return best;
   return ceil_div(p.K, chunk);
 }
 
-// The tiles for C: the size class's, unless they would leave more than half of each tile empty;
-// then the largest of the device's other size classes' tiles and MatmulParams{} that wastes at
-// most half, else the one that wastes least.
+// The share of its tiles that C fills.
+double filled(const GemmProblem& p, const MatmulParams& t) {
+  return double(p.M) * double(p.N) /
+         (double(round_up(p.M, static_cast<std::size_t>(t.bm))) *
+          double(round_up(p.N, static_cast<std::size_t>(t.bn))));
+}
+
+// The tiles for C: the size class's, unless C would fill less than kTileFill of them; then the
+// largest of the device's other size classes' tiles and MatmulParams{} that C fills that well,
+// else the one it fills most.
 const MatmulChoice* tile_choice(const std::vector<MatmulSizeClass>& classes, const GemmProblem& p,
                                 const DeviceInfo& device, const MatmulChoice& fallback) {
-  auto filled = [&](const MatmulParams& t) {
-    return double(p.M) * double(p.N) /
-           (double(round_up(p.M, static_cast<std::size_t>(t.bm))) *
-            double(round_up(p.N, static_cast<std::size_t>(t.bn))));
-  };
   auto runs = [&](const MatmulChoice& c) { return gemm_params_problem(c.params, 4, p.op_b, device).empty(); };
   const std::size_t mn = p.M * p.N;
   const MatmulChoice* chosen = nullptr;
@@ -120,26 +122,59 @@ const MatmulChoice* tile_choice(const std::vector<MatmulSizeClass>& classes, con
       chosen = &c.choice;
       break;
     }
-  if (chosen && runs(*chosen) && filled(chosen->params) >= 0.5) return chosen;
+  if (chosen && runs(*chosen) && filled(p, chosen->params) >= kTileFill) return chosen;
   std::vector<const MatmulChoice*> all;
   for (const MatmulSizeClass& c : classes)
     if (runs(c.choice)) all.push_back(&c.choice);
   if (runs(fallback)) all.push_back(&fallback);
   const MatmulChoice* best = nullptr;
   for (const MatmulChoice* c : all) {
-    const double f = filled(c->params), area = double(c->params.bm) * c->params.bn;
+    const double f = filled(p, c->params), area = double(c->params.bm) * c->params.bn;
     if (!best) {
       best = c;
       continue;
     }
-    const double bf = filled(best->params), barea = double(best->params.bm) * best->params.bn;
-    const bool good = f >= 0.5, bgood = bf >= 0.5;
+    const double bf = filled(p, best->params), barea = double(best->params.bm) * best->params.bn;
+    const bool good = f >= kTileFill, bgood = bf >= kTileFill;
     if (good != bgood ? good : good ? area > barea : f > bf) best = c;
   }
   return best ? best : chosen;
 }
 
+std::size_t tile_count(const GemmProblem& p, const MatmulParams& t) {
+  return ceil_div(p.M, static_cast<std::size_t>(t.bm)) * ceil_div(p.N, static_cast<std::size_t>(t.bn)) *
+         p.batch;
+}
+
+// The smallest of the size classes' tiles (MatmulParams{} aside) that C fills well and that are
+// smaller than `than`; nullptr when there are none.
+const MatmulChoice* smallest_tiles(const std::vector<MatmulSizeClass>& classes, const GemmProblem& p,
+                                   const DeviceInfo& device, const MatmulParams& than) {
+  const MatmulChoice* best = nullptr;
+  auto area = [](const MatmulParams& t) { return t.bm * t.bn; };
+  for (const MatmulSizeClass& c : classes) {
+    const MatmulParams& t = c.choice.params;
+    if (area(t) >= area(than) || filled(p, t) < kTileFill ||
+        !gemm_params_problem(t, 4, p.op_b, device).empty())
+      continue;
+    if (!best || area(t) < area(best->params)) best = &c.choice;
+  }
+  return best;
+}
+
+// The work of one compute unit for tiles `t` and `splits` slices of K (see the rule: few tiles).
+double unit_work(const GemmProblem& p, const MatmulParams& t, std::size_t splits, const DeviceInfo& device) {
+  const std::size_t bk = static_cast<std::size_t>(t.bk);
+  const std::size_t chunk = round_up(ceil_div(p.K, splits), bk);
+  const double waves = std::ceil(double(tile_count(p, t)) * double(splits) / double(units_of(device)));
+  return waves * (double(ceil_div(chunk, bk)) + kGroupOverheadSteps) * double(t.bm) * double(t.bn);
+}
+
 }  // namespace
+
+std::size_t split_min_chunk(const DeviceInfo& device) {
+  return device.kind == DeviceKind::gpu ? kSplitMinChunkGpu : kSplitMinChunk;
+}
 
 const char* to_string(Op op) { return op == Op::none ? "none" : "transpose"; }
 
@@ -271,9 +306,26 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>&
     why << "split-K asked for";
   } else if (options.path == GemmPath::automatic) {
     splits = best_split(p, plan.params, element_bytes, device, false);
-    const std::size_t tiles = ceil_div(p.M, plan.params.bm) * ceil_div(p.N, plan.params.bn) * p.batch;
+    const std::size_t tiles = tile_count(p, plan.params);
     why << tiles << " tiles of " << plan.params.bm << "x" << plan.params.bn << " for "
         << units_of(device) * resident_groups(plan.params, device, element_bytes) << " group slots";
+    // Few tiles: smaller ones, with their own split, where the estimate says they fill the GPU better.
+    const MatmulChoice* smaller = nullptr;
+    if (!options.params && p.type != ScalarType::f64 && device.kind == DeviceKind::gpu &&
+        2 * tiles < units_of(device))
+      smaller = smallest_tiles(classes, p, device, plan.params);
+    if (smaller) {
+      const std::size_t smaller_splits = best_split(p, smaller->params, element_bytes, device, false);
+      const double work = unit_work(p, plan.params, splits, device);
+      const double smaller_work = unit_work(p, smaller->params, smaller_splits, device);
+      if (smaller_work <= kSplitGain * work) {
+        why << "; few tiles: " << tile_count(p, smaller->params) << " of " << smaller->params.bm << "x"
+            << smaller->params.bn << " instead (estimate " << smaller_work / work << " of theirs)";
+        plan.params = smaller->params;
+        plan.source = smaller->source;
+        splits = smaller_splits;
+      }
+    }
     if (splits > 1) why << ", K split";
   } else {
     why << (options.path == GemmPath::tiled ? "tiled asked for" : "tiled");

@@ -25,12 +25,12 @@
 //      kGemvDotMinChunk (dot) or kGemvAxpyMinChunk (axpy) elements, at most kMaxSplits.
 //   4. Otherwise tiled, with the tile parameters of the size class of M * N (matmul_size_classes:
 //      the tuning table's max_mn entries; GemmOptions::params overrides) for float and half, and
-//      double_params() for double. Where those tiles would be less than half filled by C (a 32 x 32
-//      C in 64 x 128 tiles), the largest of the device's other classes' tiles and MatmulParams{}
-//      (32 x 32) that are at least half filled, else the fullest. A set the device cannot run for
-//      this variant (op_b transpose pads B's shared rows) falls back to MatmulParams{}.
+//      double_params() for double. Where C would fill less than kTileFill of those tiles (64 x
+//      65536 in 128 x 256 tiles: half), the largest of the device's other classes' tiles and
+//      MatmulParams{} (32 x 32) that C fills that well, else the fullest. A set the device cannot
+//      run for this variant (op_b transpose pads B's shared rows) falls back to MatmulParams{}.
 //      Split-K, to fill the device: with tiles = ceil(M/BM) ceil(N/BN) batch, a split into S slices
-//      of K (each a multiple of BK, at least kSplitMinChunk long, S <= kMaxSplits) is estimated
+//      of K (each a multiple of BK, at least split_min_chunk() long, S <= kMaxSplits) is estimated
 //      to take ceil(tiles S / units) groups per compute unit, one after another, of ceil(K / S)
 //      steps each. The S with the fewest steps is taken when it beats S = 1 by kSplitGain and the
 //      workspace (S * batch * M * N accumulators) stays within kMaxWorkspaceBytes (a 64 x 64 C with
@@ -39,7 +39,13 @@
 //      Split-K, for occupancy (GPUs): where the groups of a unit hold fewer than kOccupancyThreads
 //      work-items between them (128-work-item groups, one per unit), enough slices for that many
 //      (up to resident_groups() groups a unit, kMaxSplits slices) while the slices stay at least
-//      kOccupancyMinChunk long, or kSplitMinChunk where K is split already.
+//      kOccupancyMinChunk long, or split_min_chunk() where K is split already.
+//      Few tiles (GPUs): where the tiles number fewer than half the compute units (a 256 x 256 C:
+//      8 tiles of 64 x 128 for 132 SMs), the smallest of the classes' tiles that C fills well is
+//      planned too, with its own split, and taken when its estimate is at most kSplitGain of the
+//      first: waves * (steps per slice + kGroupOverheadSteps) * BM * BN, the work of one unit.
+//      On the H100 that makes 256^3 64 x 64 tiles in 8 slices of 32, 1.9x the 64 x 128 tiles
+//      unsplit (scripts/gpu-gemm-sweep.sh).
 //   5. A plain float call (GemmProblem::plain) that stays tiled with one slice runs duet::matmul's
 //      kernel.
 // On CPU devices a tiled call with op_b transpose runs as op_b none on a transposed copy of B
@@ -103,7 +109,10 @@ struct GemmPlan {
 
 // The rule's constants (see the top of the file); what to change after measuring.
 constexpr int kMaxSplits = 256;
-constexpr std::size_t kSplitMinChunk = 256;  // tiled split-K: K per slice at least
+constexpr std::size_t kSplitMinChunk = 256;     // tiled split-K on CPUs: K per slice at least
+constexpr std::size_t kSplitMinChunkGpu = 32;   // the same on GPUs (two BK=16 steps)
+constexpr double kTileFill = 0.75;              // C fills at least this of its tiles, or smaller ones
+constexpr double kGroupOverheadSteps = 3;       // a group's start and end, in BK steps, for the estimate
 constexpr double kSplitGain = 0.85;          // a split must cost at most this of no split
 constexpr std::size_t kMaxWorkspaceBytes = std::size_t{64} << 20;
 constexpr int kOccupancyThreads = 256;                // work-items per GPU unit that hide latency
@@ -112,6 +121,9 @@ constexpr std::size_t kGemvDotMinChunk = 2048;        // gemv_dot: K per slice a
 constexpr std::size_t kGemvAxpyMinChunk = 128;        // gemv_axpy: K per slice at least
 constexpr int kGemvDotRows = 8, kGemvDotLanes = 32;   // gemv_dot: outputs per group, items per output
 constexpr int kGemvAxpyCols = 64, kGemvAxpyRows = 4;  // gemv_axpy: items along the outputs (4 each), along K
+
+// K per slice at least, for the tiled kernels' split-K on `device`.
+std::size_t split_min_chunk(const DeviceInfo& device);
 
 // Tile parameters for double: on GPUs 64 x 64 tiles of 4 x 4 (a quarter of the float tiles'
 // accumulators, each of which takes two registers); on CPUs the float CPU entry's 64 x 64 x 16, 4 x 8.
