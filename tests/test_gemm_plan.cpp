@@ -183,6 +183,8 @@ TEST_CASE("gemm plan: few tiles on a GPU take smaller ones where the estimate sa
   const GemmPlan sq128 = plan(kH100cl, problem(128, 128, 128));
   CHECK(sq128.params.bn == 64);
   CHECK(sq128.splits == 4);
+  // 64^3: one tile of 4 steps, faster whole than split with a second launch.
+  CHECK(plan(kH100, problem(64, 64, 64)).splits == 1);
   // 1000^3: 128 tiles of 64 x 128, enough; no split.
   const GemmPlan sq1000 = plan(kH100, problem(1000, 1000, 1000));
   CHECK(sq1000.params.bn == 128);

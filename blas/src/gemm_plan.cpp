@@ -69,7 +69,10 @@ std::size_t best_split(const GemmProblem& p, const MatmulParams& params, std::si
   const std::size_t bk = static_cast<std::size_t>(params.bk);
   const std::size_t min_chunk = force ? bk : std::max(split_min_chunk(device), bk);
   const double outputs = double(p.M) * double(p.N) * double(p.batch);
-  const double no_split = std::ceil(tiles / units) * double(p.K);
+  // In elements of K: a group's start and end, and the launch that adds the slices, cost steps too
+  // (a 64^3 product on a GPU: 4 steps, faster whole than in 2 slices and a second launch).
+  const double group_cost = kGroupOverheadSteps * double(bk), reduce_cost = kReduceLaunchSteps * double(bk);
+  const double no_split = std::ceil(tiles / units) * (double(p.K) + group_cost);
   std::size_t best = 1;
   double best_cost = force ? HUGE_VAL : no_split;
   for (std::size_t s = 2; s <= static_cast<std::size_t>(kMaxSplits); ++s) {
@@ -77,7 +80,7 @@ std::size_t best_split(const GemmProblem& p, const MatmulParams& params, std::si
     if (chunk < min_chunk) break;                             // chunks only get shorter from here
     if (chunk >= p.K || ceil_div(p.K, chunk) != s) continue;  // no split, or met at a smaller s
     if (!force && outputs * double(s) * double(element_bytes) > double(kMaxWorkspaceBytes)) break;
-    const double cost = std::ceil(tiles * double(s) / units) * double(chunk);
+    const double cost = std::ceil(tiles * double(s) / units) * (double(chunk) + group_cost) + reduce_cost;
     if (cost < best_cost) {
       best = s;
       best_cost = cost;
@@ -167,7 +170,9 @@ double unit_work(const GemmProblem& p, const MatmulParams& t, std::size_t splits
   const std::size_t bk = static_cast<std::size_t>(t.bk);
   const std::size_t chunk = round_up(ceil_div(p.K, splits), bk);
   const double waves = std::ceil(double(tile_count(p, t)) * double(splits) / double(units_of(device)));
-  return waves * (double(ceil_div(chunk, bk)) + kGroupOverheadSteps) * double(t.bm) * double(t.bn);
+  const double steps =
+      double(ceil_div(chunk, bk)) + kGroupOverheadSteps + (splits > 1 ? kReduceLaunchSteps : 0.0);
+  return waves * steps * double(t.bm) * double(t.bn);
 }
 
 }  // namespace

@@ -32,7 +32,8 @@
 //      Split-K, to fill the device: with tiles = ceil(M/BM) ceil(N/BN) batch, a split into S slices
 //      of K (each a multiple of BK, at least split_min_chunk() long, S <= kMaxSplits) is estimated
 //      to take ceil(tiles S / units) groups per compute unit, one after another, of ceil(K / S)
-//      steps each. The S with the fewest steps is taken when it beats S = 1 by kSplitGain and the
+//      steps each, plus kGroupOverheadSteps per group and kReduceLaunchSteps for the launch that adds
+//      the slices. The S with the fewest steps is taken when it beats S = 1 by kSplitGain and the
 //      workspace (S * batch * M * N accumulators) stays within kMaxWorkspaceBytes (a 64 x 64 C with
 //      a long K; 192 tiles for 132 units, 1.45 waves, split in 2 make 2.9). A CPU's compute units
 //      are its cores.
@@ -43,7 +44,7 @@
 //      Few tiles (GPUs): where the tiles number fewer than half the compute units (a 256 x 256 C:
 //      8 tiles of 64 x 128 for 132 SMs), the smallest of the classes' tiles that C fills well is
 //      planned too, with its own split, and taken when its estimate is at most kSplitGain of the
-//      first: waves * (steps per slice + kGroupOverheadSteps) * BM * BN, the work of one unit.
+//      first: waves * (steps per slice + the overheads above) * BM * BN, the work of one unit.
 //      On the H100 that makes 256^3 64 x 64 tiles in 8 slices of 32, 1.9x the 64 x 128 tiles
 //      unsplit (scripts/gpu-gemm-sweep.sh).
 //   5. A plain float call (GemmProblem::plain) that stays tiled with one slice runs duet::matmul's
@@ -112,7 +113,8 @@ constexpr int kMaxSplits = 256;
 constexpr std::size_t kSplitMinChunk = 256;     // tiled split-K on CPUs: K per slice at least
 constexpr std::size_t kSplitMinChunkGpu = 32;   // the same on GPUs (two BK=16 steps)
 constexpr double kTileFill = 0.75;              // C fills at least this of its tiles, or smaller ones
-constexpr double kGroupOverheadSteps = 3;       // a group's start and end, in BK steps, for the estimate
+constexpr double kGroupOverheadSteps = 3;       // a group's start and end, in BK steps, for the estimates
+constexpr double kReduceLaunchSteps = 4;        // the launch adding the slices of a split, in BK steps
 constexpr double kSplitGain = 0.85;          // a split must cost at most this of no split
 constexpr std::size_t kMaxWorkspaceBytes = std::size_t{64} << 20;
 constexpr int kOccupancyThreads = 256;                // work-items per GPU unit that hide latency
