@@ -148,9 +148,11 @@ class Bench {
         guarded([&] { launch_case(); });
       } else if (kernel == "array_axpy") {
         for (const std::size_t n : plan_.vector_n) guarded([&] { array_axpy_case(n); });
-      } else if (kernel == "array_sum_rows" || kernel == "array_sum_cols") {
-        for (const std::size_t n : plan_.vector_n)
-          guarded([&] { array_sum_case(kernel == "array_sum_rows", n); });
+      } else if (kernel == "array_sum_rows" || kernel == "array_sum_cols" || kernel == "array_sum_all") {
+        const std::optional<std::int64_t> axis =
+            kernel == "array_sum_all" ? std::nullopt
+                                      : std::optional<std::int64_t>(kernel == "array_sum_rows");
+        for (const std::size_t n : plan_.vector_n) guarded([&] { array_sum_case(axis, n); });
       } else if (kernel == "array_slice") {
         for (const std::size_t n : plan_.vector_n) guarded([&] { array_slice_case(n); });
       }
@@ -627,11 +629,17 @@ class Bench {
     });
   }
 
-  void array_sum_case(bool rows, std::size_t n) {
+  // Sums of a height x 4096 matrix along axis 1 (rows), axis 0 (cols) or over every element (all,
+  // axis nullopt: one output, the array API's sum(x)).
+  void array_sum_case(std::optional<std::int64_t> axis, std::size_t n) {
     const std::size_t cols = std::min(kArrayCols, n), height = n / cols;
+    const bool rows = axis == 1, all = !axis;
     Measurement& m =
-        start(rows ? "array_sum_rows" : "array_sum_cols",
-              std::to_string(height) + "x" + std::to_string(cols) + (rows ? ", axis 1" : ", axis 0"));
+        start(all    ? "array_sum_all"
+              : rows ? "array_sum_rows"
+                     : "array_sum_cols",
+              all ? count_label(n)
+                  : std::to_string(height) + "x" + std::to_string(cols) + (rows ? ", axis 1" : ", axis 0"));
     const int sets = sets_for(m, double(n) * sizeof(float), double(n) * sizeof(float));
     if (!sets) return;
     struct Set {
@@ -648,15 +656,23 @@ class Bench {
       for (float& v : set.x) v = std::round(v);
       set.dx = array_of(set.x, {height, cols});
     }
-    const std::int64_t axis = rows ? 1 : 0;
-    auto enqueue = [&](int k) { s[k].sums.push_back(sum(queue_, s[k].dx, axis)); };
+    auto enqueue = [&](int k) {
+      s[k].sums.push_back(all ? sum(queue_, s[k].dx) : sum(queue_, s[k].dx, *axis));
+    };
     for (int k = 0; k < sets; ++k) enqueue(k);
     queue_.finish();
     const Stats t = time_runs(plan_.runs, sets, 1, enqueue);
     set_timing(m, t, double(height * cols) * sizeof(float), "GB/s", 1e9);
     set_limit(m, out_.copy_gbs, "copy bandwidth");
+    // Whole numbers: exact in float while every partial sum stays below 2^24, which a sum over
+    // every element of 2^28 values in [-8, 8] leaves only by a random walk of 2^11 deviations.
     finish_checked(m, sets, 0.0, "every sum (whole numbers: exact in float)", [&](int k) {
       const std::vector<float> got = s[k].sums.back().to_vector<float>(queue_);
+      if (all) {
+        double want = 0.0;
+        for (const float v : s[k].x) want += v;
+        return std::fabs(double(got[0]) - want);
+      }
       const std::size_t outputs = rows ? height : cols, length = rows ? cols : height;
       return reference::max_abs_error(outputs, [&](std::size_t o) {
         double want = 0.0;
@@ -757,8 +773,8 @@ class Bench {
 
 const std::vector<std::string>& kernel_names() {
   static const std::vector<std::string> names{
-      "copy", "vector_add", "multiply",   "elementwise",    "reduction",      "matmul",     "heat_step",
-      "heat", "launch",     "array_axpy", "array_sum_rows", "array_sum_cols", "array_slice"};
+      "copy", "vector_add", "multiply",   "elementwise",    "reduction",      "matmul",        "heat_step",
+      "heat", "launch",     "array_axpy", "array_sum_rows", "array_sum_cols", "array_sum_all", "array_slice"};
   return names;
 }
 

@@ -241,7 +241,7 @@ class Bench(PeerBench):
         self.add_launch(launches, host, device, abs(float(c[0]) - 3.75), "cupy.add on 1 element", "synchronize()")
 
     # --- arrays: what CuPy users write, beside duet::Array (bench/cases.cpp, the same keys) ---------
-    ARRAY_KERNELS = ("array_axpy", "array_sum_rows", "array_sum_cols", "array_slice")
+    ARRAY_KERNELS = ("array_axpy", "array_sum_rows", "array_sum_cols", "array_sum_all", "array_slice")
     ARRAY_COLS = 4096
 
     def array_axpy_case(self, n):
@@ -262,12 +262,12 @@ class Bench(PeerBench):
         self.add("array_axpy", count_label(n), t, 12.0 * n, "GB/s", 1e9, worst, 2.0 * FLOAT_EPS, sets=sets,
                  label="CuPy a * x + y (unfused)", check="%d sets, every element" % sets)
 
-    def array_sum_case(self, rows, n):
+    def array_sum_case(self, axis, n):
+        """Sums along axis 1 (rows), axis 0 (cols) or, with axis None, over every element."""
         cols = min(self.ARRAY_COLS, n)
         height = n // cols
         sets = self.sets_for(4.0 * n)
         s = [cp.rint(self.random((height, cols), -8.5, 8.5, 800 + k)) for k in range(sets)]
-        axis = 1 if rows else 0
         out = [None] * sets
 
         def enqueue(k):
@@ -277,9 +277,10 @@ class Bench(PeerBench):
         worst = 0.0
         for k, x in enumerate(s):
             worst = worse(float(cp.max(cp.abs(out[k].astype(cp.float64) - x.astype(cp.float64).sum(axis=axis)))), worst)
-        self.add("array_sum_rows" if rows else "array_sum_cols",
-                 "%dx%d, axis %d" % (height, cols, axis), t, 4.0 * n, "GB/s", 1e9, worst, 0.0, sets=sets,
-                 label="cupy.sum(axis=%d)" % axis, check="%d sets, every sum (whole numbers: exact in float)" % sets)
+        name = {1: "array_sum_rows", 0: "array_sum_cols", None: "array_sum_all"}[axis]
+        size = count_label(n) if axis is None else "%dx%d, axis %d" % (height, cols, axis)
+        self.add(name, size, t, 4.0 * n, "GB/s", 1e9, worst, 0.0, sets=sets,
+                 label="cupy.sum(axis=%s)" % axis, check="%d sets, every sum (whole numbers: exact in float)" % sets)
 
     def array_slice_case(self, n):
         cols = min(self.ARRAY_COLS, n)
@@ -309,7 +310,8 @@ class Bench(PeerBench):
                 elif kernel == "array_slice":
                     case = lambda n=n: self.array_slice_case(n)
                 else:
-                    case = lambda n=n, rows=kernel == "array_sum_rows": self.array_sum_case(rows, n)
+                    axis = {"array_sum_rows": 1, "array_sum_cols": 0, "array_sum_all": None}[kernel]
+                    case = lambda n=n, axis=axis: self.array_sum_case(axis, n)
                 cases.append((self.impl, kernel, count_label(n), case))
         return cases
 

@@ -129,12 +129,13 @@ TEST_CASE("array reductions over several axes: sums, views, keepdims, integers a
 }
 
 // Runs `body` with each reduction layout forced (reduce.cpp: a work-group or a work-item per output,
-// the CPU layouts lanes and tiles, and split, which a forced run cuts into up to 7 uneven chunks),
+// the CPU layouts lanes and tiles, and split, split_groups and split_lanes, which a forced run cuts
+// into up to 7 uneven chunks),
 // so each is checked on every device whichever the device would choose, then with the device's own
 // choice.
 template <class Body>
 void with_each_layout(Body&& body) {
-  for (const char* layout : {"groups", "columns", "lanes", "tiles", "split"}) {
+  for (const char* layout : {"groups", "columns", "lanes", "tiles", "split", "split_groups", "split_lanes"}) {
     CAPTURE(layout);
     setenv("DUET_REDUCE_LAYOUT", layout, 1);
     body();

@@ -176,6 +176,29 @@ std::string cpu_kernels(ReduceOp op, ScalarType in, ScalarType out, ScalarType a
     << "      " << fold(arg, "v[l]", "vi[l]", "v[l + step]", "vi[l + step]") << "\n    }\n  }\n"
     << store(op, out, A, "v[0]", "vi[0]") << "}\n";
 
+  // Split lanes (a contiguous run with fewer outputs than cores, the reduction over every element
+  // among them): work-item t folds chunk t / outputs of output g = t % outputs's run as
+  // duet_reduce_lanes folds a whole run, into part[t]; duet_reduce_join folds each output's chunks
+  // in order.
+  s << "KERNEL void duet_reduce_split_lanes(" << params << ", GLOBAL " << A
+    << "* part, GLOBAL ulong* part_i, const ulong chunk, const ulong chunks) {\n"
+    << "  const ulong t = (ulong)GLOBAL_ID(0);\n  if (t >= outputs * chunks) return;\n"
+    << "  const ulong g = t % outputs, first = (t / outputs) * chunk;\n"
+    << "  const ulong last = run - first < chunk ? run : first + chunk;\n"
+    << base_of_output() << init << "  ulong r = first;\n"
+    << "  for (; r + " << lanes << " <= last; r += " << lanes << ") {\n"
+    << "    for (uint l = 0; l < " << lanes << "u; ++l) {\n"
+    << "      const " << A << " x = " << element << ";\n"
+    << "      " << fold(arg, "v[l]", "vi[l]", "x", "r + l") << "\n    }\n  }\n"
+    << "  for (uint l = 0; r + l < last; ++l) {\n"
+    << "    const " << A << " x = " << element << ";\n"
+    << "    " << fold(arg, "v[l]", "vi[l]", "x", "r + l") << "\n  }\n"
+    << "  for (uint step = " << kLanes / 2 << "u; step > 0u; step >>= 1) {\n"
+    << "    for (uint l = 0; l < step; ++l) {\n"
+    << "      " << fold(arg, "v[l]", "vi[l]", "v[l + step]", "vi[l + step]") << "\n    }\n  }\n"
+    << "  part[t] = v[0];\n"
+    << (arg ? "  part_i[t] = vi[0];\n" : "") << "}\n";
+
   // The full tile's loop has a constant trip count (a vector); the last tile of a row, shorter.
   auto walk = [&](const std::string& count) {
     std::ostringstream w;
@@ -311,22 +334,80 @@ std::string kernel_source(ReduceOp op, ScalarType in, ScalarType out, ScalarType
     << (arg ? "    const ulong xi = part_i[c * outputs + g];\n" : "") << "    "
     << fold(arg, "v", "vi", "x", "xi") << "\n  }\n"
     << store(op, out, A, "v", "vi") << "}\n";
+
+  // Split groups (GPUs, a contiguous run with too few outputs to fill the device a work-group
+  // each, the reduction over every element among them): work-group t makes output g = t % outputs
+  // over chunk t / outputs of the run, as duet_reduce makes a whole run, into part[t];
+  // duet_reduce_join_groups then folds output g's chunks with a work-group, in a fixed tree.
+  auto tree = [&](const std::string& finish) {
+    std::ostringstream t;
+    t << "  duet_v[lid] = v;\n"
+      << (arg ? "  duet_i[lid] = vi;\n" : "") << "  BARRIER();\n"
+      << "  for (uint step = " << kGroup / 2 << "u; step > 0u; step >>= 1) {\n"
+      << "    if (lid < step) {\n      "
+      << fold(arg, "duet_v[lid]", "duet_i[lid]", "duet_v[lid + step]", "duet_i[lid + step]")
+      << "\n    }\n    BARRIER();\n  }\n  if (lid != 0u) return;\n"
+      << finish;
+    return t.str();
+  };
+  const std::string shared = "  SHARED " + A + " duet_v[" + std::to_string(kGroup) + "];\n" +
+                             (arg ? "  SHARED ulong duet_i[" + std::to_string(kGroup) + "];\n" : "");
+  s << "KERNEL void duet_reduce_split_groups(" << params << ", GLOBAL " << A
+    << "* part, GLOBAL ulong* part_i, const ulong chunk, const ulong chunks) {\n"
+    << shared << "  const ulong t = (ulong)GROUP_ID(0);\n  const uint lid = (uint)LOCAL_ID(0);\n"
+    << "  if (t >= outputs * chunks) return;\n"
+    << "  const ulong g = t % outputs, first = (t / outputs) * chunk;\n"
+    << "  const ulong last = run - first < chunk ? run : first + chunk;\n"
+    << base_of_output() << "  " << A << " v = " << identity(op, acc) << ";\n  ulong vi = (ulong)0 - 1;\n"
+    << "  for (ulong r = first + lid; r < last; r += " << kGroup << ") {\n"
+    << "    const " << A << " x = " << load << ";\n"
+    << "    " << fold(arg, "v", "vi", "x", "r") << "\n  }\n"
+    << tree(std::string("  part[t] = duet_v[0];\n") + (arg ? "  part_i[t] = duet_i[0];\n" : "")) << "}\n";
+  s << "KERNEL void duet_reduce_join_groups(GLOBAL const " << A
+    << "* part, GLOBAL const ulong* part_i, GLOBAL " << name_of(out)
+    << "* dst, const ulong outputs, const ulong run, const ulong chunks) {\n"
+    << shared << "  const ulong g = (ulong)GROUP_ID(0);\n  const uint lid = (uint)LOCAL_ID(0);\n"
+    << "  if (g >= outputs) return;\n"
+    << "  " << A << " v = " << identity(op, acc) << ";\n  ulong vi = (ulong)0 - 1;\n"
+    << "  for (ulong c = lid; c < chunks; c += " << kGroup << ") {\n"
+    << "    const " << A << " x = part[c * outputs + g];\n"
+    << (arg ? "    const ulong xi = part_i[c * outputs + g];\n" : "") << "    "
+    << fold(arg, "v", "vi", "x", "xi") << "\n  }\n"
+    << tree(store(op, out, A, "duet_v[0]", "duet_i[0]")) << "}\n";
   s << cpu_kernels(op, in, out, acc);
   return s.str();
 }
+
+// The layouts of a reduction, each one kernel of the generated source (the splits: two).
+enum class ReduceLayout { groups, columns, lanes, tiles, split, split_groups, split_lanes };
 
 // The split layout: each chunk of a run at least this long, and enough work-items (outputs x
 // chunks) to keep every unit's lanes busy several times over.
 constexpr std::size_t kSplitMinChunk = 32;
 constexpr std::size_t kSplitItemsPerUnit = 8 * kGroup;
+// The split groups layout: a chunk gives each of a group's work-items at least 16 elements, and
+// the groups (outputs x chunks) number 4 per unit, 1024 work-items (a sum over 2^28 floats: 528
+// groups on an H100, whose partial results one group then folds).
+constexpr std::size_t kSplitGroupsMinChunk = 16 * kGroup;
+constexpr std::size_t kSplitGroupsPerUnit = 4;
+// The split lanes layout (CPUs): 64 steps of the lanes at least per chunk, 4 chunks per core.
+constexpr std::size_t kSplitLanesMinChunk = 64 * 64;
+constexpr std::size_t kSplitLanesPerUnit = 4;
 
 // Chunks of `run` for `outputs` outputs: on a forced split (tests), 7 or fewer, so that short runs
 // split unevenly too.
-std::size_t split_chunks(const DeviceInfo& info, std::size_t outputs, std::size_t run, bool forced) {
+std::size_t split_chunks(const DeviceInfo& info, ReduceLayout layout, std::size_t outputs, std::size_t run,
+                         bool forced) {
   if (forced) return std::max<std::size_t>(1, std::min<std::size_t>(run, 7));
   const std::size_t units = std::max<std::size_t>(info.compute_units, 1);
-  const std::size_t want = (kSplitItemsPerUnit * units + outputs - 1) / outputs;
-  return std::max<std::size_t>(1, std::min(want, run / kSplitMinChunk));
+  const std::size_t per_unit = layout == ReduceLayout::split_groups  ? kSplitGroupsPerUnit
+                               : layout == ReduceLayout::split_lanes ? kSplitLanesPerUnit
+                                                                     : kSplitItemsPerUnit;
+  const std::size_t min_chunk = layout == ReduceLayout::split_groups  ? kSplitGroupsMinChunk
+                                : layout == ReduceLayout::split_lanes ? kSplitLanesMinChunk
+                                                                      : kSplitMinChunk;
+  const std::size_t want = (per_unit * units + outputs - 1) / outputs;
+  return std::max<std::size_t>(1, std::min(want, run / min_chunk));
 }
 
 // Per queue: the split layout's partial results, grown as needed; calls on one queue run in order,
@@ -336,15 +417,16 @@ struct SplitScratch {
   RawBuffer part, part_i;
 };
 
-// The layouts of a reduction, each one kernel of the generated source (split: two).
-enum class ReduceLayout { groups, columns, lanes, tiles, split };
-
 const char* kernel_name(ReduceLayout layout) {
   switch (layout) {
     case ReduceLayout::columns:
       return "duet_reduce_columns";
     case ReduceLayout::split:
       return "duet_reduce_split";
+    case ReduceLayout::split_groups:
+      return "duet_reduce_split_groups";
+    case ReduceLayout::split_lanes:
+      return "duet_reduce_split_lanes";
     case ReduceLayout::lanes:
       return "duet_reduce_lanes";
     case ReduceLayout::tiles:
@@ -374,14 +456,21 @@ ReduceLayout choose_layout(const DeviceInfo& info, std::size_t outputs, std::siz
     if (std::strcmp(forced, "lanes") == 0) return ReduceLayout::lanes;
     if (std::strcmp(forced, "tiles") == 0) return tiles_fit ? ReduceLayout::tiles : ReduceLayout::columns;
     if (std::strcmp(forced, "split") == 0) return ReduceLayout::split;
+    if (std::strcmp(forced, "split_groups") == 0) return ReduceLayout::split_groups;
+    if (std::strcmp(forced, "split_lanes") == 0) return ReduceLayout::split_lanes;
   }
   const std::size_t units = std::max<std::size_t>(info.compute_units, 1);
   if (info.kind == DeviceKind::gpu) {
-    if (run_stride == 1) return ReduceLayout::groups;
+    if (run_stride == 1)
+      return outputs < 2 * units && run >= 2 * kSplitGroupsMinChunk ? ReduceLayout::split_groups
+                                                                    : ReduceLayout::groups;
     if (outputs >= 64 * units) return ReduceLayout::columns;
     return tiles_fit && run >= 2 * kSplitMinChunk ? ReduceLayout::split : ReduceLayout::groups;
   }
-  if (run_stride == 1) return outputs >= units ? ReduceLayout::lanes : ReduceLayout::groups;
+  if (run_stride == 1)
+    return outputs >= units                 ? ReduceLayout::lanes
+           : run >= 2 * kSplitLanesMinChunk ? ReduceLayout::split_lanes
+                                            : ReduceLayout::groups;
   return tiles_fit && outputs >= units * kLanes ? ReduceLayout::tiles : ReduceLayout::groups;
 }
 
@@ -498,19 +587,22 @@ Array reduce(Queue& q, ReduceOp op, const Array& in, std::optional<std::int64_t>
     args.push_back(KernelArg::from(std::int64_t(d < skip ? 0 : walk.strides[d - skip])));
   if (layout == ReduceLayout::groups) {
     q.launch_args(kernel, Range(out.size() * kGroup), Range(kGroup), args);
-  } else if (layout == ReduceLayout::split) {
+  } else if (layout == ReduceLayout::split || layout == ReduceLayout::split_groups ||
+             layout == ReduceLayout::split_lanes) {
+    const bool groups = layout == ReduceLayout::split_groups;
     const char* forced = std::getenv("DUET_REDUCE_LAYOUT");
     const std::size_t outputs = out.size();
-    std::size_t chunks = split_chunks(info, outputs, run, forced && *forced);
+    std::size_t chunks = split_chunks(info, layout, outputs, run, forced && *forced);
     const std::size_t chunk = run == 0 ? 1 : (run + chunks - 1) / chunks;
     chunks = run == 0 ? 1 : (run + chunk - 1) / chunk;  // no empty chunk at the end
     const std::size_t items = outputs * chunks;
     const std::size_t acc_size = size_of(acc);
     const bool arg = op == ReduceOp::argmin || op == ReduceOp::argmax;
+    const char* join_name = groups ? "duet_reduce_join_groups" : "duet_reduce_join";
     const Kernel join = cached_kernel(q.device(), signature + "/join", [&] {
       return q.device()
           .compile(reduction_source(op, in.dtype()), {}, std::string(call) + ".duet")
-          .kernel("duet_reduce_join");
+          .kernel(join_name);
     });
     const auto scratch = extension::queue_state<SplitScratch>(
         q, "duet.array.reduce", [] { return std::make_shared<SplitScratch>(); });
@@ -525,10 +617,21 @@ Array reduce(Queue& q, ReduceOp op, const Array& in, std::optional<std::int64_t>
     args.push_back(KernelArg::from_raw(scratch->part_i, ScalarType::u64));
     args.push_back(KernelArg::from(std::uint64_t(chunk)));
     args.push_back(KernelArg::from(std::uint64_t(chunks)));
-    const std::size_t local = std::min(kGroup, info.max_group_size);
-    q.launch_args(kernel, Range((items + local - 1) / local * local), Range(local), args);
+    // split and split lanes: a work-item per (output, chunk), then per output (on CPUs, groups
+    // small enough that every core gets several); split groups: a group for each, always kGroup
+    // work-items (the kernels' shared trees are that size).
+    const std::size_t units = std::max<std::size_t>(info.compute_units, 1);
+    const std::size_t local =
+        info.kind == DeviceKind::gpu
+            ? std::min(kGroup, info.max_group_size)
+            : std::clamp<std::size_t>(items / (4 * units), 1, std::min(kGroup, info.max_group_size));
+    if (groups)
+      q.launch_args(kernel, Range(items * kGroup), Range(kGroup), args);
+    else
+      q.launch_args(kernel, Range((items + local - 1) / local * local), Range(local), args);
     q.launch_args(
-        join, Range((outputs + local - 1) / local * local), Range(local),
+        join, groups ? Range(outputs * kGroup) : Range((outputs + local - 1) / local * local),
+        Range(groups ? kGroup : local),
         std::vector<KernelArg>{
             KernelArg::from_raw(scratch->part, acc), KernelArg::from_raw(scratch->part_i, ScalarType::u64),
             KernelArg::from_raw(out.buffer(), out_type), KernelArg::from(std::uint64_t(outputs)),
