@@ -1,11 +1,12 @@
-// The reductions of duet/array_reduce.hpp: one generated source per (operation, dtypes), with two
-// layouts. duet_reduce: work-group g makes output element g: its work-items walk the reduced axis
-// (or every element, for a reduction over all) with a stride of the group's size, then combine their
-// values in a shared-memory tree in a fixed order. duet_reduce_columns: work-item g makes output g,
-// walking the run in order; duet_reduce_lanes and duet_reduce_tiles, the CPU layouts (choose_layout
-// says which). Either way results repeat bit for bit. The kept axes
-// are the output's, collapsed, at most 6 (as array_copy.duet's); the reduced run is one axis with a stride,
-// or the whole array made contiguous first.
+// The reductions of duet/array_reduce.hpp: one generated source per (operation, dtypes), with several
+// layouts, choose_layout picking one per shape and device. duet_reduce: work-group g makes output g:
+// its work-items walk the reduced run (or every element, for a reduction over all) with a stride of
+// the group's size, then combine their values in a shared-memory tree in a fixed order.
+// duet_reduce_columns: work-item g makes output g, walking the run in order. duet_reduce_lanes and
+// duet_reduce_tiles: the CPU layouts. The split layouts cut each run into chunks, a partial result
+// per output and chunk, then fold each output's chunks in a second launch. Whichever runs, results
+// repeat bit for bit. The kept axes are the output's, collapsed, at most 6 (as array_copy.duet's);
+// the reduced run is one axis with a stride, or the whole array made contiguous first.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
