@@ -153,6 +153,8 @@ class Bench {
             kernel == "array_sum_all" ? std::nullopt
                                       : std::optional<std::int64_t>(kernel == "array_sum_rows");
         for (const std::size_t n : plan_.vector_n) guarded([&] { array_sum_case(axis, n); });
+      } else if (kernel == "array_add_row") {
+        for (const std::size_t n : plan_.vector_n) guarded([&] { array_add_row_case(n); });
       } else if (kernel == "array_slice") {
         for (const std::size_t n : plan_.vector_n) guarded([&] { array_slice_case(n); });
       }
@@ -631,6 +633,43 @@ class Bench {
 
   // Sums of a height x 4096 matrix along axis 1 (rows), axis 0 (cols) or over every element (all,
   // axis nullopt: one output, the array API's sum(x)).
+  // m + row over a height x 4096 matrix, the row broadcast down it: the fused kernel's strided form
+  // (an index per axis for every element).
+  void array_add_row_case(std::size_t n) {
+    const std::size_t cols = std::min(kArrayCols, n), height = n / cols;
+    Measurement& m = start("array_add_row", std::to_string(height) + "x" + std::to_string(cols) + " + row");
+    const int sets = sets_for(m, 2.0 * double(height * cols) * sizeof(float), double(n) * sizeof(float));
+    if (!sets) return;
+    struct Set {
+      std::vector<float> x, row;
+      Array dx, drow, dz;
+    };
+    std::vector<Set> s(static_cast<std::size_t>(sets));
+    for (int k = 0; k < sets; ++k) {
+      Set& set = s[k];
+      set.x.resize(height * cols);
+      set.row.resize(cols);
+      fill_random(set.x, -1.0f, 1.0f, seed("array_add_row x", k));
+      fill_random(set.row, -1.0f, 1.0f, seed("array_add_row row", k));
+      set.dx = array_of(set.x, {height, cols});
+      set.drow = array_of(set.row, {cols});
+      set.dz = full(queue_, {height, cols}, std::numeric_limits<double>::quiet_NaN());
+    }
+    auto enqueue = [&](int k) { assign(queue_, s[k].dz, s[k].dx + s[k].drow); };
+    for (int k = 0; k < sets; ++k) enqueue(k);
+    queue_.finish();
+    const Stats t = time_runs(plan_.runs, sets, 1, enqueue);
+    set_timing(m, t, 2.0 * double(height * cols) * sizeof(float), "GB/s", 1e9);
+    set_limit(m, out_.copy_gbs, "copy bandwidth");
+    finish_checked(m, sets, kFloatEps, "every element", [&](int k) {
+      const std::vector<float> got = s[k].dz.to_vector<float>(queue_);
+      return reference::max_abs_error(height * cols, [&](std::size_t i) {
+        const double want = double(s[k].x[i]) + s[k].row[i % cols];
+        return std::fabs(double(got[i]) - want) / (std::fabs(want) + 1e-30);
+      });
+    });
+  }
+
   void array_sum_case(std::optional<std::int64_t> axis, std::size_t n) {
     const std::size_t cols = std::min(kArrayCols, n), height = n / cols;
     const bool rows = axis == 1, all = !axis;
@@ -773,8 +812,9 @@ class Bench {
 
 const std::vector<std::string>& kernel_names() {
   static const std::vector<std::string> names{
-      "copy", "vector_add", "multiply",   "elementwise",    "reduction",      "matmul",        "heat_step",
-      "heat", "launch",     "array_axpy", "array_sum_rows", "array_sum_cols", "array_sum_all", "array_slice"};
+      "copy",          "vector_add",     "multiply",       "elementwise",   "reduction",
+      "matmul",        "heat_step",      "heat",           "launch",        "array_axpy",
+      "array_add_row", "array_sum_rows", "array_sum_cols", "array_sum_all", "array_slice"};
   return names;
 }
 

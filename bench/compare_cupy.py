@@ -241,7 +241,7 @@ class Bench(PeerBench):
         self.add_launch(launches, host, device, abs(float(c[0]) - 3.75), "cupy.add on 1 element", "synchronize()")
 
     # --- arrays: what CuPy users write, beside duet::Array (bench/cases.cpp, the same keys) ---------
-    ARRAY_KERNELS = ("array_axpy", "array_sum_rows", "array_sum_cols", "array_sum_all", "array_slice")
+    ARRAY_KERNELS = ("array_axpy", "array_add_row", "array_sum_rows", "array_sum_cols", "array_sum_all", "array_slice")
     ARRAY_COLS = 4096
 
     def array_axpy_case(self, n):
@@ -261,6 +261,24 @@ class Bench(PeerBench):
             worst = worse(float(cp.max(cp.abs(out[k].astype(cp.float64) - want) / scale)), worst)
         self.add("array_axpy", count_label(n), t, 12.0 * n, "GB/s", 1e9, worst, 2.0 * FLOAT_EPS, sets=sets,
                  label="CuPy a * x + y (unfused)", check="%d sets, every element" % sets)
+
+    def array_add_row_case(self, n):
+        cols = min(self.ARRAY_COLS, n)
+        height = n // cols
+        sets = self.sets_for(8.0 * n)
+        s = [(self.random((height, cols), -1, 1, 1000 + k), self.random(cols, -1, 1, 1100 + k)) for k in range(sets)]
+        out = [None] * sets
+
+        def enqueue(k):
+            out[k] = s[k][0] + s[k][1]
+
+        t = self.warm_up_and_time(self.p["runs"], sets, 1, enqueue)
+        worst = 0.0
+        for k, (x, row) in enumerate(s):
+            want = x.astype(cp.float64) + row.astype(cp.float64)
+            worst = worse(float(cp.max(cp.abs(out[k].astype(cp.float64) - want) / (cp.abs(want) + 1e-30))), worst)
+        self.add("array_add_row", "%dx%d + row" % (height, cols), t, 8.0 * n, "GB/s", 1e9, worst, FLOAT_EPS,
+                 sets=sets, label="CuPy m + row", check="%d sets, every element" % sets)
 
     def array_sum_case(self, axis, n):
         """Sums along axis 1 (rows), axis 0 (cols) or, with axis None, over every element."""
@@ -307,6 +325,8 @@ class Bench(PeerBench):
             for n in self.p["vector_n"]:
                 if kernel == "array_axpy":
                     case = lambda n=n: self.array_axpy_case(n)
+                elif kernel == "array_add_row":
+                    case = lambda n=n: self.array_add_row_case(n)
                 elif kernel == "array_slice":
                     case = lambda n=n: self.array_slice_case(n)
                 else:

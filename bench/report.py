@@ -24,7 +24,7 @@ import re
 import sys
 
 KERNEL_ORDER = ["copy", "copy_kernel", "vector_add", "multiply", "elementwise", "reduction", "matmul", "heat_step", "heat",
-                "launch", "array_axpy", "array_sum_rows", "array_sum_cols", "array_sum_all",
+                "launch", "array_axpy", "array_add_row", "array_sum_rows", "array_sum_cols", "array_sum_all",
                 "array_slice"]
 PEER_NAMES = {"cupy": "CuPy", "pyopencl": "PyOpenCL", "numpy": "numpy"}
 

@@ -36,6 +36,9 @@ void compiles_for_cuda(const duet::Expr& e, ScalarType out, bool flat) {
   std::size_t bytes = 0;
   try {
     bytes = duet::compile_for_cuda_arch(duet::fused_source(e, out, flat), {}, "sm_90", "fused.duet");
+    if (!flat)  // the 32-bit index arithmetic too
+      bytes = std::min(bytes, duet::compile_for_cuda_arch(duet::fused_source(e, out, flat, false, true), {},
+                                                          "sm_90", "fused_narrow.duet"));
     if (!vector4.empty())
       bytes = std::min(bytes, duet::compile_for_cuda_arch(vector4, {}, "sm_90", "fused_vector4.duet"));
   } catch (const duet::BackendUnavailableError&) {
@@ -147,6 +150,71 @@ TEST_CASE("array expressions: broadcasting and views as operands") {
     compiles_for_cuda(flipped + every2, ScalarType::f32, false);
     CHECK_THROWS_WITH_AS(mat + floats(q, c, {5}), doctest::Contains("(5, 7) and (5,) do not broadcast"),
                          duet::ArgumentError);
+  });
+}
+
+// Innermost axes of 32 elements or more take the strided kernel's rows form (a work-item per
+// element of a row, or a run of 64 on CPUs, looping over the rows); its innermost strides of 1, 0
+// and others are written into the source.
+void long_rows();
+
+TEST_CASE("array expressions: broadcasting over long rows") {
+  long_rows();
+  // The GPUs' form (an element of a row per work-item) on every device.
+  EnvGuard layout("DUET_ELEMENTWISE_LAYOUT", "vector4");
+  long_rows();
+}
+
+void long_rows() {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    auto rng = make_rng("array rows");
+    for (std::size_t w : {std::size_t{32}, std::size_t{67}, std::size_t{131}, std::size_t{200}}) {
+      CAPTURE(w);
+      const std::size_t h = 13;
+      const std::vector<float> m = random_floats(rng, h * w), r = random_floats(rng, w),
+                               c = random_floats(rng, h);
+      const Array mat = floats(q, m, {h, w}), row = floats(q, r, {w}), col = floats(q, c, {h, 1});
+      // m + row (strides 1 and 1), m * col (0 along the row), row reversed (-1).
+      const Array reversed = row.index({Slice{none, none, -1}});
+      const std::vector<float> a = duet::evaluate(q, mat + row * col - reversed).to_vector<float>(q);
+      REQUIRE(a.size() == h * w);
+      for (std::size_t i = 0; i < h; ++i)
+        for (std::size_t j = 0; j < w; ++j)
+          CHECK(a[i * w + j] == doctest::Approx(double(m[i * w + j]) + double(r[j]) * c[i] - r[w - 1 - j]));
+      // A transposed operand (its rows run down the columns) and a 3-D broadcast, into a poisoned
+      // view of a larger array.
+      const std::vector<float> t = random_floats(rng, w * h);
+      const Array tmat = floats(q, t, {w, h}).transpose({1, 0});
+      const Array big = duet::full(q, {3, h, w + 5}, std::nan(""));
+      const Array view = big.index({Slice{}, Slice{}, Slice{2, std::int64_t(w) + 2, 1}});
+      const Array stack = floats(q, std::vector<float>{1.0f, 2.0f, 3.0f}, {3, 1, 1});
+      duet::assign(q, view, tmat * stack + mat);
+      const std::vector<float> b = big.to_vector<float>(q);
+      for (std::size_t s = 0; s < 3; ++s)
+        for (std::size_t i = 0; i < h; ++i)
+          for (std::size_t j = 0; j < w + 5; ++j) {
+            const float got = b[(s * h + i) * (w + 5) + j];
+            if (j < 2 || j >= w + 2) {
+              CHECK(std::isnan(got));
+            } else {
+              const std::size_t k = j - 2;
+              CHECK(got == doctest::Approx(double(t[k * h + i]) * double(s + 1) + m[i * w + k]));
+            }
+          }
+      if (w == 67) {
+        compiles_for_cuda(mat + row * col - reversed, ScalarType::f32, false);
+        std::size_t bytes = 0;
+        try {
+          bytes = duet::compile_for_cuda_arch(
+              duet::fused_source(tmat * stack + mat, ScalarType::f32, false, false, true, true), {}, "sm_90",
+              "fused_rows.duet");
+        } catch (const duet::BackendUnavailableError&) {
+          bytes = 1;  // no NVRTC here
+        }
+        CHECK(bytes > 0);
+      }
+    }
   });
 }
 

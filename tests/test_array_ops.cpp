@@ -43,12 +43,14 @@ std::vector<T> draw(std::mt19937_64& rng, std::size_t n, double lo, double hi) {
   return v;
 }
 
-// The kernel also compiles for CUDA (NVRTC needs no GPU), flat and strided.
+// The kernel also compiles for CUDA (NVRTC needs no GPU), flat and strided (with the 32-bit index
+// arithmetic that outputs under 2^32 elements run; test_array_expr.cpp compiles the 64-bit one).
 void compiles_for_cuda(const Expr& e, ScalarType out) {
   for (bool flat : {true, false}) {
     std::size_t bytes = 0;
     try {
-      bytes = duet::compile_for_cuda_arch(duet::fused_source(e, out, flat), {}, "sm_90", "fused.duet");
+      bytes = duet::compile_for_cuda_arch(duet::fused_source(e, out, flat, false, !flat), {}, "sm_90",
+                                          "fused.duet");
     } catch (const duet::BackendUnavailableError&) {
       return;  // no NVRTC here (outside CHECK, which would count the throw as a failure)
     }

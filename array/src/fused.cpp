@@ -6,6 +6,7 @@
 // compile anything, and duet's program cache finds the kernel by its source.
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <string>
@@ -18,6 +19,8 @@ namespace duet {
 namespace {
 
 constexpr std::size_t kAxes = 6;
+// Strided kernels take the rows form from this innermost length (array_copy.duet's rows, too).
+constexpr std::size_t kRowsMinLength = 32;
 
 bool is_float(ScalarType t) { return t == ScalarType::f16 || t == ScalarType::f32 || t == ScalarType::f64; }
 // The type arithmetic happens in: half is computed in float.
@@ -213,6 +216,37 @@ Layout broadcast_layout(const Array& a, const Shape& shape) {
 
 bool flat_over(const Array& a, const Shape& shape) { return a.shape() == shape && a.contiguous(); }
 
+// The source is written for the innermost strides' kinds (1, 0 or another), so that a compiler
+// sees consecutive or uniform addresses across neighbouring work-items (PoCL vectorises only
+// those): `inner_stride` gives an operand's innermost stride, `out_inner` the output's.
+struct RowsForm {
+  bool on = false;
+  std::size_t per = 1;  // elements of a row per work-item: 1 on GPUs (coalesced), 64 on CPUs
+  std::int64_t out_inner = 1;
+  std::function<std::int64_t(const Array&)> inner_stride;
+};
+
+// The rows form (see write_kernel) for a strided kernel over `shape` whose innermost axis, once the
+// layouts are collapsed, has kRowsMinLength elements or more. Collapsing drops axes of length 1 and
+// keeps the inner stride of the axes it merges: the innermost axis is the last one longer than 1,
+// whatever the operands, and their strides along it are the collapsed ones.
+RowsForm rows_form(const Layout& out, const Shape& shape, bool flat, DeviceKind kind) {
+  RowsForm rows;
+  if (flat) return rows;
+  // DUET_ELEMENTWISE_LAYOUT=vector4, the tests' way to run GPU forms on CPUs, gives CPUs 1 too.
+  const char* forced = std::getenv("DUET_ELEMENTWISE_LAYOUT");
+  const bool gpu_form = kind == DeviceKind::gpu || (forced && std::string(forced) == "vector4");
+  rows.per = gpu_form ? 1 : 64;
+  std::size_t last = shape.size();
+  while (last > 0 && shape[last - 1] == 1) --last;
+  if (last == 0) return rows;
+  const std::size_t axis = last - 1;
+  rows.on = shape[axis] >= kRowsMinLength;  // the collapsed axis is at least this long
+  rows.out_inner = out.strides[axis];
+  rows.inner_stride = [shape, axis](const Array& a) { return broadcast_layout(a, shape).strides[axis]; };
+  return rows;
+}
+
 struct Kernelized {
   std::string source;
   Leaves leaves;
@@ -228,8 +262,17 @@ bool has_vector4(ScalarType t) {
 // elements); the n % 4 elements past the last whole vector go to the first work-items, one each.
 // One element per work-item kept too few bytes in flight on the H100: a * x + y ran at 0.92 of
 // copy (2^28 floats), where vector_add, which reads float4, ran at 1.02.
+// Strided (not flat): element i's index along each axis from divisions, innermost first, in
+// `narrow` 32-bit arithmetic where the output has fewer than 2^32 elements (a 64-bit division costs
+// an NVIDIA GPU several times a 32-bit one). An index already below an axis's length skips the
+// division: the outermost used axis and the unused ones (length 1) never divide.
+// `rows` (strided only): work-item (x, y) computes element x of the innermost axis for rows y,
+// y + GLOBAL_SIZE(1), ... of the others, so the divisions run once per row, not per element, and
+// neighbouring work-items read neighbouring elements (a row broadcast down a matrix on PoCL: 0.09
+// of copy one element per work-item, each dividing by the row length in vector lanes that have no
+// integer division).
 Kernelized write_kernel(const Expr& e, ScalarType out_dtype, bool flat, std::size_t axes,
-                        bool vector4 = false) {
+                        bool vector4 = false, bool narrow = false, const RowsForm& rows = {}) {
   Writer w;
   const std::string value = w.emit(*e.node(), compute_type(e.dtype()));
   std::ostringstream s;
@@ -282,21 +325,57 @@ Kernelized write_kernel(const Expr& e, ScalarType out_dtype, bool flat, std::siz
     s << "}\n";
     return {s.str(), std::move(w.leaves)};
   }
+  const std::string index = narrow ? "uint" : "ulong";
+  // The offsets from `rest` over axes [0, last), innermost first (see above).
+  // `base`: the offsets' names, <base>o for the output and <base><k> for operand k.
+  auto divide = [&](std::size_t last, const std::string& indent, const std::string& base) {
+    for (std::size_t d = last; d-- > 0;) {
+      s << indent << "{\n"
+        << indent << "  const " << index << " len = (" << index << ")d" << d << ";\n"
+        << indent << "  const " << index << " q = rest < len ? 0 : rest / len;\n"
+        << indent << "  const long at = (long)(rest - q * len);\n"
+        << indent << "  rest = q;\n"
+        << indent << "  " << base << "o += at * os" << d << ";\n";
+      for (std::size_t k = 0; k < w.leaves.arrays.size(); ++k)
+        s << indent << "  " << base << k << " += at * a" << k << "s" << d << ";\n";
+      s << indent << "}\n";
+    }
+  };
+  if (rows.on && !flat && axes > 0) {
+    const std::string inner = std::to_string(axes - 1);
+    auto along = [&](std::int64_t stride, const std::string& name) -> std::string {
+      if (stride == 0) return "";
+      if (stride == 1) return " + (long)x";
+      return " + (long)x * " + name + inner;
+    };
+    const std::string per = std::to_string(rows.per);
+    s << "  const ulong first = (ulong)GLOBAL_ID(0) * " << per << ";\n  if (first >= d" << inner
+      << ") return;\n"
+      << "  const ulong last = d" << inner << " - first < " << per << " ? d" << inner << " : first + " << per
+      << ";\n  const ulong rows = n / d" << inner << ";\n"
+      << "  for (ulong row = (ulong)GLOBAL_ID(1); row < rows; row += (ulong)GLOBAL_SIZE(1)) {\n"
+      << "    " << index << " rest = (" << index << ")row;\n    long bo = out_off;\n";
+    for (std::size_t k = 0; k < w.leaves.arrays.size(); ++k)
+      s << "    long b" << k << " = a" << k << "_off;\n";
+    divide(axes - 1, "    ", "b");
+    s << "    for (ulong x = first; x < last; ++x) {\n      const long po = bo" << along(rows.out_inner, "os")
+      << ";\n";
+    for (std::size_t k = 0; k < w.leaves.arrays.size(); ++k)
+      s << "      const long p" << k << " = b" << k
+        << along(rows.inner_stride(w.leaves.arrays[k]->array), "a" + std::to_string(k) + "s") << ";\n";
+    element("      ");
+    s << "    }\n  }\n}\n";
+    return {s.str(), std::move(w.leaves)};
+  }
   s << "  const ulong i = (ulong)GLOBAL_ID(0);\n  if (i >= n) return;\n";
   if (flat) {
     s << "  const long po = out_off + (long)i;\n";
     for (std::size_t k = 0; k < w.leaves.arrays.size(); ++k)
       s << "  const long p" << k << " = a" << k << "_off + (long)i;\n";
   } else {
-    s << "  ulong rest = i;\n  long po = out_off;\n";
+    s << "  " << index << " rest = (" << index << ")i;\n  long po = out_off;\n";
     for (std::size_t k = 0; k < w.leaves.arrays.size(); ++k) s << "  long p" << k << " = a" << k << "_off;\n";
-    for (std::size_t d = axes; d-- > 0;) {
-      s << "  {\n    const long at = (long)(rest % d" << d << ");\n    rest /= d" << d
-        << ";\n    po += at * os" << d << ";\n";
-      for (std::size_t k = 0; k < w.leaves.arrays.size(); ++k)
-        s << "    p" << k << " += at * a" << k << "s" << d << ";\n";
-      s << "  }\n";
-    }
+    divide(axes, "  ", "p");
   }
   element("  ");
   s << "}\n";
@@ -390,7 +469,8 @@ Event run(Queue& q, const Array& out, const Expr& e) {
   for (const Array* a : inputs) flat = flat && flat_over(*a, shape);
   bool vector4 = flat && vector4_wanted(device) && vector4_ready(out);
   for (const Array* a : inputs) vector4 = vector4 && vector4_ready(*a);
-  const Kernelized k = write_kernel(e, out.dtype(), flat, kAxes, vector4);
+  const RowsForm rows = rows_form(out.layout(), shape, flat, device.info().kind);
+  const Kernelized k = write_kernel(e, out.dtype(), flat, kAxes, vector4, out.size() <= 0xffffffffu, rows);
   // The layouts in the kernel's parameter order.
   std::vector<Layout> layouts{out.layout()};
   for (const Expr::Node* n : k.leaves.arrays) layouts.push_back(broadcast_layout(n->array, shape));
@@ -428,6 +508,17 @@ Event run(Queue& q, const Array& out, const Expr& e) {
       for (std::size_t d = 0; d < kAxes; ++d)
         args.push_back(KernelArg::from(std::int64_t(d < skip ? 0 : l.strides[d - skip])));
   }
+  if (rows.on) {
+    // x along the innermost axis in groups of up to 256; y over the rows, at most 65535 (CUDA's
+    // limit for a grid's second dimension; the kernel loops over the rest).
+    const std::uint64_t inner = walked[0].shape.back(), row_count = n / inner;
+    const std::uint64_t items = (inner + rows.per - 1) / rows.per;
+    const std::uint64_t local =
+        std::min<std::uint64_t>({256, (items + 31) / 32 * 32, device.info().max_group_size});
+    return q.launch_args(
+        kernel, Range((items + local - 1) / local * local, std::min<std::uint64_t>(row_count, 65535)),
+        Range(local, 1), args);
+  }
   return q.launch_args(kernel, Range(vector4 ? std::max<std::uint64_t>(n / 4, n % 4) : n), Range(), args);
 }
 
@@ -440,8 +531,19 @@ bool same_view(const Array& a, const Array& b) {
 
 }  // namespace
 
-std::string fused_source(const Expr& e, ScalarType out_dtype, bool flat, bool vector4) {
-  Kernelized k = write_kernel(e, out_dtype, flat, kAxes, vector4);
+std::string fused_source(const Expr& e, ScalarType out_dtype, bool flat, bool vector4, bool narrow_index,
+                         bool rows) {
+  Layout contiguous_out;
+  contiguous_out.shape = e.shape();
+  contiguous_out.strides.assign(e.shape().size(), 0);
+  std::int64_t step = 1;
+  for (std::size_t k = e.shape().size(); k-- > 0;) {
+    contiguous_out.strides[k] = step;
+    step *= static_cast<std::int64_t>(e.shape()[k]);
+  }
+  RowsForm form = rows_form(contiguous_out, e.shape(), flat, DeviceKind::gpu);
+  form.on = rows && !flat;
+  Kernelized k = write_kernel(e, out_dtype, flat, kAxes, vector4, narrow_index, form);
   bool fits = flat && has_vector4(out_dtype);
   for (const Expr::Node* n : k.leaves.arrays) fits = fits && has_vector4(n->dtype);
   if (vector4 && !fits)

@@ -158,7 +158,11 @@ Array outer(Queue& q, const Array& a, const Array& b);
 
 // The dialect kernel evaluate() would run for `e` writing `out_dtype` (for tests and debugging).
 // `vector4` (flat, every operand of 4-byte elements): the form GPUs run where every operand starts
-// 16 bytes aligned, four elements per work-item through 16-byte vectors.
-std::string fused_source(const Expr& e, ScalarType out_dtype, bool flat, bool vector4 = false);
+// 16 bytes aligned, four elements per work-item through 16-byte vectors. Strided only:
+// `narrow_index`, the index arithmetic in 32 bits, as evaluate() runs outputs of fewer than 2^32
+// elements; `rows`, a work-item per element of the innermost axis looping over the rows, as
+// evaluate() runs layouts whose innermost axis (collapsed) has 32 elements or more.
+std::string fused_source(const Expr& e, ScalarType out_dtype, bool flat, bool vector4 = false,
+                         bool narrow_index = false, bool rows = false);
 
 }  // namespace duet
