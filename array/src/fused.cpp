@@ -435,12 +435,12 @@ Passed passable(const Array& a) {
   return p;
 }
 
-// Whether flat kernels on `device` take the vector4 form where the operands allow: on GPUs, unless
-// DUET_ELEMENTWISE_LAYOUT says otherwise (=vector4 forces it anywhere, for the tests on CPUs).
-bool vector4_wanted(const Device& device) {
+// Whether flat kernels take the vector4 form where the operands allow: yes on every device (as
+// ElementwiseKernel), unless DUET_ELEMENTWISE_LAYOUT names another layout.
+bool vector4_wanted() {
   if (const char* forced = std::getenv("DUET_ELEMENTWISE_LAYOUT"); forced && *forced)
     return std::string(forced) == "vector4";
-  return device.info().kind == DeviceKind::gpu;
+  return true;
 }
 
 // An operand of the vector4 form: 4-byte elements, the first one 16-byte aligned in device memory.
@@ -467,7 +467,7 @@ Event run(Queue& q, const Array& out, const Expr& e) {
   arrays_of(*e.node(), inputs);
   bool flat = out.contiguous();
   for (const Array* a : inputs) flat = flat && flat_over(*a, shape);
-  bool vector4 = flat && vector4_wanted(device) && vector4_ready(out);
+  bool vector4 = flat && vector4_wanted() && vector4_ready(out);
   for (const Array* a : inputs) vector4 = vector4 && vector4_ready(*a);
   const RowsForm rows = rows_form(out.layout(), shape, flat, device.info().kind);
   const Kernelized k = write_kernel(e, out.dtype(), flat, kAxes, vector4, out.size() <= 0xffffffffu, rows);

@@ -37,9 +37,11 @@
 // Wrong argument count, kind or type throw ArgumentError; arrays of different lengths throw
 // BufferSizeError naming both parameters.
 //
-// Launch. On GPUs a grid of at most 32 groups per compute unit strides over the elements; on CPUs
-// each work-item takes one element with no loop around the body, which lets PoCL vectorise across
-// work-items (a generated z = x + y runs as fast as the hand-written vector_add).
+// Launch. Where every array has 4-byte elements and starts 16 bytes aligned, each work-item takes
+// four elements as 16-byte vectors, the form of the hand-written vector_add, on every device.
+// Otherwise, on GPUs a grid of at most 32 groups per compute unit strides over the elements; on
+// CPUs each work-item takes one element with no loop around the body, which lets PoCL vectorise
+// across work-items.
 //
 // Handles. An ElementwiseKernel is a cheap handle: copies share the compiled variants. It may be
 // used from several threads at once. Calls are asynchronous like Queue::launch.
@@ -106,10 +108,10 @@ class ElementwiseKernel {
   std::string source(const std::vector<ArgKind>& kinds) const;
 
   // The same generator without a device (for offline compiles, e.g. compile_for_cuda_arch), for a
-  // device of kind `device_kind`: GPUs get a grid-stride loop (any grid covers every element) and,
-  // where every array has 4-byte elements, a second kernel `duet_<name>_v4` that takes four
-  // elements per work-item as 16-byte vectors (calls whose arrays start 16 bytes aligned run it);
-  // CPUs one element per work-item (the grid must have a work-item for every element). Throws
+  // device of kind `device_kind`: GPUs get a grid-stride loop (any grid covers every element), CPUs
+  // one element per work-item (the grid must have a work-item for every element), and both, where
+  // every array has 4-byte elements, a second kernel `duet_<name>_v4` that takes four elements per
+  // work-item as 16-byte vectors (calls whose arrays start 16 bytes aligned run it). Throws
   // ArgumentError like the constructor. The kernel is called `duet_<name>` (a prefix, so that no name
   // collides with an OpenCL built-in such as dot or max); compiler logs name the body's lines
   // "<name>.body:1" (NVRTC: "<name>.body(1)").
