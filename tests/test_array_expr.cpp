@@ -218,6 +218,51 @@ void long_rows() {
   });
 }
 
+// A structure evaluated again takes its kernel from the first evaluation (no source written), so
+// the parameters must find the new operands: arrays and scalars in every position, one array node
+// and one scalar node met twice, the scalar at two types (float32 beside a float array, float64
+// beside an int32 one), flat and strided.
+TEST_CASE("array expressions: a repeated structure takes new operands") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    auto rng = make_rng("array repeat");
+    const std::size_t n = 37;
+    for (int rep = 0; rep < 3; ++rep) {
+      CAPTURE(rep);
+      const std::vector<float> a = random_floats(rng, n), b = random_floats(rng, n),
+                               c = random_floats(rng, n);
+      std::vector<std::int32_t> k(n);
+      for (std::int32_t& v : k) v = static_cast<std::int32_t>(rng() % 201) - 100;
+      const double scale = 0.5 + rep;
+      const Array A = floats(q, a, {n}), B = floats(q, b, {n}), C = floats(q, c, {n});
+      const Array K = duet::from_host<std::int32_t>(q, k, {n});
+      const duet::Expr x(A), s = duet::Expr::float_scalar(scale);
+      const duet::Expr e = x * s + B * (x - s) + C + K * s;
+      REQUIRE(e.dtype() == ScalarType::f64);
+      const std::vector<double> got = duet::evaluate(q, e).to_vector<double>(q);
+      for (std::size_t i = 0; i < n; ++i) {
+        const double af = a[i], sf = static_cast<float>(scale);
+        const double want = af * sf + double(b[i]) * (af - sf) + c[i] + double(k[i]) * scale;
+        CHECK(got[i] == doctest::Approx(want).epsilon(1e-5));
+      }
+      // Strided: every second element of each, reversed.
+      const Slice back{none, none, -2};
+      const duet::Expr v(A.index({back}));
+      const std::vector<double> g2 =
+          duet::evaluate(q, v * s + B.index({back}) * (v - s) + C.index({back}) + K.index({back}) * s)
+              .to_vector<double>(q);
+      REQUIRE(g2.size() == (n + 1) / 2);
+      for (std::size_t j = 0; j < g2.size(); ++j) {
+        const std::size_t i = n - 1 - 2 * j;
+        const double af = a[i], sf = static_cast<float>(scale);
+        CHECK(
+            g2[j] ==
+            doctest::Approx(af * sf + double(b[i]) * (af - sf) + c[i] + double(k[i]) * scale).epsilon(1e-5));
+      }
+    }
+  });
+}
+
 TEST_CASE("array expressions: dtypes, comparisons, where, functions, NaN and half") {
   for_each_device([](const duet::Device& dev) {
     duet::Queue q = dev.queue();

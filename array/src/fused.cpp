@@ -8,8 +8,11 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 
 #include "duet/extension.hpp"
 #include "expr_node.hpp"
@@ -454,6 +457,83 @@ void arrays_of(const Expr::Node& n, std::vector<const Array*>& out) {
   for (const NodePtr& a : n.args) arrays_of(*a, out);
 }
 
+// A tree's structure, the key of its kernel: what the source depends on (each node's kind, op,
+// dtype and weakness; which array leaves are the same node) and nothing it takes as an argument.
+// The leaves in the order the key met them.
+struct Structure {
+  std::string key;
+  std::vector<const Expr::Node*> arrays;   // each array node once, at its first occurrence
+  std::vector<const Expr::Node*> scalars;  // every scalar occurrence
+  std::map<const Expr::Node*, std::size_t> index;
+};
+
+void describe(const Expr::Node& n, Structure& s) {
+  s.key += static_cast<char>('A' + static_cast<int>(n.kind));
+  s.key += static_cast<char>('a' + static_cast<int>(n.dtype));
+  s.key += n.weak ? '~' : '.';
+  if (n.kind == NodeKind::array) {
+    const auto [at, fresh] = s.index.emplace(&n, s.arrays.size());
+    if (fresh) s.arrays.push_back(&n);
+    s.key += std::to_string(at->second) + ",";
+    return;
+  }
+  if (n.kind == NodeKind::scalar) {
+    s.scalars.push_back(&n);
+    return;
+  }
+  s.key += n.op + "(";
+  for (const NodePtr& a : n.args) describe(*a, s);
+  s.key += ")";
+}
+
+// A compiled fused kernel and where its parameters' leaves are in the structure's lists: array
+// parameter k is structure.arrays[arrays[k]], scalar parameter j structure.scalars[scalars[j]]
+// taken as its type.
+struct FusedKernel {
+  Kernel kernel;
+  std::vector<std::size_t> arrays;
+  std::vector<std::pair<std::size_t, ScalarType>> scalars;
+};
+
+struct FusedTable {
+  std::mutex mutex;
+  std::unordered_map<std::string, std::shared_ptr<const FusedKernel>> kernels;
+};
+
+// The kernel for a structure and form, written and compiled on the first call for its key: a
+// repeat skips writing the source (a few microseconds a call, as much as a launch).
+std::shared_ptr<const FusedKernel> fused_kernel(const Device& device, const std::string& key,
+                                                const Structure& st,
+                                                const std::function<Kernelized()>& write) {
+  const auto table = extension::device_state<FusedTable>(device, "duet.array.fused",
+                                                         [] { return std::make_shared<FusedTable>(); });
+  {
+    std::lock_guard<std::mutex> lock(table->mutex);
+    const auto found = table->kernels.find(key);
+    if (found != table->kernels.end()) return found->second;
+  }
+  const Kernelized k = write();
+  auto made = std::make_shared<FusedKernel>();
+  made->kernel = cached_kernel(device, "fused/" + k.source, [&] {
+    return device.compile(k.source, {}, "fused.duet").kernel("duet_fused");
+  });
+  for (const Expr::Node* n : k.leaves.arrays) made->arrays.push_back(st.index.at(n));
+  // A scalar node met twice is two parameters of one value: the n-th meeting in the source takes
+  // the n-th in the structure.
+  std::map<const Expr::Node*, std::size_t> used;
+  for (const auto& [node, type] : k.leaves.scalars) {
+    const std::size_t nth = used[node]++;
+    std::size_t at = 0;
+    for (std::size_t met = 0;; ++at)
+      if (st.scalars[at] == node && met++ == nth) break;
+    made->scalars.emplace_back(at, type);
+  }
+  std::lock_guard<std::mutex> lock(table->mutex);
+  return table->kernels.emplace(key, std::move(made)).first->second;
+}
+
+char stride_kind(std::int64_t stride) { return stride == 0 ? '0' : stride == 1 ? '1' : 's'; }
+
 Event run(Queue& q, const Array& out, const Expr& e) {
   const Shape& shape = out.shape();
   const Device& device = q.device();
@@ -470,34 +550,46 @@ Event run(Queue& q, const Array& out, const Expr& e) {
   bool vector4 = flat && vector4_wanted() && vector4_ready(out);
   for (const Array* a : inputs) vector4 = vector4 && vector4_ready(*a);
   const RowsForm rows = rows_form(out.layout(), shape, flat, device.info().kind);
-  const Kernelized k = write_kernel(e, out.dtype(), flat, kAxes, vector4, out.size() <= 0xffffffffu, rows);
+  const bool narrow = out.size() <= 0xffffffffu;
+  Structure st;
+  describe(*e.node(), st);
+  std::string key = std::move(st.key);
+  key += static_cast<char>('a' + static_cast<int>(out.dtype()));
+  key += flat ? 'f' : 's';
+  key += vector4 ? 'v' : '-';
+  key += narrow ? 'n' : 'w';
+  if (rows.on) {
+    key += "r" + std::to_string(rows.per) + stride_kind(rows.out_inner);
+    for (const Expr::Node* n : st.arrays) key += stride_kind(rows.inner_stride(n->array));
+  }
+  const std::shared_ptr<const FusedKernel> fused = fused_kernel(
+      device, key, st, [&] { return write_kernel(e, out.dtype(), flat, kAxes, vector4, narrow, rows); });
+  const Kernel& kernel = fused->kernel;
+  // The leaves in the kernel's parameter order.
+  std::vector<const Expr::Node*> leaf_arrays;
+  for (const std::size_t at : fused->arrays) leaf_arrays.push_back(st.arrays[at]);
   // The layouts in the kernel's parameter order.
   std::vector<Layout> layouts{out.layout()};
-  for (const Expr::Node* n : k.leaves.arrays) layouts.push_back(broadcast_layout(n->array, shape));
+  for (const Expr::Node* n : leaf_arrays) layouts.push_back(broadcast_layout(n->array, shape));
   std::vector<Layout> walked = flat ? layouts : collapsed_together(layouts);
   if (!flat && walked[0].ndim() > kAxes)
     throw ArgumentError("evaluate: the operands' layouts need " + std::to_string(walked[0].ndim()) +
                         " uneven axes; at most " + std::to_string(kAxes) +
                         " are supported (copy an operand first)");
-  // The source itself is the signature (its leaf order comes from writing it): a repeat hashes it
-  // instead of Device::compile tokenising it to find the program.
-  const Kernel kernel = cached_kernel(device, "fused/" + k.source, [&] {
-    return device.compile(k.source, {}, "fused.duet").kernel("duet_fused");
-  });
 
   // Arguments: the buffers (kept alive here), offsets, scalars, n, and the layouts.
   std::vector<Passed> passed;
-  passed.reserve(k.leaves.arrays.size() + 1);
+  passed.reserve(leaf_arrays.size() + 1);
   passed.push_back(passable(out));
-  for (const Expr::Node* n : k.leaves.arrays) passed.push_back(passable(n->array));
+  for (const Expr::Node* n : leaf_arrays) passed.push_back(passable(n->array));
   std::vector<KernelArg> args;
   args.push_back(KernelArg::from_raw(passed[0].arg, out.dtype()));
   args.push_back(KernelArg::from(passed[0].skipped + walked[0].offset));
-  for (std::size_t j = 0; j < k.leaves.arrays.size(); ++j) {
-    args.push_back(KernelArg::from_raw(passed[j + 1].arg, k.leaves.arrays[j]->dtype));
+  for (std::size_t j = 0; j < leaf_arrays.size(); ++j) {
+    args.push_back(KernelArg::from_raw(passed[j + 1].arg, leaf_arrays[j]->dtype));
     args.push_back(KernelArg::from(passed[j + 1].skipped + walked[j + 1].offset));
   }
-  for (const auto& [node, type] : k.leaves.scalars) args.push_back(scalar_arg(*node, type));
+  for (const auto& [at, type] : fused->scalars) args.push_back(scalar_arg(*st.scalars[at], type));
   const std::uint64_t n = out.size();
   args.push_back(KernelArg::from(n));
   if (!flat) {
