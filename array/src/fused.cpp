@@ -3,7 +3,9 @@
 // over the whole output ("flat": element i of each is at its offset + i) or not (strided: the
 // element's index along each axis of the layouts collapsed together, up to 6 axes, as in
 // array_copy.duet); array and scalar values arrive as arguments, so new data or new numbers never
-// compile anything, and duet's program cache finds the kernel by its source.
+// compile anything. A repeat finds its kernel by the tree's structure and form without writing the
+// source (fused_kernel); a new structure writes it, and duet's program cache finds the program by
+// the source.
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
