@@ -144,6 +144,21 @@ void with_each_layout(Body&& body) {
   body();
 }
 
+TEST_CASE("array reductions and expressions: a layout variable naming no layout is an ArgumentError") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    const duet::Array a = duet::full(q, {3, 5}, 1.0);
+    {
+      EnvGuard layout("DUET_REDUCE_LAYOUT", "colums");
+      const auto e = EXPECT_ERROR(duet::ArgumentError, duet::sum(q, a, 0));
+      if (e) CHECK_CONTAINS(e->what(), "DUET_REDUCE_LAYOUT=colums names no reduction layout");
+    }
+    EnvGuard layout("DUET_ELEMENTWISE_LAYOUT", "vector8");
+    const auto e = EXPECT_ERROR(duet::ArgumentError, duet::evaluate(q, duet::Expr(a) + 1.0));
+    if (e) CHECK_CONTAINS(e->what(), "DUET_ELEMENTWISE_LAYOUT=vector8 names no layout");
+  });
+}
+
 TEST_CASE("array reductions: sums over every element and along axes, views included") {
   with_each_layout([] { sums_along_axes(); });
 }

@@ -443,9 +443,14 @@ Passed passable(const Array& a) {
 // Whether flat kernels take the vector4 form where the operands allow: yes on every device (as
 // ElementwiseKernel), unless DUET_ELEMENTWISE_LAYOUT names another layout.
 bool vector4_wanted() {
-  if (const char* forced = std::getenv("DUET_ELEMENTWISE_LAYOUT"); forced && *forced)
-    return std::string(forced) == "vector4";
-  return true;
+  const char* forced = std::getenv("DUET_ELEMENTWISE_LAYOUT");
+  if (!forced || !*forced) return true;
+  const std::string name = forced;
+  if (name != "vector4" && name != "grid_stride" && name != "blocked")
+    throw ArgumentError(
+        "DUET_ELEMENTWISE_LAYOUT=" + name +
+        " names no layout of generated kernels: use grid_stride, blocked or vector4, or unset it");
+  return name == "vector4";
 }
 
 // An operand of the vector4 form: 4-byte elements, the first one 16-byte aligned in device memory.

@@ -459,6 +459,10 @@ ReduceLayout choose_layout(const DeviceInfo& info, std::size_t outputs, std::siz
     if (std::strcmp(forced, "split") == 0) return ReduceLayout::split;
     if (std::strcmp(forced, "split_groups") == 0) return ReduceLayout::split_groups;
     if (std::strcmp(forced, "split_lanes") == 0) return ReduceLayout::split_lanes;
+    throw ArgumentError(
+        std::string("DUET_REDUCE_LAYOUT=") + forced +
+        " names no reduction layout: use groups, columns, lanes, tiles, split, split_groups or "
+        "split_lanes, or unset it");
   }
   const std::size_t units = std::max<std::size_t>(info.compute_units, 1);
   if (info.kind == DeviceKind::gpu) {
