@@ -11,10 +11,8 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <sstream>
 #include <string>
-#include <unordered_map>
 
 #include "duet/extension.hpp"
 #include "expr_node.hpp"
@@ -235,12 +233,11 @@ struct RowsForm {
 // layouts are collapsed, has kRowsMinLength elements or more. Collapsing drops axes of length 1 and
 // keeps the inner stride of the axes it merges: the innermost axis is the last one longer than 1,
 // whatever the operands, and their strides along it are the collapsed ones.
-RowsForm rows_form(const Layout& out, const Shape& shape, bool flat, DeviceKind kind) {
+// `gpu_form`: a work-item per element of a row (GPUs, and CPUs under DUET_ELEMENTWISE_LAYOUT=vector4,
+// the tests' way to run GPU forms there), else a run of 64.
+RowsForm rows_form(const Layout& out, const Shape& shape, bool flat, bool gpu_form) {
   RowsForm rows;
   if (flat) return rows;
-  // DUET_ELEMENTWISE_LAYOUT=vector4, the tests' way to run GPU forms on CPUs, gives CPUs 1 too.
-  const char* forced = std::getenv("DUET_ELEMENTWISE_LAYOUT");
-  const bool gpu_form = kind == DeviceKind::gpu || (forced && std::string(forced) == "vector4");
   rows.per = gpu_form ? 1 : 64;
   std::size_t last = shape.size();
   while (last > 0 && shape[last - 1] == 1) --last;
@@ -440,17 +437,16 @@ Passed passable(const Array& a) {
   return p;
 }
 
-// Whether flat kernels take the vector4 form where the operands allow: yes on every device (as
-// ElementwiseKernel), unless DUET_ELEMENTWISE_LAYOUT names another layout.
-bool vector4_wanted() {
+// DUET_ELEMENTWISE_LAYOUT's layout, or "" when unset; ArgumentError for a name that is no layout.
+std::string forced_layout() {
   const char* forced = std::getenv("DUET_ELEMENTWISE_LAYOUT");
-  if (!forced || !*forced) return true;
+  if (!forced || !*forced) return {};
   const std::string name = forced;
   if (name != "vector4" && name != "grid_stride" && name != "blocked")
     throw ArgumentError(
         "DUET_ELEMENTWISE_LAYOUT=" + name +
         " names no layout of generated kernels: use grid_stride, blocked or vector4, or unset it");
-  return name == "vector4";
+  return name;
 }
 
 // An operand of the vector4 form: 4-byte elements, the first one 16-byte aligned in device memory.
@@ -502,41 +498,30 @@ struct FusedKernel {
   std::vector<std::pair<std::size_t, ScalarType>> scalars;
 };
 
-struct FusedTable {
-  std::mutex mutex;
-  std::unordered_map<std::string, std::shared_ptr<const FusedKernel>> kernels;
-};
-
 // The kernel for a structure and form, written and compiled on the first call for its key: a
 // repeat skips writing the source (a few microseconds a call, as much as a launch).
 std::shared_ptr<const FusedKernel> fused_kernel(const Device& device, const std::string& key,
                                                 const Structure& st,
                                                 const std::function<Kernelized()>& write) {
-  const auto table = extension::device_state<FusedTable>(device, "duet.array.fused",
-                                                         [] { return std::make_shared<FusedTable>(); });
-  {
-    std::lock_guard<std::mutex> lock(table->mutex);
-    const auto found = table->kernels.find(key);
-    if (found != table->kernels.end()) return found->second;
-  }
-  const Kernelized k = write();
-  auto made = std::make_shared<FusedKernel>();
-  made->kernel = cached_kernel(device, "fused/" + k.source, [&] {
-    return device.compile(k.source, {}, "fused.duet").kernel("duet_fused");
+  return cached_entry<FusedKernel>(device, "duet.array.fused", key, [&] {
+    const Kernelized k = write();
+    FusedKernel made;
+    made.kernel = cached_kernel(device, "fused/" + k.source, [&] {
+      return device.compile(k.source, {}, "fused.duet").kernel("duet_fused");
+    });
+    for (const Expr::Node* n : k.leaves.arrays) made.arrays.push_back(st.index.at(n));
+    // A scalar node met twice is two parameters of one value: the n-th meeting in the source takes
+    // the n-th in the structure.
+    std::map<const Expr::Node*, std::size_t> used;
+    for (const auto& [node, type] : k.leaves.scalars) {
+      const std::size_t nth = used[node]++;
+      std::size_t at = 0;
+      for (std::size_t met = 0;; ++at)
+        if (st.scalars[at] == node && met++ == nth) break;
+      made.scalars.emplace_back(at, type);
+    }
+    return made;
   });
-  for (const Expr::Node* n : k.leaves.arrays) made->arrays.push_back(st.index.at(n));
-  // A scalar node met twice is two parameters of one value: the n-th meeting in the source takes
-  // the n-th in the structure.
-  std::map<const Expr::Node*, std::size_t> used;
-  for (const auto& [node, type] : k.leaves.scalars) {
-    const std::size_t nth = used[node]++;
-    std::size_t at = 0;
-    for (std::size_t met = 0;; ++at)
-      if (st.scalars[at] == node && met++ == nth) break;
-    made->scalars.emplace_back(at, type);
-  }
-  std::lock_guard<std::mutex> lock(table->mutex);
-  return table->kernels.emplace(key, std::move(made)).first->second;
 }
 
 char stride_kind(std::int64_t stride) { return stride == 0 ? '0' : stride == 1 ? '1' : 's'; }
@@ -554,9 +539,13 @@ Event run(Queue& q, const Array& out, const Expr& e) {
   arrays_of(*e.node(), inputs);
   bool flat = out.contiguous();
   for (const Array* a : inputs) flat = flat && flat_over(*a, shape);
-  bool vector4 = flat && vector4_wanted() && vector4_ready(out);
+  // Flat kernels take the vector4 form where the operands allow, on every device (as
+  // ElementwiseKernel), unless DUET_ELEMENTWISE_LAYOUT names another layout.
+  const std::string forced = forced_layout();
+  bool vector4 = flat && (forced.empty() || forced == "vector4") && vector4_ready(out);
   for (const Array* a : inputs) vector4 = vector4 && vector4_ready(*a);
-  const RowsForm rows = rows_form(out.layout(), shape, flat, device.info().kind);
+  const RowsForm rows =
+      rows_form(out.layout(), shape, flat, device.info().kind == DeviceKind::gpu || forced == "vector4");
   const bool narrow = out.size() <= 0xffffffffu;
   Structure st;
   describe(*e.node(), st);
@@ -632,15 +621,7 @@ bool same_view(const Array& a, const Array& b) {
 
 std::string fused_source(const Expr& e, ScalarType out_dtype, bool flat, bool vector4, bool narrow_index,
                          bool rows) {
-  Layout contiguous_out;
-  contiguous_out.shape = e.shape();
-  contiguous_out.strides.assign(e.shape().size(), 0);
-  std::int64_t step = 1;
-  for (std::size_t k = e.shape().size(); k-- > 0;) {
-    contiguous_out.strides[k] = step;
-    step *= static_cast<std::int64_t>(e.shape()[k]);
-  }
-  RowsForm form = rows_form(contiguous_out, e.shape(), flat, DeviceKind::gpu);
+  RowsForm form = rows_form(contiguous_layout(e.shape()), e.shape(), flat, true);
   form.on = rows && !flat;
   Kernelized k = write_kernel(e, out_dtype, flat, kAxes, vector4, narrow_index, form);
   bool fits = flat && has_vector4(out_dtype);

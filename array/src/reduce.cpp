@@ -262,36 +262,35 @@ std::string kernel_source(ReduceOp op, ScalarType in, ScalarType out, ScalarType
   }
   s << ";\n}\n";
   const std::string params = parameter_list(in, out);
-  s << "KERNEL void duet_reduce(" << params << ") {\n"
-    << "  SHARED " << A << " duet_v[" << kGroup << "];\n"
-    << (arg ? "  SHARED ulong duet_i[" + std::to_string(kGroup) + "];\n" : "")
-    << "  const ulong g = (ulong)GROUP_ID(0);\n"
-    << "  const uint lid = (uint)LOCAL_ID(0);\n"
-    << "  if (g >= outputs) return;\n"
-    << base_of_output();
   // all and any test each element against 0 before it becomes a uchar: 0.5 converted first would
   // count as 0.
   const bool truth = op == ReduceOp::all || op == ReduceOp::any;
   const std::string load = "(" + A + ")(LOAD(" + name_of(in) + ", src + base + (long)r * run_stride)" +
                            (truth ? " != 0" : "") + ")";
-  s << "  " << A << " v = " << identity(op, acc) << ";\n  ulong vi = (ulong)0 - 1;\n"
+  // A work-group's values (v, vi) combined in a shared-memory tree of kGroup in a fixed order, then
+  // `finish` by work-item 0 with the result in duet_v[0] (duet_i[0]). The groups and split groups
+  // layouts, and the latter's join.
+  const std::string shared = "  SHARED " + A + " duet_v[" + std::to_string(kGroup) + "];\n" +
+                             (arg ? "  SHARED ulong duet_i[" + std::to_string(kGroup) + "];\n" : "");
+  auto tree = [&](const std::string& finish) {
+    std::ostringstream t;
+    t << "  duet_v[lid] = v;\n"
+      << (arg ? "  duet_i[lid] = vi;\n" : "") << "  BARRIER();\n"
+      << "  for (uint step = " << kGroup / 2 << "u; step > 0u; step >>= 1) {\n"
+      << "    if (lid < step) {\n      "
+      << fold(arg, "duet_v[lid]", "duet_i[lid]", "duet_v[lid + step]", "duet_i[lid + step]")
+      << "\n    }\n    BARRIER();\n  }\n  if (lid != 0u) return;\n"
+      << finish;
+    return t.str();
+  };
+  s << "KERNEL void duet_reduce(" << params << ") {\n"
+    << shared << "  const ulong g = (ulong)GROUP_ID(0);\n  const uint lid = (uint)LOCAL_ID(0);\n"
+    << "  if (g >= outputs) return;\n"
+    << base_of_output() << "  " << A << " v = " << identity(op, acc) << ";\n  ulong vi = (ulong)0 - 1;\n"
     << "  for (ulong r = lid; r < run; r += " << kGroup << ") {\n"
-    << "    const " << A << " x = " << load << ";\n";
-  if (arg)
-    s << "    if (duet_better(x, r, v, vi)) { v = x; vi = r; }\n";
-  else
-    s << "    v = duet_combine(v, x);\n";
-  s << "  }\n  duet_v[lid] = v;\n"
-    << (arg ? "  duet_i[lid] = vi;\n" : "") << "  BARRIER();\n"
-    << "  for (uint step = " << kGroup / 2 << "u; step > 0u; step >>= 1) {\n"
-    << "    if (lid < step) {\n";
-  if (arg)
-    s << "      if (duet_better(duet_v[lid + step], duet_i[lid + step], duet_v[lid], duet_i[lid])) {\n"
-      << "        duet_v[lid] = duet_v[lid + step];\n        duet_i[lid] = duet_i[lid + step];\n      }\n";
-  else
-    s << "      duet_v[lid] = duet_combine(duet_v[lid], duet_v[lid + step]);\n";
-  s << "    }\n    BARRIER();\n  }\n  if (lid != 0u) return;\n"
-    << store(op, out, A, "duet_v[0]", "duet_i[0]") << "}\n";
+    << "    const " << A << " x = " << load << ";\n"
+    << "    " << fold(arg, "v", "vi", "x", "r") << "\n  }\n"
+    << tree(store(op, out, A, "duet_v[0]", "duet_i[0]")) << "}\n";
 
   // Columns: work-item g makes output g alone, walking the run in order. Neighbouring work-items
   // make neighbouring outputs, so where the kept innermost axis is contiguous their loads are too
@@ -302,12 +301,9 @@ std::string kernel_source(ReduceOp op, ScalarType in, ScalarType out, ScalarType
     << "  if (g >= outputs) return;\n"
     << base_of_output() << "  " << A << " v = " << identity(op, acc) << ";\n  ulong vi = (ulong)0 - 1;\n"
     << "  for (ulong r = 0; r < run; ++r) {\n"
-    << "    const " << A << " x = " << load << ";\n";
-  if (arg)
-    s << "    if (duet_better(x, r, v, vi)) { v = x; vi = r; }\n";
-  else
-    s << "    v = duet_combine(v, x);\n";
-  s << "  }\n" << store(op, out, A, "v", "vi") << "}\n";
+    << "    const " << A << " x = " << load << ";\n"
+    << "    " << fold(arg, "v", "vi", "x", "r") << "\n  }\n"
+    << store(op, out, A, "v", "vi") << "}\n";
 
   // Split (GPUs, a strided run with too few outputs to fill the device as columns): work-item t
   // makes output g = t % outputs over chunk c = t / outputs of the run, walking it in order into
@@ -340,19 +336,6 @@ std::string kernel_source(ReduceOp op, ScalarType in, ScalarType out, ScalarType
   // each, the reduction over every element among them): work-group t makes output g = t % outputs
   // over chunk t / outputs of the run, as duet_reduce makes a whole run, into part[t];
   // duet_reduce_join_groups then folds output g's chunks with a work-group, in a fixed tree.
-  auto tree = [&](const std::string& finish) {
-    std::ostringstream t;
-    t << "  duet_v[lid] = v;\n"
-      << (arg ? "  duet_i[lid] = vi;\n" : "") << "  BARRIER();\n"
-      << "  for (uint step = " << kGroup / 2 << "u; step > 0u; step >>= 1) {\n"
-      << "    if (lid < step) {\n      "
-      << fold(arg, "duet_v[lid]", "duet_i[lid]", "duet_v[lid + step]", "duet_i[lid + step]")
-      << "\n    }\n    BARRIER();\n  }\n  if (lid != 0u) return;\n"
-      << finish;
-    return t.str();
-  };
-  const std::string shared = "  SHARED " + A + " duet_v[" + std::to_string(kGroup) + "];\n" +
-                             (arg ? "  SHARED ulong duet_i[" + std::to_string(kGroup) + "];\n" : "");
   s << "KERNEL void duet_reduce_split_groups(" << params << ", GLOBAL " << A
     << "* part, GLOBAL ulong* part_i, const ulong chunk, const ulong chunks) {\n"
     << shared << "  const ulong t = (ulong)GROUP_ID(0);\n  const uint lid = (uint)LOCAL_ID(0);\n"
@@ -409,6 +392,15 @@ std::size_t split_chunks(const DeviceInfo& info, ReduceLayout layout, std::size_
                                                                       : kSplitMinChunk;
   const std::size_t want = (per_unit * units + outputs - 1) / outputs;
   return std::max<std::size_t>(1, std::min(want, run / min_chunk));
+}
+
+// The local size of a launch of `items` work-items, one per output or (output, chunk): kGroup on
+// GPUs, and on CPUs groups small enough that every core gets several.
+std::size_t items_per_group(const DeviceInfo& info, std::size_t items) {
+  const std::size_t units = std::max<std::size_t>(info.compute_units, 1);
+  const std::size_t cap =
+      info.kind == DeviceKind::gpu ? kGroup : std::max<std::size_t>(1, items / (4 * units));
+  return std::min({kGroup, info.max_group_size, cap});
 }
 
 // Per queue: the split layout's partial results, grown as needed; calls on one queue run in order,
@@ -622,14 +614,9 @@ Array reduce(Queue& q, ReduceOp op, const Array& in, std::optional<std::int64_t>
     args.push_back(KernelArg::from_raw(scratch->part_i, ScalarType::u64));
     args.push_back(KernelArg::from(std::uint64_t(chunk)));
     args.push_back(KernelArg::from(std::uint64_t(chunks)));
-    // split and split lanes: a work-item per (output, chunk), then per output (on CPUs, groups
-    // small enough that every core gets several); split groups: a group for each, always kGroup
-    // work-items (the kernels' shared trees are that size).
-    const std::size_t units = std::max<std::size_t>(info.compute_units, 1);
-    const std::size_t local =
-        info.kind == DeviceKind::gpu
-            ? std::min(kGroup, info.max_group_size)
-            : std::clamp<std::size_t>(items / (4 * units), 1, std::min(kGroup, info.max_group_size));
+    // split and split lanes: a work-item per (output, chunk), then per output; split groups: a
+    // group for each, always kGroup work-items (the kernels' shared trees are that size).
+    const std::size_t local = items_per_group(info, items);
     if (groups)
       q.launch_args(kernel, Range(items * kGroup), Range(kGroup), args);
     else
@@ -647,12 +634,7 @@ Array reduce(Queue& q, ReduceOp op, const Array& in, std::optional<std::int64_t>
     const std::size_t items = layout == ReduceLayout::tiles
                                   ? out.size() / rows_len * ((rows_len + kLanes - 1) / kLanes)
                                   : out.size();
-    // CPUs: groups small enough that every core gets several.
-    const std::size_t units = std::max<std::size_t>(info.compute_units, 1);
-    const std::size_t cap =
-        info.kind == DeviceKind::gpu ? kGroup : std::max<std::size_t>(1, items / (4 * units));
-    const std::size_t local = std::min({kGroup, info.max_group_size, cap});
-    q.launch_args(kernel, Range(items), Range(local), args);
+    q.launch_args(kernel, Range(items), Range(items_per_group(info, items)), args);
   }
   return out;
 }

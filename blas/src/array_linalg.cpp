@@ -78,11 +78,8 @@ void run(Queue& q, const GemmOperand& a, const GemmOperand& b, const Array& c, s
 // view where the batch axes merge into one stride (0 for a broadcast operand), else a copy.
 Array as_batch_of_matrices(Queue& q, const Array& x, const Shape& batch) {
   const std::size_t nd = x.ndim(), lead = batch.size() - (nd - 2);
-  if (x.size() == 0) {  // K == 0 (matmul_stacked returns before any other empty case): nothing to view
-    std::size_t stacked = 1;
-    for (const std::size_t d : batch) stacked *= d;
-    return empty(q.device(), {stacked, x.shape()[nd - 2], x.shape()[nd - 1]}, x.dtype());
-  }
+  if (x.size() == 0)  // K == 0 (matmul_stacked returns before any other empty case): nothing to view
+    return empty(q.device(), {element_count(batch), x.shape()[nd - 2], x.shape()[nd - 1]}, x.dtype());
   Layout l;
   l.offset = x.offset();
   std::int64_t count = 1;
@@ -121,9 +118,7 @@ Array matmul_stacked(Queue& q, const Array& a, const Array& b, bool a_vec, bool 
   Shape shape = batch;
   if (!a_vec) shape.push_back(a.shape()[a.ndim() - 2]);
   if (!b_vec) shape.push_back(b.shape().back());
-  std::size_t outputs = 1;
-  for (const std::size_t d : shape) outputs *= d;
-  if (outputs == 0) return empty(q.device(), shape, a.dtype());
+  if (element_count(shape) == 0) return empty(q.device(), shape, a.dtype());
   const Array c = matmul(q, as_batch_of_matrices(q, a, batch), as_batch_of_matrices(q, b, batch));
   return *c.reshape_view(std::vector<std::int64_t>(shape.begin(), shape.end()));  // c is new and contiguous
 }
