@@ -83,8 +83,8 @@ TEST_CASE("arrays: strided copies with one to six uneven axes, and with more row
       const Array v = duet::from_host<float>(q, host, shape).index(key);
       CHECK(v.to_vector<float>(q) == through_layout<float>(host, v.layout()));
     }
-    // 65537 rows of 256 bytes out of 257: more rows of work-groups than CUDA's second grid dimension
-    // allows, so the copy goes through the 1-D kernel instead.
+    // 65537 rows of 256 bytes out of 257: more rows than CUDA's second grid dimension takes, so
+    // the rows kernel's work-items loop over rows.
     const std::size_t rows = 65537, cols = 257;
     std::vector<std::uint8_t> bytes(rows * cols);
     for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(i * 7 + i / cols);
@@ -124,7 +124,16 @@ TEST_CASE("arrays: copies into strided views leave everything else as it was") {
   });
 }
 
+void long_row_copies();
+
 TEST_CASE("arrays: copies of views with long rows (array_copy_rows), runs of every length, both ways") {
+  long_row_copies();
+  // The GPUs' form (4 elements per work-item, a group's width apart) on every device.
+  EnvGuard layout("DUET_ELEMENTWISE_LAYOUT", "vector4");
+  long_row_copies();
+}
+
+void long_row_copies() {
   for_each_device([](const duet::Device& dev) {
     duet::Queue q = dev.queue();
     const duet::Shape shape{3, 7, 263};  // rows of 263: four runs of 64 and a tail on CPUs
@@ -161,6 +170,11 @@ TEST_CASE("arrays: copies of views with long rows (array_copy_rows), runs of eve
         }
       }
     }
+    // Rows of 1031 (GPUs: two groups of 4 x 256 elements, the second mostly idle), every third row.
+    const std::vector<float> wide_rows = iota(9 * 1033);
+    const Array W =
+        duet::from_host<float>(q, wide_rows, {9, 1033}).index({Slice{none, none, 3}, Slice{1, -1}});
+    CHECK(W.copy(q).to_vector<float>(q) == through_layout<float>(wide_rows, W.layout()));
     // One- and eight-byte elements take the same kernel.
     std::vector<std::int8_t> bytes(2 * 100);
     for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::int8_t>(i * 7);

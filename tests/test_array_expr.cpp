@@ -153,14 +153,14 @@ TEST_CASE("array expressions: broadcasting and views as operands") {
   });
 }
 
-// Innermost axes of 32 elements or more take the strided kernel's rows form (a work-item per
-// element of a row, or a run of 64 on CPUs, looping over the rows); its innermost strides of 1, 0
-// and others are written into the source.
+// Innermost axes of 32 elements or more take the strided kernel's rows form (4 elements of a row
+// per work-item a group's width apart, or a run of 64 on CPUs, looping over the rows); its innermost strides
+// of 1, 0 and others are written into the source.
 void long_rows();
 
 TEST_CASE("array expressions: broadcasting over long rows") {
   long_rows();
-  // The GPUs' form (an element of a row per work-item) on every device.
+  // The GPUs' form (4 elements of a row per work-item, a group's width apart) on every device.
   EnvGuard layout("DUET_ELEMENTWISE_LAYOUT", "vector4");
   long_rows();
 }
@@ -169,7 +169,8 @@ void long_rows() {
   for_each_device([](const duet::Device& dev) {
     duet::Queue q = dev.queue();
     auto rng = make_rng("array rows");
-    for (std::size_t w : {std::size_t{32}, std::size_t{67}, std::size_t{131}, std::size_t{200}}) {
+    for (std::size_t w :
+         {std::size_t{32}, std::size_t{67}, std::size_t{131}, std::size_t{200}, std::size_t{1031}}) {
       CAPTURE(w);
       const std::size_t h = 13;
       const std::vector<float> m = random_floats(rng, h * w), r = random_floats(rng, w),

@@ -4,6 +4,7 @@
 #include "duet/array.hpp"
 
 #include <array>
+#include <cstdlib>
 
 #include "duet/extension.hpp"
 
@@ -47,21 +48,32 @@ Event launch_copy(Queue& q, const Array& src, const Array& dst, const Layout& fr
     ts[skip + k] = to.strides[k];
   }
   const std::uint64_t n = from.size();
-  // Rows where the innermost axis is long enough to fill groups along it and the rows fit a grid's
-  // second dimension (65535 groups of one row on CUDA); else one work-item per element.
+  // Rows where the innermost axis is long enough to fill groups along it; else one work-item per
+  // element. GPUs take the spread rows (4 elements per work-item, a group's width apart, coalesced),
+  // CPUs a run of 64 per work-item. The grid's second dimension stops at 65535 (CUDA's limit); the
+  // kernel loops over the rest of the rows.
   const std::uint64_t row_len = dims[kCopyAxes - 1], rows = row_len == 0 ? 0 : n / row_len;
-  const bool by_rows = row_len >= 32 && rows <= 65535;
-  const Kernel kernel =
-      extension::builtin_kernel(q.device(), "array_copy", by_rows ? "array_copy_rows" : "array_copy",
-                                {{"ELEM", bits_type(sizeof(Bits))}});
-  // Elements per work-item along a row: one on GPUs (coalesced), a vector-friendly run on CPUs.
-  const std::uint64_t per = q.device().info().kind == DeviceKind::gpu ? 1 : 64;
-  const std::uint64_t items = (row_len + per - 1) / per;
-  if (by_rows)
-    return q.launch(kernel, Range(items, rows), Range(std::min<std::size_t>(items, 256), 1), s.arg,
-                    std::int64_t(s.offset) + from.offset, d.arg, std::int64_t(d.offset) + to.offset, rows,
-                    per, dims[0], dims[1], dims[2], dims[3], dims[4], dims[5], ss[0], ss[1], ss[2], ss[3],
-                    ss[4], ss[5], ts[0], ts[1], ts[2], ts[3], ts[4], ts[5]);
+  const bool by_rows = row_len >= 32;
+  // DUET_ELEMENTWISE_LAYOUT=vector4 runs the GPUs' form on any device, as for fused kernels (tests).
+  const char* forced = std::getenv("DUET_ELEMENTWISE_LAYOUT");
+  const bool spread =
+      q.device().info().kind == DeviceKind::gpu || (forced && std::string(forced) == "vector4");
+  const Kernel kernel = extension::builtin_kernel(q.device(), "array_copy",
+                                                  !by_rows ? "array_copy"
+                                                  : spread ? "array_copy_rows_spread"
+                                                           : "array_copy_rows",
+                                                  {{"ELEM", bits_type(sizeof(Bits))}});
+  if (by_rows) {
+    const std::uint64_t per = spread ? 1 : 64, lanes = spread ? 4 : 1;
+    const std::uint64_t items = (row_len + per * lanes - 1) / (per * lanes);
+    const std::uint64_t local =
+        std::min<std::uint64_t>({256, (items + 31) / 32 * 32, q.device().info().max_group_size});
+    return q.launch(kernel, Range((items + local - 1) / local * local, std::min<std::uint64_t>(rows, 65535)),
+                    Range(local, 1), s.arg, std::int64_t(s.offset) + from.offset, d.arg,
+                    std::int64_t(d.offset) + to.offset, rows, per, dims[0], dims[1], dims[2], dims[3],
+                    dims[4], dims[5], ss[0], ss[1], ss[2], ss[3], ss[4], ss[5], ts[0], ts[1], ts[2], ts[3],
+                    ts[4], ts[5]);
+  }
   return q.launch(kernel, Range(n), Range(), s.arg, std::int64_t(s.offset) + from.offset, d.arg,
                   std::int64_t(d.offset) + to.offset, n, dims[0], dims[1], dims[2], dims[3], dims[4], dims[5],
                   ss[0], ss[1], ss[2], ss[3], ss[4], ss[5], ts[0], ts[1], ts[2], ts[3], ts[4], ts[5]);
