@@ -337,24 +337,26 @@ std::string kernel_source(ReduceOp op, ScalarType in, ScalarType out, ScalarType
 
   // Split groups (GPUs, a contiguous run with too few outputs to fill the device a work-group
   // each, the reduction over every element among them): work-group t makes output g = t % outputs
-  // over chunk t / outputs of the run, as duet_reduce makes a whole run (four loads in flight per
-  // work-item, folded in the same order: one at a time, x.sum() ran at 0.78 of copy), into part[t];
-  // duet_reduce_join_groups then folds output g's chunks with a work-group, in a fixed tree.
+  // from tiles c, c + chunks, c + 2 chunks, ... (c = t / outputs) of 4 x kGroup elements of the
+  // run, into part[t]; duet_reduce_join_groups then folds output g's chunks with a work-group, in a
+  // fixed tree. Interleaved tiles keep the groups together sweeping the run front to back, four
+  // loads in flight per work-item: a contiguous chunk per group (a thousand streams a megabyte
+  // apart), one load at a time, ran x.sum() over 2^28 floats at 0.76 of copy on the H100.
+  const std::string tile = std::to_string(4 * kGroup);
   s << "KERNEL void duet_reduce_split_groups(" << params << ", GLOBAL " << A
     << "* part, GLOBAL ulong* part_i, const ulong chunk, const ulong chunks) {\n"
     << shared << "  const ulong t = (ulong)GROUP_ID(0);\n  const uint lid = (uint)LOCAL_ID(0);\n"
     << "  if (t >= outputs * chunks) return;\n"
-    << "  const ulong g = t % outputs, first = (t / outputs) * chunk;\n"
-    << "  const ulong last = run - first < chunk ? run : first + chunk;\n"
+    << "  const ulong g = t % outputs;\n"
     << base_of_output() << "  " << A << " v = " << identity(op, acc) << ";\n  ulong vi = (ulong)0 - 1;\n"
-    << "  ulong r = first + lid;\n"
-    << "  for (; r + " << 3 * kGroup << " < last; r += " << 4 * kGroup << ") {\n";
+    << "  ulong r = (t / outputs) * " << tile << " + lid;\n"
+    << "  for (; r + " << 3 * kGroup << " < run; r += chunks * " << tile << ") {\n";
   for (std::size_t k = 0; k < 4; ++k)
     s << "    const " << A << " x" << k << " = " << load_at("r + " + std::to_string(k * kGroup)) << ";\n";
   for (std::size_t k = 0; k < 4; ++k)
     s << "    " << fold(arg, "v", "vi", "x" + std::to_string(k), "r + " + std::to_string(k * kGroup)) << "\n";
   s << "  }\n"
-    << "  for (; r < last; r += " << kGroup << ") {\n"
+    << "  for (; r < run; r += " << kGroup << ") {  // the run's last tile, short of 4 x kGroup\n"
     << "    const " << A << " x = " << load << ";\n"
     << "    " << fold(arg, "v", "vi", "x", "r") << "\n  }\n"
     << tree(std::string("  part[t] = duet_v[0];\n") + (arg ? "  part_i[t] = duet_i[0];\n" : "")) << "}\n";
