@@ -92,16 +92,18 @@ TEST_CASE("gemm plan: big squares take the table's tiles, plain ones duet::matmu
   CHECK(cuda.params.tn == 16);  // the CUDA entry
   CHECK_CONTAINS(cuda.source, "backend=cuda");
   CHECK(plan(kH100cl, p).params.tm == 16);  // the OpenCL entry
-  // Any op, alpha, beta or padding: the general kernel with the same tiles.
+  // Any op, alpha, beta or padding: the general kernel with the same tiles, unpipelined.
   for (Op a : {Op::none, Op::transpose})
     for (Op b : {Op::none, Op::transpose}) {
       const GemmPlan t = plan(kH100, problem(4096, 4096, 4096, a, b));
       CHECK(t.kernel == GemmKernel::tiled);
-      CHECK(t.params == cuda.params);
+      duet::MatmulParams unpipelined = cuda.params;
+      unpipelined.pipeline = 0;
+      CHECK(t.params == unpipelined);
       CHECK(t.splits == 1);
     }
-  // A small C takes the small tiles of its size class.
-  CHECK(plan(kH100, problem(1000, 1000, 1000)).params.bn == 128);
+  // A small C takes the small tiles of its size class where they fill the GPU (512^3 and under).
+  CHECK(plan(kH100, problem(512, 512, 512)).params.bn == 128);
   // A forced tiled path never takes matmul's kernel.
   GemmOptions tiled;
   tiled.path = GemmPath::tiled;
@@ -123,10 +125,9 @@ TEST_CASE("gemm plan: few tiles over a long K split K") {
   // 192 tiles of 128 x 256 for 132 units (1.45 waves): two slices make 2.9 waves.
   CHECK(plan(kH100, problem(2000, 3000, 5000)).splits == 2);
   // 128 tiles of 128 work-items, one per unit: more slices for occupancy where K is long
-  // (128 x 8192 x 8192), none where it is short (1000^3: the partial sums would cost too much).
+  // (128 x 8192 x 8192 and its transpose).
   CHECK(plan(kH100, problem(128, 8192, 8192)).splits >= 2);
   CHECK(plan(kH100, problem(8192, 128, 8192, Op::transpose)).splits >= 2);
-  CHECK(plan(kH100, problem(1000, 1000, 1000)).splits == 1);
   // Batched small products fill the GPU without a split.
   CHECK(plan(kH100, problem(64, 64, 64, Op::none, Op::none, 1024)).splits == 1);
   CHECK(plan(kH100, problem(128, 128, 128, Op::none, Op::none, 512)).splits == 1);
@@ -185,14 +186,10 @@ TEST_CASE("gemm plan: few tiles on a GPU take smaller ones where the estimate sa
   CHECK(sq128.splits == 4);
   // 64^3: one tile of 4 steps, faster whole than split with a second launch.
   CHECK(plan(kH100, problem(64, 64, 64)).splits == 1);
-  // 1000^3: 128 tiles of 64 x 128, enough; no split.
-  const GemmPlan sq1000 = plan(kH100, problem(1000, 1000, 1000));
-  CHECK(sq1000.params.bn == 128);
-  CHECK(sq1000.splits == 1);
-  // 256 x 256 x 131072: the split fills the GPU either way; the larger tiles stay.
-  const GemmPlan deep = plan(kH100, problem(256, 256, 131072));
-  CHECK(deep.params.bn == 128);
-  CHECK(deep.splits > 8);
+  // 512^3 (under kPacedProblemFlops): 32 tiles of 64 x 128, split for occupancy.
+  const GemmPlan sq512 = plan(kH100, problem(512, 512, 512));
+  CHECK(sq512.params.bn == 128);
+  CHECK(sq512.splits == 8);
   // Forced parameters are kept, and CPUs keep their one class.
   GemmOptions forced;
   forced.params = duet::MatmulParams{};
@@ -264,6 +261,49 @@ TEST_CASE("gemm plan: double takes its own tiles, half the float ones; parameter
   mid.bm = 64, mid.bn = 128, mid.tn = 8, mid.wx = 16;
   CHECK(duet::resident_groups(mid, kH100) == 3);
   CHECK(duet::resident_groups(mid, kCpu) == 1);
+}
+
+TEST_CASE("gemm plan: large products compare the classes' tiles by estimated time") {
+  // 1000^3: 128 tiles of 64 x 128 (one 128-work-item group per SM, half the accumulators a unit
+  // needs) against 32 of 128 x 256 in 4 slices: the large tiles, split, unpipelined.
+  for (Op a : {Op::none, Op::transpose}) {
+    GemmProblem p = problem(1000, 1000, 1000, a);
+    p.plain = a == Op::none;
+    const GemmPlan sq1000 = plan(kH100, p);
+    INFO(sq1000.reason);
+    CHECK(sq1000.kernel == GemmKernel::tiled);
+    CHECK(sq1000.params.bn == 256);
+    CHECK(sq1000.splits == 4);
+    CHECK(sq1000.params.pipeline == 0);
+    CHECK_CONTAINS(sq1000.reason, "estimated time");
+  }
+  // K-heavy and wide: 128 x 256 tiles split to one group per SM.
+  const GemmPlan deep = plan(kH100, problem(256, 256, 131072));
+  CHECK(deep.params.bn == 256);
+  CHECK(deep.splits == 66);
+  const GemmPlan k1024 = plan(kH100, problem(1024, 1024, 32768));
+  CHECK(k1024.params.bn == 256);
+  CHECK(k1024.splits == 4);
+  CHECK(plan(kH100, problem(128, 8192, 8192)).params.bn == 256);
+  // 4097^3: 561 tiles of 128 x 256 are 4.25 waves; 2145 of 64 x 128 waste less.
+  GemmProblem odd = problem(4097, 4097, 4097);
+  odd.plain = true;
+  const GemmPlan sq4097 = plan(kH100, odd);
+  CHECK(sq4097.params.bn == 128);
+  CHECK(sq4097.kernel == GemmKernel::matmul);
+  CHECK(sq4097.params.pipeline == 1);  // duet::matmul's kernel keeps its pipeline
+  // Whole multiples of the large tiles keep them: 4096^3, 8192^3, 2000 x 3000 x 5000.
+  CHECK(plan(kH100, problem(4096, 4096, 4096)).params.bn == 256);
+  CHECK(plan(kH100, problem(8192, 8192, 8192)).params.bn == 256);
+  CHECK(plan(kH100, problem(2000, 3000, 5000)).params.bn == 256);
+  // Tiles C does not fill are not candidates: 8192 x 128 keeps 64 x 128.
+  CHECK(plan(kH100, problem(8192, 128, 8192)).params.bn == 128);
+  // Forced parameters keep their pipeline; CPUs are not paced.
+  GemmOptions forced;
+  forced.params = plan(kH100, problem(4096, 4096, 4096)).params;
+  forced.params->pipeline = 1;
+  CHECK(plan(kH100, problem(4096, 4096, 4096, Op::transpose), forced).params.pipeline == 1);
+  CHECK(plan(kCpu, problem(1000, 1000, 1000)).params == plan(kCpu, problem(512, 512, 512)).params);
 }
 
 TEST_SUITE_END();

@@ -175,6 +175,27 @@ double unit_work(const GemmProblem& p, const MatmulParams& t, std::size_t splits
   return waves * steps * double(t.bm) * double(t.bn);
 }
 
+// How fast one GPU compute unit runs tiles `t` when `groups` of them are its share, relative to
+// the largest tiles with enough work in flight: the multiply-adds per shared-memory value a
+// work-item reads (TM TN / (TM + TN)) set the kernel's pace, and a unit whose resident groups hold
+// fewer than kOccupancyAccumulators accumulators between them (independent multiply-adds per step
+// of k) runs that much slower: on the H100, 1000^3 in 256 tiles of 64 x 64 (2 groups of 128
+// work-items with 32 each per SM) ran at 0.90 of 128 x 256 tiles in 4 slices (one group of 256
+// with 128 each), though 64 x 64 tiles that fill the GPU run at 0.8 of 128 x 256 ones.
+double unit_speed(const MatmulParams& t, double groups, const DeviceInfo& device) {
+  const double reuse = double(t.tm) * double(t.tn) / double(std::max(1, t.tm + t.tn));
+  const double pace = std::min(1.0, kTilePaceBase + kTilePacePerReuse * reuse);
+  const double resident = std::min(groups, double(resident_groups(t, device, 4)));
+  const double accumulators = double(std::max(1, t.threads())) * double(t.tm) * double(t.tn);
+  return pace * std::min(1.0, resident * accumulators / kOccupancyAccumulators);
+}
+
+// The estimated time of one unit for tiles `t` in `splits` slices: unit_work over unit_speed.
+double unit_time(const GemmProblem& p, const MatmulParams& t, std::size_t splits, const DeviceInfo& device) {
+  const double groups = std::ceil(double(tile_count(p, t)) * double(splits) / double(units_of(device)));
+  return unit_work(p, t, splits, device) / unit_speed(t, groups, device);
+}
+
 }  // namespace
 
 std::size_t split_min_chunk(const DeviceInfo& device) {
@@ -331,6 +352,28 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>&
         splits = smaller_splits;
       }
     }
+    // Large float products (GPUs): every class's tiles that C fills well, each with its own split,
+    // by estimated time (unit_time), which counts the tiles' pace and the unit's occupancy.
+    if (!options.params && p.type != ScalarType::f64 && device.kind == DeviceKind::gpu &&
+        double(p.M) * double(p.N) * double(p.K) * double(p.batch) >= kPacedProblemFlops) {
+      double best = unit_time(p, plan.params, splits, device);
+      for (const MatmulSizeClass& c : classes) {
+        const MatmulParams& t = c.choice.params;
+        if (t == plan.params || filled(p, t) < kTileFill ||
+            !gemm_params_problem(t, element_bytes, p.op_b, device).empty())
+          continue;
+        const std::size_t s = best_split(p, t, element_bytes, device, false);
+        const double time = unit_time(p, t, s, device);
+        if (time < kPaceGain * best) {
+          why << "; " << tile_count(p, t) * s << " groups of " << t.bm << "x" << t.bn
+              << " instead (estimated time " << time / best << " of the others)";
+          best = time;
+          plan.params = t;
+          plan.source = c.choice.source;
+          splits = s;
+        }
+      }
+    }
     if (splits > 1) why << ", K split";
   } else {
     why << (options.path == GemmPath::tiled ? "tiled asked for" : "tiled");
@@ -342,6 +385,14 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>&
   plan.kernel = plan.splits == 1 && p.plain && options.path == GemmPath::automatic ? GemmKernel::matmul
                                                                                    : GemmKernel::tiled;
   if (plan.kernel == GemmKernel::matmul) why << "; plain product: duet::matmul's kernel";
+  // gemm.duet's software pipeline loses to plain double buffering where a work-item holds
+  // kUnpipelinedAccumulators or more (H100, 128 x 256 tiles of 8 x 16: 4096^3 with B transposed
+  // 43.1 against 46.0 TFLOP/s); duet::matmul's kernel keeps it (48.3 against 45.6).
+  if (plan.kernel == GemmKernel::tiled && !options.params && device.kind == DeviceKind::gpu &&
+      plan.params.pipeline && plan.params.tm * plan.params.tn >= kUnpipelinedAccumulators) {
+    plan.params.pipeline = 0;
+    why << "; unpipelined (" << plan.params.tm * plan.params.tn << " accumulators per work-item)";
+  }
   plan.reason = why.str();
   return plan;
 }

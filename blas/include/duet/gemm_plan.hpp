@@ -47,8 +47,17 @@
 //      first: waves * (steps per slice + the overheads above) * BM * BN, the work of one unit.
 //      On the H100 that makes 256^3 64 x 64 tiles in 8 slices of 32, 1.9x the 64 x 128 tiles
 //      unsplit (scripts/gpu-gemm-sweep.sh).
+//      Paced tiles (GPUs, float, M N K batch >= kPacedProblemFlops): each of the classes' other
+//      tiles that C fills well is planned with its own split and taken where its estimated time is
+//      below kPaceGain of the best so far: unit work (above) over the unit's speed, which is the
+//      tiles' pace, kTilePaceBase + kTilePacePerReuse TM TN / (TM + TN) (at most 1: 8 x 16 is 1,
+//      8 x 8 0.9, 4 x 8 0.8), times the share of kOccupancyAccumulators its resident groups hold
+//      (one group of 64 x 128 tiles of 8 x 8: half). On the
+//      H100 that makes 1000^3 and 1024 x 1024 x 32768 128 x 256 tiles in 4 slices (32.6 and 47.8
+//      TFLOP/s, 64 x 128 tiles: 32.1 and 43.9) and 4097^3 64 x 128 tiles (on an H200: 39.0 against 36.0).
 //   5. A plain float call (GemmProblem::plain) that stays tiled with one slice runs duet::matmul's
-//      kernel.
+//      kernel. The tiled kernel runs unpipelined (PIPELINE=0) where a work-item holds
+//      kUnpipelinedAccumulators or more (GPUs, parameters not forced).
 // On CPU devices a tiled call with op_b transpose runs as op_b none on a transposed copy of B
 // (blas/src/gemm.cpp says why); the plan printed is the one for the call as made.
 #pragma once
@@ -110,14 +119,19 @@ struct GemmPlan {
 
 // The rule's constants (see the top of the file); what to change after measuring.
 constexpr int kMaxSplits = 256;
-constexpr std::size_t kSplitMinChunk = 256;     // tiled split-K on CPUs: K per slice at least
-constexpr std::size_t kSplitMinChunkGpu = 32;   // the same on GPUs (two BK=16 steps)
-constexpr double kTileFill = 0.75;              // C fills at least this of its tiles, or smaller ones
-constexpr double kGroupOverheadSteps = 3;       // a group's start and end, in BK steps, for the estimates
-constexpr double kReduceLaunchSteps = 4;        // the launch adding the slices of a split, in BK steps
-constexpr double kSplitGain = 0.85;          // a split must cost at most this of no split
+constexpr std::size_t kSplitMinChunk = 256;    // tiled split-K on CPUs: K per slice at least
+constexpr std::size_t kSplitMinChunkGpu = 32;  // the same on GPUs (two BK=16 steps)
+constexpr double kTileFill = 0.75;             // C fills at least this of its tiles, or smaller ones
+constexpr double kGroupOverheadSteps = 3;      // a group's start and end, in BK steps, for the estimates
+constexpr double kReduceLaunchSteps = 4;       // the launch adding the slices of a split, in BK steps
+constexpr double kSplitGain = 0.85;            // a split must cost at most this of no split
 constexpr std::size_t kMaxWorkspaceBytes = std::size_t{64} << 20;
-constexpr int kOccupancyThreads = 256;                // work-items per GPU unit that hide latency
+constexpr int kOccupancyThreads = 256;                  // work-items per GPU unit that hide latency
+constexpr double kPacedProblemFlops = double(1 << 28);  // M N K batch from which tiles are compared by time
+constexpr double kTilePaceBase = 0.6, kTilePacePerReuse = 0.075;  // unit_speed: pace of TM TN / (TM + TN)
+constexpr double kOccupancyAccumulators = 16384;      // unit_speed: accumulators per unit for full pace
+constexpr double kPaceGain = 0.97;                    // other tiles must take at most this of the time
+constexpr int kUnpipelinedAccumulators = 128;         // the tiled kernel runs unpipelined from here
 constexpr std::size_t kOccupancyMinChunk = 2048;      // K per slice at least, for occupancy splits
 constexpr std::size_t kGemvDotMinChunk = 2048;        // gemv_dot: K per slice at least
 constexpr std::size_t kGemvAxpyMinChunk = 128;        // gemv_axpy: K per slice at least
