@@ -292,6 +292,9 @@ TEST_CASE("gemm plan: large products compare the classes' tiles by estimated tim
   CHECK(sq4097.params.bn == 128);
   CHECK(sq4097.kernel == GemmKernel::matmul);
   CHECK(sq4097.params.pipeline == 1);  // duet::matmul's kernel keeps its pipeline
+  // NVIDIA's OpenCL keeps the large tiles where rows are not whole vectors of 4.
+  CHECK(plan(kH100cl, odd).params.bn == 256);
+  CHECK(plan(kH100cl, problem(1000, 1000, 1000)).params.bn == 256);
   // Whole multiples of the large tiles keep them: 4096^3, 8192^3, 2000 x 3000 x 5000.
   CHECK(plan(kH100, problem(4096, 4096, 4096)).params.bn == 256);
   CHECK(plan(kH100, problem(8192, 8192, 8192)).params.bn == 256);

@@ -52,7 +52,8 @@
 //      below kPaceGain of the best so far: unit work (above) over the unit's speed, which is the
 //      tiles' pace, kTilePaceBase + kTilePacePerReuse TM TN / (TM + TN) (at most 1: 8 x 16 is 1,
 //      8 x 8 0.9, 4 x 8 0.8), times the share of kOccupancyAccumulators its resident groups hold
-//      (one group of 64 x 128 tiles of 8 x 8: half). On the
+//      (one group of 64 x 128 tiles of 8 x 8: half); on OpenCL, smaller tiles only where M, N
+//      and K are multiples of 4 (NVIDIA's OpenCL runs element-wise loads slowly). On the
 //      H100 that makes 1000^3 and 1024 x 1024 x 32768 128 x 256 tiles in 4 slices (32.6 and 47.8
 //      TFLOP/s, 64 x 128 tiles: 32.1 and 43.9) and 4097^3 64 x 128 tiles (on an H200: 39.0 against 36.0).
 //   5. A plain float call (GemmProblem::plain) that stays tiled with one slice runs duet::matmul's
