@@ -144,7 +144,8 @@ void with_each_layout(Body&& body) {
   body();
 }
 
-TEST_CASE("array reductions and expressions: a layout variable naming no layout is an ArgumentError") {
+TEST_CASE(
+    "array reductions, expressions and copies: a layout variable naming no layout is an ArgumentError") {
   for_each_device([](const duet::Device& dev) {
     duet::Queue q = dev.queue();
     const duet::Array a = duet::full(q, {3, 5}, 1.0);
@@ -156,6 +157,11 @@ TEST_CASE("array reductions and expressions: a layout variable naming no layout 
     EnvGuard layout("DUET_ELEMENTWISE_LAYOUT", "vector8");
     const auto e = EXPECT_ERROR(duet::ArgumentError, duet::evaluate(q, duet::Expr(a) + 1.0));
     if (e) CHECK_CONTAINS(e->what(), "DUET_ELEMENTWISE_LAYOUT=vector8 names no layout");
+    // Strided copies of long rows read it too.
+    const duet::Array wide = duet::full(q, {3, 70}, 1.0);
+    const duet::Array every_other = wide.index({duet::Slice{}, duet::Slice{std::nullopt, std::nullopt, 2}});
+    const auto c = EXPECT_ERROR(duet::ArgumentError, every_other.copy(q));
+    if (c) CHECK_CONTAINS(c->what(), "DUET_ELEMENTWISE_LAYOUT=vector8 names no layout");
   });
 }
 

@@ -4,9 +4,9 @@
 #include "duet/array.hpp"
 
 #include <array>
-#include <cstdlib>
 
 #include "duet/extension.hpp"
+#include "forced_layout.hpp"
 
 namespace duet {
 namespace {
@@ -55,9 +55,7 @@ Event launch_copy(Queue& q, const Array& src, const Array& dst, const Layout& fr
   const std::uint64_t row_len = dims[kCopyAxes - 1], rows = row_len == 0 ? 0 : n / row_len;
   const bool by_rows = row_len >= 32;
   // DUET_ELEMENTWISE_LAYOUT=vector4 runs the GPUs' form on any device, as for fused kernels (tests).
-  const char* forced = std::getenv("DUET_ELEMENTWISE_LAYOUT");
-  const bool spread =
-      q.device().info().kind == DeviceKind::gpu || (forced && std::string(forced) == "vector4");
+  const bool spread = q.device().info().kind == DeviceKind::gpu || forced_elementwise_layout() == "vector4";
   const Kernel kernel = extension::builtin_kernel(q.device(), "array_copy",
                                                   !by_rows ? "array_copy"
                                                   : spread ? "array_copy_rows_spread"

@@ -7,7 +7,6 @@
 // source (fused_kernel); a new structure writes it, and duet's program cache finds the program by
 // the source.
 #include <algorithm>
-#include <cstdlib>
 #include <functional>
 #include <map>
 #include <memory>
@@ -16,6 +15,7 @@
 
 #include "duet/extension.hpp"
 #include "expr_node.hpp"
+#include "forced_layout.hpp"
 #include "kernel_cache.hpp"
 
 namespace duet {
@@ -226,7 +226,9 @@ bool flat_over(const Array& a, const Shape& shape) { return a.shape() == shape &
 // those): `inner_stride` gives an operand's innermost stride, `out_inner` the output's.
 struct RowsForm {
   bool on = false;
-  std::size_t per = 1;  // elements of a row per work-item: 1 on GPUs (coalesced), 64 on CPUs
+  // Elements of a row per work-item: a run of 64 on CPUs; 1 is the GPUs' form, where each
+  // work-item takes kRowLanes elements a group's width apart.
+  std::size_t per = 1;
   std::int64_t out_inner = 1;
   std::function<std::int64_t(const Array&)> inner_stride;
 };
@@ -235,8 +237,8 @@ struct RowsForm {
 // layouts are collapsed, has kRowsMinLength elements or more. Collapsing drops axes of length 1 and
 // keeps the inner stride of the axes it merges: the innermost axis is the last one longer than 1,
 // whatever the operands, and their strides along it are the collapsed ones.
-// `gpu_form`: a work-item per element of a row (GPUs, and CPUs under DUET_ELEMENTWISE_LAYOUT=vector4,
-// the tests' way to run GPU forms there), else a run of 64.
+// `gpu_form`: kRowLanes elements of a row per work-item (GPUs, and CPUs under
+// DUET_ELEMENTWISE_LAYOUT=vector4, the tests' way to run GPU forms there), else a run of 64.
 RowsForm rows_form(const Layout& out, const Shape& shape, bool flat, bool gpu_form) {
   RowsForm rows;
   if (flat) return rows;
@@ -476,18 +478,6 @@ Passed passable(const Array& a) {
   return p;
 }
 
-// DUET_ELEMENTWISE_LAYOUT's layout, or "" when unset; ArgumentError for a name that is no layout.
-std::string forced_layout() {
-  const char* forced = std::getenv("DUET_ELEMENTWISE_LAYOUT");
-  if (!forced || !*forced) return {};
-  const std::string name = forced;
-  if (name != "vector4" && name != "grid_stride" && name != "blocked")
-    throw ArgumentError(
-        "DUET_ELEMENTWISE_LAYOUT=" + name +
-        " names no layout of generated kernels: use grid_stride, blocked or vector4, or unset it");
-  return name;
-}
-
 // An operand of the vector4 form: 4-byte elements, the first one 16-byte aligned in device memory.
 bool vector4_ready(const Array& a) {
   return has_vector4(a.dtype()) && a.offset() % 4 == 0 && a.buffer().starts_aligned(16);
@@ -580,7 +570,7 @@ Event run(Queue& q, const Array& out, const Expr& e) {
   for (const Array* a : inputs) flat = flat && flat_over(*a, shape);
   // Flat kernels take the vector4 form where the operands allow, on every device (as
   // ElementwiseKernel), unless DUET_ELEMENTWISE_LAYOUT names another layout.
-  const std::string forced = forced_layout();
+  const std::string forced = forced_elementwise_layout();
   bool vector4 = flat && (forced.empty() || forced == "vector4") && vector4_ready(out);
   for (const Array* a : inputs) vector4 = vector4 && vector4_ready(*a);
   const RowsForm rows =
