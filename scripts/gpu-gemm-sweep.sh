@@ -6,8 +6,9 @@
 # $OUT/gemm-sweep.txt.
 # Usage (GPU machine, after a build in $DUET_BUILD_DIR): scripts/gpu-gemm-sweep.sh
 # Environment: DUET_BUILD_DIR (build-gpu), SWEEP_BACKENDS ("cuda:0"), SWEEP_CASES, SWEEP_RUNS (10).
-# The tile sets are the table's, their halves and transposes, and the OpenCL entries' unpipelined
-# loops (on OpenCL the transposed cases run within 1% of the plain ones, on CUDA 11% below).
+# The tile sets are the table's, their halves and transposes, the OpenCL entries' unpipelined
+# loops (on OpenCL the transposed cases run within 1% of the plain ones, on CUDA 11% below), and
+# the large tiles with other rasters of the groups (GROUP_ROWS 4 and 16; the kernels' default 8).
 set -uo pipefail
 out=${OUT:-gemm-sweep}
 mkdir -p "$out"
@@ -26,6 +27,8 @@ tiles=(
   "BM=128 BN=256 BK=16 TM=16 TN=8 WX=16 PIPELINE=0"
   "BM=128 BN=256 BK=16 TM=8 TN=16 WX=8 PIPELINE=0"
   "BM=64 BN=128 BK=16 TM=8 TN=8 WX=16 PIPELINE=0"
+  "BM=128 BN=256 BK=16 TM=8 TN=16 WX=8 PIPELINE=1 GROUP_ROWS=4"
+  "BM=128 BN=256 BK=16 TM=8 TN=16 WX=8 PIPELINE=1 GROUP_ROWS=16"
 )
 log="$out/gemm-sweep.txt"
 : > "$log"

@@ -291,6 +291,19 @@ TEST_CASE("gemm: the pipelined loop GPUs run, on every device (forced parameters
       c.options.splits = 2;
       run_case<float>(dev, q, c);
     }
+    // Other rasters of the groups (GROUP_ROWS): 1, 3 (bands that do not divide the 5 tile rows) and
+    // 64 (one band), through the general kernel and duet::matmul's.
+    for (const int rows : {1, 3, 64}) {
+      duet::MatmulParams r = p;
+      r.group_rows = rows;
+      Case c{"group rows", kNone, kNone, 150, 70, 37};
+      c.options.params = r;
+      c.options.path = GemmPath::tiled;
+      run_case<float>(dev, q, c);
+      Case plain{"group rows, matmul", kNone, kNone, 150, 70, 37};
+      plain.options.params = r;
+      run_case<float>(dev, q, plain);
+    }
   });
 }
 
@@ -480,8 +493,8 @@ TEST_CASE("gemm probe: which elements a product read (diagnostic)" * doctest::sk
             if (got >= 1 && code == std::floor(code))
               report += std::string(" = ") + (probe_b ? "B[" : "A[") + std::to_string(int(code) / 16) + "][" +
                         std::to_string(int(code) % 16) + "]";
-            report += ", want " + std::string(probe_b ? "B[" : "A[") + std::to_string(probe_b ? n : m) + "][" +
-                      std::to_string(probe_b ? m % K : n % K) + "]";
+            report += ", want " + std::string(probe_b ? "B[" : "A[") + std::to_string(probe_b ? n : m) +
+                      "][" + std::to_string(probe_b ? m % K : n % K) + "]";
           }
         const std::string what = std::string(probe_b ? " probing B" : " probing A") +
                                  (forced ? ", forced 32x32x8 pipelined" : ", the rule's choice");

@@ -97,6 +97,14 @@ TEST_CASE("tuning entries parse, format and read back") {
   CHECK(any->selector.specificity() == 0);
   CHECK(duet::tuning::format_entry(*any) == "matmul BM=32 BN=32 BK=8 TM=4 TN=4 WX=8 PIPELINE=0");
   CHECK(duet::to_string(any->params) == "BM=32 BN=32 BK=8 TM=4 TN=4 WX=8 PIPELINE=0");
+  // GROUP_ROWS is optional (8); another value reads back and is written out.
+  CHECK(any->params.group_rows == 8);
+  const auto banded =
+      duet::tuning::parse_entry("matmul BM=32 BN=32 BK=8 TM=4 TN=4 WX=8 PIPELINE=0 GROUP_ROWS=4");
+  REQUIRE(banded.has_value());
+  CHECK(banded->params.group_rows == 4);
+  CHECK(duet::to_string(banded->params) == "BM=32 BN=32 BK=8 TM=4 TN=4 WX=8 PIPELINE=0 GROUP_ROWS=4");
+  CHECK(banded->params != any->params);
 }
 
 TEST_CASE("malformed tuning entries are ConfigErrors that say what is wrong") {
@@ -120,6 +128,7 @@ TEST_CASE("malformed tuning entries are ConfigErrors that say what is wrong") {
       {"matmul BM=32 BN=32 BK=6 TM=4 TN=4 WX=8 PIPELINE=0", "multiples of 4"},
       {"matmul BM=0 BN=32 BK=8 TM=4 TN=4 WX=8 PIPELINE=0", "BM, BN"},
       {"matmul BM=32 BN=32 BK=8 TM=4 TN=4 WX=8 PIPELINE=2", "PIPELINE must be 0 or 1"},
+      {"matmul BM=32 BN=32 BK=8 TM=4 TN=4 WX=8 PIPELINE=0 GROUP_ROWS=0", "GROUP_ROWS must be in [1, 64]"},
       {"matmul max_mn=0 BM=32 BN=32 BK=8 TM=4 TN=4 WX=8 PIPELINE=0", "max_mn=0 is not a positive"},
       {"matmul max_mn=1e6 BM=32 BN=32 BK=8 TM=4 TN=4 WX=8 PIPELINE=0", "max_mn=1e6"},
       {"matmul max_mn=4 max_mn=8 BM=32 BN=32 BK=8 TM=4 TN=4 WX=8 PIPELINE=0", "twice"},
@@ -184,14 +193,12 @@ TEST_CASE("the built-in table parses and falls back from device to architecture,
   CHECK_CONTAINS(source_of(h200_cl), "vendor=NVIDIA kind=gpu");
   const auto a100 = fake_device("cuda", "NVIDIA A100-SXM4-40GB", "NVIDIA", "sm_80", DeviceKind::gpu);
   CHECK_CONTAINS(source_of(a100), "vendor=NVIDIA kind=gpu");
-  const auto a100_cl =
-      fake_device("opencl", "NVIDIA A100", "NVIDIA Corporation", "sm_80", DeviceKind::gpu);
+  const auto a100_cl = fake_device("opencl", "NVIDIA A100", "NVIDIA Corporation", "sm_80", DeviceKind::gpu);
   CHECK_CONTAINS(source_of(a100_cl), "vendor=NVIDIA kind=gpu");
   const auto amd =
       fake_device("opencl", "gfx1100", "Advanced Micro Devices, Inc.", "gfx1100", DeviceKind::gpu);
   CHECK_CONTAINS(source_of(amd), "matmul kind=gpu");
-  const auto cpu =
-      fake_device("opencl", "pthread-haswell", "GenuineIntel", "", DeviceKind::cpu);
+  const auto cpu = fake_device("opencl", "pthread-haswell", "GenuineIntel", "", DeviceKind::cpu);
   CHECK_CONTAINS(source_of(cpu), "matmul kind=cpu");
   const auto other = fake_device("opencl", "accelerator", "Someone", "", DeviceKind::other);
   CHECK_CONTAINS(source_of(other), "matmul BM=");
@@ -288,7 +295,8 @@ TEST_CASE("max_mn entries serve products up to that size; the most specific devi
   CHECK(duet::matmul_choice(h100).params.bn == 256);
 
   // The entry's text round-trips with its size.
-  const auto e = duet::tuning::parse_entry("matmul kind=gpu max_mn=4096 BM=32 BN=32 BK=8 TM=4 TN=4 WX=8 PIPELINE=0");
+  const auto e =
+      duet::tuning::parse_entry("matmul kind=gpu max_mn=4096 BM=32 BN=32 BK=8 TM=4 TN=4 WX=8 PIPELINE=0");
   REQUIRE(e.has_value());
   CHECK(e->selector.max_mn == 4096);
   CHECK_CONTAINS(duet::tuning::format_entry(*e), "max_mn=4096");
@@ -340,7 +348,8 @@ TEST_SUITE_END();
 
 TEST_SUITE_BEGIN("device");
 
-TEST_CASE("matmul takes the size's parameters from the tuning file and stays exact on both sides of a limit") {
+TEST_CASE(
+    "matmul takes the size's parameters from the tuning file and stays exact on both sides of a limit") {
   TempDir dir;
   const std::string file = dir.path() + "/tuning.txt";
   EnvGuard env("DUET_TUNING_FILE", file.c_str());

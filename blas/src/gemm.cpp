@@ -161,7 +161,7 @@ Operand<T> operand(const char* call, const char* name, const BufferView<T>& v, c
 }
 
 std::vector<int> params_key(int kind, const MatmulParams& p) {
-  return {kind, p.bm, p.bn, p.bk, p.tm, p.tn, p.wx, p.pipeline};
+  return {kind, p.bm, p.bn, p.bk, p.tm, p.tn, p.wx, p.pipeline, p.group_rows};
 }
 
 Defines type_defines(ScalarType type) {

@@ -22,6 +22,7 @@ Defines matmul_tile_defines(const MatmulParams& p) {
           {"TN", std::to_string(p.tn)},
           {"WX", std::to_string(p.wx)},
           {"PIPELINE", std::to_string(p.pipeline)},
+          {"GROUP_ROWS", std::to_string(p.group_rows)},
           {"A_SWIZZLE", p.swizzles_a() ? "1" : "0"}};
 }
 

@@ -30,10 +30,14 @@ namespace {
 const char* const kBuiltin[] = {
     "matmul device=\"NVIDIA H100 80GB HBM3\" backend=cuda BM=128 BN=256 BK=16 TM=8 TN=16 WX=8 PIPELINE=1",
     "matmul device=\"NVIDIA H100 80GB HBM3\" backend=opencl BM=128 BN=256 BK=16 TM=16 TN=8 WX=16 PIPELINE=0",
-    "matmul device=\"NVIDIA H100 80GB HBM3\" backend=cuda max_mn=2097152 BM=64 BN=128 BK=16 TM=8 TN=8 WX=16 PIPELINE=1",
-    "matmul device=\"NVIDIA H100 80GB HBM3\" backend=opencl max_mn=2097152 BM=64 BN=128 BK=16 TM=8 TN=8 WX=16 PIPELINE=1",
-    "matmul device=\"NVIDIA H100 80GB HBM3\" backend=cuda max_mn=4096 BM=64 BN=64 BK=16 TM=4 TN=8 WX=8 PIPELINE=1",
-    "matmul device=\"NVIDIA H100 80GB HBM3\" backend=opencl max_mn=4096 BM=64 BN=64 BK=16 TM=4 TN=8 WX=8 PIPELINE=1",
+    "matmul device=\"NVIDIA H100 80GB HBM3\" backend=cuda max_mn=2097152 BM=64 BN=128 BK=16 TM=8 TN=8 WX=16 "
+    "PIPELINE=1",
+    "matmul device=\"NVIDIA H100 80GB HBM3\" backend=opencl max_mn=2097152 BM=64 BN=128 BK=16 TM=8 TN=8 "
+    "WX=16 PIPELINE=1",
+    "matmul device=\"NVIDIA H100 80GB HBM3\" backend=cuda max_mn=4096 BM=64 BN=64 BK=16 TM=4 TN=8 WX=8 "
+    "PIPELINE=1",
+    "matmul device=\"NVIDIA H100 80GB HBM3\" backend=opencl max_mn=4096 BM=64 BN=64 BK=16 TM=4 TN=8 WX=8 "
+    "PIPELINE=1",
     "matmul arch=sm_90 backend=cuda BM=128 BN=256 BK=16 TM=8 TN=16 WX=8 PIPELINE=1",
     "matmul arch=sm_90 backend=cuda max_mn=2097152 BM=64 BN=128 BK=16 TM=8 TN=8 WX=16 PIPELINE=1",
     "matmul arch=sm_90 backend=cuda max_mn=4096 BM=64 BN=64 BK=16 TM=4 TN=8 WX=8 PIPELINE=1",
@@ -59,6 +63,7 @@ std::string to_string(const MatmulParams& p) {
   std::ostringstream s;
   s << "BM=" << p.bm << " BN=" << p.bn << " BK=" << p.bk << " TM=" << p.tm << " TN=" << p.tn << " WX=" << p.wx
     << " PIPELINE=" << p.pipeline;
+  if (p.group_rows != 8) s << " GROUP_ROWS=" << p.group_rows;
   return s.str();
 }
 
@@ -68,6 +73,8 @@ std::string matmul_params_problem(const MatmulParams& p, const DeviceInfo& devic
     s << "BM, BN in [4, 1024], BK in [4, 256] and TM, TN >= 4 are needed";
   else if (p.pipeline != 0 && p.pipeline != 1)
     s << "PIPELINE must be 0 or 1";
+  else if (p.group_rows < 1 || p.group_rows > 64)
+    s << "GROUP_ROWS must be in [1, 64]";
   else if (p.tm % 4 || p.tn % 4 || p.bk % 4)
     s << "TM, TN and BK must be multiples of 4 (the kernel moves float4s)";
   else if (p.bm % p.tm || p.bn % p.tn)

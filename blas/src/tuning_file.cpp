@@ -113,12 +113,19 @@ std::optional<Entry> parse_entry(const std::string& line) {
     std::string* text;
     int* number;
     bool seen;
-  } fields[] = {{"device", &s.device, nullptr, false},   {"arch", &s.arch, nullptr, false},
-                {"vendor", &s.vendor, nullptr, false},   {"kind", &s.kind, nullptr, false},
-                {"backend", &s.backend, nullptr, false}, {"BM", nullptr, &p.bm, false},
-                {"BN", nullptr, &p.bn, false},           {"BK", nullptr, &p.bk, false},
-                {"TM", nullptr, &p.tm, false},           {"TN", nullptr, &p.tn, false},
-                {"WX", nullptr, &p.wx, false},           {"PIPELINE", nullptr, &p.pipeline, false}};
+  } fields[] = {{"device", &s.device, nullptr, false},
+                {"arch", &s.arch, nullptr, false},
+                {"vendor", &s.vendor, nullptr, false},
+                {"kind", &s.kind, nullptr, false},
+                {"backend", &s.backend, nullptr, false},
+                {"BM", nullptr, &p.bm, false},
+                {"BN", nullptr, &p.bn, false},
+                {"BK", nullptr, &p.bk, false},
+                {"TM", nullptr, &p.tm, false},
+                {"TN", nullptr, &p.tn, false},
+                {"WX", nullptr, &p.wx, false},
+                {"PIPELINE", nullptr, &p.pipeline, false},
+                {"GROUP_ROWS", nullptr, &p.group_rows, false}};
   for (std::size_t i = 1; i < words.size(); ++i) {
     const std::size_t eq = words[i].find('=');
     if (eq == std::string::npos || eq == 0) throw ConfigError("`" + words[i] + "` is not key=value");
@@ -127,9 +134,11 @@ std::optional<Entry> parse_entry(const std::string& line) {
       if (max_mn_seen) throw ConfigError("`max_mn` is given twice");
       max_mn_seen = true;
       const bool digits = !value.empty() && value.size() <= 15 &&
-                          std::all_of(value.begin(), value.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+                          std::all_of(value.begin(), value.end(),
+                                      [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
       if (!digits || std::stoull(value) == 0)
-        throw ConfigError("max_mn=" + value + " is not a positive whole number (the largest M * N the entry is for)");
+        throw ConfigError("max_mn=" + value +
+                          " is not a positive whole number (the largest M * N the entry is for)");
       s.max_mn = static_cast<std::size_t>(std::stoull(value));
       continue;
     }
@@ -140,7 +149,7 @@ std::optional<Entry> parse_entry(const std::string& line) {
       throw ConfigError(
           "unknown key `" + key +
           "` (selectors: device, arch, vendor, kind, backend, max_mn; parameters: BM, BN, BK, TM, TN, WX, "
-          "PIPELINE)");
+          "PIPELINE, GROUP_ROWS)");
     if (field->seen) throw ConfigError("`" + key + "` is given twice");
     field->seen = true;
     if (field->number) {
@@ -151,8 +160,9 @@ std::optional<Entry> parse_entry(const std::string& line) {
     }
   }
   std::string missing;
-  for (const Field& f : fields)
-    if (f.number && !f.seen) missing += std::string(missing.empty() ? "" : ", ") + f.key;
+  for (const Field& f : fields)  // GROUP_ROWS may be left out (8)
+    if (f.number && !f.seen && f.number != &p.group_rows)
+      missing += std::string(missing.empty() ? "" : ", ") + f.key;
   if (!missing.empty()) throw ConfigError("missing " + missing);
   if (!s.kind.empty() && s.kind != "gpu" && s.kind != "cpu" && s.kind != "other")
     throw ConfigError("kind=" + s.kind + " is not gpu, cpu or other");
@@ -252,7 +262,8 @@ const Entry* best_entry(const std::vector<Entry>& entries, const DeviceInfo& dev
   };
   const Entry* best = nullptr;
   for (const Entry& e : entries) {
-    if (!e.selector.matches(device) || !e.selector.covers(mn) || !matmul_params_problem(e.params, device).empty())
+    if (!e.selector.matches(device) || !e.selector.covers(mn) ||
+        !matmul_params_problem(e.params, device).empty())
       continue;
     if (!best || better_or_equal(e.selector, best->selector)) best = &e;
   }

@@ -1,25 +1,26 @@
 // Tuned kernel parameters. duet::matmul takes its tile sizes from a table of entries per device
-// (blas/src/matmul_params.cpp): an entry for the device's name, else for its architecture, else for its vendor
-// and kind, else for its kind, else the default, so the kernel always compiles with some parameters
-// on unknown hardware. A tuning file can override the table: the file named by DUET_TUNING_FILE
-// (set but empty: no file), else $XDG_CONFIG_HOME/duet/tuning.txt, else ~/.config/duet/tuning.txt.
-// `duet tune` searches the parameters on a device and prints (or saves) the entry for it.
+// (blas/src/matmul_params.cpp): an entry for the device's name, else for its architecture, else for its
+// vendor and kind, else for its kind, else the default, so the kernel always compiles with some parameters on
+// unknown hardware. A tuning file can override the table: the file named by DUET_TUNING_FILE (set but empty:
+// no file), else $XDG_CONFIG_HOME/duet/tuning.txt, else ~/.config/duet/tuning.txt. `duet tune` searches the
+// parameters on a device and prints (or saves) the entry for it.
 //
 // Both the built-in table and the file hold one entry per line:
 //
 //   matmul device="NVIDIA H100 80GB HBM3" backend=cuda BM=128 BN=256 BK=16 TM=8 TN=16 WX=8 PIPELINE=1
 //
 // `matmul`, then selector keys saying which devices the entry is for (all must match; none: every
-// device), then the parameters (all seven). Selectors: device (the whole device name), arch ("sm_90"),
-// vendor (part of the vendor name), kind (gpu, cpu, other), backend (cuda, opencl); a value with
-// spaces is written in double quotes. '#' starts a comment; blank lines are ignored.
+// device), then the parameters (the seven above; GROUP_ROWS=n may follow, 8 when left out). Selectors: device
+// (the whole device name), arch ("sm_90"), vendor (part of the vendor name), kind (gpu, cpu, other), backend
+// (cuda, opencl); a value with spaces is written in double quotes. '#' starts a comment; blank lines are
+// ignored.
 //
 // One more selector picks by size: max_mn=1048576 makes the entry apply only to products whose C
 // has at most that many elements (M * N). Large tiles leave most of a big GPU idle on a small C
 // (a 1024 x 1024 C is 32 tiles of 128 x 256 for 132 SMs), so a device can have a second entry
-// with smaller tiles for those (`duet tune --size 1024 --max-mn 2097152` searches one). Among the entries that match a device, the one with the most
-// specific device selector wins; between those equally specific, one with max_mn that covers the
-// product beats one without, and the smallest such max_mn wins.
+// with smaller tiles for those (`duet tune --size 1024 --max-mn 2097152` searches one). Among the entries
+// that match a device, the one with the most specific device selector wins; between those equally specific,
+// one with max_mn that covers the product beats one without, and the smallest such max_mn wins.
 //
 // Everything here is thread-safe. The file is read by matmul_choice() each time it is called;
 // duet::matmul calls it once per device and keeps the answer, so a program sees the file as it was
@@ -41,8 +42,10 @@ namespace duet {
 // walking K in slices of BK; each of its (BM/TM) * (BN/TN) work-items computes TM x TN outputs; WX
 // of every 32 consecutive work-items lie along N. PIPELINE 1 overlaps each slice's barrier with
 // arithmetic (GPUs); 0 is plain double buffering (CPUs, where fewer values live across barriers).
+// GROUP_ROWS: work-groups are numbered down bands of that many tile rows, so that the groups
+// running at once share slices of A and B in the cache (8 unless an entry says otherwise).
 struct MatmulParams {
-  int bm = 32, bn = 32, bk = 8, tm = 4, tn = 4, wx = 8, pipeline = 0;
+  int bm = 32, bn = 32, bk = 8, tm = 4, tn = 4, wx = 8, pipeline = 0, group_rows = 8;
 
   int threads() const { return (bm / tm) * (bn / tn); }
   // Whether the kernel's A slice is XOR-swizzled (rows of whole multiples of 8 float4s) instead of
@@ -52,12 +55,12 @@ struct MatmulParams {
   std::size_t shared_bytes() const;
   bool operator==(const MatmulParams& o) const {
     return bm == o.bm && bn == o.bn && bk == o.bk && tm == o.tm && tn == o.tn && wx == o.wx &&
-           pipeline == o.pipeline;
+           pipeline == o.pipeline && group_rows == o.group_rows;
   }
   bool operator!=(const MatmulParams& o) const { return !(*this == o); }
 };
 
-// "BM=128 BN=128 BK=8 TM=8 TN=8 WX=8 PIPELINE=1".
+// "BM=128 BN=128 BK=8 TM=8 TN=8 WX=8 PIPELINE=1", and " GROUP_ROWS=n" where it is not 8.
 std::string to_string(const MatmulParams& p);
 
 // Empty when the kernel compiles and launches with `p` on `device`; otherwise the rule `p` breaks
@@ -92,8 +95,8 @@ void matmul_with(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffe
 // The defines the matmul kernel (blas/kernels/matmul.duet) is compiled with for `p`, N and K (which
 // decide its float4 accesses): what matmul_with and duet::matmul compile, for offline compiles.
 Defines matmul_defines(const MatmulParams& p, std::size_t N, std::size_t K);
-// The tile defines of `p` that matmul and gemm kernels share: BM, BN, BK, TM, TN, WX, PIPELINE and
-// A_SWIZZLE (the layout of the A slice in shared memory, which shared_bytes() counts).
+// The tile defines of `p` that matmul and gemm kernels share: BM, BN, BK, TM, TN, WX, PIPELINE,
+// GROUP_ROWS and A_SWIZZLE (the layout of the A slice in shared memory, which shared_bytes() counts).
 Defines matmul_tile_defines(const MatmulParams& p);
 
 // Compiles (or finds in the cache) the kernel matmul_with would launch for these N and K (which
@@ -104,11 +107,11 @@ namespace tuning {
 
 // Which devices an entry is for; an empty field matches every device.
 struct Selector {
-  std::string device;   // the whole name, case-insensitive
-  std::string arch;     // case-insensitive
-  std::string vendor;   // part of the vendor name, case-insensitive
-  std::string kind;     // "gpu", "cpu" or "other"
-  std::string backend;  // "cuda" or "opencl"
+  std::string device;      // the whole name, case-insensitive
+  std::string arch;        // case-insensitive
+  std::string vendor;      // part of the vendor name, case-insensitive
+  std::string kind;        // "gpu", "cpu" or "other"
+  std::string backend;     // "cuda" or "opencl"
   std::size_t max_mn = 0;  // the largest M * N the entry is for; 0: every size
 
   bool matches(const DeviceInfo& device) const;
