@@ -170,8 +170,13 @@ TEST_CASE("gemm plan: tiles that C would fill poorly give way to smaller ones") 
   CHECK(wide.params.bn == 128);
   // 64 x 64 matrices take the H100's class of C up to 4096 elements (64 x 64 tiles).
   CHECK(plan(kH100, problem(64, 64, 64, Op::none, Op::none, 1024)).params.bn == 64);
-  // The CPU's one class covers every size: its tiles or MatmulParams{}.
-  CHECK(plan(kCpu, problem(8, 8, 100)).params == duet::MatmulParams{});
+  // The CPU's classes: 32 x 32 tiles for C of up to 1024 elements (the fullest for an 8 x 8 C),
+  // 64 x 64 above.
+  const GemmPlan cpu_tiny = plan(kCpu, problem(8, 8, 100));
+  CHECK(cpu_tiny.params.bm == 32);
+  CHECK(cpu_tiny.params.bk == 16);
+  CHECK(plan(kCpu, problem(32, 32, 32, Op::none, Op::none, 1024)).params.bn == 32);
+  CHECK(plan(kCpu, problem(64, 64, 64, Op::none, Op::none, 128)).params.bn == 64);
 }
 
 TEST_CASE("gemm plan: few tiles on a GPU take smaller ones where the estimate says so") {

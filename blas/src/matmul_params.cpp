@@ -26,7 +26,9 @@ namespace {
 // most 64 for 132 SMs and leave half the GPU idle; 64 x 128 tiles fill it. From 2048^3 (128 large
 // tiles) the large tiles are faster again. The max_mn=4096 entries (64 x 64 tiles; not yet
 // measured against the others) are for C of one 64 x 64 tile or less: batches of small matrices
-// (gemm_strided_batched), which 64 x 128 tiles would leave half empty.
+// (gemm_strided_batched), which 64 x 128 tiles would leave half empty. The CPU's max_mn=1024
+// entry is for C of 32 x 32 or less: 1024 products of 32^3 on PoCL (2 cores) ran at 5 GFLOP/s in
+// MatmulParams{} (BK 8), 10 in the CPU's 64 x 64 tiles, 29 in these (CLBlast: 21).
 const char* const kBuiltin[] = {
     "matmul device=\"NVIDIA H100 80GB HBM3\" backend=cuda BM=128 BN=256 BK=16 TM=8 TN=16 WX=8 PIPELINE=1",
     "matmul device=\"NVIDIA H100 80GB HBM3\" backend=opencl BM=128 BN=256 BK=16 TM=16 TN=8 WX=16 PIPELINE=0",
@@ -44,6 +46,7 @@ const char* const kBuiltin[] = {
     "matmul vendor=NVIDIA kind=gpu BM=128 BN=128 BK=8 TM=8 TN=8 WX=8 PIPELINE=1",
     "matmul kind=gpu BM=64 BN=64 BK=8 TM=4 TN=4 WX=8 PIPELINE=1",
     "matmul kind=cpu BM=64 BN=64 BK=16 TM=4 TN=8 WX=8 PIPELINE=0",
+    "matmul kind=cpu max_mn=1024 BM=32 BN=32 BK=16 TM=4 TN=8 WX=4 PIPELINE=0",
     "matmul BM=32 BN=32 BK=8 TM=4 TN=4 WX=8 PIPELINE=0",
 };
 
