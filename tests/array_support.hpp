@@ -1,9 +1,22 @@
-// What the array tests share: a view's elements read on the host through its layout.
+// What the array tests share: a view's elements read on the host through its layout, and a run
+// of a check in the GPUs' kernel forms on every device.
 #pragma once
 
 #include <cstdint>
 #include <duet/array_layout.hpp>
 #include <vector>
+
+#include "support.hpp"
+
+// Runs `check` in the forms each device takes, then again with the GPUs' forms of the array
+// layer's kernels forced (DUET_ELEMENTWISE_LAYOUT=vector4: vector4 flat kernels, 4 elements of a
+// row per work-item a group's width apart), so a CPU device runs those too.
+template <class Check>
+void with_gpu_forms(Check check) {
+  check();
+  EnvGuard layout("DUET_ELEMENTWISE_LAYOUT", "vector4");
+  check();
+}
 
 // The elements of the view `l` over the host copy `base` of its buffer, in C order, as Out.
 template <class Out, class T>

@@ -127,10 +127,7 @@ TEST_CASE("arrays: copies into strided views leave everything else as it was") {
 void long_row_copies();
 
 TEST_CASE("arrays: copies of views with long rows (array_copy_rows), runs of every length, both ways") {
-  long_row_copies();
-  // The GPUs' form (4 elements per work-item, a group's width apart) on every device.
-  EnvGuard layout("DUET_ELEMENTWISE_LAYOUT", "vector4");
-  long_row_copies();
+  with_gpu_forms(long_row_copies);
 }
 
 void long_row_copies() {

@@ -11,6 +11,7 @@
 #include <duet/duet.hpp>
 #include <vector>
 
+#include "array_support.hpp"
 #include "devices.hpp"
 #include "support.hpp"
 
@@ -158,12 +159,7 @@ TEST_CASE("array expressions: broadcasting and views as operands") {
 // of 1, 0 and others are written into the source.
 void long_rows();
 
-TEST_CASE("array expressions: broadcasting over long rows") {
-  long_rows();
-  // The GPUs' form (4 elements of a row per work-item, a group's width apart) on every device.
-  EnvGuard layout("DUET_ELEMENTWISE_LAYOUT", "vector4");
-  long_rows();
-}
+TEST_CASE("array expressions: broadcasting over long rows") { with_gpu_forms(long_rows); }
 
 void long_rows() {
   for_each_device([](const duet::Device& dev) {

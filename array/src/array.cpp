@@ -7,6 +7,7 @@
 
 #include "duet/extension.hpp"
 #include "forced_layout.hpp"
+#include "rows_range.hpp"
 
 namespace duet {
 namespace {
@@ -62,12 +63,9 @@ Event launch_copy(Queue& q, const Array& src, const Array& dst, const Layout& fr
                                                            : "array_copy_rows",
                                                   {{"ELEM", bits_type(sizeof(Bits))}});
   if (by_rows) {
-    const std::uint64_t per = spread ? 1 : 64, lanes = spread ? 4 : 1;
-    const std::uint64_t items = (row_len + per * lanes - 1) / (per * lanes);
-    const std::uint64_t local =
-        std::min<std::uint64_t>({256, (items + 31) / 32 * 32, q.device().info().max_group_size});
-    return q.launch(kernel, Range((items + local - 1) / local * local, std::min<std::uint64_t>(rows, 65535)),
-                    Range(local, 1), s.arg, std::int64_t(s.offset) + from.offset, d.arg,
+    const std::uint64_t per = spread ? 1 : 64;
+    const auto [global, local] = rows_ranges(row_len, rows, per, spread, q.device().info().max_group_size);
+    return q.launch(kernel, global, local, s.arg, std::int64_t(s.offset) + from.offset, d.arg,
                     std::int64_t(d.offset) + to.offset, rows, per, dims[0], dims[1], dims[2], dims[3],
                     dims[4], dims[5], ss[0], ss[1], ss[2], ss[3], ss[4], ss[5], ts[0], ts[1], ts[2], ts[3],
                     ts[4], ts[5]);

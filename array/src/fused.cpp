@@ -17,6 +17,7 @@
 #include "expr_node.hpp"
 #include "forced_layout.hpp"
 #include "kernel_cache.hpp"
+#include "rows_range.hpp"
 
 namespace duet {
 namespace {
@@ -24,8 +25,6 @@ namespace {
 constexpr std::size_t kAxes = 6;
 // Strided kernels take the rows form from this innermost length (array_copy.duet's rows, too).
 constexpr std::size_t kRowsMinLength = 32;
-// The rows form on GPUs: elements of a row per work-item, a group's width apart (see write_kernel).
-constexpr std::size_t kRowLanes = 4;
 
 bool is_float(ScalarType t) { return t == ScalarType::f16 || t == ScalarType::f32 || t == ScalarType::f64; }
 // The type arithmetic happens in: half is computed in float.
@@ -371,12 +370,6 @@ Kernelized write_kernel(const Expr& e, ScalarType out_dtype, bool flat, std::siz
     for (std::size_t k = 0; k < w.leaves.arrays.size(); ++k)
       s << "    long b" << k << " = a" << k << "_off;\n";
     divide(axes - 1, "    ", "b");
-    auto offsets = [&](const std::string& indent, const std::string& x) {
-      s << indent << "const long po = bo" << along(rows.out_inner, "os", x) << ";\n";
-      for (std::size_t k = 0; k < w.leaves.arrays.size(); ++k)
-        s << indent << "const long p" << k << " = b" << k
-          << along(rows.inner_stride(w.leaves.arrays[k]->array), "a" + std::to_string(k) + "s", x) << ";\n";
-    };
     if (spread) {
       // Every lane's loads before any store, so that each work-item has kRowLanes loads in flight.
       for (std::size_t l = 0; l < kRowLanes; ++l) {
@@ -402,8 +395,11 @@ Kernelized write_kernel(const Expr& e, ScalarType out_dtype, bool flat, std::siz
           << cname(out_dtype) << ")(" << value << "));\n    }\n";
       }
     } else {
-      s << "    for (ulong x = first; x < last; ++x) {\n";
-      offsets("      ", "x");
+      s << "    for (ulong x = first; x < last; ++x) {\n"
+        << "      const long po = bo" << along(rows.out_inner, "os", "x") << ";\n";
+      for (std::size_t k = 0; k < w.leaves.arrays.size(); ++k)
+        s << "      const long p" << k << " = b" << k
+          << along(rows.inner_stride(w.leaves.arrays[k]->array), "a" + std::to_string(k) + "s", "x") << ";\n";
       element("      ");
       s << "    }\n";
     }
@@ -626,17 +622,10 @@ Event run(Queue& q, const Array& out, const Expr& e) {
         args.push_back(KernelArg::from(std::int64_t(d < skip ? 0 : l.strides[d - skip])));
   }
   if (rows.on) {
-    // x along the innermost axis in groups of up to 256 (on GPUs each group covers kRowLanes
-    // times its width); y over the rows, at most 65535 (CUDA's limit for a grid's second dimension;
-    // the kernel loops over the rest).
-    const std::uint64_t inner = walked[0].shape.back(), row_count = n / inner;
-    const std::uint64_t lanes = rows.per == 1 ? kRowLanes : 1;
-    const std::uint64_t items = (inner + rows.per * lanes - 1) / (rows.per * lanes);
-    const std::uint64_t local =
-        std::min<std::uint64_t>({256, (items + 31) / 32 * 32, device.info().max_group_size});
-    return q.launch_args(
-        kernel, Range((items + local - 1) / local * local, std::min<std::uint64_t>(row_count, 65535)),
-        Range(local, 1), args);
+    const std::uint64_t inner = walked[0].shape.back();
+    const auto [global, local] =
+        rows_ranges(inner, n / inner, rows.per, rows.per == 1, device.info().max_group_size);
+    return q.launch_args(kernel, global, local, args);
   }
   return q.launch_args(kernel, Range(vector4 ? std::max<std::uint64_t>(n / 4, n % 4) : n), Range(), args);
 }

@@ -161,21 +161,27 @@ std::string cpu_kernels(ReduceOp op, ScalarType in, ScalarType out, ScalarType a
       "u; ++l) {\n    v[l] = " + identity(op, acc) + ";\n    vi[l] = (ulong)0 - 1;\n  }\n";
   const std::string params = parameter_list(in, out);
   const std::string element = load("base + (long)(r + l) * run_stride");
+  // Elements [first, last) of the run folded into kLanes lanes (lane l takes first + l, first + l
+  // + kLanes, ...), then the lanes combined in a fixed tree into v[0] (vi[0]).
+  auto fold_lanes = [&](const std::string& first, const std::string& last) {
+    std::ostringstream w;
+    w << "  ulong r = " << first << ";\n"
+      << "  for (; r + " << lanes << " <= " << last << "; r += " << lanes << ") {\n"
+      << "    for (uint l = 0; l < " << lanes << "u; ++l) {\n"
+      << "      const " << A << " x = " << element << ";\n"
+      << "      " << fold(arg, "v[l]", "vi[l]", "x", "r + l") << "\n    }\n  }\n"
+      << "  for (uint l = 0; r + l < " << last << "; ++l) {\n"
+      << "    const " << A << " x = " << element << ";\n"
+      << "    " << fold(arg, "v[l]", "vi[l]", "x", "r + l") << "\n  }\n"
+      << "  for (uint step = " << kLanes / 2 << "u; step > 0u; step >>= 1) {\n"
+      << "    for (uint l = 0; l < step; ++l) {\n"
+      << "      " << fold(arg, "v[l]", "vi[l]", "v[l + step]", "vi[l + step]") << "\n    }\n  }\n";
+    return w.str();
+  };
   std::ostringstream s;
   s << "KERNEL void duet_reduce_lanes(" << params << ") {\n"
     << "  const ulong g = (ulong)GLOBAL_ID(0);\n  if (g >= outputs) return;\n"
-    << base_of_output() << init << "  ulong r = 0;\n"
-    << "  for (; r + " << lanes << " <= run; r += " << lanes << ") {\n"
-    << "    for (uint l = 0; l < " << lanes << "u; ++l) {\n"
-    << "      const " << A << " x = " << element << ";\n"
-    << "      " << fold(arg, "v[l]", "vi[l]", "x", "r + l") << "\n    }\n  }\n"
-    << "  for (uint l = 0; r + l < run; ++l) {\n"
-    << "    const " << A << " x = " << element << ";\n"
-    << "    " << fold(arg, "v[l]", "vi[l]", "x", "r + l") << "\n  }\n"
-    << "  for (uint step = " << kLanes / 2 << "u; step > 0u; step >>= 1) {\n"
-    << "    for (uint l = 0; l < step; ++l) {\n"
-    << "      " << fold(arg, "v[l]", "vi[l]", "v[l + step]", "vi[l + step]") << "\n    }\n  }\n"
-    << store(op, out, A, "v[0]", "vi[0]") << "}\n";
+    << base_of_output() << init << fold_lanes("0", "run") << store(op, out, A, "v[0]", "vi[0]") << "}\n";
 
   // Split lanes (a contiguous run with fewer outputs than cores, the reduction over every element
   // among them): work-item t folds chunk t / outputs of output g = t % outputs's run as
@@ -186,18 +192,7 @@ std::string cpu_kernels(ReduceOp op, ScalarType in, ScalarType out, ScalarType a
     << "  const ulong t = (ulong)GLOBAL_ID(0);\n  if (t >= outputs * chunks) return;\n"
     << "  const ulong g = t % outputs, first = (t / outputs) * chunk;\n"
     << "  const ulong last = run - first < chunk ? run : first + chunk;\n"
-    << base_of_output() << init << "  ulong r = first;\n"
-    << "  for (; r + " << lanes << " <= last; r += " << lanes << ") {\n"
-    << "    for (uint l = 0; l < " << lanes << "u; ++l) {\n"
-    << "      const " << A << " x = " << element << ";\n"
-    << "      " << fold(arg, "v[l]", "vi[l]", "x", "r + l") << "\n    }\n  }\n"
-    << "  for (uint l = 0; r + l < last; ++l) {\n"
-    << "    const " << A << " x = " << element << ";\n"
-    << "    " << fold(arg, "v[l]", "vi[l]", "x", "r + l") << "\n  }\n"
-    << "  for (uint step = " << kLanes / 2 << "u; step > 0u; step >>= 1) {\n"
-    << "    for (uint l = 0; l < step; ++l) {\n"
-    << "      " << fold(arg, "v[l]", "vi[l]", "v[l + step]", "vi[l + step]") << "\n    }\n  }\n"
-    << "  part[t] = v[0];\n"
+    << base_of_output() << init << fold_lanes("first", "last") << "  part[t] = v[0];\n"
     << (arg ? "  part_i[t] = vi[0];\n" : "") << "}\n";
 
   // The full tile's loop has a constant trip count (a vector); the last tile of a row, shorter.
@@ -341,7 +336,8 @@ std::string kernel_source(ReduceOp op, ScalarType in, ScalarType out, ScalarType
   // run, into part[t]; duet_reduce_join_groups then folds output g's chunks with a work-group, in a
   // fixed tree. Interleaved tiles keep the groups together sweeping the run front to back, four
   // loads in flight per work-item: a contiguous chunk per group (a thousand streams a megabyte
-  // apart), one load at a time, ran x.sum() over 2^28 floats at 0.76 of copy on the H100.
+  // apart), one load at a time, ran x.sum() over 2^28 floats at 0.76 of copy on the H100. `chunk`
+  // is unused here: the parameters are duet_reduce_split's, so the host passes one list to either.
   const std::string tile = std::to_string(4 * kGroup);
   s << "KERNEL void duet_reduce_split_groups(" << params << ", GLOBAL " << A
     << "* part, GLOBAL ulong* part_i, const ulong chunk, const ulong chunks) {\n"

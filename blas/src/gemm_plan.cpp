@@ -166,10 +166,16 @@ const MatmulChoice* smallest_tiles(const std::vector<MatmulSizeClass>& classes, 
 }
 
 // The work of one compute unit for tiles `t` and `splits` slices of K (see the rule: few tiles).
+// The groups of tiles `t` in `splits` slices one compute unit runs, one after another.
+double groups_per_unit(const GemmProblem& p, const MatmulParams& t, std::size_t splits,
+                       const DeviceInfo& device) {
+  return std::ceil(double(tile_count(p, t)) * double(splits) / double(units_of(device)));
+}
+
 double unit_work(const GemmProblem& p, const MatmulParams& t, std::size_t splits, const DeviceInfo& device) {
   const std::size_t bk = static_cast<std::size_t>(t.bk);
   const std::size_t chunk = round_up(ceil_div(p.K, splits), bk);
-  const double waves = std::ceil(double(tile_count(p, t)) * double(splits) / double(units_of(device)));
+  const double waves = groups_per_unit(p, t, splits, device);
   const double steps =
       double(ceil_div(chunk, bk)) + kGroupOverheadSteps + (splits > 1 ? kReduceLaunchSteps : 0.0);
   return waves * steps * double(t.bm) * double(t.bn);
@@ -192,8 +198,7 @@ double unit_speed(const MatmulParams& t, double groups, const DeviceInfo& device
 
 // The estimated time of one unit for tiles `t` in `splits` slices: unit_work over unit_speed.
 double unit_time(const GemmProblem& p, const MatmulParams& t, std::size_t splits, const DeviceInfo& device) {
-  const double groups = std::ceil(double(tile_count(p, t)) * double(splits) / double(units_of(device)));
-  return unit_work(p, t, splits, device) / unit_speed(t, groups, device);
+  return unit_work(p, t, splits, device) / unit_speed(t, groups_per_unit(p, t, splits, device), device);
 }
 
 }  // namespace
