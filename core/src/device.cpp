@@ -21,17 +21,6 @@
 #include "state.hpp"
 
 namespace duet {
-namespace {
-
-bool is_identifier(const std::string& s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  for (char c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
-  return true;
-}
-
-}  // namespace
-
 detail::AssembledSource detail::assemble_source(const std::string& backend, const std::string& source,
                                                 const Defines& defines, const std::string& name) {
   // The prelude picks its branch by DUET_<BACKEND> (DUET_CUDA, DUET_OPENCL).
