@@ -294,12 +294,21 @@ TEST_CASE("gemm: the pipelined loop GPUs run, on every device (forced parameters
     // Other rasters of the groups (GROUP_ROWS): 1, 3 (bands that do not divide the 5 tile rows) and
     // 64 (one band), through the general kernel and duet::matmul's.
     for (const int rows : {1, 3, 64}) {
+      INFO("GROUP_ROWS=", rows);
       duet::MatmulParams r = p;
       r.group_rows = rows;
       Case c{"group rows", kNone, kNone, 150, 70, 37};
       c.options.params = r;
       c.options.path = GemmPath::tiled;
       run_case<float>(dev, q, c);
+      // duet::matmul's kernel with the tiles the rule gives this device's C: with the 32 x 32 x 8
+      // tiles of 4 x 4 above and GROUP_ROWS=1, PoCL 5.0 (Ubuntu 24.04) computed every product
+      // wrong, in either loop; with its own CPU tiles it computes them right, as PoCL 3.1 and 6.0
+      // do with both.
+      if (dev.info().kind == duet::DeviceKind::cpu) {
+        r = duet::matmul_choice(dev.info(), 150, 70).params;
+        r.group_rows = rows;
+      }
       Case plain{"group rows, matmul", kNone, kNone, 150, 70, 37};
       plain.options.params = r;
       run_case<float>(dev, q, plain);

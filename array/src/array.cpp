@@ -56,7 +56,9 @@ Event launch_copy(Queue& q, const Array& src, const Array& dst, const Layout& fr
   const std::uint64_t row_len = dims[kCopyAxes - 1], rows = row_len == 0 ? 0 : n / row_len;
   const bool by_rows = row_len >= 32;
   // DUET_ELEMENTWISE_LAYOUT=vector4 runs the GPUs' form on any device, as for fused kernels (tests).
-  const bool spread = q.device().info().kind == DeviceKind::gpu || forced_elementwise_layout() == "vector4";
+  // (Read before the device's kind, so that a name that is no layout is an error on GPUs too.)
+  const std::string forced = forced_elementwise_layout();
+  const bool spread = forced == "vector4" || q.device().info().kind == DeviceKind::gpu;
   const Kernel kernel = extension::builtin_kernel(q.device(), "array_copy",
                                                   !by_rows ? "array_copy"
                                                   : spread ? "array_copy_rows_spread"
