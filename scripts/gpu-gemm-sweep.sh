@@ -5,7 +5,8 @@
 # the last suite report (bench/results/). Prints one line per case and variant; the log goes to
 # $OUT/gemm-sweep.txt.
 # Usage (GPU machine, after a build in $DUET_BUILD_DIR): scripts/gpu-gemm-sweep.sh
-# Environment: DUET_BUILD_DIR (build-gpu), SWEEP_BACKENDS ("cuda:0"), SWEEP_CASES, SWEEP_RUNS (10).
+# Environment: DUET_BUILD_DIR (build-gpu), SWEEP_BACKENDS ("cuda:0"), SWEEP_CASES, SWEEP_RUNS (10),
+# SWEEP_TILES, SWEEP_SPLITS (1: the split-count runs on the small cases; 0: none).
 # The tile sets are the table's, their halves and transposes, the OpenCL entries' unpipelined
 # loops (on OpenCL the transposed cases run within 1% of the plain ones, on CUDA 11% below), and
 # the large tiles with other rasters of the groups (GROUP_ROWS 4 and 16; the kernels' default 8).
@@ -30,6 +31,8 @@ tiles=(
   "BM=128 BN=256 BK=16 TM=8 TN=16 WX=8 PIPELINE=1 GROUP_ROWS=4"
   "BM=128 BN=256 BK=16 TM=8 TN=16 WX=8 PIPELINE=1 GROUP_ROWS=16"
 )
+# SWEEP_TILES replaces the list: tile sets separated by ";".
+if [ -n "${SWEEP_TILES:-}" ]; then IFS=';' read -r -a tiles <<< "$SWEEP_TILES"; fi
 log="$out/gemm-sweep.txt"
 : > "$log"
 run() {  # label, then duet-gemm-bench's arguments
@@ -42,6 +45,7 @@ for device in ${SWEEP_BACKENDS:-cuda:0}; do
   echo "=== $device" | tee -a "$log"
   run "$device rule" --device "$device" --only "$cases"
   for t in "${tiles[@]}"; do run "$device [$t]" --device "$device" --only "$cases" --params "$t"; done
+  [ "${SWEEP_SPLITS:-1}" = 0 ] && continue
   for s in 2 4 8 16; do
     for t in "${tiles[2]}" "${tiles[6]}" "${tiles[1]}"; do
       run "$device [$t] splits $s" --device "$device" --only "$small" --params "$t" --splits "$s"

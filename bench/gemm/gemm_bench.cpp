@@ -457,19 +457,20 @@ int main(int argc, char** argv) {
                  "WX=8 PIPELINE=1\"): a sweep, not the rule's choice");
   app.add_option("--splits", o.gemm.splits, "duet: this many slices of K (split-K) for every case");
   CLI11_PARSE(app, argc, argv);
-  if (!params.empty()) {
-    const std::optional<duet::tuning::Entry> entry = duet::tuning::parse_entry("matmul " + params);
-    if (!entry) {
-      std::cerr << "--params \"" << params << "\" is not a tuning entry's fields\n";
-      return 2;
-    }
-    o.gemm.params = entry->params;
-  }
   if (o.gemm.splits > 0) o.gemm.path = duet::GemmPath::split_k;
   o.clblast = !no_clblast;
   o.duet = !no_duet;
   if (o.commit.empty()) o.commit = std::getenv("DUET_COMMIT") ? std::getenv("DUET_COMMIT") : "unknown";
   try {
+    // (Inside the try: parse_entry throws ConfigError for fields out of range.)
+    if (!params.empty()) {
+      const std::optional<duet::tuning::Entry> entry = duet::tuning::parse_entry("matmul " + params);
+      if (!entry) {
+        std::cerr << "--params \"" << params << "\" is not a tuning entry's fields\n";
+        return 2;
+      }
+      o.gemm.params = entry->params;
+    }
     if (o.smoke && o.scale == 0) o.scale = 8;
     std::vector<Case> cases = read_suite(o.cases_file, o.scale);
     if (!o.only.empty()) {
