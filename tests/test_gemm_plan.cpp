@@ -164,6 +164,17 @@ TEST_CASE("gemm plan: tiles that C would fill poorly give way to smaller ones") 
   const GemmPlan tall = plan(kH100, problem(65536, 64, 256));
   CHECK(tall.params.bm == 64);
   CHECK(tall.params.bn == 64);
+  // 8192 x 128 x 8192: the large tiles turned on their side (256 x 128, half of 128 x 256 empty),
+  // 4 slices of K, on both backends; tiles of 8 x 8 keep their side (65536 x 64 above).
+  for (const duet::DeviceInfo& h100 : {kH100, kH100cl}) {
+    CAPTURE(h100.backend);
+    const GemmPlan side = plan(h100, problem(8192, 128, 8192));
+    CHECK(side.params.bm == 256);
+    CHECK(side.params.bn == 128);
+    CHECK(side.params.tm * side.params.tn == 128);
+    CHECK(side.splits == 4);
+    CHECK_CONTAINS(side.source, "transposed");
+  }
   // 64 x 65536: 128 x 256 half full; 64 x 128 full and larger than 64 x 64.
   const GemmPlan wide = plan(kH100, problem(64, 65536, 256));
   CHECK(wide.params.bm == 64);

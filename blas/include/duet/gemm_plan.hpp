@@ -52,7 +52,9 @@
 //      below kPaceGain of the best so far: unit work (above) over the unit's speed, which is the
 //      tiles' pace, kTilePaceBase + kTilePacePerReuse TM TN / (TM + TN) (at most 1: 8 x 16 is 1,
 //      8 x 8 0.9, 4 x 8 0.8), times the share of kOccupancyAccumulators its resident groups hold
-//      (one group of 64 x 128 tiles of 8 x 8: half); on OpenCL, smaller tiles only where M, N
+//      (one group of 64 x 128 tiles of 8 x 8: half); tiles of kTransposedTilesAccumulators or more
+//      per work-item are also planned turned on their side (256 x 128 for 128 x 256), for tall
+//      C whose N they would fill only partly; on OpenCL, smaller tiles only where M, N
 //      and K are multiples of 4 (NVIDIA's OpenCL runs element-wise loads slowly). On the
 //      H100 that makes 1000^3 and 1024 x 1024 x 32768 128 x 256 tiles in 4 slices (32.6 and 47.8
 //      TFLOP/s, 64 x 128 tiles: 32.1 and 43.9) and 4097^3 64 x 128 tiles (on an H200: 39.0 against 36.0).
@@ -130,8 +132,13 @@ constexpr std::size_t kMaxWorkspaceBytes = std::size_t{64} << 20;
 constexpr int kOccupancyThreads = 256;                  // work-items per GPU unit that hide latency
 constexpr double kPacedProblemFlops = double(1 << 28);  // M N K batch from which tiles are compared by time
 constexpr double kTilePaceBase = 0.6, kTilePacePerReuse = 0.075;  // unit_speed: pace of TM TN / (TM + TN)
-constexpr double kOccupancyAccumulators = 16384;      // unit_speed: accumulators per unit for full pace
-constexpr double kPaceGain = 0.97;                    // other tiles must take at most this of the time
+constexpr double kOccupancyAccumulators = 16384;  // unit_speed: accumulators per unit for full pace
+constexpr double kPaceGain = 0.97;                // other tiles must take at most this of the time
+// The paced comparison also turns tiles of this many accumulators a work-item or more on their
+// side (BM x BN as BN x BM). H100: 8192 x 128 x 8192 in 256 x 128 tiles, 4 slices, 45.7 TFLOP/s
+// (CUDA; OpenCL 45.9) against 42.7 in 64 x 128 tiles; 65536 x 64 x 256 in 128 x 64 tiles of 8 x 8
+// ran at 30.8 against 34.0 in 64 x 64 tiles on CUDA, so smaller tiles keep their side.
+constexpr int kTransposedTilesAccumulators = 128;
 constexpr int kUnpipelinedAccumulators = 128;         // the tiled kernel runs unpipelined from here
 constexpr std::size_t kOccupancyMinChunk = 2048;      // K per slice at least, for occupancy splits
 constexpr std::size_t kGemvDotMinChunk = 2048;        // gemv_dot: K per slice at least
