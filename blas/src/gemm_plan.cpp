@@ -198,7 +198,7 @@ double unit_speed(const MatmulParams& t, double groups, const DeviceInfo& device
 
 // Tiles `t` turned on their side: BM and BN, TM and TN swapped, WX at most the new row of
 // work-items. A class's 128 x 256 tiles fill an 8192 x 128 C only half; as 256 x 128 they fill it
-// (H100, 8192 x 128 x 8192: 46.3 TFLOP/s in 4 slices against 43.0 in 64 x 128 tiles).
+// (kTransposedTilesAccumulators has the measurements).
 MatmulParams transposed_tiles(const MatmulParams& t) {
   MatmulParams r = t;
   std::swap(r.bm, r.bn);
