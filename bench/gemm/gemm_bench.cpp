@@ -125,7 +125,7 @@ struct Options {
   std::string device, cases_file = DUET_GEMM_SUITE, json, only, commit;
   bool smoke = false, clblast = true, duet = true;
   int runs = 0, scale = 0;
-  duet::GemmOptions gemm;  // --params, --splits: a forced plan, for tuning sweeps
+  duet::GemmOptions gemm;  // --params, --splits, --path: a forced plan, for tuning sweeps
 };
 
 struct Row {
@@ -283,15 +283,15 @@ class Bench {
     for (const Impl& impl : impls) {
       Row r;
       r.c = c, r.impl = impl.name, r.label = impl.label, r.sets = sets;
-      if (impl.name == "duet") {
-        duet::GemmProblem p;
-        p.type = c.f64 ? duet::ScalarType::f64 : duet::ScalarType::f32;
-        p.op_a = c.op_a, p.op_b = c.op_b, p.M = c.M, p.N = c.N, p.K = c.K, p.batch = c.batch;
-        p.alpha_zero = c.alpha == 0;
-        p.plain = !c.f64 && !ta && !tb && c.alpha == 1 && c.beta == 0 && c.batch == 1;
-        r.plan = plan_text(duet::gemm_plan_for(device_, p, o_.gemm));
-      }
       try {
+        if (impl.name == "duet") {
+          duet::GemmProblem p;
+          p.type = c.f64 ? duet::ScalarType::f64 : duet::ScalarType::f32;
+          p.op_a = c.op_a, p.op_b = c.op_b, p.M = c.M, p.N = c.N, p.K = c.K, p.batch = c.batch;
+          p.alpha_zero = c.alpha == 0;
+          p.plain = !c.f64 && !ta && !tb && c.alpha == 1 && c.beta == 0 && c.batch == 1;
+          r.plan = plan_text(duet::gemm_plan_for(device_, p, o_.gemm));
+        }
         for (int k = 0; k < sets; ++k) impl.enqueue(k);  // warm-up: compiles, touches every buffer
         q_.finish();
         // Fewer runs where one run is long: 20 TFLOP per case is plenty (3 runs at least). On CPUs
@@ -461,8 +461,16 @@ int main(int argc, char** argv) {
                  "duet's tiles for every case, as a tuning entry's fields (\"BM=64 BN=256 BK=16 TM=8 TN=16 "
                  "WX=8 PIPELINE=1\"): a sweep, not the rule's choice");
   app.add_option("--splits", o.gemm.splits, "duet: this many slices of K (split-K) for every case");
+  std::string path;
+  app.add_option("--path", path,
+                 "duet: the kernel for every case: tiled, split_k or gemv (default: the rule's; --splits "
+                 "alone means split_k, with gemv it splits the matrix-vector kernel)")
+      ->check(CLI::IsMember({"tiled", "split_k", "gemv"}));
   CLI11_PARSE(app, argc, argv);
   if (o.gemm.splits > 0) o.gemm.path = duet::GemmPath::split_k;
+  if (path == "tiled") o.gemm.path = duet::GemmPath::tiled;
+  if (path == "split_k") o.gemm.path = duet::GemmPath::split_k;
+  if (path == "gemv") o.gemm.path = duet::GemmPath::gemv;
   o.clblast = !no_clblast;
   o.duet = !no_duet;
   if (o.commit.empty()) o.commit = std::getenv("DUET_COMMIT") ? std::getenv("DUET_COMMIT") : "unknown";
