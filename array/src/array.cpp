@@ -66,7 +66,7 @@ Event launch_copy(Queue& q, const Array& src, const Array& dst, const Layout& fr
                                                   {{"ELEM", bits_type(sizeof(Bits))}});
   if (by_rows) {
     const std::uint64_t per = spread ? 1 : 64;
-    const auto [global, local] = rows_ranges(row_len, rows, per, spread, q.device().info().max_group_size);
+    const auto [global, local] = rows_ranges(row_len, rows, per, q.device().info().max_group_size);
     return q.launch(kernel, global, local, s.arg, std::int64_t(s.offset) + from.offset, d.arg,
                     std::int64_t(d.offset) + to.offset, rows, per, dims[0], dims[1], dims[2], dims[3],
                     dims[4], dims[5], ss[0], ss[1], ss[2], ss[3], ss[4], ss[5], ts[0], ts[1], ts[2], ts[3],

@@ -623,8 +623,7 @@ Event run(Queue& q, const Array& out, const Expr& e) {
   }
   if (rows.on) {
     const std::uint64_t inner = walked[0].shape.back();
-    const auto [global, local] =
-        rows_ranges(inner, n / inner, rows.per, rows.per == 1, device.info().max_group_size);
+    const auto [global, local] = rows_ranges(inner, n / inner, rows.per, device.info().max_group_size);
     return q.launch_args(kernel, global, local, args);
   }
   return q.launch_args(kernel, Range(vector4 ? std::max<std::uint64_t>(n / 4, n % 4) : n), Range(), args);

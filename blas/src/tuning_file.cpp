@@ -108,24 +108,26 @@ std::optional<Entry> parse_entry(const std::string& line) {
   Selector& s = entry.selector;
   MatmulParams& p = entry.params;
   bool max_mn_seen = false;
+  // Selectors are optional; parameters are required, but for GROUP_ROWS (MatmulParams's 8).
   struct Field {
     const char* key;
     std::string* text;
     int* number;
+    bool required;
     bool seen;
-  } fields[] = {{"device", &s.device, nullptr, false},
-                {"arch", &s.arch, nullptr, false},
-                {"vendor", &s.vendor, nullptr, false},
-                {"kind", &s.kind, nullptr, false},
-                {"backend", &s.backend, nullptr, false},
-                {"BM", nullptr, &p.bm, false},
-                {"BN", nullptr, &p.bn, false},
-                {"BK", nullptr, &p.bk, false},
-                {"TM", nullptr, &p.tm, false},
-                {"TN", nullptr, &p.tn, false},
-                {"WX", nullptr, &p.wx, false},
-                {"PIPELINE", nullptr, &p.pipeline, false},
-                {"GROUP_ROWS", nullptr, &p.group_rows, false}};
+  } fields[] = {{"device", &s.device, nullptr, false, false},
+                {"arch", &s.arch, nullptr, false, false},
+                {"vendor", &s.vendor, nullptr, false, false},
+                {"kind", &s.kind, nullptr, false, false},
+                {"backend", &s.backend, nullptr, false, false},
+                {"BM", nullptr, &p.bm, true, false},
+                {"BN", nullptr, &p.bn, true, false},
+                {"BK", nullptr, &p.bk, true, false},
+                {"TM", nullptr, &p.tm, true, false},
+                {"TN", nullptr, &p.tn, true, false},
+                {"WX", nullptr, &p.wx, true, false},
+                {"PIPELINE", nullptr, &p.pipeline, true, false},
+                {"GROUP_ROWS", nullptr, &p.group_rows, false, false}};
   for (std::size_t i = 1; i < words.size(); ++i) {
     const std::size_t eq = words[i].find('=');
     if (eq == std::string::npos || eq == 0) throw ConfigError("`" + words[i] + "` is not key=value");
@@ -160,9 +162,8 @@ std::optional<Entry> parse_entry(const std::string& line) {
     }
   }
   std::string missing;
-  for (const Field& f : fields)  // GROUP_ROWS may be left out (8)
-    if (f.number && !f.seen && f.number != &p.group_rows)
-      missing += std::string(missing.empty() ? "" : ", ") + f.key;
+  for (const Field& f : fields)
+    if (f.required && !f.seen) missing += std::string(missing.empty() ? "" : ", ") + f.key;
   if (!missing.empty()) throw ConfigError("missing " + missing);
   if (!s.kind.empty() && s.kind != "gpu" && s.kind != "cpu" && s.kind != "other")
     throw ConfigError("kind=" + s.kind + " is not gpu, cpu or other");
