@@ -10,6 +10,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -373,6 +374,67 @@ TEST_CASE("gemm: split-K forced and chosen, repeatable bit for bit") {
     INFO(plan.reason);
     CHECK(plan.kernel == duet::GemmKernel::tiled);
     if (dev.info().kind == duet::DeviceKind::gpu) CHECK(plan.splits > 1);
+  });
+}
+
+TEST_CASE("gemm_reduce: several work-items an output, every lane count, alpha and beta, a grid too small") {
+  // The split's last step on its own: `lanes` work-items share an output (reduce_lanes() picks
+  // them on GPUs; CPUs take 1, so the kernel is driven directly here on every device). Outputs
+  // that do not fill the last group, a grid that must loop, beta == 0 over NaN.
+  for_each_device([&](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    const duet::Kernel reduce =
+        dev.compile(duet::shared_kernel_source("gemm_reduce"),
+                    duet::gemm_reduce_defines(duet::ScalarType::f32), "gemm_reduce.duet")
+            .kernel("gemm_reduce");
+    auto rng = make_rng("gemm_reduce lanes");
+    for (const auto& [rows, cols, batches, splits] :
+         std::vector<std::array<int, 4>>{{1, 1, 1, 1}, {7, 13, 2, 37}, {3, 101, 1, 256}, {64, 64, 1, 5}}) {
+      const std::size_t outputs = std::size_t(rows) * cols * batches, ldc = cols + 3;
+      const std::vector<float> parts = random_floats(rng, outputs * splits);
+      const std::vector<float> old = random_floats(rng, batches * rows * ldc);
+      duet::Buffer<float> P(dev, parts.size()), C(dev, old.size());
+      q.write(P, duet::Span<const float>(parts.data(), parts.size()));
+      for (int lanes = 1; lanes <= duet::kReduceMaxLanes; lanes *= 2)
+        for (const float beta : {0.0f, -0.5f}) {
+          INFO(rows << "x" << cols << " x" << batches << ", " << splits << " slices, " << lanes
+                    << " lanes, beta " << beta);
+          std::vector<float> c = old;
+          if (beta == 0.0f)
+            for (std::size_t i = 0; i < c.size(); i += ldc) c[i] = std::numeric_limits<float>::quiet_NaN();
+          q.write(C, duet::Span<const float>(c.data(), c.size()));
+          const std::size_t per = duet::kReduceGroupSize / lanes;
+          const std::size_t groups = std::min<std::size_t>(3, (outputs + per - 1) / per);
+          q.launch(reduce, duet::Range(groups * duet::kReduceGroupSize), duet::Range(duet::kReduceGroupSize),
+                   P, splits, std::uint64_t(outputs), C, std::uint64_t(0), int(ldc),
+                   std::uint64_t(rows * ldc), rows, cols, batches, 2.0f, beta, lanes);
+          std::vector<float> got(c.size());
+          q.read(C, duet::Span<float>(got.data(), got.size()));
+          q.finish();
+          int wrong = 0;
+          for (int b = 0; b < batches; ++b)
+            for (int r = 0; r < rows; ++r)
+              for (std::size_t col = 0; col < ldc; ++col) {
+                const std::size_t at = (std::size_t(b) * rows + r) * ldc + col;
+                double want = c[at];  // the padding stays as written
+                if (col < std::size_t(cols)) {
+                  double sum = 0, size = 0;
+                  for (int s = 0; s < splits; ++s) {
+                    const double v =
+                        parts[std::size_t(s) * outputs + (std::size_t(b) * rows + r) * cols + col];
+                    sum += v, size += std::fabs(v);
+                  }
+                  const double kept = beta == 0.0f ? 0.0 : double(beta) * c[at];
+                  want = 2.0 * sum + kept;
+                  const double tolerance = 4.0 * splits * Elem<float>::u * (2.0 * size + std::fabs(kept));
+                  if (!(std::fabs(got[at] - want) <= tolerance)) ++wrong;
+                } else if (!(got[at] == c[at] || (std::isnan(got[at]) && std::isnan(c[at])))) {
+                  ++wrong;
+                }
+              }
+          CHECK(wrong == 0);
+        }
+    }
   });
 }
 

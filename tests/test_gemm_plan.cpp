@@ -215,6 +215,19 @@ TEST_CASE("gemm plan: few tiles on a GPU take smaller ones where the estimate sa
   CHECK(plan(kCpu, problem(256, 256, 256)).params.bn == 64);
 }
 
+TEST_CASE("gemm plan: the split's sum shares outputs between work-items where they are few") {
+  // 64 x 64 in 256 slices: 4096 outputs, 32 work-items each (132 units of 1024 work-items);
+  // 1 x 4096 in 32 slices likewise; 16384 outputs in 132 slices get 8; a million outputs, or a
+  // CPU, or no split, 1; never more lanes than slices.
+  CHECK(duet::reduce_lanes(kH100, 4096, 256) == 32);
+  CHECK(duet::reduce_lanes(kH100, 4096, 32) == 32);
+  CHECK(duet::reduce_lanes(kH100, 16384, 132) == 8);
+  CHECK(duet::reduce_lanes(kH100, 4096, 5) == 4);
+  CHECK(duet::reduce_lanes(kH100, 1 << 20, 4) == 1);
+  CHECK(duet::reduce_lanes(kH100, 1, 1) == 1);
+  CHECK(duet::reduce_lanes(kCpu, 16, 256) == 1);
+}
+
 TEST_CASE("gemm plan: M == 1 and N == 1 take the matrix-vector kernels") {
   // y = A x with A's rows along K: dot; x^T B with B's rows along N: axpy.
   CHECK(plan(kH100, problem(4096, 1, 4096)).kernel == GemmKernel::gemv_dot);

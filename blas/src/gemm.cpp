@@ -28,7 +28,6 @@ namespace {
 
 constexpr std::size_t kMaxGridY = 65535;  // CUDA's limit on the second grid dimension
 constexpr int kGemvThreads = 256;         // gemv.duet's groups
-constexpr int kReduceThreads = 256;
 
 // gemm accumulates half in float, and every other type in itself.
 template <class T>
@@ -182,9 +181,11 @@ void launch_reduce(State& s, Queue& q, const BufferView<Accumulator<T>>& P, int 
   const Kernel k = s.kernel(q.device(), {100, static_cast<int>(scalar_type_of<T>())}, "gemm_reduce",
                             "gemm_reduce", [] { return gemm_reduce_defines(scalar_type_of<T>()); });
   const std::size_t total = std::size_t(rows) * std::size_t(cols) * std::size_t(nb);
-  const std::size_t groups = std::clamp<std::size_t>((total + kReduceThreads - 1) / kReduceThreads, 1, 65535);
-  q.launch(k, Range(groups * kReduceThreads), Range(kReduceThreads), P, splits, slice, C.range.arg, c_off,
-           ldc, c_stride, rows, cols, nb, alpha, beta);
+  const int lanes = reduce_lanes(q.device().info(), total, splits);
+  const std::size_t per = kReduceGroupSize / lanes;
+  const std::size_t groups = std::clamp<std::size_t>((total + per - 1) / per, 1, 65535);
+  q.launch(k, Range(groups * kReduceGroupSize), Range(kReduceGroupSize), P, splits, slice, C.range.arg, c_off,
+           ldc, c_stride, rows, cols, nb, alpha, beta, lanes);
 }
 
 template <class T>
@@ -385,7 +386,11 @@ Defines gemv_defines(ScalarType type, bool vec_w, bool vec_x) {
   return d;
 }
 
-Defines gemm_reduce_defines(ScalarType type) { return type_defines(type); }
+Defines gemm_reduce_defines(ScalarType type) {
+  Defines d = type_defines(type);
+  d.push_back({"REDUCE_GROUP", std::to_string(kReduceGroupSize)});
+  return d;
+}
 
 void gemm(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, float alpha,
           const BufferView<float>& A, std::size_t lda, const BufferView<float>& B, std::size_t ldb,

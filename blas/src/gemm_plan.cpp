@@ -218,6 +218,15 @@ std::size_t split_min_chunk(const DeviceInfo& device) {
   return device.kind == DeviceKind::gpu ? kSplitMinChunkGpu : kSplitMinChunk;
 }
 
+int reduce_lanes(const DeviceInfo& device, std::size_t outputs, int splits) {
+  if (device.kind != DeviceKind::gpu || splits < 2) return 1;
+  const std::size_t wanted = units_of(device) * kReduceItemsPerUnit;
+  int lanes = 1;
+  while (lanes * 2 <= std::min(kReduceMaxLanes, splits) && outputs * std::size_t(lanes * 2) <= wanted)
+    lanes *= 2;
+  return lanes;
+}
+
 const char* to_string(Op op) { return op == Op::none ? "none" : "transpose"; }
 
 const char* to_string(GemmPath path) {
