@@ -236,6 +236,32 @@ TEST_CASE("gemm: every op combination, alpha and beta, wide leading dimensions, 
   });
 }
 
+TEST_CASE("gemm: thin edges computed apart, every op, batches, views, double") {
+  // GemmEdges::apart: C's whole tiles, then the rows and the columns past them as products of their
+  // own (the rule does this on GPUs for large products). 1 row and 1 column past (matrix-vector
+  // strips), several rows and columns, M and N within one tile (nothing to split off), batches.
+  for_each_device([&](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    for (Op oa : kOps)
+      for (Op ob : kOps)
+        for (const auto& [M, N, K] :
+             std::vector<std::array<std::size_t, 3>>{{129, 257, 37}, {71, 133, 64}, {20, 300, 5}}) {
+          Case c{"edges apart", oa, ob, M, N, K};
+          c.options.edges = duet::GemmEdges::apart;
+          c.pad_a = 1, c.pad_b = 2, c.pad_c = 3, c.off_a = 1, c.off_c = 2;
+          c.alpha = 1.5, c.beta = 0.0;
+          run_case<float>(dev, q, c);
+          c.beta = 0.25;
+          c.batch = 3, c.gap = 5;
+          run_case<float>(dev, q, c);
+        }
+    Case c{"edges apart, double", kTrans, kNone, 129, 67, 33};
+    c.options.edges = duet::GemmEdges::apart;
+    c.beta = -1.0;
+    if (dev.info().supports_double) run_case<double>(dev, q, c);
+  });
+}
+
 TEST_CASE("gemm: float4-aligned operands with partial runs at every edge") {
   for_each_device([&](const duet::Device& dev) {
     duet::Queue q = dev.queue();

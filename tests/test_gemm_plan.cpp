@@ -228,6 +228,34 @@ TEST_CASE("gemm plan: the split's sum shares outputs between work-items where th
   CHECK(duet::reduce_lanes(kCpu, 16, 256) == 1);
 }
 
+TEST_CASE("gemm plan: thin edges of large products go apart on GPUs") {
+  // 4097^3: 4096^2 in whole tiles, the last row and column on their own; 4000^3 (edges of 32 and
+  // 160 past 128 x 256 tiles) and 1025^3 (too small) stay whole, and so does every CPU.
+  const GemmPlan odd = plan(kH100, problem(4097, 4097, 4097));
+  INFO(odd.reason);
+  CHECK(odd.bulk_m == 4096);
+  CHECK(odd.bulk_n == 4096);
+  CHECK_CONTAINS(odd.reason, "thin edges apart");
+  const GemmPlan tall = plan(kH100cl, problem(8200, 4096, 4096, Op::transpose, Op::none));
+  CHECK(tall.bulk_m == 8192);
+  CHECK(tall.bulk_n == 4096);
+  CHECK(plan(kH100, problem(4000, 4000, 4000)).bulk_m == 4000);
+  CHECK(plan(kH100, problem(1025, 1025, 1025)).bulk_n == 1025);
+  CHECK(plan(kCpu, problem(4097, 4097, 4097)).bulk_m == 4097);
+  // Forced: apart wherever a whole tile leaves a remainder, never past the rule's thin limit when
+  // automatic, and not at all when whole.
+  GemmOptions apart;
+  apart.edges = duet::GemmEdges::apart;
+  const GemmPlan cpu = plan(kCpu, problem(130, 30, 64), apart);
+  CHECK(cpu.bulk_m == 130 - 130 % cpu.params.bm);
+  CHECK(cpu.bulk_m < 130);
+  CHECK(cpu.bulk_n == 30);
+  GemmOptions whole;
+  whole.edges = duet::GemmEdges::whole;
+  CHECK(plan(kH100, problem(4097, 4097, 4097), whole).bulk_m == 4097);
+  CHECK(plan(kH100, problem(1, 4097, 4097)).bulk_m == 0);  // gemv
+}
+
 TEST_CASE("gemm plan: M == 1 and N == 1 take the matrix-vector kernels") {
   // y = A x with A's rows along K: dot; x^T B with B's rows along N: axpy.
   CHECK(plan(kH100, problem(4096, 1, 4096)).kernel == GemmKernel::gemv_dot);

@@ -253,6 +253,25 @@ void run_gemm(const char* call, Queue& q, Op op_a, Op op_b, std::size_t M, std::
                   ldb == N && ldc == N && batch == 1 && a.passable && b.passable && c.passable;
   const GemmPlan plan = plan_gemm(info, state->classes, problem, options);
   if (plan.kernel == GemmKernel::none) return;
+  if (plan.bulk_m > 0 && (plan.bulk_m < M || plan.bulk_n < N)) {
+    // Thin edges apart: the whole tiles, then each edge as a product of its own (views at the
+    // edge's first row or column; the batch's strides stay).
+    GemmOptions part = options;
+    part.edges = GemmEdges::whole;
+    const std::size_t m1 = plan.bulk_m, n1 = plan.bulk_n;
+    run_gemm<T>(call, q, op_a, op_b, m1, n1, K, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch, part);
+    if (n1 < N) {
+      const std::size_t b_off = tb ? n1 * ldb : n1;
+      run_gemm<T>(call, q, op_a, op_b, m1, N - n1, K, alpha, A, lda, sa, B.view(b_off, B.size() - b_off), ldb,
+                  sb, beta, C.view(n1, C.size() - n1), ldc, sc, batch, part);
+    }
+    if (m1 < M) {
+      const std::size_t a_off = ta ? m1 : m1 * lda;
+      run_gemm<T>(call, q, op_a, op_b, M - m1, N, K, alpha, A.view(a_off, A.size() - a_off), lda, sa, B, ldb,
+                  sb, beta, C.view(m1 * ldc, C.size() - m1 * ldc), ldc, sc, batch, part);
+    }
+    return;
+  }
   if (plan.kernel == GemmKernel::scale) {
     const BufferView<Acc> placeholder = acc_view<Acc>(scratch_for(q)->placeholder);
     for (std::size_t b0 = 0; b0 < batch; b0 += kMaxGridY) {

@@ -430,6 +430,27 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>&
     plan.params.pipeline = 0;
     why << "; unpipelined (" << plan.params.tm * plan.params.tn << " accumulators per work-item)";
   }
+  // Thin edges apart (step 6), measured against the tiles the plan took.
+  plan.bulk_m = p.M, plan.bulk_n = p.N;
+  const std::size_t bm = static_cast<std::size_t>(plan.params.bm),
+                    bn = static_cast<std::size_t>(plan.params.bn);
+  const std::size_t edge_m = p.M % bm, edge_n = p.N % bn;
+  const bool forced = options.params || options.path != GemmPath::automatic;
+  const bool thin_m =
+      edge_m > 0 && p.M > bm && (options.edges == GemmEdges::apart || edge_m * kThinEdgeDivisor <= bm);
+  const bool thin_n =
+      edge_n > 0 && p.N > bn && (options.edges == GemmEdges::apart || edge_n * kThinEdgeDivisor <= bn);
+  const std::size_t bulk_m = thin_m ? p.M - edge_m : p.M, bulk_n = thin_n ? p.N - edge_n : p.N;
+  const bool rule = !forced && device.kind == DeviceKind::gpu &&
+                    double(bulk_m) * double(bulk_n) * double(p.K) * double(p.batch) >= kEdgesApartFlops;
+  if ((thin_m || thin_n) &&
+      (options.edges == GemmEdges::apart || (options.edges == GemmEdges::automatic && rule))) {
+    plan.bulk_m = bulk_m, plan.bulk_n = bulk_n;
+    why << "; thin edges apart: " << bulk_m << "x" << bulk_n << " in whole tiles";
+    if (thin_m) why << ", " << edge_m << " row(s)";
+    if (thin_n) why << ", " << edge_n << " column(s)";
+    why << " on their own";
+  }
   plan.reason = why.str();
   return plan;
 }

@@ -62,6 +62,13 @@
 //   5. A plain float call (GemmProblem::plain) that stays tiled with one slice runs duet::matmul's
 //      kernel. The tiled kernel runs unpipelined (PIPELINE=0) where a work-item holds
 //      kUnpipelinedAccumulators or more (GPUs, parameters not forced).
+//   6. Thin edges (GPUs, parameters and path not forced): where C runs past its last whole tile by
+//      an eighth of a tile or less (kThinEdgeDivisor) along M or N and the whole tiles hold at least
+//      kEdgesApartFlops, the plan covers only those whole tiles (bulk_m x bulk_n) and each thin
+//      edge is a product of its own (a strip of C, planned by this rule: 1 row or column is a
+//      matrix-vector product). H100, 4097^3: 38.9 TFLOP/s in 64 x 128 tiles over all of C, 45.2 as
+//      4096^2 in 128 x 256 tiles and two matrix-vector strips (8193^3 42.6 -> 46.5, 2049^3 29.4 ->
+//      41.0, 4100^3 38.8 -> 40.8).
 // On CPU devices a tiled call with op_b transpose runs as op_b none on a transposed copy of B
 // (blas/src/gemm.cpp says why); the plan printed is the one for the call as made.
 #pragma once
@@ -99,6 +106,10 @@ struct GemmProblem {
   bool plain = false;
 };
 
+// Thin edges of C computed apart (rule step 6): as the rule says, always (wherever C runs past
+// its last whole tile, along each dimension that holds a whole tile), or never.
+enum class GemmEdges { automatic, apart, whole };
+
 // Forcing a kernel (tests, benchmarks, tuning); the default lets the rule choose.
 struct GemmOptions {
   GemmPath path = GemmPath::automatic;
@@ -108,6 +119,7 @@ struct GemmOptions {
   // The tiled kernels' parameters instead of the tuning table's (ArgumentError when the device
   // cannot run them).
   std::optional<MatmulParams> params;
+  GemmEdges edges = GemmEdges::automatic;
 };
 
 struct GemmPlan {
@@ -119,6 +131,10 @@ struct GemmPlan {
   std::string reason;       // why this kernel and split, in a few words
   // Accumulators of the workspace (splits * batch * outputs) when splits > 1, else 0.
   std::size_t workspace_elements = 0;
+  // The rows and columns of C the kernel computes where thin edges go apart (rule step 6): the
+  // rest, C[bulk_m:M, :] and C[:bulk_m, bulk_n:N], are products of their own. M and N for other
+  // tiled plans, 0 for the rest.
+  std::size_t bulk_m = 0, bulk_n = 0;
 };
 
 // The rule's constants (see the top of the file); what to change after measuring.
@@ -140,12 +156,14 @@ constexpr double kPaceGain = 0.97;                // other tiles must take at mo
 // (CUDA; OpenCL 45.9) against 42.7 in 64 x 128 tiles; 65536 x 64 x 256 in 128 x 64 tiles of 8 x 8
 // ran at 30.8 against 34.0 in 64 x 64 tiles on CUDA, so smaller tiles keep their side.
 constexpr int kTransposedTilesAccumulators = 128;
-constexpr int kUnpipelinedAccumulators = 128;         // the tiled kernel runs unpipelined from here
-constexpr std::size_t kOccupancyMinChunk = 2048;      // K per slice at least, for occupancy splits
-constexpr std::size_t kGemvDotMinChunk = 2048;        // gemv_dot: K per slice at least
-constexpr std::size_t kGemvAxpyMinChunk = 128;        // gemv_axpy: K per slice at least
-constexpr int kGemvDotRows = 8, kGemvDotLanes = 32;   // gemv_dot: outputs per group, items per output
-constexpr int kGemvAxpyCols = 64, kGemvAxpyRows = 4;  // gemv_axpy: items along the outputs (4 each), along K
+constexpr std::size_t kThinEdgeDivisor = 8;            // an edge of at most BM / 8 rows (BN / 8 columns)
+constexpr double kEdgesApartFlops = double(1u << 31);  // M N K batch of the whole tiles, at least
+constexpr int kUnpipelinedAccumulators = 128;          // the tiled kernel runs unpipelined from here
+constexpr std::size_t kOccupancyMinChunk = 2048;       // K per slice at least, for occupancy splits
+constexpr std::size_t kGemvDotMinChunk = 2048;         // gemv_dot: K per slice at least
+constexpr std::size_t kGemvAxpyMinChunk = 128;         // gemv_axpy: K per slice at least
+constexpr int kGemvDotRows = 8, kGemvDotLanes = 32;    // gemv_dot: outputs per group, items per output
+constexpr int kGemvAxpyCols = 64, kGemvAxpyRows = 4;   // gemv_axpy: items along the outputs (4 each), along K
 
 // gemm_reduce.duet (the sum of a split's slices): work-items per group, and how many may share
 // one output. On the H100 a 64 x 64 C in 256 slices took 23 us to add up one work-item an output
