@@ -25,6 +25,13 @@ std::string shape_text(const GemmProblem& p) {
 // The compute units the rule counts with (at least 1: a device that reports none).
 std::size_t units_of(const DeviceInfo& device) { return std::max<std::size_t>(1, device.compute_units); }
 
+double group_overhead_steps(const DeviceInfo& device) {
+  return device.kind == DeviceKind::gpu ? kGroupOverheadStepsGpu : kGroupOverheadSteps;
+}
+double reduce_launch_steps(const DeviceInfo& device) {
+  return device.kind == DeviceKind::gpu ? kReduceLaunchStepsGpu : kReduceLaunchSteps;
+}
+
 GemmPlan plan_gemv(const DeviceInfo& device, const GemmProblem& p, const GemmOptions& options) {
   GemmPlan plan;
   const bool on_a = p.N == 1;  // the matrix is A (y = op(A) x) or B (y^T = x^T op(B))
@@ -71,7 +78,8 @@ std::size_t best_split(const GemmProblem& p, const MatmulParams& params, std::si
   const double outputs = double(p.M) * double(p.N) * double(p.batch);
   // In elements of K: a group's start and end, and the launch that adds the slices, cost steps too
   // (a 64^3 product on a GPU: 4 steps, faster whole than in 2 slices and a second launch).
-  const double group_cost = kGroupOverheadSteps * double(bk), reduce_cost = kReduceLaunchSteps * double(bk);
+  const double group_cost = group_overhead_steps(device) * double(bk),
+               reduce_cost = reduce_launch_steps(device) * double(bk);
   const double no_split = std::ceil(tiles / units) * (double(p.K) + group_cost);
   std::size_t best = 1;
   double best_cost = force ? HUGE_VAL : no_split;
@@ -176,8 +184,8 @@ double unit_work(const GemmProblem& p, const MatmulParams& t, std::size_t splits
   const std::size_t bk = static_cast<std::size_t>(t.bk);
   const std::size_t chunk = round_up(ceil_div(p.K, splits), bk);
   const double waves = groups_per_unit(p, t, splits, device);
-  const double steps =
-      double(ceil_div(chunk, bk)) + kGroupOverheadSteps + (splits > 1 ? kReduceLaunchSteps : 0.0);
+  const double steps = double(ceil_div(chunk, bk)) + group_overhead_steps(device) +
+                       (splits > 1 ? reduce_launch_steps(device) : 0.0);
   return waves * steps * double(t.bm) * double(t.bn);
 }
 
@@ -383,7 +391,10 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>&
         double(p.M) * double(p.N) * double(p.K) * double(p.batch) >= kPacedProblemFlops) {
       double best = unit_time(p, plan.params, splits, device);
       std::vector<std::pair<MatmulParams, std::string>> candidates;
-      for (const MatmulSizeClass& c : classes) {
+      // Largest classes first: a later candidate must beat the best by kPaceGain, so near ties
+      // keep the larger tiles (1000^3: 128 x 256 in 4 slices, not 128 x 128 in 2).
+      for (auto it = classes.rbegin(); it != classes.rend(); ++it) {
+        const MatmulSizeClass& c = *it;
         candidates.emplace_back(c.choice.params, c.choice.source);
         const MatmulParams& t = c.choice.params;
         if ((t.bm != t.bn || t.tm != t.tn) && t.tm * t.tn >= kTransposedTilesAccumulators)
