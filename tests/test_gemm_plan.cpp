@@ -356,6 +356,17 @@ TEST_CASE("gemm plan: large products compare the classes' tiles by estimated tim
   CHECK(plan(kH100, problem(4096, 4096, 4096)).params.bn == 256);
   CHECK(plan(kH100, problem(8192, 8192, 8192)).params.bn == 256);
   CHECK(plan(kH100, problem(2000, 3000, 5000)).params.bn == 256);
+  // C of one 128 x 128 tile: that class's tiles, one group a unit (not two of 64 x 128).
+  for (const duet::DeviceInfo& gpu : {kH100, kH100cl}) {
+    const GemmPlan one = plan(gpu, problem(128, 128, 262144));
+    INFO(one.reason);
+    CHECK(one.params.bm == 128);
+    CHECK(one.params.bn == 128);
+    CHECK(one.splits == 132);
+    const GemmPlan batched = plan(gpu, problem(128, 128, 128, Op::none, Op::none, 512));
+    CHECK(batched.params.bm == 128);
+    CHECK(batched.params.bn == 128);
+  }
   // Tiles C does not fill are not candidates: 8192 x 128 keeps 64 x 128.
   CHECK(plan(kH100, problem(8192, 128, 8192)).params.bn == 128);
   // Forced parameters keep their pipeline; CPUs are not paced.
