@@ -400,6 +400,7 @@ Defines gemv_defines(ScalarType type, bool vec_w, bool vec_x) {
                      {"VEC_X", f32 && vec_x ? "1" : "0"},
                      {"DOT_ROWS", std::to_string(kGemvDotRows)},
                      {"DOT_LANES", std::to_string(kGemvDotLanes)},
+                     {"DOT_RUNS", std::to_string(kGemvDotRuns)},
                      {"AX_COLS", std::to_string(kGemvAxpyCols)},
                      {"AX_ROWS", std::to_string(kGemvAxpyRows)}});
   return d;
