@@ -402,7 +402,8 @@ Defines gemv_defines(ScalarType type, bool vec_w, bool vec_x) {
                      {"DOT_LANES", std::to_string(kGemvDotLanes)},
                      {"DOT_RUNS", std::to_string(kGemvDotRuns)},
                      {"AX_COLS", std::to_string(kGemvAxpyCols)},
-                     {"AX_ROWS", std::to_string(kGemvAxpyRows)}});
+                     {"AX_ROWS", std::to_string(kGemvAxpyRows)},
+                     {"AX_RUNS", std::to_string(kGemvAxpyRuns)}});
   return d;
 }
 

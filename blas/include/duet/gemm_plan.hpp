@@ -173,6 +173,10 @@ constexpr int kGemvDotRows = 8, kGemvDotLanes = 32;    // gemv_dot: outputs per 
 // against 1325; 16 ran as 4.
 constexpr int kGemvDotRuns = 8;
 constexpr int kGemvAxpyCols = 64, kGemvAxpyRows = 4;  // gemv_axpy: items along the outputs (4 each), along K
+// gemv_axpy: rows in flight per work-item (a multiple of 4). H100, median of 40, twice: 8 against
+// 4 ran 1 x 4096 x 4096 at 1057 GFLOP/s against 1043, 1 x 16384 x 16384 at 1508 against 1498;
+// 16 ran 1 x 8192 x 8192 4% below 4.
+constexpr int kGemvAxpyRuns = 8;
 
 // gemm_reduce.duet (the sum of a split's slices): work-items per group, and how many may share
 // one output. On the H100 a 64 x 64 C in 256 slices took 23 us to add up one work-item an output
