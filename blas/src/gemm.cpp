@@ -287,8 +287,8 @@ void run_gemm(const char* call, Queue& q, Op op_a, Op op_b, std::size_t M, std::
       std::vector<int> key = params_key(0, p);
       key.push_back(K % 4 == 0);
       key.push_back(N % 4 == 0);
-      const Kernel kernel =
-          state->kernel(device, key, "matmul", "matmul", [&] { return matmul_defines(p, N, K); });
+      const Kernel kernel = state->kernel(device, key, "matmul", "matmul",
+                                          [&] { return matmul_defines(p, N, K, uses_cpu_form(info)); });
       const std::size_t groups = ((M + p.bm - 1) / p.bm) * ((N + p.bn - 1) / p.bn);
       extension::as_int(call, "the number of tiles of C", groups);
       const std::size_t threads = static_cast<std::size_t>(p.threads());

@@ -26,12 +26,15 @@ Defines matmul_tile_defines(const MatmulParams& p) {
           {"A_SWIZZLE", p.swizzles_a() ? "1" : "0"}};
 }
 
-Defines matmul_defines(const MatmulParams& p, std::size_t N, std::size_t K) {
+Defines matmul_defines(const MatmulParams& p, std::size_t N, std::size_t K, bool cpu_form) {
   // float4 accesses need rows that start 16-byte aligned: K % 4 for A, N % 4 for B and C.
   Defines d = matmul_tile_defines(p);
   d.insert(d.end(), {{"VEC_A", K % 4 ? "0" : "1"}, {"VEC_B", N % 4 ? "0" : "1"}});
+  if (cpu_form) d.push_back({"CPU_FORM", "1"});
   return d;
 }
+
+bool uses_cpu_form(const DeviceInfo& device) { return device.kind == DeviceKind::cpu; }
 
 namespace {
 
@@ -72,12 +75,13 @@ void matmul(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<flo
 void matmul_with(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<float>& C, std::size_t M,
                  std::size_t N, std::size_t K, const MatmulParams& p) {
   check_params("matmul_with", q.device(), p);
-  launch("matmul_with", q, A, B, C, M, N, K, p, matmul_defines(p, N, K));
+  launch("matmul_with", q, A, B, C, M, N, K, p, matmul_defines(p, N, K, uses_cpu_form(q.device().info())));
 }
 
 void matmul_prepare(const Device& device, const MatmulParams& p, std::size_t N, std::size_t K) {
   check_params("matmul_prepare", device, p);
-  extension::builtin_kernel(device, "matmul", "matmul", matmul_defines(p, N, K));
+  extension::builtin_kernel(device, "matmul", "matmul",
+                            matmul_defines(p, N, K, uses_cpu_form(device.info())));
 }
 
 }  // namespace duet

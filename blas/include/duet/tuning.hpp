@@ -94,7 +94,13 @@ void matmul_with(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffe
 
 // The defines the matmul kernel (blas/kernels/matmul.duet) is compiled with for `p`, N and K (which
 // decide its float4 accesses): what matmul_with and duet::matmul compile, for offline compiles.
-Defines matmul_defines(const MatmulParams& p, std::size_t N, std::size_t K);
+// `cpu_form`: the kernel's form for CPUs (CPU_FORM=1; see uses_cpu_form).
+Defines matmul_defines(const MatmulParams& p, std::size_t N, std::size_t K, bool cpu_form = false);
+// Whether the matmul kernel takes its CPUs' form on `device`: devices of kind cpu, where a
+// work-item computes in vectors of its contiguous columns (see CPU_FORM in
+// blas/kernels/matmul.duet). The form only adds a define: other devices compile as before. gemm.duet
+// has no such form yet: written the same way it computed NaNs on PoCL 5.0 (right on PoCL 3.1).
+bool uses_cpu_form(const DeviceInfo& device);
 // The tile defines of `p` that matmul and gemm kernels share: BM, BN, BK, TM, TN, WX, PIPELINE,
 // GROUP_ROWS and A_SWIZZLE (the layout of the A slice in shared memory, which shared_bytes() counts).
 Defines matmul_tile_defines(const MatmulParams& p);
