@@ -1,7 +1,8 @@
 // duet::gemm and gemm_strided_batched: the argument checks (every operand's liveness, device,
 // leading dimension and size, with overflow-safe arithmetic and messages that name the operand),
-// then the plan of gemm_plan.cpp, then the launches: gemm.duet (tiled, split-K), gemv.duet,
-// gemm_reduce.duet (split-K's sum and C = beta C), or duet::matmul's kernel for plain products.
+// then the plan of gemm_plan.cpp, then the launches: gemm.duet (tiled, split-K; for float on
+// devices of kind cpu gemm_cpu.duet, with the same arguments), gemv.duet, gemm_reduce.duet (split-K's
+// sum and C = beta C), or duet::matmul's kernel for plain products.
 //
 // Per device, worked out once and kept: the tuning table's size classes and the compiled kernels
 // by variant (a map lookup on the launch path, no defines built). Per queue, freed with it: the
@@ -188,6 +189,20 @@ void launch_reduce(State& s, Queue& q, const BufferView<Accumulator<T>>& P, int 
            ldc, c_stride, rows, cols, nb, alpha, beta, lanes);
 }
 
+// gemm_cpu.duet's defines (float on devices of kind cpu): the tiles, the ops, and whether beta is
+// 0, which leaves the reads of C out of the program.
+Defines gemm_cpu_defines(const MatmulParams& p, Op op_a, Op op_b, bool beta_zero) {
+  return {{"BM", std::to_string(p.bm)},
+          {"BN", std::to_string(p.bn)},
+          {"BK", std::to_string(p.bk)},
+          {"TM", std::to_string(p.tm)},
+          {"TN", std::to_string(p.tn)},
+          {"GROUP_ROWS", std::to_string(p.group_rows)},
+          {"OP_A", op_a == Op::transpose ? "1" : "0"},
+          {"OP_B", op_b == Op::transpose ? "1" : "0"},
+          {"BETA_ZERO", beta_zero ? "1" : "0"}};
+}
+
 template <class T>
 void run_gemm(const char* call, Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K,
               Accumulator<T> alpha, const BufferView<T>& A, std::size_t lda, std::size_t sa,
@@ -319,11 +334,21 @@ void run_gemm(const char* call, Queue& q, Op op_a, Op op_b, std::size_t M, std::
 
   if (plan.kernel == GemmKernel::tiled) {
     const MatmulParams& p = plan.params;
-    std::vector<int> key = params_key(1, p);
-    key.insert(key.end(), {static_cast<int>(scalar_type_of<T>()), ta, tb, a.vec, b.vec, c.vec});
-    const Kernel kernel = state->kernel(device, key, "gemm", "gemm", [&] {
-      return gemm_defines(p, scalar_type_of<T>(), op_a, op_b, a.vec, b.vec, c.vec);
-    });
+    Kernel kernel;
+    if (std::is_same_v<T, float> && uses_cpu_form(info)) {
+      // gemm_cpu.duet; split-K applies beta in the reduction, so its launches share one variant.
+      const bool beta_zero = beta == Acc(0) || splits > 1;
+      std::vector<int> key = params_key(3, p);
+      key.insert(key.end(), {ta, tb, beta_zero});
+      kernel = state->kernel(device, key, "gemm_cpu", "gemm_cpu",
+                             [&] { return gemm_cpu_defines(p, op_a, op_b, beta_zero); });
+    } else {
+      std::vector<int> key = params_key(1, p);
+      key.insert(key.end(), {static_cast<int>(scalar_type_of<T>()), ta, tb, a.vec, b.vec, c.vec});
+      kernel = state->kernel(device, key, "gemm", "gemm", [&] {
+        return gemm_defines(p, scalar_type_of<T>(), op_a, op_b, a.vec, b.vec, c.vec);
+      });
+    }
     const std::size_t groups = ((M + p.bm - 1) / p.bm) * ((N + p.bn - 1) / p.bn);
     extension::as_int(call, "the number of tiles of C", groups);
     const std::size_t threads = static_cast<std::size_t>(p.threads());
