@@ -192,15 +192,11 @@ void launch_reduce(State& s, Queue& q, const BufferView<Accumulator<T>>& P, int 
 // gemm_cpu.duet's defines (float on devices of kind cpu): the tiles, the ops, and whether beta is
 // 0, which leaves the reads of C out of the program.
 Defines gemm_cpu_defines(const MatmulParams& p, Op op_a, Op op_b, bool beta_zero) {
-  return {{"BM", std::to_string(p.bm)},
-          {"BN", std::to_string(p.bn)},
-          {"BK", std::to_string(p.bk)},
-          {"TM", std::to_string(p.tm)},
-          {"TN", std::to_string(p.tn)},
-          {"GROUP_ROWS", std::to_string(p.group_rows)},
-          {"OP_A", op_a == Op::transpose ? "1" : "0"},
-          {"OP_B", op_b == Op::transpose ? "1" : "0"},
-          {"BETA_ZERO", beta_zero ? "1" : "0"}};
+  Defines d = matmul_tile_defines(p);
+  d.insert(d.end(), {{"OP_A", op_a == Op::transpose ? "1" : "0"},
+                     {"OP_B", op_b == Op::transpose ? "1" : "0"},
+                     {"BETA_ZERO", beta_zero ? "1" : "0"}});
+  return d;
 }
 
 template <class T>
@@ -251,9 +247,10 @@ void run_gemm(const char* call, Queue& q, Op op_a, Op op_b, std::size_t M, std::
   Operand<T> a = operand(call, "A", A, info, lda, batch, sa);
   Operand<T> b = operand(call, "B", B, info, ldb, batch, sb);
   if (info.kind == DeviceKind::cpu) {
-    // PoCL 5.0 computes wrong products when a float4 load along k is scattered into the shared
-    // slice one element at a time (op_a none, op_b transpose; issue 11's notes), where PoCL 3.1 and
-    // 6.0 do not. CPUs read those runs element by element, which PoCL vectorises across work-items.
+    // gemm.duet (CPUs run it for double and half): PoCL 5.0 computes wrong products when a float4
+    // load along k is scattered into the shared slice one element at a time (op_a none, op_b
+    // transpose; issue 11's notes), where PoCL 3.1 and 6.0 do not. CPUs read those runs element by
+    // element, which PoCL vectorises across work-items.
     a.vec = a.vec && ta;
     b.vec = b.vec && !tb;
   }
