@@ -265,9 +265,14 @@ TEST_CASE("gemm plan: M == 1 and N == 1 take the matrix-vector kernels") {
   // 4096 rows are 512 groups: enough for 132 units, no split. 4096 columns of axpy are 16 groups:
   // K is split.
   CHECK(plan(kH100, problem(4096, 1, 4096)).splits == 1);
+  // gemv_axpy: 2 groups a unit (16 slices of 256 rows), or slices of 1024 rows where K is long.
   const GemmPlan axpy = plan(kH100, problem(1, 4096, 4096));
-  CHECK(axpy.splits > 1);
+  CHECK(axpy.splits == 16);
   CHECK(axpy.k_chunk >= duet::kGemvAxpyMinChunk);
+  CHECK(axpy.k_chunk % (duet::kGemvAxpyRows * duet::kGemvAxpyRuns) == 0);
+  CHECK(plan(kH100, problem(1, 8192, 8192)).splits == 8);
+  CHECK(plan(kH100, problem(8192, 1, 8192, Op::transpose)).splits == 8);
+  CHECK(plan(kH100, problem(1, 16384, 16384)).splits == 16);
   // 1 x 1 x K, a dot product: split over a long K.
   const GemmPlan dot = plan(kH100, problem(1, 1, 1 << 20));
   CHECK(dot.kernel == GemmKernel::gemv_dot);

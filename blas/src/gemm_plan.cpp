@@ -41,9 +41,10 @@ GemmPlan plan_gemv(const DeviceInfo& device, const GemmProblem& p, const GemmOpt
   const std::size_t per_group = dot ? kGemvDotRows : std::size_t{kGemvAxpyCols} * 4;
   const std::size_t groups = ceil_div(outputs, per_group) * p.batch;
   const std::size_t min_chunk = dot ? kGemvDotMinChunk : kGemvAxpyMinChunk;
-  // Slices stay whole steps of the kernel's loop: 4 elements per work-item along K (dot), one row
-  // per work-item (axpy).
-  const std::size_t align = dot ? std::size_t{4} * kGemvDotLanes : std::size_t{kGemvAxpyRows};
+  // Slices stay whole steps of the kernel's loop: 4 elements per work-item along K (dot); for axpy
+  // whole steps of the runs in flight, AX_RUNS rows per work-item, so only the last slice meets the
+  // one-row tail loop.
+  const std::size_t align = dot ? std::size_t{4} * kGemvDotLanes : std::size_t{kGemvAxpyRows} * kGemvAxpyRuns;
   std::size_t splits = 1;
   std::ostringstream why;
   why << (on_a ? "N == 1: y = op(A) x" : "M == 1: y = x op(B)") << ", the matrix's rows run along "
@@ -53,8 +54,12 @@ GemmPlan plan_gemv(const DeviceInfo& device, const GemmProblem& p, const GemmOpt
     splits = static_cast<std::size_t>(options.splits);
     why << "; " << options.splits << " slices of K asked for";
   } else if (groups < units) {
-    splits = std::min({ceil_div(4 * units, groups), std::max<std::size_t>(1, p.K / min_chunk),
-                       static_cast<std::size_t>(kMaxSplits)});
+    const std::size_t wanted =
+        dot || device.kind != DeviceKind::gpu
+            ? ceil_div(4 * units, groups)
+            : std::max(kGemvAxpyGroupsPerUnit * units / groups, ceil_div(p.K, kGemvAxpySliceRows));
+    splits =
+        std::min({wanted, std::max<std::size_t>(1, p.K / min_chunk), static_cast<std::size_t>(kMaxSplits)});
     if (splits > 1) why << "; " << groups << " groups for " << units << " compute units: K split";
   }
   plan.k_chunk = round_up(ceil_div(p.K, splits), align);

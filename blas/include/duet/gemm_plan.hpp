@@ -22,8 +22,11 @@
 //   2. A forced path (GemmOptions::path) is taken as asked (gemv needs M == 1 or N == 1).
 //   3. M == 1 or N == 1: gemv. The matrix is A when N == 1, else B; gemv_dot when its stored rows
 //      run along K, gemv_axpy otherwise. When the groups over the outputs (and the batch) are fewer
-//      than the device's compute units, K is split into up to 4 * units / groups slices of at least
-//      kGemvDotMinChunk (dot) or kGemvAxpyMinChunk (axpy) elements, at most kMaxSplits.
+//      than the device's compute units, K is split: into 4 * units / groups slices, but for
+//      gemv_axpy on GPUs kGemvAxpyGroupsPerUnit * units / groups (rounded down), or slices of
+//      kGemvAxpySliceRows where that makes more; slices of at least kGemvDotMinChunk (dot) or
+//      kGemvAxpyMinChunk (axpy) elements, at most kMaxSplits. gemv_axpy's slices are whole steps
+//      of its runs (kGemvAxpyRows * kGemvAxpyRuns rows).
 //   4. Otherwise tiled, with the tile parameters of the size class of M * N (matmul_size_classes:
 //      the tuning table's max_mn entries; GemmOptions::params overrides) for float and half, and
 //      double_params() for double. Where C would fill less than kTileFill of those tiles (64 x
@@ -177,6 +180,11 @@ constexpr int kGemvAxpyCols = 64, kGemvAxpyRows = 4;  // gemv_axpy: items along 
 // 4 ran 1 x 4096 x 4096 at 1057 GFLOP/s against 1043, 1 x 16384 x 16384 at 1508 against 1498;
 // 16 ran 1 x 8192 x 8192 4% below 4.
 constexpr int kGemvAxpyRuns = 8;
+// gemv_axpy's split (rule step 3). H100, median of 40, GFLOP/s by slices (the old rule's 4 groups
+// a unit first): 1 x 4096 x 4096 32: 1055, 16: 1093, 8: 1072; 1 x 8192 x 8192 16: 1366, 8: 1411;
+// 1 x 16384 x 16384 9: 1508, 8: 1478, 12: 1518, 16: 1519, 24: 1518.
+constexpr std::size_t kGemvAxpyGroupsPerUnit = 2;
+constexpr std::size_t kGemvAxpySliceRows = 1024;
 
 // gemm_reduce.duet (the sum of a split's slices): work-items per group, and how many may share
 // one output. On the H100 a 64 x 64 C in 256 slices took 23 us to add up one work-item an output
