@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <duet/array_layout.hpp>
 #include <vector>
 
@@ -16,6 +18,15 @@ void with_gpu_forms(Check check) {
   check();
   EnvGuard layout("DUET_ELEMENTWISE_LAYOUT", "vector4");
   check();
+}
+
+// Whether the array tests also compile their generated kernels for sm_90 through NVRTC (which needs
+// no GPU). DUET_TEST_NVRTC=0 leaves those compiles out: the AddressSanitizer build sets it, since
+// recording each of NVRTC's many allocations there made them most of the run's time, and the plain
+// build compiles the same sources.
+inline bool offline_nvrtc_checks() {
+  const char* v = std::getenv("DUET_TEST_NVRTC");
+  return v == nullptr || std::strcmp(v, "0") != 0;
 }
 
 // The elements of the view `l` over the host copy `base` of its buffer, in C order, as Out.
