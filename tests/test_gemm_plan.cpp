@@ -190,7 +190,7 @@ TEST_CASE("gemm plan: tiles that C would fill poorly give way to smaller ones") 
   CHECK(plan(kCpu, problem(64, 64, 64, Op::none, Op::none, 128)).params.bn == 64);
 }
 
-TEST_CASE("gemm plan: few tiles on a GPU take smaller ones where the estimate says so") {
+TEST_CASE("gemm plan: few tiles take smaller ones where the estimate says so") {
   // 256^3: 8 tiles of 64 x 128 for 132 SMs; 16 of 64 x 64 in 8 slices of 32 fill it.
   const GemmPlan sq256 = plan(kH100, problem(256, 256, 256));
   INFO(sq256.reason);
@@ -206,12 +206,16 @@ TEST_CASE("gemm plan: few tiles on a GPU take smaller ones where the estimate sa
   const GemmPlan sq512 = plan(kH100, problem(512, 512, 512));
   CHECK(sq512.params.bn == 128);
   CHECK(sq512.splits == 8);
-  // Forced parameters are kept, and CPUs keep their one class.
+  // Forced parameters are kept.
   GemmOptions forced;
   forced.params = duet::MatmulParams{};
   forced.params->bm = 64, forced.params->bn = 128, forced.params->tm = 8, forced.params->tn = 8;
   forced.params->bk = 16, forced.params->wx = 16;
   CHECK(plan(kH100, problem(256, 256, 256), forced).params.bn == 128);
+  // A 16-core CPU: 128^3 is 4 tiles of 64 x 64, 16 of the small class's 32 x 32; 256^3 is 16 tiles
+  // of 64 x 64, enough.
+  CHECK(plan(kCpu, problem(128, 128, 128)).params.bn == 32);
+  CHECK(plan(kCpu, problem(64, 64, 64)).params.bn == 32);
   CHECK(plan(kCpu, problem(256, 256, 256)).params.bn == 64);
 }
 

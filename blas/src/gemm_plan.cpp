@@ -375,8 +375,7 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>&
         << units_of(device) * resident_groups(plan.params, device, element_bytes) << " group slots";
     // Few tiles: smaller ones, with their own split, where the estimate says they fill the GPU better.
     const MatmulChoice* smaller = nullptr;
-    if (!options.params && p.type != ScalarType::f64 && device.kind == DeviceKind::gpu &&
-        2 * tiles < units_of(device))
+    if (!options.params && p.type != ScalarType::f64 && 2 * tiles < units_of(device))
       smaller = smallest_tiles(classes, p, device, plan.params);
     if (smaller) {
       const std::size_t smaller_splits = best_split(p, smaller->params, element_bytes, device, false);

@@ -45,12 +45,15 @@
 //      work-items between them (128-work-item groups, one per unit), enough slices for that many
 //      (up to resident_groups() groups a unit, kMaxSplits slices) while the slices stay at least
 //      kOccupancyMinChunk long, or split_min_chunk() where K is split already.
-//      Few tiles (GPUs): where the tiles number fewer than half the compute units (a 256 x 256 C:
-//      8 tiles of 64 x 128 for 132 SMs), the smallest of the classes' tiles that C fills well is
+//      Few tiles: where the tiles number fewer than half the compute units (a 256 x 256 C: 8
+//      tiles of 64 x 128 for 132 SMs), the smallest of the classes' tiles that C fills well is
 //      planned too, with its own split, and taken when its estimate is at most kSplitGain of the
 //      first: waves * (steps per slice + the overheads above) * BM * BN, the work of one unit.
 //      On the H100 that makes 256^3 64 x 64 tiles in 8 slices of 32, 1.9x the 64 x 128 tiles
-//      unsplit (scripts/gpu-gemm-sweep.sh).
+//      unsplit (scripts/gpu-gemm-sweep.sh). On a 16-core Xeon (PoCL 5.0, median of 50, two runs)
+//      32 x 32 tiles of 4 x 4 ran 128^3 at 48 and 57 GFLOP/s against 37 and 46 in the 64 x 64
+//      tiles (4 groups), 125^3 at 45 and 47 against 34 and 43, 64^3 at 9.2 and 9.5 against 6.5
+//      and 8.8 (one group).
 //      Paced tiles (GPUs, float, M N K batch >= kPacedProblemFlops): each of the classes' other
 //      tiles that C fills well is planned with its own split and taken where its estimated time is
 //      below kPaceGain of the best so far: unit work (above) over the unit's speed, which is the
