@@ -1,7 +1,7 @@
 // matmul: C = A * B, the simple form of gemm (gemm.cpp), which runs the register-blocked dialect
-// kernel of blas/kernels/matmul.duet for it where one slice of K suffices, with the tile sizes the
-// tuning table gives for the size of C (matmul_params.cpp, tuning_file.cpp). matmul_with and
-// matmul_prepare run that kernel with explicit parameters.
+// kernel of blas/kernels/matmul.duet for it where one slice of K suffices (on CPUs gemm_cpu.duet),
+// with the tile sizes the tuning table gives for the size of C (matmul_params.cpp,
+// tuning_file.cpp). matmul_with and matmul_prepare run that kernel with explicit parameters.
 #include <algorithm>
 #include <memory>
 #include <mutex>
@@ -26,11 +26,10 @@ Defines matmul_tile_defines(const MatmulParams& p) {
           {"A_SWIZZLE", p.swizzles_a() ? "1" : "0"}};
 }
 
-Defines matmul_defines(const MatmulParams& p, std::size_t N, std::size_t K, bool cpu_form) {
+Defines matmul_defines(const MatmulParams& p, std::size_t N, std::size_t K) {
   // float4 accesses need rows that start 16-byte aligned: K % 4 for A, N % 4 for B and C.
   Defines d = matmul_tile_defines(p);
   d.insert(d.end(), {{"VEC_A", K % 4 ? "0" : "1"}, {"VEC_B", N % 4 ? "0" : "1"}});
-  if (cpu_form) d.push_back({"CPU_FORM", "1"});
   return d;
 }
 
