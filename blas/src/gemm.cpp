@@ -1,8 +1,9 @@
 // duet::gemm and gemm_strided_batched: the argument checks (every operand's liveness, device,
 // leading dimension and size, with overflow-safe arithmetic and messages that name the operand),
 // then the plan of gemm_plan.cpp, then the launches: gemm.duet (tiled, split-K; for float on
-// devices of kind cpu gemm_cpu.duet, with the same arguments), gemv.duet, gemm_reduce.duet (split-K's
-// sum and C = beta C), or duet::matmul's kernel for plain products.
+// devices of kind cpu gemm_cpu.duet, with the same arguments, plain products included), gemv.duet,
+// gemm_reduce.duet (split-K's sum and C = beta C), or duet::matmul's kernel for plain products on
+// other devices.
 //
 // Per device, worked out once and kept: the tuning table's size classes and the compiled kernels
 // by variant (a map lookup on the launch path, no defines built). Per queue, freed with it: the
@@ -189,16 +190,6 @@ void launch_reduce(State& s, Queue& q, const BufferView<Accumulator<T>>& P, int 
            ldc, c_stride, rows, cols, nb, alpha, beta, lanes);
 }
 
-// gemm_cpu.duet's defines (float on devices of kind cpu): the tiles, the ops, and whether beta is
-// 0, which leaves the reads of C out of the program.
-Defines gemm_cpu_defines(const MatmulParams& p, Op op_a, Op op_b, bool beta_zero) {
-  Defines d = matmul_tile_defines(p);
-  d.insert(d.end(), {{"OP_A", op_a == Op::transpose ? "1" : "0"},
-                     {"OP_B", op_b == Op::transpose ? "1" : "0"},
-                     {"BETA_ZERO", beta_zero ? "1" : "0"}});
-  return d;
-}
-
 template <class T>
 void run_gemm(const char* call, Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K,
               Accumulator<T> alpha, const BufferView<T>& A, std::size_t lda, std::size_t sa,
@@ -293,14 +284,16 @@ void run_gemm(const char* call, Queue& q, Op op_a, Op op_b, std::size_t M, std::
     }
     return;
   }
-  if (plan.kernel == GemmKernel::matmul) {
+  // Float on CPUs: gemm_cpu.duet, for plain products too (the tiled launch below, one slice of K).
+  const bool cpu_form = std::is_same_v<T, float> && uses_cpu_form(info);
+  if (plan.kernel == GemmKernel::matmul && !cpu_form) {
     if constexpr (std::is_same_v<T, float>) {
       const MatmulParams& p = plan.params;
       std::vector<int> key = params_key(0, p);
       key.push_back(K % 4 == 0);
       key.push_back(N % 4 == 0);
-      const Kernel kernel = state->kernel(device, key, "matmul", "matmul",
-                                          [&] { return matmul_defines(p, N, K, uses_cpu_form(info)); });
+      const Kernel kernel =
+          state->kernel(device, key, "matmul", "matmul", [&] { return matmul_defines(p, N, K); });
       const std::size_t groups = ((M + p.bm - 1) / p.bm) * ((N + p.bn - 1) / p.bn);
       extension::as_int(call, "the number of tiles of C", groups);
       const std::size_t threads = static_cast<std::size_t>(p.threads());
@@ -329,11 +322,11 @@ void run_gemm(const char* call, Queue& q, Op op_a, Op op_b, std::size_t M, std::
     W = acc_view<Acc>(scratch->workspace);
   }
 
-  if (plan.kernel == GemmKernel::tiled) {
+  if (plan.kernel == GemmKernel::tiled || plan.kernel == GemmKernel::matmul) {
     const MatmulParams& p = plan.params;
     Kernel kernel;
-    if (std::is_same_v<T, float> && uses_cpu_form(info)) {
-      // gemm_cpu.duet; split-K applies beta in the reduction, so its launches share one variant.
+    if (cpu_form) {
+      // Split-K applies beta in the reduction, so its launches share one variant.
       const bool beta_zero = beta == Acc(0) || splits > 1;
       std::vector<int> key = params_key(3, p);
       key.insert(key.end(), {ta, tb, beta_zero});
@@ -412,6 +405,14 @@ Defines gemm_defines(const MatmulParams& p, ScalarType type, Op op_a, Op op_b, b
                      {"VEC_B", f32 && vec_b ? "1" : "0"},
                      {"VEC_C", f32 && vec_c ? "1" : "0"},
                      {"B_SWIZZLE", swizzle_b ? "1" : "0"}});
+  return d;
+}
+
+Defines gemm_cpu_defines(const MatmulParams& p, Op op_a, Op op_b, bool beta_zero) {
+  Defines d = matmul_tile_defines(p);
+  d.insert(d.end(), {{"OP_A", op_a == Op::transpose ? "1" : "0"},
+                     {"OP_B", op_b == Op::transpose ? "1" : "0"},
+                     {"BETA_ZERO", beta_zero ? "1" : "0"}});
   return d;
 }
 

@@ -1,7 +1,7 @@
 // matmul: C = A * B, the simple form of gemm (gemm.cpp), which runs the register-blocked dialect
-// kernel of blas/kernels/matmul.duet for it where one slice of K suffices, with the tile sizes the
-// tuning table gives for the size of C (matmul_params.cpp, tuning_file.cpp). matmul_with and
-// matmul_prepare run that kernel with explicit parameters.
+// kernel of blas/kernels/matmul.duet for it where one slice of K suffices (on CPUs gemm_cpu.duet),
+// with the tile sizes the tuning table gives for the size of C (matmul_params.cpp,
+// tuning_file.cpp). matmul_with and matmul_prepare run that kernel with explicit parameters.
 #include <algorithm>
 #include <memory>
 #include <mutex>
@@ -26,11 +26,10 @@ Defines matmul_tile_defines(const MatmulParams& p) {
           {"A_SWIZZLE", p.swizzles_a() ? "1" : "0"}};
 }
 
-Defines matmul_defines(const MatmulParams& p, std::size_t N, std::size_t K, bool cpu_form) {
+Defines matmul_defines(const MatmulParams& p, std::size_t N, std::size_t K) {
   // float4 accesses need rows that start 16-byte aligned: K % 4 for A, N % 4 for B and C.
   Defines d = matmul_tile_defines(p);
   d.insert(d.end(), {{"VEC_A", K % 4 ? "0" : "1"}, {"VEC_B", N % 4 ? "0" : "1"}});
-  if (cpu_form) d.push_back({"CPU_FORM", "1"});
   return d;
 }
 
@@ -43,45 +42,61 @@ void check_params(const char* call, const Device& device, const MatmulParams& p)
   if (!problem.empty()) throw ArgumentError(std::string(call) + ": parameters not usable: " + problem);
 }
 
-void launch(const char* call, Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<float>& C,
-            std::size_t M, std::size_t N, std::size_t K, const MatmulParams& p, const Defines& defines) {
+// matmul's own checks and messages: sizes of at least 1, buffers that hold the matrices.
+void check_sizes(const char* call, const Buffer<float>& A, const Buffer<float>& B, const Buffer<float>& C,
+                 std::size_t M, std::size_t N, std::size_t K) {
   if (M == 0 || N == 0 || K == 0) throw ArgumentError(std::string(call) + ": M, N and K must be at least 1");
-  const int m = extension::as_int(call, "M", M), n = extension::as_int(call, "N", N),
-            k = extension::as_int(call, "K", K);
   extension::require_elements(call, "A (M x K)", A, M * K);
   extension::require_elements(call, "B (K x N)", B, K * N);
   extension::require_elements(call, "C (M x N)", C, M * N);
+}
+
+// matmul.duet with the defines of `p`, N and K (devices not of kind cpu).
+void launch(const char* call, Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<float>& C,
+            std::size_t M, std::size_t N, std::size_t K, const MatmulParams& p) {
+  const int m = extension::as_int(call, "M", M), n = extension::as_int(call, "N", N),
+            k = extension::as_int(call, "K", K);
   // The kernel numbers its groups with int.
   const std::size_t groups = ((M + p.bm - 1) / p.bm) * ((N + p.bn - 1) / p.bn);
   extension::as_int(call, "the number of tiles of C", groups);
   const std::size_t threads = static_cast<std::size_t>(p.threads());
-  q.launch(extension::builtin_kernel(q.device(), "matmul", "matmul", defines), Range(groups * threads),
-           Range(threads), A, B, C, m, n, k);
+  q.launch(extension::builtin_kernel(q.device(), "matmul", "matmul", matmul_defines(p, N, K)),
+           Range(groups * threads), Range(threads), A, B, C, m, n, k);
 }
 
 }  // namespace
 
 void matmul(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<float>& C, std::size_t M,
             std::size_t N, std::size_t K) {
-  // matmul's own checks and messages, then gemm's plan: the tuned tiles for the size of C, split-K
-  // for few tiles over a long K, a matrix-vector kernel for M == 1 or N == 1.
-  if (M == 0 || N == 0 || K == 0) throw ArgumentError("matmul: M, N and K must be at least 1");
-  extension::require_elements("matmul", "A (M x K)", A, M * K);
-  extension::require_elements("matmul", "B (K x N)", B, K * N);
-  extension::require_elements("matmul", "C (M x N)", C, M * N);
+  // matmul's own checks, then gemm's plan: the tuned tiles for the size of C, split-K for few
+  // tiles over a long K, a matrix-vector kernel for M == 1 or N == 1.
+  check_sizes("matmul", A, B, C, M, N, K);
   gemm(q, Op::none, Op::none, M, N, K, 1.0f, A, K, B, N, 0.0f, C, N);
 }
 
 void matmul_with(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<float>& C, std::size_t M,
                  std::size_t N, std::size_t K, const MatmulParams& p) {
   check_params("matmul_with", q.device(), p);
-  launch("matmul_with", q, A, B, C, M, N, K, p, matmul_defines(p, N, K, uses_cpu_form(q.device().info())));
+  check_sizes("matmul_with", A, B, C, M, N, K);
+  if (uses_cpu_form(q.device().info())) {
+    // gemm_cpu.duet, launched where gemm launches it: its tiled path with these tiles, one slice.
+    GemmOptions forced;
+    forced.path = GemmPath::tiled;
+    forced.params = p;
+    gemm(q, Op::none, Op::none, M, N, K, 1.0f, A, K, B, N, 0.0f, C, N, forced);
+    return;
+  }
+  launch("matmul_with", q, A, B, C, M, N, K, p);
 }
 
 void matmul_prepare(const Device& device, const MatmulParams& p, std::size_t N, std::size_t K) {
   check_params("matmul_prepare", device, p);
-  extension::builtin_kernel(device, "matmul", "matmul",
-                            matmul_defines(p, N, K, uses_cpu_form(device.info())));
+  if (uses_cpu_form(device.info())) {
+    // The variant gemm compiles for matmul_with's call: ops none, beta 0.
+    extension::builtin_kernel(device, "gemm_cpu", "gemm_cpu", gemm_cpu_defines(p, Op::none, Op::none, true));
+    return;
+  }
+  extension::builtin_kernel(device, "matmul", "matmul", matmul_defines(p, N, K));
 }
 
 }  // namespace duet

@@ -4,7 +4,8 @@
 // so it is unit-tested without a device (tests/test_gemm_plan.cpp) and a benchmark can print it.
 //
 // The kernels (blas/kernels/):
-//   matmul     duet::matmul's kernel (matmul.duet): op none/none, alpha 1, beta 0, compact rows.
+//   matmul     duet::matmul's kernel (matmul.duet; on CPUs gemm_cpu.duet's): op none/none,
+//              alpha 1, beta 0, compact rows.
 //   tiled      gemm.duet: the same register-tiled kernel with any ops (a transposed operand is read
 //              along its rows and stored into shared memory in the layout the plain one has, so the
 //              arithmetic is the same), leading dimensions, offsets, alpha/beta and batches; with
@@ -75,8 +76,8 @@
 //      matrix-vector product). H100, 4097^3: 38.9 TFLOP/s in 64 x 128 tiles over all of C, 45.2 as
 //      4096^2 in 128 x 256 tiles and two matrix-vector strips (8193^3 42.6 -> 46.5, 2049^3 29.4 ->
 //      41.0, 4100^3 38.8 -> 40.8).
-// On CPU devices float tiled calls run gemm_cpu.duet (the same plan, computed in vectors of a
-// work-item's columns; blas/src/gemm.cpp).
+// On CPU devices float tiled and matmul plans run gemm_cpu.duet (the same plan, computed in vectors
+// of a work-item's columns; blas/src/gemm.cpp).
 #pragma once
 
 #include <cstddef>

@@ -41,9 +41,10 @@ namespace duet {
 // Parameters of the matmul kernel (kernels/matmul.duet): a work-group computes a BM x BN tile of C
 // walking K in slices of BK; each of its (BM/TM) * (BN/TN) work-items computes TM x TN outputs; WX
 // of every 32 consecutive work-items lie along N. PIPELINE 1 overlaps each slice's barrier with
-// arithmetic (GPUs); 0 is plain double buffering (CPUs, where fewer values live across barriers).
-// GROUP_ROWS: work-groups are numbered down bands of that many tile rows, so that the groups
-// running at once share slices of A and B in the cache (8 unless an entry says otherwise).
+// arithmetic (GPUs); 0 is plain double buffering (NVIDIA's OpenCL, and gemm.duet on CPUs, where
+// fewer values then live across barriers). GROUP_ROWS: work-groups are numbered down bands of that
+// many tile rows, so that the groups running at once share slices of A and B in the cache (8
+// unless an entry says otherwise). CPUs' float kernel, gemm_cpu.duet, reads neither WX nor PIPELINE.
 struct MatmulParams {
   int bm = 32, bn = 32, bk = 8, tm = 4, tn = 4, wx = 8, pipeline = 0, group_rows = 8;
 
@@ -87,26 +88,27 @@ struct MatmulSizeClass {
 };
 std::vector<MatmulSizeClass> matmul_size_classes(const DeviceInfo& device);
 
-// duet::matmul with explicit parameters (for `duet tune` and tests): the same checks and kernel,
-// asynchronous like every launch. ArgumentError when matmul_params_problem(p, device) is not empty.
+// duet::matmul with explicit parameters (for `duet tune` and tests): the same checks and kernel
+// (on devices of kind cpu gemm_cpu.duet, through gemm with GemmPath::tiled and `p`), asynchronous
+// like every launch. ArgumentError when matmul_params_problem(p, device) is not empty.
 void matmul_with(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<float>& C, std::size_t M,
                  std::size_t N, std::size_t K, const MatmulParams& p);
 
 // The defines the matmul kernel (blas/kernels/matmul.duet) is compiled with for `p`, N and K (which
-// decide its float4 accesses): what matmul_with and duet::matmul compile, for offline compiles.
-// `cpu_form`: the kernel's form for CPUs (CPU_FORM=1; see uses_cpu_form).
-Defines matmul_defines(const MatmulParams& p, std::size_t N, std::size_t K, bool cpu_form = false);
-// Whether the matmul kernel takes its CPUs' form on `device`: devices of kind cpu, where a
-// work-item computes in vectors of its contiguous columns (see CPU_FORM in
-// blas/kernels/matmul.duet). The form only adds a define: other devices compile as before. gemm.duet
-// has no such form yet: written the same way it computed NaNs on PoCL 5.0 (right on PoCL 3.1).
+// decide its float4 accesses): what matmul_with and duet::matmul compile where uses_cpu_form() is
+// false, for offline compiles.
+Defines matmul_defines(const MatmulParams& p, std::size_t N, std::size_t K);
+// Whether float products on `device` run blas/kernels/gemm_cpu.duet, where a work-item computes in
+// vectors of its contiguous columns, instead of matmul.duet and gemm.duet: devices of kind cpu.
+// matmul_with there compiles gemm_cpu_defines(p, Op::none, Op::none, true) (duet/blas.hpp).
 bool uses_cpu_form(const DeviceInfo& device);
 // The tile defines of `p` that matmul and gemm kernels share: BM, BN, BK, TM, TN, WX, PIPELINE,
 // GROUP_ROWS and A_SWIZZLE (the layout of the A slice in shared memory, which shared_bytes() counts).
 Defines matmul_tile_defines(const MatmulParams& p);
 
 // Compiles (or finds in the cache) the kernel matmul_with would launch for these N and K (which
-// decide its vector loads), without launching it: lets a caller compile several in parallel.
+// decide matmul.duet's vector loads), without launching it: lets a caller compile several in
+// parallel.
 void matmul_prepare(const Device& device, const MatmulParams& p, std::size_t N, std::size_t K);
 
 namespace tuning {
