@@ -5,7 +5,7 @@ through PyOpenCL, and numpy's matmul beside duet's.
 The kernels are read from the repository (kernels/prelude.h, kernels/*.duet, blas/kernels/*.duet) and assembled the
 way duet assembles them (core/src/device.cpp: DUET_OPENCL marker, prelude, defines, #line marks;
 build options -cl-std=CL1.2 -cl-kernel-arg-info), then launched with the work-group shapes duet
-uses on CPU devices (core/src/shared_kernels/*.cpp, blas/src/matmul.cpp; mirrored in LAUNCH RULES below, which must follow
+uses on CPU devices (core/src/shared_kernels/*.cpp, blas/src/gemm.cpp; mirrored in LAUNCH RULES below, which must follow
 changes there). So the difference between the two is what duet adds around a launch, nothing in the
 kernel. The matmul tile parameters are read from duet's JSON for the same device (--duet-json),
 which records the ones duet::matmul used. The sizes, the rotation of buffer sets past the cache,
@@ -48,7 +48,7 @@ def round_up(x, m):
     return (x + m - 1) // m * m
 
 
-# --- LAUNCH RULES: what core/src/shared_kernels/*.cpp and blas/src/matmul.cpp do on a CPU device ----
+# --- LAUNCH RULES: what core/src/shared_kernels/*.cpp and blas/src/gemm.cpp do on a CPU device ----
 def elementwise_launch(n, max_group):
     """core/src/shared_kernels/elementwise.cpp, CPU: one work-item per float4 (and the first n % 4 for the
     tail), groups of 256."""
@@ -68,18 +68,18 @@ def heat_step_launch(nx, ny, max_group):
 
 
 def matmul_launch(M, N, K, params):
-    """blas/src/matmul.cpp: 1D, (BM/TM)*(BN/TN) work-items per group, one group per BM x BN tile;
-    the parameters as defines, then A_SWIZZLE (MatmulParams::swizzles_a) and VEC_A / VEC_B (float4
-    rows where K, N are multiples of 4)."""
+    """blas/src/gemm.cpp, a plain float product on a device of kind cpu: gemm_cpu.duet, 2D,
+    ((BM/TM)*(BN/TN) * tiles, 1) work-items in groups of ((BM/TM)*(BN/TN), 1), one group per BM x BN
+    tile; the parameters as defines (matmul_tile_defines: then A_SWIZZLE, MatmulParams::swizzles_a),
+    then gemm_cpu_defines' OP_A = OP_B = 0 and BETA_ZERO = 1."""
     threads = (params["BM"] // params["TM"]) * (params["BN"] // params["TN"])
     groups = ((M + params["BM"] - 1) // params["BM"]) * ((N + params["BN"] - 1) // params["BN"])
     # Every parameter duet recorded becomes a define, in its order (BM BN BK TM TN WX PIPELINE ...).
     defines = {k: str(v) for k, v in params.items()}
     swizzled = params["BM"] % 32 == 0 and (params["BM"] // params["TM"]) % 8 == 0
     defines["A_SWIZZLE"] = "1" if swizzled else "0"
-    defines["VEC_A"] = "0" if K % 4 else "1"
-    defines["VEC_B"] = "0" if N % 4 else "1"
-    return defines, (groups * threads,), (threads,)
+    defines.update(OP_A="0", OP_B="0", BETA_ZERO="1")
+    return defines, (groups * threads, 1), (threads, 1)
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -87,7 +87,7 @@ def assemble(file, defines):
     """Complete OpenCL source as duet builds it (detail::assemble_source)."""
     with open(os.path.join(REPO, "kernels", "prelude.h")) as f:
         prelude = f.read()
-    folder = "blas/kernels" if file == "matmul" else "kernels"
+    folder = "blas/kernels" if file == "gemm_cpu" else "kernels"
     with open(os.path.join(REPO, folder, file + ".duet")) as f:
         source = f.read()
     text = "#define DUET_OPENCL 1\n#line 1 \"duet/prelude.h\"\n" + prelude + "\n#line 1 \"duet/defines\"\n"
@@ -245,12 +245,15 @@ class Bench(PeerBench):
 
     def matmul_case(self, n):
         defines, global_size, local_size = matmul_launch(n, n, n, self.matmul_params)
-        k_ = self.kernel("matmul", "matmul", defines)
+        k_ = self.kernel("gemm_cpu", "gemm_cpu", defines)
+        placeholder = self.buffer(count=2)  # the split workspace, unused in one slice
         hosts = self.matmul_sets(n)
         s = [(self.buffer(A), self.buffer(B), self.buffer(count=n * n)) for A, B in hosts]
         sets = len(s)
         i32 = np.int32(n)
-        enqueue = lambda k: k_(self.queue, global_size, local_size, s[k][0], s[k][1], s[k][2], i32, i32, i32)
+        zero, n_ld, f1, f0 = np.uint64(0), np.int32(n), np.float32(1), np.float32(0)
+        enqueue = lambda k: k_(self.queue, global_size, local_size, s[k][0], zero, n_ld, zero, s[k][1], zero, n_ld,
+                               zero, s[k][2], zero, n_ld, zero, placeholder, i32, i32, i32, f1, f0, np.int32(1), i32)
         t = self.warm_up_and_time(self.p["runs"], sets, 1, enqueue)
         worst, worst_norm, checked = 0.0, 0.0, 0
         for (A, B), (_, _, dC) in zip(hosts, s):
@@ -259,7 +262,7 @@ class Bench(PeerBench):
         size = "%dx%dx%d" % (n, n, n)
         params = " ".join("%s=%d" % kv for kv in self.matmul_params.items())
         self.add("matmul", size, t, 2.0 * n ** 3, "GFLOP/s", 1e9, worst, (n + 2) * FLOAT_EPS, sets=sets,
-                 label="duet's matmul.duet through PyOpenCL (%s)" % params, norm_error=worst_norm,
+                 label="duet's gemm_cpu.duet (its CPU matmul) through PyOpenCL (%s)" % params, norm_error=worst_norm,
                  check="%d sets, %d entries each" % (sets, checked))
 
     def numpy_matmul_case(self, n):
