@@ -1,8 +1,8 @@
 // duet::gemm and gemm_strided_batched: the argument checks (every operand's liveness, device,
 // leading dimension and size, with overflow-safe arithmetic and messages that name the operand),
 // then the plan of gemm_plan.cpp, then the launches: gemm.duet (tiled, split-K; for float on
-// devices of kind cpu gemm_cpu.duet, with the same arguments, plain products included), gemv.duet,
-// gemm_reduce.duet (split-K's sum and C = beta C), or duet::matmul's kernel for plain products on
+// devices of kind cpu gemm_cpu.duet, double too, with the same arguments, plain products included),
+// gemv.duet, gemm_reduce.duet (split-K's sum and C = beta C), or duet::matmul's kernel for plain products on
 // other devices.
 //
 // Per device, worked out once and kept: the tuning table's size classes and the compiled kernels
@@ -284,8 +284,9 @@ void run_gemm(const char* call, Queue& q, Op op_a, Op op_b, std::size_t M, std::
     }
     return;
   }
-  // Float on CPUs: gemm_cpu.duet, for plain products too (the tiled launch below, one slice of K).
-  const bool cpu_form = std::is_same_v<T, float> && uses_cpu_form(info);
+  // Float and double on CPUs: gemm_cpu.duet, for plain products too (the tiled launch below, one
+  // slice of K).
+  const bool cpu_form = !std::is_same_v<T, half> && uses_cpu_form(info);
   if (plan.kernel == GemmKernel::matmul && !cpu_form) {
     if constexpr (std::is_same_v<T, float>) {
       const MatmulParams& p = plan.params;
@@ -329,9 +330,9 @@ void run_gemm(const char* call, Queue& q, Op op_a, Op op_b, std::size_t M, std::
       // Split-K applies beta in the reduction, so its launches share one variant.
       const bool beta_zero = beta == Acc(0) || splits > 1;
       std::vector<int> key = params_key(3, p);
-      key.insert(key.end(), {ta, tb, beta_zero});
+      key.insert(key.end(), {static_cast<int>(scalar_type_of<T>()), ta, tb, beta_zero});
       kernel = state->kernel(device, key, "gemm_cpu", "gemm_cpu",
-                             [&] { return gemm_cpu_defines(p, op_a, op_b, beta_zero); });
+                             [&] { return gemm_cpu_defines(p, scalar_type_of<T>(), op_a, op_b, beta_zero); });
     } else {
       std::vector<int> key = params_key(1, p);
       key.insert(key.end(), {static_cast<int>(scalar_type_of<T>()), ta, tb, a.vec, b.vec, c.vec});
@@ -408,9 +409,12 @@ Defines gemm_defines(const MatmulParams& p, ScalarType type, Op op_a, Op op_b, b
   return d;
 }
 
-Defines gemm_cpu_defines(const MatmulParams& p, Op op_a, Op op_b, bool beta_zero) {
+Defines gemm_cpu_defines(const MatmulParams& p, ScalarType type, Op op_a, Op op_b, bool beta_zero) {
+  if (type != ScalarType::f32 && type != ScalarType::f64)
+    throw ArgumentError(std::string("gemm_cpu_defines: ") + to_string(type) + " is not float or double");
   Defines d = matmul_tile_defines(p);
-  d.insert(d.end(), {{"OP_A", op_a == Op::transpose ? "1" : "0"},
+  d.insert(d.end(), {{"T", type == ScalarType::f64 ? "double" : "float"},
+                     {"OP_A", op_a == Op::transpose ? "1" : "0"},
                      {"OP_B", op_b == Op::transpose ? "1" : "0"},
                      {"BETA_ZERO", beta_zero ? "1" : "0"}});
   return d;

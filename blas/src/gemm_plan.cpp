@@ -279,7 +279,7 @@ MatmulParams double_params(const DeviceInfo& device) {
   if (device.kind == DeviceKind::gpu) {
     p.bm = 64, p.bn = 64, p.bk = 8, p.tm = 4, p.tn = 4, p.wx = 16, p.pipeline = 1;
   } else {
-    // CPUs keep their accumulators in memory as much as in registers: the float tiles suit them.
+    // gemm_cpu.duet: 4 rows of one double8 a work-item (PoCL 5.0, 2 cores, 512^3: 45-50 GFLOP/s).
     p.bm = 64, p.bn = 64, p.bk = 16, p.tm = 4, p.tn = 8, p.wx = 8, p.pipeline = 0;
   }
   return p;

@@ -93,7 +93,8 @@ void matmul_prepare(const Device& device, const MatmulParams& p, std::size_t N, 
   check_params("matmul_prepare", device, p);
   if (uses_cpu_form(device.info())) {
     // The variant gemm compiles for matmul_with's call: ops none, beta 0.
-    extension::builtin_kernel(device, "gemm_cpu", "gemm_cpu", gemm_cpu_defines(p, Op::none, Op::none, true));
+    extension::builtin_kernel(device, "gemm_cpu", "gemm_cpu",
+                              gemm_cpu_defines(p, ScalarType::f32, Op::none, Op::none, true));
     return;
   }
   extension::builtin_kernel(device, "matmul", "matmul", matmul_defines(p, N, K));

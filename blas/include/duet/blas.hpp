@@ -89,10 +89,10 @@ Defines gemm_defines(const MatmulParams& p, ScalarType type, Op op_a, Op op_b, b
                      bool vec_c);
 Defines gemv_defines(ScalarType type, bool vec_w, bool vec_x);
 Defines gemm_reduce_defines(ScalarType type);
-// gemm_cpu.duet's defines (float on devices of kind cpu, duet::matmul's products included; OpenCL
-// C only): the tiles, the ops, and whether beta is 0 (or K split), which leaves every read of C out
-// of the program.
-Defines gemm_cpu_defines(const MatmulParams& p, Op op_a, Op op_b, bool beta_zero);
+// gemm_cpu.duet's defines (float and double on devices of kind cpu, duet::matmul's products
+// included; OpenCL C only): the element type (f32 or f64, else ArgumentError), the tiles, the ops,
+// and whether beta is 0 (or K split), which leaves every read of C out of the program.
+Defines gemm_cpu_defines(const MatmulParams& p, ScalarType type, Op op_a, Op op_b, bool beta_zero);
 
 // The plan gemm would follow on q's device for these arguments (see gemm_plan.hpp), without
 // enqueueing anything: for benchmarks and tests that report or check which kernel ran.

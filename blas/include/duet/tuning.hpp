@@ -100,7 +100,7 @@ void matmul_with(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffe
 Defines matmul_defines(const MatmulParams& p, std::size_t N, std::size_t K);
 // Whether float products on `device` run blas/kernels/gemm_cpu.duet, where a work-item computes in
 // vectors of its contiguous columns, instead of matmul.duet and gemm.duet: devices of kind cpu.
-// matmul_with there compiles gemm_cpu_defines(p, Op::none, Op::none, true) (duet/blas.hpp).
+// matmul_with there compiles gemm_cpu_defines(p, ScalarType::f32, Op::none, Op::none, true) (duet/blas.hpp).
 bool uses_cpu_form(const DeviceInfo& device);
 // The tile defines of `p` that matmul and gemm kernels share: BM, BN, BK, TM, TN, WX, PIPELINE,
 // GROUP_ROWS and A_SWIZZLE (the layout of the A slice in shared memory, which shared_bytes() counts).
