@@ -386,4 +386,20 @@ TEST_CASE("gemm plan: large products compare the classes' tiles by estimated tim
   CHECK(plan(kCpu, problem(1000, 1000, 1000)).params == plan(kCpu, problem(512, 512, 512)).params);
 }
 
+TEST_CASE("gemm_cpu.duet's defines: float and double name their element type, half is refused") {
+  const duet::MatmulParams p = duet::double_params(kCpu);
+  auto value_of = [](const duet::Defines& d, const std::string& name) {
+    for (const auto& [key, value] : d)
+      if (key == name) return value;
+    return std::string("(none)");
+  };
+  CHECK(value_of(duet::gemm_cpu_defines(p, duet::ScalarType::f32, Op::none, Op::none, true), "T") == "float");
+  const duet::Defines d = duet::gemm_cpu_defines(p, duet::ScalarType::f64, Op::transpose, Op::none, false);
+  CHECK(value_of(d, "T") == "double");
+  CHECK(value_of(d, "OP_A") == "1");
+  CHECK(value_of(d, "BETA_ZERO") == "0");
+  EXPECT_ERROR(duet::ArgumentError,
+               duet::gemm_cpu_defines(p, duet::ScalarType::f16, Op::none, Op::none, true));
+}
+
 TEST_SUITE_END();
