@@ -1,9 +1,9 @@
 // duet::gemm and gemm_strided_batched: the argument checks (every operand's liveness, device,
 // leading dimension and size, with overflow-safe arithmetic and messages that name the operand),
-// then the plan of gemm_plan.cpp, then the launches: gemm.duet (tiled, split-K; for float on
-// devices of kind cpu gemm_cpu.duet, double too, with the same arguments, plain products included),
-// gemv.duet, gemm_reduce.duet (split-K's sum and C = beta C), or duet::matmul's kernel for plain products on
-// other devices.
+// then the plan of gemm_plan.cpp, then the launches: gemm.duet (tiled, split-K; for float and
+// double on devices of kind cpu gemm_cpu.duet, with the same arguments, plain products included),
+// gemv.duet, gemm_reduce.duet (split-K's sum and C = beta C), or duet::matmul's kernel for plain
+// products on other devices.
 //
 // Per device, worked out once and kept: the tuning table's size classes and the compiled kernels
 // by variant (a map lookup on the launch path, no defines built). Per queue, freed with it: the

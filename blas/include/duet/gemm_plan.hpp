@@ -76,8 +76,8 @@
 //      matrix-vector product). H100, 4097^3: 38.9 TFLOP/s in 64 x 128 tiles over all of C, 45.2 as
 //      4096^2 in 128 x 256 tiles and two matrix-vector strips (8193^3 42.6 -> 46.5, 2049^3 29.4 ->
 //      41.0, 4100^3 38.8 -> 40.8).
-// On CPU devices float and double tiled and matmul plans run gemm_cpu.duet (the same plan, computed in vectors
-// of a work-item's columns; blas/src/gemm.cpp).
+// On CPU devices float and double tiled and matmul plans run gemm_cpu.duet (the same plan,
+// computed in vectors of a work-item's columns; blas/src/gemm.cpp).
 #pragma once
 
 #include <cstddef>
