@@ -238,7 +238,7 @@ void run_gemm(const char* call, Queue& q, Op op_a, Op op_b, std::size_t M, std::
   Operand<T> a = operand(call, "A", A, info, lda, batch, sa);
   Operand<T> b = operand(call, "B", B, info, ldb, batch, sb);
   if (info.kind == DeviceKind::cpu) {
-    // gemm.duet (CPUs run it for double and half): PoCL 5.0 computes wrong products when a float4
+    // gemm.duet (CPUs run it for half): PoCL 5.0 computes wrong products when a float4
     // load along k is scattered into the shared slice one element at a time (op_a none, op_b
     // transpose; issue 11's notes), where PoCL 3.1 and 6.0 do not. CPUs read those runs element by
     // element, which PoCL vectorises across work-items.
@@ -412,9 +412,10 @@ Defines gemm_defines(const MatmulParams& p, ScalarType type, Op op_a, Op op_b, b
 Defines gemm_cpu_defines(const MatmulParams& p, ScalarType type, Op op_a, Op op_b, bool beta_zero) {
   if (type != ScalarType::f32 && type != ScalarType::f64)
     throw ArgumentError(std::string("gemm_cpu_defines: ") + to_string(type) + " is not float or double");
-  Defines d = matmul_tile_defines(p);
-  d.insert(d.end(), {{"T", type == ScalarType::f64 ? "double" : "float"},
-                     {"OP_A", op_a == Op::transpose ? "1" : "0"},
+  Defines d = type_defines(type);
+  const Defines tiles = matmul_tile_defines(p);
+  d.insert(d.end(), tiles.begin(), tiles.end());
+  d.insert(d.end(), {{"OP_A", op_a == Op::transpose ? "1" : "0"},
                      {"OP_B", op_b == Op::transpose ? "1" : "0"},
                      {"BETA_ZERO", beta_zero ? "1" : "0"}});
   return d;

@@ -373,7 +373,8 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>&
     const std::size_t tiles = tile_count(p, plan.params);
     why << tiles << " tiles of " << plan.params.bm << "x" << plan.params.bn << " for "
         << units_of(device) * resident_groups(plan.params, device, element_bytes) << " group slots";
-    // Few tiles: smaller ones, with their own split, where the estimate says they fill the GPU better.
+    // Few tiles: smaller ones, with their own split, where the estimate says they fill the device
+    // better.
     const MatmulChoice* smaller = nullptr;
     if (!options.params && p.type != ScalarType::f64 && 2 * tiles < units_of(device))
       smaller = smallest_tiles(classes, p, device, plan.params);

@@ -41,10 +41,11 @@ namespace duet {
 // Parameters of the matmul kernel (kernels/matmul.duet): a work-group computes a BM x BN tile of C
 // walking K in slices of BK; each of its (BM/TM) * (BN/TN) work-items computes TM x TN outputs; WX
 // of every 32 consecutive work-items lie along N. PIPELINE 1 overlaps each slice's barrier with
-// arithmetic (GPUs); 0 is plain double buffering (NVIDIA's OpenCL, and gemm.duet on CPUs, where
-// fewer values then live across barriers). GROUP_ROWS: work-groups are numbered down bands of that
-// many tile rows, so that the groups running at once share slices of A and B in the cache (8
-// unless an entry says otherwise). CPUs' float kernel, gemm_cpu.duet, reads neither WX nor PIPELINE.
+// arithmetic (GPUs); 0 is plain double buffering (NVIDIA's OpenCL, and gemm.duet's half on CPUs,
+// where fewer values then live across barriers). GROUP_ROWS: work-groups are numbered down bands
+// of that many tile rows, so that the groups running at once share slices of A and B in the cache
+// (8 unless an entry says otherwise). CPUs' float and double kernel, gemm_cpu.duet, reads neither
+// WX nor PIPELINE.
 struct MatmulParams {
   int bm = 32, bn = 32, bk = 8, tm = 4, tn = 4, wx = 8, pipeline = 0, group_rows = 8;
 
@@ -98,9 +99,10 @@ void matmul_with(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffe
 // decide its float4 accesses): what matmul_with and duet::matmul compile where uses_cpu_form() is
 // false, for offline compiles.
 Defines matmul_defines(const MatmulParams& p, std::size_t N, std::size_t K);
-// Whether float products on `device` run blas/kernels/gemm_cpu.duet, where a work-item computes in
-// vectors of its contiguous columns, instead of matmul.duet and gemm.duet: devices of kind cpu.
-// matmul_with there compiles gemm_cpu_defines(p, ScalarType::f32, Op::none, Op::none, true) (duet/blas.hpp).
+// Whether float and double products on `device` run blas/kernels/gemm_cpu.duet, where a work-item
+// computes in vectors of its contiguous columns, instead of matmul.duet and gemm.duet: devices of
+// kind cpu. matmul_with there compiles gemm_cpu_defines(p, ScalarType::f32, Op::none, Op::none,
+// true) (duet/blas.hpp).
 bool uses_cpu_form(const DeviceInfo& device);
 // The tile defines of `p` that matmul and gemm kernels share: BM, BN, BK, TM, TN, WX, PIPELINE,
 // GROUP_ROWS and A_SWIZZLE (the layout of the A slice in shared memory, which shared_bytes() counts).
