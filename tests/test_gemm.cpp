@@ -282,6 +282,62 @@ TEST_CASE("gemm: float4-aligned operands with partial runs at every edge") {
   });
 }
 
+TEST_CASE("gemm and matmul: runs along k turned in registers, every op, float and half") {
+  // Tiles where each work-item loads 4 runs of A's and of B's slice (64 x 64 x 16 of 8 x 8: 64
+  // work-items, 256 runs each): A none and B transpose go through gemm.duet's quads, the other ops
+  // through its plain stores; edges in every dimension, both loops, whole and split. CPUs run
+  // gemm.duet for half only (float goes to gemm_cpu.duet there): half with A none covers the quads
+  // there, in the loop CPUs run (each variant takes PoCL seconds to compile).
+  for_each_device([&](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    const bool cpu = dev.info().kind == duet::DeviceKind::cpu;
+    duet::MatmulParams p;
+    p.bm = 64, p.bn = 64, p.bk = 16, p.tm = 8, p.tn = 8, p.wx = 8;
+    for (int pipeline : {0, 1}) {
+      p.pipeline = pipeline;
+      if (!duet::gemm_params_problem(p, 4, kTrans, dev.info()).empty() || (cpu && pipeline)) continue;
+      for (Op oa : kOps)
+        for (Op ob : kOps) {
+          if (cpu) {
+            if (oa == kTrans) continue;
+            Case h{"quads half", oa, ob, 65, 66, 47};
+            h.beta = 0.5;
+            h.options.params = p;
+            h.options.path = GemmPath::tiled;
+            run_case<duet::half>(dev, q, h);
+            continue;
+          }
+          Case c{"quads", oa, ob, 131, 70, 89};
+          c.pad_a = 3, c.pad_b = 1, c.off_c = 2, c.alpha = 1.5, c.beta = pipeline ? 0.0 : -0.5;
+          c.options.params = p;
+          c.options.path = GemmPath::tiled;
+          run_case<float>(dev, q, c);
+          Case aligned{"quads, float4 rows", oa, ob, 128, 64, 96};
+          aligned.options = c.options;
+          run_case<float>(dev, q, aligned);
+          Case split{"quads split", oa, ob, 67, 129, 301};
+          split.options.params = p;
+          split.options.path = GemmPath::split_k;
+          split.options.splits = 3;
+          run_case<float>(dev, q, split);
+          Case h{"quads half", oa, ob, 65, 66, 47};
+          h.options = c.options;
+          run_case<duet::half>(dev, q, h);
+        }
+      // duet::matmul's kernel turns A's runs too (in its pipelined loop): in fours with these
+      // tiles, in pairs with 4 x 8 of them (2 runs a work-item); C at odd sizes and whole tiles.
+      duet::MatmulParams pairs = p;
+      pairs.tm = 4;
+      for (const duet::MatmulParams& t : {p, pairs})
+        for (const auto& [M, N, K] : std::vector<std::array<std::size_t, 3>>{{128, 64, 96}, {75, 130, 52}}) {
+          Case plain{"turned runs, duet::matmul's kernel", kNone, kNone, M, N, K};
+          plain.options.params = t;
+          run_case<float>(dev, q, plain);
+        }
+    }
+  });
+}
+
 TEST_CASE("gemm: the pipelined loop GPUs run, on every device (forced parameters)") {
   for_each_device([&](const duet::Device& dev) {
     duet::Queue q = dev.queue();
