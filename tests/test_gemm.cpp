@@ -833,6 +833,7 @@ TEST_CASE("gemm's kernels compile for sm_90 with every parameter set of the tabl
   std::vector<duet::MatmulParams> sets;
   for (const duet::tuning::Entry& e : duet::tuning::builtin_entries())
     if (std::find(sets.begin(), sets.end(), e.params) == sets.end()) sets.push_back(e.params);
+  sets.push_back(duet::tiny_params());
   for (const duet::MatmulParams& p : sets) {
     compiles(gemm, duet::gemm_defines(p, duet::ScalarType::f32, kNone, kNone, true, true, true), "gemm.duet",
              duet::to_string(p) + " none/none float4");

@@ -197,9 +197,10 @@ TEST_CASE("gemm plan: few tiles take smaller ones where the estimate says so") {
   CHECK(sq256.params.bn == 64);
   CHECK(sq256.splits == 8);
   CHECK(sq256.kernel == GemmKernel::tiled);
-  const GemmPlan sq128 = plan(kH100cl, problem(128, 128, 128));
+  const GemmPlan sq128 = plan(kH100, problem(128, 128, 128));
   CHECK(sq128.params.bn == 64);
   CHECK(sq128.splits == 4);
+  // (On OpenCL, 128^3 is a tiny product: see the tiny products' test case.)
   // 64^3: one tile of 4 steps, faster whole than split with a second launch.
   CHECK(plan(kH100, problem(64, 64, 64)).splits == 1);
   // 512^3 (under kPacedProblemFlops): 32 tiles of 64 x 128, split for occupancy.
@@ -291,6 +292,40 @@ TEST_CASE("gemm plan: M == 1 and N == 1 take the matrix-vector kernels") {
   GemmOptions tiled;
   tiled.path = GemmPath::tiled;
   CHECK(plan(kH100, problem(1, 4096, 4096), tiled).kernel == GemmKernel::tiled);
+}
+
+TEST_CASE("gemm plan: tiny float products on OpenCL GPUs take 32 x 32 x 32 tiles in one slice") {
+  // 64^3 and 128^3 (2^21 multiply-adds, the bound) on NVIDIA's OpenCL; plain ones run
+  // duet::matmul's kernel, others gemm.duet; half too.
+  for (std::size_t n : {std::size_t{64}, std::size_t{128}}) {
+    GemmProblem p = problem(n, n, n);
+    p.plain = true;
+    const GemmPlan plain = plan(kH100cl, p);
+    INFO(plain.reason);
+    CHECK(plain.params == duet::tiny_params());
+    CHECK(plain.splits == 1);
+    CHECK(plain.kernel == GemmKernel::matmul);
+    GemmProblem t = problem(n, n, n, Op::transpose, Op::transpose);
+    t.type = duet::ScalarType::f16;
+    CHECK(plan(kH100cl, t).params == duet::tiny_params());
+    CHECK(plan(kH100cl, t).kernel == GemmKernel::tiled);
+  }
+  CHECK(plan(kH100cl, problem(2, 3, 5)).params == duet::tiny_params());
+  CHECK(plan(kH100cl, problem(20, 20, 20, Op::none, Op::none, 8)).params == duet::tiny_params());
+  // Past the bound, on CUDA, on CPUs, for double, and with forced tiles: the rest of the rule.
+  CHECK_FALSE(plan(kH100cl, problem(129, 128, 128)).params == duet::tiny_params());
+  CHECK_FALSE(plan(kH100cl, problem(64, 64, 64, Op::none, Op::none, 9)).params == duet::tiny_params());
+  CHECK(plan(kH100cl, problem(256, 256, 256)).splits > 1);
+  CHECK_FALSE(plan(kH100, problem(128, 128, 128)).params == duet::tiny_params());
+  CHECK(plan(kH100, problem(128, 128, 128)).splits > 1);
+  CHECK_FALSE(plan(kCpu, problem(64, 64, 64)).params == duet::tiny_params());
+  GemmProblem d = problem(64, 64, 64);
+  d.type = duet::ScalarType::f64;
+  CHECK(plan(kH100cl, d).params == duet::double_params(kH100cl));
+  GemmOptions forced;
+  forced.params = duet::MatmulParams{};
+  CHECK(plan(kH100cl, problem(64, 64, 64), forced).params == duet::MatmulParams{});
+  CHECK(duet::gemm_params_problem(duet::tiny_params(), 4, Op::transpose, kH100cl).empty());
 }
 
 TEST_CASE("gemm plan: double takes its own tiles, half the float ones; parameters are checked") {

@@ -274,6 +274,12 @@ const char* to_string(GemmKernel kernel) {
   return "?";
 }
 
+MatmulParams tiny_params() {
+  MatmulParams p;
+  p.bm = 32, p.bn = 32, p.bk = 32, p.tm = 4, p.tn = 4, p.wx = 8, p.pipeline = 1;
+  return p;
+}
+
 MatmulParams double_params(const DeviceInfo& device) {
   MatmulParams p;
   if (device.kind == DeviceKind::gpu) {
@@ -426,6 +432,17 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>&
           splits = s;
         }
       }
+    }
+    // Tiny products on OpenCL GPUs: the launch is most of their time (see the rule).
+    const MatmulParams tiny = tiny_params();
+    if (!options.params && p.type != ScalarType::f64 && device.kind == DeviceKind::gpu &&
+        device.backend == "opencl" &&
+        double(p.M) * double(p.N) * double(p.K) * double(p.batch) <= kTinyProductFlops &&
+        gemm_params_problem(tiny, element_bytes, p.op_b, device).empty()) {
+      why << "; tiny product: " << tile_count(p, tiny) << " tiles of 32x32x32, one slice";
+      plan.params = tiny;
+      plan.source = "tiny_params()";
+      splits = 1;
     }
     if (splits > 1) why << ", K split";
   } else {

@@ -66,6 +66,13 @@
 //      and K are multiples of 4 (NVIDIA's OpenCL runs element-wise loads slowly). On the
 //      H100 that makes 1000^3 and 1024 x 1024 x 32768 128 x 256 tiles in 4 slices (32.6 and 47.8
 //      TFLOP/s, 64 x 128 tiles: 32.1 and 43.9) and 4097^3 64 x 128 tiles (on an H200: 39.0 against 36.0).
+//      Tiny products (OpenCL GPUs, float and half, parameters and path not forced): at most
+//      kTinyProductFlops (M N K batch) run in tiny_params()'s 32 x 32 x 32 tiles in one slice. Such a
+//      launch takes a few microseconds, most of it the launch: NVIDIA's OpenCL adds about 3 us to
+//      each, so split-K's second launch costs more than it saves, and short chains of slices in
+//      many small groups finish first. H100, NVIDIA's OpenCL, median of 20, two runs: 64^3 68 ->
+//      79 GFLOP/s (CLBlast 67-68), 128^3 389-391 -> 470 (CLBlast 377-380); the same tiles on
+//      256^3 and 512^3 ran 13% below the split 64 x 64 and 64 x 128 tiles, so the bound is 128^3.
 //   5. A plain float call (GemmProblem::plain) that stays tiled with one slice runs duet::matmul's
 //      kernel. The tiled kernel runs unpipelined (PIPELINE=0) where a work-item holds
 //      kUnpipelinedAccumulators or more (GPUs, parameters not forced).
@@ -161,8 +168,9 @@ constexpr std::size_t kMaxWorkspaceBytes = std::size_t{64} << 20;
 constexpr int kOccupancyThreads = 256;                  // work-items per GPU unit that hide latency
 constexpr double kPacedProblemFlops = double(1 << 28);  // M N K batch from which tiles are compared by time
 constexpr double kTilePaceBase = 0.6, kTilePacePerReuse = 0.075;  // unit_speed: pace of TM TN / (TM + TN)
-constexpr double kOccupancyAccumulators = 16384;  // unit_speed: accumulators per unit for full pace
-constexpr double kPaceGain = 0.97;                // other tiles must take at most this of the time
+constexpr double kOccupancyAccumulators = 16384;       // unit_speed: accumulators per unit for full pace
+constexpr double kPaceGain = 0.97;                     // other tiles must take at most this of the time
+constexpr double kTinyProductFlops = double(1 << 21);  // M N K batch: tiny products (OpenCL GPUs)
 // The paced comparison also turns tiles of this many accumulators a work-item or more on their
 // side (BM x BN as BN x BM). H100: 8192 x 128 x 8192 in 256 x 128 tiles, 4 slices, 45.7 TFLOP/s
 // (CUDA; OpenCL 45.9) against 42.7 in 64 x 128 tiles; 65536 x 64 x 256 in 128 x 64 tiles of 8 x 8
@@ -204,6 +212,10 @@ int reduce_lanes(const DeviceInfo& device, std::size_t outputs, int splits);
 
 // K per slice at least, for the tiled kernels' split-K on `device`.
 std::size_t split_min_chunk(const DeviceInfo& device);
+
+// Tiles for tiny float products on OpenCL GPUs (rule step 4, kTinyProductFlops): 32 x 32 x 32 of
+// 4 x 4, pipelined; one slice of K.
+MatmulParams tiny_params();
 
 // Tile parameters for double: on GPUs 64 x 64 tiles of 4 x 4 (a quarter of the float tiles'
 // accumulators, each of which takes two registers); on CPUs the float CPU entry's 64 x 64 x 16, 4 x 8.
