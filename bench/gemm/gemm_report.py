@@ -7,7 +7,8 @@ GFLOP/s and ratios per case (float cases, then the double ones beside cuBLAS DGE
 means, and the targets with PASS / MISS and their figures:
   - CUDA: geomean duet / cuBLAS >= 1.0, no case below 0.80;
   - OpenCL on the NVIDIA GPU: geomean duet / cuBLAS >= 0.95, no case below 0.80;
-  - each transposed case (<plain>-nt, -tn, -tt) within 10% of its plain case, per backend;
+  - each transposed case (<plain>-nt, -tn, -tt) within 10% of its plain case, on the GPU (CUDA,
+    NVIDIA's OpenCL; the issue's targets are the H100's); on PoCL the same figures, report only;
   - on every OpenCL device with CLBlast rows (NVIDIA, PoCL): geomean duet / CLBlast >= 1.5, none below 1.0;
   - every row verified.
 --plot writes a bar chart of the ratios (matplotlib).
@@ -138,8 +139,8 @@ def report(src, out):
     names = [n for n in src.order if src.cases[n].get("type") != "f64"]
     targets = []
 
-    def target(what, where, ok, figures):
-        targets.append("| %s | %s | %s | **%s** |" % (what, where, figures, "PASS" if ok else "MISS"))
+    def target(what, where, ok, figures, status=None):
+        targets.append("| %s | %s | %s | **%s** |" % (what, where, figures, status or ("PASS" if ok else "MISS")))
 
     for col, title, goal in (("duet-cuda", "CUDA", 1.0), ("duet-opencl", "OpenCL (NVIDIA)", 0.95)):
         if col not in cols or "cublas" not in cols:
@@ -166,7 +167,8 @@ def report(src, out):
         if pairs:
             bad = [x for x in pairs if x[0] < 0.90]
             target("transposed variants within 10% of the plain case", title, not bad,
-                   ", ".join("%s %.2f" % (n, r) for r, n, _ in pairs))
+                   ", ".join("%s %.2f" % (n, r) for r, n, _ in pairs),
+                   "report only" if col == "duet-pocl" else None)
     for col, peer, title in (("duet-opencl", "clblast-opencl", "OpenCL (NVIDIA)"), ("duet-pocl", "clblast-pocl", "PoCL")):
         if col not in cols or peer not in cols:
             continue
