@@ -370,7 +370,16 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>&
 
   std::ostringstream why;
   std::size_t splits = 1;
-  if (options.path == GemmPath::split_k) {
+  // Tiny products on OpenCL GPUs: the launch is most of their time (see the rule).
+  const bool tiny = options.path == GemmPath::automatic && !options.params && p.type != ScalarType::f64 &&
+                    device.kind == DeviceKind::gpu && device.backend == "opencl" &&
+                    double(p.M) * double(p.N) * double(p.K) * double(p.batch) <= kTinyProductFlops &&
+                    gemm_params_problem(tiny_params(), element_bytes, p.op_b, device).empty();
+  if (tiny) {
+    plan.params = tiny_params();
+    plan.source = "tiny_params()";
+    why << "tiny product: " << tile_count(p, plan.params) << " tiles of 32x32x32, one slice";
+  } else if (options.path == GemmPath::split_k) {
     splits = options.splits > 0 ? static_cast<std::size_t>(options.splits)
                                 : best_split(p, plan.params, element_bytes, device, true);
     why << "split-K asked for";
@@ -432,17 +441,6 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>&
           splits = s;
         }
       }
-    }
-    // Tiny products on OpenCL GPUs: the launch is most of their time (see the rule).
-    const MatmulParams tiny = tiny_params();
-    if (!options.params && p.type != ScalarType::f64 && device.kind == DeviceKind::gpu &&
-        device.backend == "opencl" &&
-        double(p.M) * double(p.N) * double(p.K) * double(p.batch) <= kTinyProductFlops &&
-        gemm_params_problem(tiny, element_bytes, p.op_b, device).empty()) {
-      why << "; tiny product: " << tile_count(p, tiny) << " tiles of 32x32x32, one slice";
-      plan.params = tiny;
-      plan.source = "tiny_params()";
-      splits = 1;
     }
     if (splits > 1) why << ", K split";
   } else {
