@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The table of scripts/gpu-matmul-ab.sh: each matmul candidate's GFLOP/s per size, as a ratio to
+"""The table of scripts/gpu.sh's matmul-ab phase: each matmul candidate's GFLOP/s per size, as a ratio to
 the mean of the cuBLAS runs just before and just after it (cupy-R.json and cupy-(R+1).json around
 duet-R-I.json), and over rounds the median ratio. Usage: matmul_ab.py OUT_DIR"""
 import glob

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The scaling table of scripts/gpu-scaling.sh: weak-scaling efficiency (time on 1 rank / time on
+"""The scaling table of scripts/gpu.sh's scaling phase: weak-scaling efficiency (time on 1 rank / time on
 N ranks, the work per rank fixed), strong-scaling speed-up (time on 1 rank / time on N ranks, the
 grid fixed), the time with the halo overlapped over the time without, and whether every rank count
 gave the one-device field bit for bit.

@@ -1,7 +1,7 @@
 // duet-gemm-bench: the GEMM suite of issue 11 (bench/gemm/suite.txt) on one device, duet::gemm and,
 // on OpenCL devices where CLBlast was found at build time, CLBlast's GEMM on the same buffers and
 // queue. bench/gemm/gemm_cublas.py measures cuBLAS on the same cases; bench/gemm/gemm_report.py puts
-// them side by side (scripts/gpu-gemm.sh runs all of it).
+// them side by side (`scripts/gpu.sh gemm` runs all of it).
 //
 // Every case follows bench/cases.cpp's method: enough buffer sets that together they span twice
 // the last-level cache (so no run reads what an earlier one left there), inputs from a counter
