@@ -11,21 +11,21 @@ fi
 # shared library took a private copy of the C++ runtime; a stream made by one copy and written by
 # another crashed the Python module. Its system g++ links the libstdc++.so.6 the processes load; a
 # build folder configured with the other compiler starts again.
-compiler=${CXX:-c++}
-if [ "$("$compiler" -print-file-name=libstdc++.so)" = libstdc++.so ] &&
+_duet_compiler=${CXX:-c++}
+if [ "$("$_duet_compiler" -print-file-name=libstdc++.so)" = libstdc++.so ] &&
    [ "$(/usr/bin/g++ -print-file-name=libstdc++.so)" != libstdc++.so ]; then
-  echo "$compiler has no libstdc++.so: building with /usr/bin/g++"
+  echo "$_duet_compiler has no libstdc++.so: building with /usr/bin/g++"
   export CXX=/usr/bin/g++ CC=/usr/bin/gcc CUDAHOSTCXX=/usr/bin/g++
 fi
 # A build folder configured with another compiler (any folder named in DUET_ENV_BUILD_DIRS, default
 # DUET_BUILD_DIR, else build-gpu) starts again.
-for build in ${DUET_ENV_BUILD_DIRS:-${DUET_BUILD_DIR:-build-gpu}}; do
-  if [ -n "${CXX:-}" ] && [ -f "$build/CMakeCache.txt" ] &&
-     ! grep -q "^CMAKE_CXX_COMPILER:FILEPATH=$CXX$" "$build/CMakeCache.txt"; then
-    rm -rf "$build"
+for _duet_dir in ${DUET_ENV_BUILD_DIRS:-${DUET_BUILD_DIR:-build-gpu}}; do
+  if [ -n "${CXX:-}" ] && [ -f "$_duet_dir/CMakeCache.txt" ] &&
+     ! grep -q "^CMAKE_CXX_COMPILER:FILEPATH=$CXX$" "$_duet_dir/CMakeCache.txt"; then
+    rm -rf "$_duet_dir"
   fi
 done
-unset build compiler
+unset _duet_dir _duet_compiler
 # OCL_ICD_VENDORS alone does not keep the other driver out there; OCL_ICD_FILENAMES does.
 # Use as OCL_ICD_FILENAMES=$ocl_nvidia command.
 export ocl_nvidia=libnvidia-opencl.so.1

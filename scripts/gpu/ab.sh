@@ -12,8 +12,9 @@
 #   where there is a CUDA GPU, AB_GEMM_ROUNDS rounds (1).
 # scripts/gpu/ab_table.py writes $OUT/ab.md: each row's median over rounds for the baseline and this
 # checkout, and their ratio (above 1: this checkout is faster), with the SGEMM suite's geometric mean
-# of duet / cuBLAS on each side. AB_BENCH_ARGS, AB_GEMM_ARGS: more arguments (--runs N, --smoke,
-# --only a,b). Build the current tree alone for this phase with BUILD_TARGETS="duet_tool duet_gemm_bench".
+# of duet / cuBLAS on each side. AB_GEMM_ONLY: the cases instead (a,b,...); AB_BENCH_ARGS, AB_GEMM_ARGS:
+# more arguments (--runs N, --smoke). Build the current tree alone for this phase with
+# BUILD_TARGETS="duet_tool duet_gemm_bench".
 phase_ab() {
   local dir=$1 baseline=${BASELINE:-} base_build=$build-baseline round side spec name first second
   if [ -z "$baseline" ] || [ ! -d "$baseline" ]; then
@@ -33,7 +34,7 @@ phase_ab() {
   fi
   local gemm_device=${AB_GEMM_DEVICE:-cuda:0} cases bench_args gemm_args
   has cuda || [ -n "${AB_GEMM_DEVICE:-}" ] || gemm_device=none
-  cases=$(awk '!/^#/ && NF >= 10 && $10 == "f32" {print $1}' bench/gemm/suite.txt | paste -sd,)
+  cases=${AB_GEMM_ONLY:-$(awk '!/^#/ && NF >= 10 && $10 == "f32" {print $1}' bench/gemm/suite.txt | paste -sd,)}
   # shellcheck disable=SC2206  # argument lists, split on spaces
   bench_args=(${AB_BENCH_ARGS:-}) gemm_args=(--cases "$repo/bench/gemm/suite.txt" --only "$cases" ${AB_GEMM_ARGS:-})
   for round in $(seq 1 "${AB_ROUNDS:-3}"); do

@@ -41,7 +41,7 @@ phase_bench() {
     echo "plot failed (matplotlib missing?): run bench/plot.py on the JSON in logs.tar.gz"
   logged "$dir/report.log" "$python" bench/report.py "${inputs[@]}" "${floor[@]}" --out "$out/RESULTS.md" \
     --plot results.png || fail "bench/report.py"
-  note "- RESULTS.md: $(grep -c PASS "$out/RESULTS.md" 2> /dev/null || echo 0) targets PASS, $(
-    grep -c MISS "$out/RESULTS.md" 2> /dev/null || echo 0) MISS"
+  note "- RESULTS.md: $(grep -c PASS "$out/RESULTS.md" 2> /dev/null) targets PASS, $(
+    grep -c MISS "$out/RESULTS.md" 2> /dev/null) MISS"
   grep -E 'MISS' "$out/RESULTS.md" 2> /dev/null | head -10 | sed 's/^/  /' | tee -a "$summary"
 }
