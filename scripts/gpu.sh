@@ -35,6 +35,7 @@ out=${OUT:-gpu-out}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 exec > >(tee -a "$out/gpu.log") 2>&1
+tee_pid=$!
 summary=$out/summary.md
 logs=$(mktemp -d)  # each phase's own files, packed into $out/logs.tar.gz after every phase
 build=${DUET_BUILD_DIR:-build-gpu}
@@ -90,7 +91,7 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
   mkdir -p "$logs/build"
   # shellcheck disable=SC2086  # BUILD_TARGETS: a list of targets
   build_tree . "$build" "$logs/build/build.log" ${BUILD_TARGETS:-} ||
-    { tail -40 "$logs/build/build.log"; note "build FAILED"; pack; exit 1; }
+    { tail -40 "$logs/build/build.log"; note "build FAILED"; pack; exec > /dev/null 2>&1; wait "$tee_pid"; exit 1; }
   grep -E "CLBlast|CUDA backend|Python module|DLPack" "$logs/build/build.log" | head -8
   echo "libduet's C++ runtime: $(readelf -d "$build"/core/libduet.so 2>/dev/null | grep -o 'libstdc++[^]]*' ||
     echo 'none linked (a private copy)')"
@@ -115,4 +116,6 @@ done
 say "done, status $status"
 pack
 rm -rf "$logs"
+exec > /dev/null 2>&1
+wait "$tee_pid"  # gpu.log whole before the call ends
 exit $status

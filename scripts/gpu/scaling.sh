@@ -8,8 +8,9 @@
 # Each timed line is the median of REPEAT runs inside one process (`duet heat --repeat`); every
 # result is a line of scaling/scaling.jsonl, and bench/scaling_report.py's table goes to the summary.
 # SCALING_CASES ("bitwise weak strong"), RANKS ("1 2"), BACKENDS ("cuda opencl"), STEPS (64),
-# HALO (6), REPEAT (5). With fewer GPUs than ranks, DUET_MPI_SHARE_DEVICES=1 lets ranks share them:
-# right for the bitwise check, meaningless for the timings.
+# HALO (6), REPEAT (5), OPENCL_DEVICE (NVIDIA: DUET_DEVICE for OpenCL). With fewer GPUs than ranks,
+# DUET_MPI_SHARE_DEVICES=1 lets ranks share them: right for the bitwise check, meaningless for the
+# timings.
 
 # One run of `duet heat`: DIR BACKEND RANKS SIZE LABEL [duet heat arguments...]; RANKS 0 is one
 # device without mpirun. Appends a line to DIR/scaling.jsonl.
@@ -17,7 +18,7 @@ heat_run() {
   local dir=$1 backend=$2 np=$3 size=$4 label=$5 steps=${STEPS:-64} halo=${HALO:-6}
   shift 5
   local log=$dir/$label-$backend-np$np.log device=
-  [ "$backend" = opencl ] && device=NVIDIA  # keeps OpenCL on the GPUs' platform
+  [ "$backend" = opencl ] && device=${OPENCL_DEVICE-NVIDIA}  # keeps OpenCL on the GPUs' platform
   if [ "$np" = 0 ]; then
     DUET_BACKEND=$backend DUET_DEVICE=$device "$build/duet" heat --size "$size" --steps "$steps" "$@" > "$log" 2>&1
   else

@@ -4,7 +4,7 @@
 # rule's constants can be set from measurements; cuBLAS's figures for the same cases come from the
 # gemm phase. One line per case and variant in gemm-sweep.txt (in logs.tar.gz) and the summary.
 # SWEEP_DEVICES ("cuda:0"), SWEEP_CASES, SWEEP_RUNS (10), SWEEP_TILES (tile sets separated by ";"),
-# SWEEP_SPLITS (1: the split counts on the small cases; 0: none).
+# SWEEP_SPLITS (1: split counts 2 to 16 with three of the tile sets below on the small cases; 0: none).
 # The tile sets: the table's, their halves and transposes, the unpipelined loops, and the large
 # tiles with other rasters of the groups (GROUP_ROWS 4 and 16; the kernels' default is 8).
 sweep_tiles=(
@@ -39,7 +39,7 @@ phase_sweep() {
     for t in "${tiles[@]}"; do sweep_run "$device [$t]" --device "$device" --only "$cases" --params "$t"; done
     [ "${SWEEP_SPLITS:-1}" = 0 ] && continue
     for s in 2 4 8 16; do
-      for t in "${tiles[2]}" "${tiles[6]}" "${tiles[1]}"; do
+      for t in "${sweep_tiles[2]}" "${sweep_tiles[6]}" "${sweep_tiles[1]}"; do
         sweep_run "$device [$t] splits $s" --device "$device" --only sq128,sq256,sq512 --params "$t" --splits "$s"
       done
     done
