@@ -11,6 +11,7 @@ phase_test() {
   grep -E '^ *[0-9]+ - .*\((Failed|Timeout|Not Run|Subprocess)' "$dir/ctest.log" | head -20 | sed 's/^/  /' |
     tee -a "$summary"
   for backend in cuda opencl; do
+    [ $backend = cuda ] && ! has cuda && continue
     DUET_BACKEND=$backend "$build/duet" run > "$dir/run-$backend.txt" 2>&1 || fail "duet run on $backend"
     note "- duet run, DUET_BACKEND=$backend: $(tail -1 "$dir/run-$backend.txt")"
   done
