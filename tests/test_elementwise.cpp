@@ -1,16 +1,22 @@
 // duet::ElementwiseKernel: results against double-precision CPU references on every device at
 // awkward lengths (0, 1, primes, around a group of 256, none a multiple of a vector width, a large
 // prime), arrays and broadcast scalars in every position, several outputs and types, caching of the
-// compiled variants and compiling them ahead; every kind of bad input as
-// its own duet error; and (test suite "nvrtc") the generated source compiling for sm_90. Outputs are
-// poisoned before each call, so an element the kernel never wrote fails the comparison.
+// compiled variants and compiling them ahead; the layout rule and kernel cache every generator
+// shares (duet/generated.hpp); every kind of bad input as its own duet error; and (test suite
+// "nvrtc") the generated source compiling for sm_90. Outputs are poisoned before each call, so an
+// element the kernel never wrote fails the comparison.
 #include <doctest/doctest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <duet/duet.hpp>
+#include <duet/generated.hpp>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "devices.hpp"
@@ -492,3 +498,59 @@ TEST_CASE("ElementwiseKernel sources compile for sm_90 with NVRTC") {
 }
 
 TEST_SUITE_END();
+
+// The one layout rule every generator follows (ElementwiseKernel, fused array expressions, array
+// copies): what each device kind takes, and what each value of DUET_ELEMENTWISE_LAYOUT forces.
+TEST_CASE("generated kernels' forms: per device kind and under DUET_ELEMENTWISE_LAYOUT") {
+  using duet::generated::Layout;
+  struct Row {
+    const char* forced;
+    duet::DeviceKind kind;
+    Layout loop;
+    bool vector4, gpu_rows;
+  };
+  const duet::DeviceKind gpu = duet::DeviceKind::gpu, cpu = duet::DeviceKind::cpu;
+  const Row rows[] = {
+      {"", gpu, Layout::grid_stride, true, true},          {"", cpu, Layout::blocked, true, false},
+      {"vector4", gpu, Layout::grid_stride, true, true},   {"vector4", cpu, Layout::blocked, true, true},
+      {"grid_stride", cpu, Layout::grid_stride, false, false}, {"blocked", gpu, Layout::blocked, false, true},
+  };
+  for (const Row& r : rows) {
+    CAPTURE(r.forced);
+    CAPTURE(static_cast<int>(r.kind));
+    EnvGuard layout("DUET_ELEMENTWISE_LAYOUT", r.forced);
+    const duet::generated::Forms f = duet::generated::forms_for(r.kind);
+    CHECK(f.loop == r.loop);
+    CHECK(f.vector4 == r.vector4);
+    CHECK(f.gpu_rows == r.gpu_rows);
+    CHECK(duet::generated::layout_for(r.kind) == (r.kind == cpu ? Layout::blocked : Layout::grid_stride));
+  }
+  EnvGuard layout("DUET_ELEMENTWISE_LAYOUT", "vector8");
+  auto e = EXPECT_ERROR(duet::ArgumentError, duet::generated::forms_for(gpu));
+  if (e) CHECK_CONTAINS(e->what(), "DUET_ELEMENTWISE_LAYOUT=vector8 names no layout");
+}
+
+// The cache of generated kernels makes each value once, even for threads racing on a new key,
+// and keeps nothing when making fails, so the next call tries again.
+TEST_CASE("generated kernels' cache: one make per key across threads, none kept on failure") {
+  duet::generated::OnceTable<int> table;
+  std::atomic<int> made{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      const std::string key = t % 2 ? "odd" : "even";
+      const int v = *table.get(key, [&] {
+        ++made;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        return key == "odd" ? 1 : 2;
+      });
+      CHECK(v == (t % 2 ? 1 : 2));
+    });
+  for (std::thread& t : threads) t.join();
+  CHECK(made.load() == 2);
+  CHECK(table.size() == 2);
+  CHECK_THROWS_AS(table.get("bad", []() -> int { throw std::runtime_error("no"); }), std::runtime_error);
+  CHECK(table.size() == 2);
+  CHECK(*table.get("bad", [] { return 3; }) == 3);
+  CHECK(table.size() == 3);
+}

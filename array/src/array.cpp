@@ -6,7 +6,7 @@
 #include <array>
 
 #include "duet/extension.hpp"
-#include "forced_layout.hpp"
+#include "duet/generated.hpp"
 #include "rows_range.hpp"
 
 namespace duet {
@@ -55,10 +55,8 @@ Event launch_copy(Queue& q, const Array& src, const Array& dst, const Layout& fr
   // kernel loops over the rest of the rows.
   const std::uint64_t row_len = dims[kCopyAxes - 1], rows = row_len == 0 ? 0 : n / row_len;
   const bool by_rows = row_len >= 32;
-  // DUET_ELEMENTWISE_LAYOUT=vector4 runs the GPUs' form on any device, as for fused kernels (tests).
-  // (Read before the device's kind, so that a name that is no layout is an error on GPUs too.)
-  const std::string forced = forced_elementwise_layout();
-  const bool spread = forced == "vector4" || q.device().info().kind == DeviceKind::gpu;
+  // The rows form of every generated kernel (duet/generated.hpp), as fused kernels take it.
+  const bool spread = generated::forms_for(q.device().info().kind).gpu_rows;
   const Kernel kernel = extension::builtin_kernel(q.device(), "array_copy",
                                                   !by_rows ? "array_copy"
                                                   : spread ? "array_copy_rows_spread"

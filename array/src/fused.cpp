@@ -14,9 +14,8 @@
 #include <string>
 
 #include "duet/extension.hpp"
+#include "duet/generated.hpp"
 #include "expr_node.hpp"
-#include "forced_layout.hpp"
-#include "kernel_cache.hpp"
 #include "rows_range.hpp"
 
 namespace duet {
@@ -528,10 +527,10 @@ struct FusedKernel {
 std::shared_ptr<const FusedKernel> fused_kernel(const Device& device, const std::string& key,
                                                 const Structure& st,
                                                 const std::function<Kernelized()>& write) {
-  return cached_entry<FusedKernel>(device, "duet.array.fused", key, [&] {
+  return generated::cached<FusedKernel>(device, "duet.array.fused", key, [&] {
     const Kernelized k = write();
     FusedKernel made;
-    made.kernel = cached_kernel(device, "fused/" + k.source, [&] {
+    made.kernel = generated::cached_kernel(device, "fused/" + k.source, [&] {
       return device.compile(k.source, {}, "fused.duet").kernel("duet_fused");
     });
     for (const Expr::Node* n : k.leaves.arrays) made.arrays.push_back(st.index.at(n));
@@ -564,13 +563,12 @@ Event run(Queue& q, const Array& out, const Expr& e) {
   arrays_of(*e.node(), inputs);
   bool flat = out.contiguous();
   for (const Array* a : inputs) flat = flat && flat_over(*a, shape);
-  // Flat kernels take the vector4 form where the operands allow, on every device (as
-  // ElementwiseKernel), unless DUET_ELEMENTWISE_LAYOUT names another layout.
-  const std::string forced = forced_elementwise_layout();
-  bool vector4 = flat && (forced.empty() || forced == "vector4") && vector4_ready(out);
+  // The forms every generated kernel follows (duet/generated.hpp): flat kernels take the vector4
+  // form where the operands allow, as ElementwiseKernel does.
+  const generated::Forms forms = generated::forms_for(device.info().kind);
+  bool vector4 = flat && forms.vector4 && vector4_ready(out);
   for (const Array* a : inputs) vector4 = vector4 && vector4_ready(*a);
-  const RowsForm rows =
-      rows_form(out.layout(), shape, flat, device.info().kind == DeviceKind::gpu || forced == "vector4");
+  const RowsForm rows = rows_form(out.layout(), shape, flat, forms.gpu_rows);
   const bool narrow = out.size() <= 0xffffffffu;
   Structure st;
   describe(*e.node(), st);

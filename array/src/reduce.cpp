@@ -17,7 +17,7 @@
 
 #include "duet/array_reduce.hpp"
 #include "duet/extension.hpp"
-#include "kernel_cache.hpp"
+#include "duet/generated.hpp"
 
 namespace duet {
 namespace {
@@ -574,7 +574,7 @@ Array reduce(Queue& q, ReduceOp op, const Array& in, std::optional<std::int64_t>
   // Keyed by what the source depends on (op, dtype) and the kernel: no source made on a repeat.
   const std::string signature =
       std::string("reduce/") + call + "/" + to_string(in.dtype()) + "/" + kernel_name(layout);
-  const Kernel kernel = cached_kernel(q.device(), signature, [&] {
+  const Kernel kernel = generated::cached_kernel(q.device(), signature, [&] {
     return q.device()
         .compile(reduction_source(op, in.dtype()), {}, std::string(call) + ".duet")
         .kernel(kernel_name(layout));
@@ -605,7 +605,7 @@ Array reduce(Queue& q, ReduceOp op, const Array& in, std::optional<std::int64_t>
     const std::size_t acc_size = size_of(acc);
     const bool arg = op == ReduceOp::argmin || op == ReduceOp::argmax;
     const char* join_name = groups ? "duet_reduce_join_groups" : "duet_reduce_join";
-    const Kernel join = cached_kernel(q.device(), signature + "/join", [&] {
+    const Kernel join = generated::cached_kernel(q.device(), signature + "/join", [&] {
       return q.device()
           .compile(reduction_source(op, in.dtype()), {}, std::string(call) + ".duet")
           .kernel(join_name);

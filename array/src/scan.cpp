@@ -10,6 +10,7 @@
 #include "duet/array_reduce.hpp"
 #include "duet/array_scan.hpp"
 #include "duet/extension.hpp"
+#include "duet/generated.hpp"
 
 namespace duet {
 namespace {
@@ -123,10 +124,14 @@ Event launch(ScanOp op, Queue& q, const Array& src, std::size_t k, const Array& 
     throw ArgumentError(std::string(op.name()) + ": the other axes need " + std::to_string(walk[0].ndim()) +
                         " uneven axes; at most 6 are supported (copy the array first)");
   const std::size_t rows = out.size() / src.shape()[k];
-  const Kernel kernel =
-      q.device()
-          .compile(kernel_source(op, src.dtype(), out.dtype()), {}, std::string(op.name()) + ".duet")
-          .kernel(std::string("duet_") + op.name());
+  // Keyed by what the source depends on: no source written on a repeat.
+  const Kernel kernel = generated::cached_kernel(
+      q.device(), std::string("scan/") + op.name() + "/" + to_string(src.dtype()) + "/" + to_string(out.dtype()),
+      [&] {
+        return q.device()
+            .compile(kernel_source(op, src.dtype(), out.dtype()), {}, std::string(op.name()) + ".duet")
+            .kernel(std::string("duet_") + op.name());
+      });
   const auto [src_arg, src_skipped] = passable(q, src);
   const auto [out_arg, out_skipped] = passable(q, out);
   std::vector<KernelArg> args{KernelArg::from_raw(src_arg, src.dtype()),

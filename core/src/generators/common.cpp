@@ -372,20 +372,6 @@ std::size_t group_size(const DeviceInfo& info) {
   return size;
 }
 
-Layout layout_for(DeviceKind kind) { return kind == DeviceKind::cpu ? Layout::blocked : Layout::grid_stride; }
-
-std::optional<Layout> forced_layout() {
-  const char* forced = std::getenv("DUET_ELEMENTWISE_LAYOUT");
-  if (!forced || !*forced) return std::nullopt;
-  const std::string name = forced;
-  if (name == "grid_stride") return Layout::grid_stride;
-  if (name == "blocked") return Layout::blocked;
-  if (name == "vector4") return Layout::vector4;
-  throw ArgumentError(
-      "DUET_ELEMENTWISE_LAYOUT=" + name +
-      " names no layout of generated kernels: use grid_stride, blocked or vector4, or unset it");
-}
-
 namespace {
 
 // A scalar argument's value, widened without loss to the widest type of its kind.
@@ -543,3 +529,30 @@ CheckedArgs check_args(const Device& device, const Queue& q, const std::vector<G
 }
 
 }  // namespace duet::detail::gen
+
+namespace duet::generated {
+
+Layout layout_for(DeviceKind kind) { return kind == DeviceKind::cpu ? Layout::blocked : Layout::grid_stride; }
+
+std::optional<Layout> forced_layout() {
+  const char* forced = std::getenv("DUET_ELEMENTWISE_LAYOUT");
+  if (!forced || !*forced) return std::nullopt;
+  const std::string name = forced;
+  if (name == "grid_stride") return Layout::grid_stride;
+  if (name == "blocked") return Layout::blocked;
+  if (name == "vector4") return Layout::vector4;
+  throw ArgumentError(
+      "DUET_ELEMENTWISE_LAYOUT=" + name +
+      " names no layout of generated kernels: use grid_stride, blocked or vector4, or unset it");
+}
+
+Forms forms_for(DeviceKind kind) {
+  const std::optional<Layout> forced = forced_layout();
+  Forms f;
+  f.loop = forced && *forced != Layout::vector4 ? *forced : layout_for(kind);
+  f.vector4 = !forced || *forced == Layout::vector4;
+  f.gpu_rows = kind == DeviceKind::gpu || (forced && *forced == Layout::vector4);
+  return f;
+}
+
+}  // namespace duet::generated

@@ -5,8 +5,6 @@
 #pragma once
 
 #include <cstddef>
-#include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,6 +12,7 @@
 
 #include "duet/device.hpp"
 #include "duet/elementwise.hpp"
+#include "duet/generated.hpp"
 #include "duet/program.hpp"
 #include "duet/queue.hpp"
 #include "duet/scalar_type.hpp"
@@ -41,29 +40,19 @@ std::string describe(const std::vector<GeneratedParam>& params);
 // "aas": one letter per kind, for cache keys.
 std::string kinds_key(const std::vector<ArgKind>& kinds);
 
-// A generator's compiled variants, one per combination of argument kinds. Each is compiled once,
-// under the lock, so that threads making their first calls at once compile it once.
+// A generator's compiled variants, one per combination of argument kinds (keyed by kinds_key),
+// each compiled once even when threads make their first calls at once.
 template <class Compiled>
 class Variants {
  public:
   template <class Compile>
   Compiled get(const std::vector<ArgKind>& kinds, Compile&& compile) {
-    const std::string key = kinds_key(kinds);
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto found = compiled_.find(key);
-    if (found != compiled_.end()) return found->second;
-    Compiled c = compile();
-    compiled_.emplace(key, c);
-    return c;
+    return *table_.get(kinds_key(kinds), std::forward<Compile>(compile));
   }
-  std::size_t size() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return compiled_.size();
-  }
+  std::size_t size() const { return table_.size(); }
 
  private:
-  mutable std::mutex mutex_;
-  std::map<std::string, Compiled> compiled_;  // by kinds_key
+  generated::OnceTable<Compiled> table_;
 };
 
 // Writes generated source line by line. The generated lines belong to the pseudo-file `file`
@@ -91,24 +80,6 @@ Program compile(const Device& device, const std::string& source, const std::stri
 // The work-group size generated kernels use on `info`: 256, or the largest power of two the device
 // allows.
 std::size_t group_size(const DeviceInfo& info);
-
-// How a generated kernel spreads the elements over work-items.
-//   grid_stride (GPUs): a capped grid strides over the elements, so a launch never has more groups
-//     than fill the device. Kept as it was measured (H100, CUDA: an elementwise z = x + y at 0.90 of
-//     vector_add, a sum at 0.93 of it); a change there needs a GPU to measure it.
-//   blocked (CPUs): each work-item takes its own elements with no loop around the user's code.
-//     PoCL runs a group as a loop over its work-items and vectorises that loop only when nothing
-//     inside it loops; behind a grid-stride loop it ran 30x slower than vector_add on 2 cores.
-//   vector4 (GPUs, ElementwiseKernel): where every array argument has 4-byte elements and starts
-//     16 bytes aligned, a work-item per four elements, each array read and written as one 16-byte
-//     vector, as vector_add does; the grid_stride kernel stays for other calls. One element per
-//     load kept too few bytes in flight: z = x + y ran at 0.92 of copy where vector_add ran at 1.02
-//     (H100, 2^28 floats, both backends).
-// DUET_ELEMENTWISE_LAYOUT=grid_stride|blocked|vector4 forces one (the tests run each on every device).
-enum class Layout { grid_stride, blocked, vector4 };
-Layout layout_for(DeviceKind kind);
-// The layout DUET_ELEMENTWISE_LAYOUT forces, if any (ArgumentError for an unknown name).
-std::optional<Layout> forced_layout();
 
 // ArgumentError when `type` (of `subject`, e.g. "parameter 'x'") is double and the device has no
 // double precision; `what` names the kernel.

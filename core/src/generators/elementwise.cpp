@@ -2,7 +2,7 @@
 // array and scalar arguments (each element binds every parameter to a local, runs the body and
 // stores the outputs), compiles each on first use or ahead and keeps it for the next call. On GPUs
 // a capped grid strides over the elements; on CPUs each work-item takes one element, with no loop,
-// so that PoCL vectorises across work-items (see detail::gen::Layout).
+// so that PoCL vectorises across work-items (see generated::Layout).
 #include "duet/elementwise.hpp"
 
 #include <algorithm>
@@ -58,7 +58,7 @@ bool vector4_kinds(const Spec& s, const std::vector<ArgKind>& kinds) {
 
 // The kernel for `kinds` in `layout`, entry_of(s); with `vector4_too`, the same program also holds
 // the vector4 kernel, entry_of(s) + "_v4" (one compile for both).
-std::string generate(const Spec& s, const std::vector<ArgKind>& kinds, detail::gen::Layout layout,
+std::string generate(const Spec& s, const std::vector<ArgKind>& kinds, generated::Layout layout,
                      bool vector4_too = false) {
   using detail::gen::dialect_type;
   if (kinds.size() != s.all.size())
@@ -93,7 +93,7 @@ std::string generate(const Spec& s, const std::vector<ArgKind>& kinds, detail::g
       params += std::string("const ") + dialect_type(p.type) + " " + p.name;
     params += ", ";
   }
-  auto write_kernel = [&](detail::gen::Layout kernel_layout, const std::string& entry) {
+  auto write_kernel = [&](generated::Layout kernel_layout, const std::string& entry) {
     w.line("KERNEL void " + entry + "(" + params + "const ulong n) {");
     // One element: the inputs bound to locals (`input(k)` reads input k), the body, then each output
     // handed to `store(output, local)`.
@@ -121,7 +121,7 @@ std::string generate(const Spec& s, const std::vector<ArgKind>& kinds, detail::g
     auto scalar_store = [&](const GeneratedParam& p) {
       return "STORE(" + std::string(dialect_type(p.type)) + ", duet_" + p.name + " + i, " + p.name + ")";
     };
-    if (kernel_layout == detail::gen::Layout::vector4) {
+    if (kernel_layout == generated::Layout::vector4) {
       // Work-item j takes elements 4j .. 4j + 3 as one vector per array; the n % 4 elements past
       // the last whole vector go to the first work-items, one each.
       static const char* const lanes[4] = {"x", "y", "z", "w"};
@@ -156,7 +156,7 @@ std::string generate(const Spec& s, const std::vector<ArgKind>& kinds, detail::g
       w.line("}");
       return;
     }
-    if (kernel_layout == detail::gen::Layout::grid_stride) {
+    if (kernel_layout == generated::Layout::grid_stride) {
       w.line("  for (size_t duet_i = GLOBAL_ID(0); duet_i < n; duet_i += GLOBAL_SIZE(0)) {");
     } else {
       w.line("  const size_t duet_i = GLOBAL_ID(0);");
@@ -167,7 +167,7 @@ std::string generate(const Spec& s, const std::vector<ArgKind>& kinds, detail::g
     w.line("}");
   };
   write_kernel(layout, entry_of(s));
-  if (vector4_too) write_kernel(detail::gen::Layout::vector4, entry_of(s) + "_v4");
+  if (vector4_too) write_kernel(generated::Layout::vector4, entry_of(s) + "_v4");
   return w.text();
 }
 
@@ -176,7 +176,7 @@ std::string generate(const Spec& s, const std::vector<ArgKind>& kinds, detail::g
 struct ElementwiseKernel::State {
   Device device;
   Spec spec;
-  detail::gen::Layout layout = detail::gen::Layout::grid_stride;
+  generated::Layout layout = generated::Layout::grid_stride;
   bool vectors = false;  // calls that allow it take the vector4 layout (unless another is forced)
   std::size_t group = 256;
   std::size_t max_groups = 32;  // grid_stride only
@@ -202,12 +202,9 @@ ElementwiseKernel::ElementwiseKernel(const Device& device, std::string_view inpu
   // Every device takes the vector4 twin where the arrays allow: the form of vector_add, which
   // PoCL runs at its own speed too (16 cores, 2^24 floats: 0.94 of vector_add, against 0.81 one
   // element per work-item).
-  state->layout = detail::gen::layout_for(info.kind);
-  state->vectors = true;
-  if (const std::optional<detail::gen::Layout> forced = detail::gen::forced_layout()) {
-    state->vectors = *forced == detail::gen::Layout::vector4;
-    if (!state->vectors) state->layout = *forced;
-  }
+  const generated::Forms forms = generated::forms_for(info.kind);
+  state->layout = forms.loop;
+  state->vectors = forms.vector4;
   state->group = detail::gen::group_size(info);
   // Enough groups to fill the device several times over; beyond that each work-item loops.
   state->max_groups = std::max<std::size_t>(1, info.compute_units) * 32;
@@ -234,7 +231,7 @@ std::string ElementwiseKernel::generate_source(std::string_view inputs, std::str
                                                const std::vector<ArgKind>& kinds, std::string_view preamble,
                                                DeviceKind device_kind) {
   const Spec spec = parse_spec(inputs, outputs, body, name, preamble);
-  const detail::gen::Layout layout = detail::gen::layout_for(device_kind);
+  const generated::Layout layout = generated::layout_for(device_kind);
   return generate(spec, kinds, layout, vector4_kinds(spec, kinds));
 }
 
@@ -293,7 +290,7 @@ Event ElementwiseKernel::call(Queue& q, const std::vector<KernelArg>& args) cons
     }
   }
   std::size_t groups = (n + s.group - 1) / s.group;
-  if (s.layout == detail::gen::Layout::grid_stride) groups = std::min(s.max_groups, groups);
+  if (s.layout == generated::Layout::grid_stride) groups = std::min(s.max_groups, groups);
   checked.launch.push_back(KernelArg::from(static_cast<std::uint64_t>(n)));
   return q.launch_args(k, Range(groups * s.group), Range(s.group), checked.launch);
 }
