@@ -6,6 +6,7 @@
 #include <array>
 
 #include "duet/extension.hpp"
+#include "duet_embedded_kernels.hpp"
 #include "forced_layout.hpp"
 #include "rows_range.hpp"
 
@@ -59,7 +60,7 @@ Event launch_copy(Queue& q, const Array& src, const Array& dst, const Layout& fr
   // (Read before the device's kind, so that a name that is no layout is an error on GPUs too.)
   const std::string forced = forced_elementwise_layout();
   const bool spread = forced == "vector4" || q.device().info().kind == DeviceKind::gpu;
-  const Kernel kernel = extension::builtin_kernel(q.device(), "array_copy",
+  const Kernel kernel = embedded_kernels.kernel(q.device(), "array_copy",
                                                   !by_rows ? "array_copy"
                                                   : spread ? "array_copy_rows_spread"
                                                            : "array_copy_rows",
