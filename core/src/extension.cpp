@@ -92,7 +92,10 @@ std::vector<const Registered*> candidates(const SourceRegistry& r, std::string_v
     if (stem != s.source.name) continue;
     const int g = group(s.library);
     if (g > best) continue;
-    if (g < best) found.clear(), best = g;
+    if (g < best) {
+      found.clear();
+      best = g;
+    }
     const bool seen = std::any_of(found.begin(), found.end(),
                                   [&](const Registered* f) { return std::strcmp(f->library, s.library) == 0; });
     if (!seen) found.push_back(&s);
