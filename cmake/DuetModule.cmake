@@ -1,7 +1,8 @@
 # duet_add_module(<name> SOURCES <file>... [KERNELS <file.duet>...] [LINK <target>...]): a module of
 # duet in the current folder: the shared library duet_<name> (alias and export name duet::<name>),
 # linking the core and LINK publicly, with its public headers in include/ (installed with the
-# core's, under include/duet) and its dialect kernels embedded (duet_embed_kernels). The caller
+# core's, under include/duet) and its dialect kernels embedded in namespace duet.<name>
+# (duet_embed_kernels: its code finds them through embedded_kernels). The caller
 # decides how it is installed and exported: modules without dependencies of their own join
 # duet::duet (DUET_MODULE_TARGETS), others get an export of their own.
 function(duet_add_module name)
@@ -20,7 +21,7 @@ function(duet_add_module name)
   target_compile_options(${target} PRIVATE -Wall -Wextra)
   target_link_libraries(${target} PUBLIC duet_core ${module_LINK})
   if(module_KERNELS)
-    duet_embed_kernels(${target} ${module_KERNELS})
+    duet_embed_kernels(${target} NAMESPACE duet.${name} ${module_KERNELS})
   endif()
   install(DIRECTORY include/duet DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endfunction()

@@ -7,6 +7,7 @@
 
 #include "duet/extension.hpp"
 #include "duet/generated.hpp"
+#include "duet_embedded_kernels.hpp"
 #include "rows_range.hpp"
 
 namespace duet {
@@ -57,7 +58,7 @@ Event launch_copy(Queue& q, const Array& src, const Array& dst, const Layout& fr
   const bool by_rows = row_len >= 32;
   // The rows form of every generated kernel (duet/generated.hpp), as fused kernels take it.
   const bool spread = generated::forms_for(q.device().info().kind).gpu_rows;
-  const Kernel kernel = extension::builtin_kernel(q.device(), "array_copy",
+  const Kernel kernel = embedded_kernels.kernel(q.device(), "array_copy",
                                                   !by_rows ? "array_copy"
                                                   : spread ? "array_copy_rows_spread"
                                                            : "array_copy_rows",

@@ -6,6 +6,7 @@
 
 #include "duet/array.hpp"
 #include "duet/extension.hpp"
+#include "duet_embedded_kernels.hpp"
 #include "duet/random.hpp"
 
 namespace duet {
@@ -76,7 +77,7 @@ void ramp(Queue& q, Array& out, double start, double step) {
   if (out.size() == 0) return;
   const bool f64 = q.device().info().supports_double;
   const Kernel k =
-      extension::builtin_kernel(q.device(), "array_ramp", "array_ramp",
+      embedded_kernels.kernel(q.device(), "array_ramp", "array_ramp",
                                 {{"T", to_string(out.dtype())}, {"R", f64 ? "double" : "float"}});
   const KernelArg buffer = KernelArg::from_raw(out.buffer(), out.dtype());
   const std::vector<KernelArg> args =

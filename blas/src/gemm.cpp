@@ -24,6 +24,7 @@
 
 #include "duet/blas.hpp"
 #include "duet/extension.hpp"
+#include "duet_embedded_kernels.hpp"
 
 namespace duet {
 namespace {
@@ -56,7 +57,7 @@ struct State {
       auto found = kernels.find(key);
       if (found != kernels.end()) return found->second;
     }
-    Kernel k = extension::builtin_kernel(device, file, kernel, defines());  // compiles outside the lock
+    Kernel k = embedded_kernels.kernel(device, file, kernel, defines());  // compiles outside the lock
     std::lock_guard<std::mutex> lock(mutex);
     return kernels.emplace(key, k).first->second;
   }

@@ -11,6 +11,7 @@
 
 #include "duet/blas.hpp"
 #include "duet/extension.hpp"
+#include "duet_embedded_kernels.hpp"
 
 namespace duet {
 
@@ -60,7 +61,7 @@ void launch(const char* call, Queue& q, const Buffer<float>& A, const Buffer<flo
   const std::size_t groups = ((M + p.bm - 1) / p.bm) * ((N + p.bn - 1) / p.bn);
   extension::as_int(call, "the number of tiles of C", groups);
   const std::size_t threads = static_cast<std::size_t>(p.threads());
-  q.launch(extension::builtin_kernel(q.device(), "matmul", "matmul", matmul_defines(p, N, K)),
+  q.launch(embedded_kernels.kernel(q.device(), "matmul", "matmul", matmul_defines(p, N, K)),
            Range(groups * threads), Range(threads), A, B, C, m, n, k);
 }
 
@@ -93,11 +94,11 @@ void matmul_prepare(const Device& device, const MatmulParams& p, std::size_t N, 
   check_params("matmul_prepare", device, p);
   if (uses_cpu_form(device.info())) {
     // The variant gemm compiles for matmul_with's call: ops none, beta 0.
-    extension::builtin_kernel(device, "gemm_cpu", "gemm_cpu",
+    embedded_kernels.kernel(device, "gemm_cpu", "gemm_cpu",
                               gemm_cpu_defines(p, ScalarType::f32, Op::none, Op::none, true));
     return;
   }
-  extension::builtin_kernel(device, "matmul", "matmul", matmul_defines(p, N, K));
+  embedded_kernels.kernel(device, "matmul", "matmul", matmul_defines(p, N, K));
 }
 
 }  // namespace duet

@@ -35,6 +35,7 @@ struct DeviceCore {
   std::mutex shared_mutex;
   std::unordered_map<std::string, Kernel> shared_kernels;
   struct PlainKernel {
+    const char* library;
     const char* file;
     const char* kernel;
     Kernel compiled;

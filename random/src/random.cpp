@@ -1,8 +1,9 @@
 // duet::random on a device: one launch of a fill kernel of random/kernels/random.duet, one work-item
-// per Philox block (4 words). The kernels are compiled once per device (builtin_kernel).
+// per Philox block (4 words). The kernels are compiled once per device (embedded_kernels.kernel).
 #include <string>
 
 #include "duet/extension.hpp"
+#include "duet_embedded_kernels.hpp"
 #include "duet/random.hpp"
 
 namespace duet::random {
@@ -23,7 +24,7 @@ Event fill(Queue& q, Buffer<T>& out, const char* kernel, std::size_t per_item, s
   extension::require_elements(kernel, "out", out, 0);
   const std::uint64_t n = out.size();
   if (n == 0) return q.record();  // nothing to make; a launch of no work-items is refused
-  const Kernel k = extension::builtin_kernel(q.device(), "random", kernel);
+  const Kernel k = embedded_kernels.kernel(q.device(), "random", kernel);
   return q.launch(k, Range(items(n, per_item)), Range(), out, n, seed, offset, a, b);
 }
 
@@ -33,7 +34,7 @@ Event bits(Queue& q, Buffer<std::uint32_t>& out, std::uint64_t seed, std::uint64
   extension::require_elements("duet::random::bits", "out", out, 0);
   const std::uint64_t n = out.size();
   if (n == 0) return q.record();
-  const Kernel k = extension::builtin_kernel(q.device(), "random", "duet_random_bits");
+  const Kernel k = embedded_kernels.kernel(q.device(), "random", "duet_random_bits");
   return q.launch(k, Range(items(n, 4)), Range(), out, n, seed, offset);
 }
 
@@ -55,6 +56,6 @@ Event normal(Queue& q, Buffer<double>& out, std::uint64_t seed, std::uint64_t of
   return fill(q, out, "duet_random_normal_double", 2, seed, offset, mean, stddev);
 }
 
-const char* source() { return extension::kernel_source("random"); }
+const char* source() { return embedded_kernels.source("random"); }
 
 }  // namespace duet::random

@@ -1,11 +1,16 @@
 // Building libraries on duet: what duet's own modules (duet::blas, and the MPI and Python parts) use,
 // open to users' libraries too, so that nothing outside the core needs its private headers.
 //
-// - Kernel sources embedded at build time: the CMake function duet_embed_kernels(<target> <files>)
-//   (cmake/DuetEmbed.cmake, installed with the package) compiles each .duet file into the target and
-//   registers it under its stem when the library loads. builtin_kernel() compiles one once per device
-//   and defines, and finds it again with a lookup, not a compile: the launch path of a module stays
-//   as cheap as duet's own shared kernels (which use the same calls).
+// - Kernel sources embedded at build time: the CMake function
+//   duet_embed_kernels(<target> [NAMESPACE <name>] <files>) (cmake/DuetEmbed.cmake, installed with
+//   the package) compiles each .duet file into the target and registers it when the library loads,
+//   under the library's namespace (the target's name unless NAMESPACE says otherwise) and the file's
+//   stem. It also generates the header duet_embedded_kernels.hpp, private to the target, defining
+//   `embedded_kernels` (a KernelLibrary naming that namespace): the library's code finds its own
+//   sources with embedded_kernels.kernel(device, "<stem>", "<kernel>") or .source("<stem>"), never
+//   another library's file of the same name. kernel() compiles once per device and defines, and
+//   finds the kernel again with a lookup, not a compile: the launch path of a module stays as cheap
+//   as duet's own shared kernels (which use the same calls).
 // - A slot per device for what a module works out once per device (tuned parameters, say), kept for
 //   the life of the device's shared state.
 // - The argument checks every entry point makes, with messages that name the call.
@@ -35,20 +40,64 @@ struct KernelSource {
   const char* source;  // dialect source, kept alive by the library that registers it
 };
 
-// Registers `count` sources for the life of the process (the file duet_embed_kernels generates holds
-// one of these as a static object). A name registered before keeps its first source.
-class KernelSourceRegistration {
+// The embedded kernel sources of one library: its namespace, "duet" for the core's, "duet.<module>"
+// for duet's modules ("duet.blas"), the target's name (or duet_embed_kernels' NAMESPACE) for users'.
+// A source's qualified name is "<namespace>/<stem>": "duet/vector_add", "duet.blas/gemm". A
+// literal type, so the generated `embedded_kernels` is a constant that needs no initialisation.
+class KernelLibrary {
  public:
-  KernelSourceRegistration(const KernelSource* sources, std::size_t count) noexcept;
+  constexpr explicit KernelLibrary(const char* name) noexcept : name_(name) {}
+  constexpr const char* name() const noexcept { return name_; }
+
+  // The source this library registered as `file` (a stem), or nullptr. ConfigError while two
+  // registrations clash (see KernelSourceRegistration).
+  const char* source(const char* file) const;
+
+  // Kernel `kernel` of this library's source `file`, compiled with `defines` on `device` (the
+  // source name in compiler messages is "<file>.duet"). The first call per (device, library, file,
+  // kernel, defines) compiles; later calls are a lookup. With no defines, `file` and `kernel` should
+  // be string literals: their addresses (and the library's) are the fastest key. ArgumentError when
+  // the library registered no such source; ConfigError while two registrations clash.
+  Kernel kernel(const Device& device, const char* file, const char* kernel, const Defines& defines = {}) const;
+
+ private:
+  const char* name_;
 };
 
-// The registered source called `name`, or nullptr.
+// Registers `count` sources of `library`, made by the CMake target `target`, while it lives (the
+// file duet_embed_kernels generates holds one of these as a static object, so: for the life of the
+// library that embeds them).
+//
+// Each qualified name belongs to one source. A second registration of a name with another text (two
+// libraries that chose one namespace) is a clash: it runs in a static initialiser, where nothing
+// can be thrown, so it is written to stderr at once, and from then on every lookup of embedded
+// sources (KernelLibrary, kernel_source, builtin_kernel, shared_kernel_source/_names) throws a
+// ConfigError naming both targets and the files that hold them, until one of the two is unloaded.
+// Neither source is ever used in the other's place. The same text registered twice (one static
+// library linked into two shared ones) is the same source, not a clash.
+class KernelSourceRegistration {
+ public:
+  KernelSourceRegistration(KernelLibrary library, const char* target, const KernelSource* sources,
+                           std::size_t count) noexcept;
+  ~KernelSourceRegistration();
+  KernelSourceRegistration(const KernelSourceRegistration&) = delete;
+  KernelSourceRegistration& operator=(const KernelSourceRegistration&) = delete;
+};
+
+// How a name without a namespace resolves (here, in builtin_kernel, shared_kernel_source, `duet run`
+// and Python's duet.kernel_source): "<namespace>/<stem>" is that source exactly; a bare "<stem>" is
+// looked for in the core's namespace ("duet") first, then in duet's modules ("duet.*"), then in
+// every other library, and the first of these groups that has the stem decides. So duet's own
+// kernels keep their short names whatever users embed, and a user's stem that no one else uses is
+// found by it too; a stem that two libraries of one group embed (two users' "axpy") is ambiguous:
+// ArgumentError naming the qualified names to use instead.
+
+// The registered source called `name` (resolved as above), or nullptr.
 const char* kernel_source(std::string_view name);
 
-// Kernel `kernel` of the registered source `file`, compiled with `defines` on `device` (the source
-// name in compiler messages is "<file>.duet"). The first call per (device, file, kernel, defines)
-// compiles; later calls are a lookup. With no defines, `file` and `kernel` should be string
-// literals: their addresses are the fastest key. ArgumentError for a name nobody registered.
+// Kernel `kernel` of the registered source `file` (resolved as above): KernelLibrary::kernel of the
+// library it resolves to. A library's own code uses its `embedded_kernels` instead, which never
+// resolves to another library's file.
 Kernel builtin_kernel(const Device& device, const char* file, const char* kernel, const Defines& defines = {});
 
 // The object kept under `key` for `device`, made by `make` on first use (one call per device and

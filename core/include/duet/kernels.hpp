@@ -48,10 +48,17 @@ void heat_pass(Queue& q, const Buffer<float>& u, Buffer<float>& v, const HeatWin
 int heat_pass_depth(const Device& device);
 
 // The dialect source of a shared kernel ("vector_add", "multiply", "heat", and "matmul" where
-// duet::blas is linked), as embedded: every source registered by duet_embed_kernels (see
-// duet/extension.hpp); nullptr for another name.
+// duet::blas is linked), as embedded: every source registered by duet_embed_kernels, duet's and
+// users' libraries' alike. `name` is a stem ("vector_add") or a qualified "<namespace>/<stem>"
+// ("duet/vector_add", "mylib/vector_add"); a stem means duet's own source where duet has one, else
+// the one library's that embeds it (the rule is duet/extension.hpp's). nullptr for a name nobody
+// registered; ArgumentError for a stem that two users' libraries embed (qualify it); ConfigError
+// while two libraries' registrations clash.
 const char* shared_kernel_source(const char* name);
-// The names of those sources; null-terminated, valid until another library registers sources.
+// The names of those sources, each source once by the shortest name that shared_kernel_source()
+// resolves to it: its stem, or "<namespace>/<stem>" where the stem means another library's source
+// (or is ambiguous). Null-terminated, valid until libraries register or drop sources. ConfigError
+// while registrations clash.
 const char* const* shared_kernel_names();
 
 // The dialect's prelude (kernels/prelude.h, installed as duet/dialect/prelude.h): the macros every

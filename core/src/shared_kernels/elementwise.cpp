@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "duet/extension.hpp"
+#include "duet_embedded_kernels.hpp"
 #include "duet/kernels.hpp"
 
 namespace duet {
@@ -27,7 +28,7 @@ void elementwise(Queue& q, const char* name, const Buffer<float>& a, const Buffe
   const std::size_t n = c.size();
   if (n == 0) return;
   const std::size_t items = std::max(n / 4, n % 4);  // one per float4, and the tail's first items
-  q.launch(extension::builtin_kernel(q.device(), name, name), Range(items), Range(group_for(q.device().info())),
+  q.launch(embedded_kernels.kernel(q.device(), name, name), Range(items), Range(group_for(q.device().info())),
            a, b, c, static_cast<std::uint64_t>(n));
 }
 

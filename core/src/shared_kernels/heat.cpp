@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "duet/extension.hpp"
+#include "duet_embedded_kernels.hpp"
 #include "duet/kernels.hpp"
 
 namespace duet {
@@ -63,7 +64,7 @@ Kernel block_kernel(const Device& device, const HeatParams& p, const char* name)
                         {"HB_BY", std::to_string(p.by)},
                         {"HB_KX", std::to_string(p.kx)},
                         {"HB_RH", std::to_string(p.rh)}};
-  return extension::builtin_kernel(device, "heat", name, defines);
+  return embedded_kernels.kernel(device, "heat", name, defines);
 }
 
 // The launch shape of heat_block over an nx x ny grid: one group per tile of the region's inner part.
@@ -98,7 +99,7 @@ void launch_step(Queue& q, const HeatParams& p, const Buffer<float>& u, Buffer<f
   if (p.cells) {
     const std::size_t gx = std::min(p.group_x, max_group);
     const std::size_t gy = std::max<std::size_t>(std::min(p.group_y, max_group / gx), 1);
-    q.launch(extension::builtin_kernel(q.device(), "heat", "heat_cells"), Range(nx, ny), Range(gx, gy), u, v,
+    q.launch(embedded_kernels.kernel(q.device(), "heat", "heat_cells"), Range(nx, ny), Range(gx, gy), u, v,
              static_cast<int>(nx), static_cast<int>(ny), r);
     return;
   }
@@ -107,7 +108,7 @@ void launch_step(Queue& q, const HeatParams& p, const Buffer<float>& u, Buffer<f
   std::size_t rows = static_cast<std::size_t>(vec4 ? p.rows4 : p.rows1);
   while (rows > 1 && columns * ((ny + rows - 1) / rows) < p.min_items) rows /= 2;
   const std::size_t segments = (ny + rows - 1) / rows;
-  q.launch(extension::builtin_kernel(q.device(), "heat", vec4 ? "heat_step4" : "heat_step"),
+  q.launch(embedded_kernels.kernel(q.device(), "heat", vec4 ? "heat_step4" : "heat_step"),
            Range(columns, segments), Range(std::min(p.group_x, max_group), 1), u, v, static_cast<int>(nx),
            static_cast<int>(ny), r, static_cast<int>(rows));
 }
