@@ -2,10 +2,10 @@
 """The peer side of duet's benchmark on an OpenCL CPU device (PoCL): the SAME dialect kernels
 through PyOpenCL, and numpy's matmul beside duet's.
 
-The kernels are read from the repository (kernels/prelude.h, kernels/*.duet, blas/kernels/*.duet) and assembled the
+The kernels are read from the repository (core/kernels/prelude.h, core/kernels/*.duet, stencil/kernels/heat.duet, blas/kernels/*.duet) and assembled the
 way duet assembles them (core/src/device.cpp: DUET_OPENCL marker, prelude, defines, #line marks;
 build options -cl-std=CL1.2 -cl-kernel-arg-info), then launched with the work-group shapes duet
-uses on CPU devices (core/src/shared_kernels/*.cpp, blas/src/gemm.cpp; mirrored in LAUNCH RULES below, which must follow
+uses on CPU devices (core/src/shared_kernels/*.cpp, stencil/src/heat.cpp, blas/src/gemm.cpp; mirrored in LAUNCH RULES below, which must follow
 changes there). So the difference between the two is what duet adds around a launch, nothing in the
 kernel. The matmul tile parameters are read from duet's JSON for the same device (--duet-json),
 which records the ones duet::matmul used. The sizes, the rotation of buffer sets past the cache,
@@ -59,7 +59,7 @@ def elementwise_launch(n, max_group):
 
 
 def heat_step_launch(nx, ny, max_group):
-    """core/src/shared_kernels/heat.cpp, CPU: heat_cells, one cell per work-item, groups of 32 x 8, every step
+    """stencil/src/heat.cpp, CPU: heat_cells, one cell per work-item, groups of 32 x 8, every step
     its own launch (no temporal blocking on CPUs). Returns the kernel, the sizes and the arguments
     after u and v."""
     gx = min(32, max_group)
@@ -85,9 +85,9 @@ def matmul_launch(M, N, K, params):
 # ------------------------------------------------------------------------------------------------------
 def assemble(file, defines):
     """Complete OpenCL source as duet builds it (detail::assemble_source)."""
-    with open(os.path.join(REPO, "kernels", "prelude.h")) as f:
+    with open(os.path.join(REPO, "core", "kernels", "prelude.h")) as f:
         prelude = f.read()
-    folder = "blas/kernels" if file == "gemm_cpu" else "kernels"
+    folder = {"gemm_cpu": "blas/kernels", "heat": "stencil/kernels"}.get(file, "core/kernels")
     with open(os.path.join(REPO, folder, file + ".duet")) as f:
         source = f.read()
     text = "#define DUET_OPENCL 1\n#line 1 \"duet/prelude.h\"\n" + prelude + "\n#line 1 \"duet/defines\"\n"

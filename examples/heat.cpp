@@ -11,6 +11,7 @@
 #include <iomanip>
 #include <iostream>
 #include <string>
+#include <duet/stencil.hpp>
 #include <vector>
 
 #include "example.hpp"

@@ -20,7 +20,9 @@ namespace {
 template <class T>
 void import(FuzzedDataProvider& in) {
   duet::DeviceInfo info;
-  info.backend = in.ConsumeBool() ? "cuda" : "opencl";
+  const bool cuda = in.ConsumeBool();
+  info.backend = cuda ? "cuda" : "opencl";
+  info.dlpack_device_type = cuda ? kDLCUDA : kDLOpenCL;
   info.index = in.ConsumeIntegralInRange(0, 3);
   info.native_index = in.ConsumeIntegralInRange(0, 3);
   info.view_alignment = std::size_t(1) << in.ConsumeIntegralInRange(0, 12);

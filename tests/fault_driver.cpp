@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <duet/blas.hpp>
 #include <duet/duet.hpp>
 #include <exception>
 #include <fstream>

@@ -8,7 +8,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <duet/arrays.hpp>
 #include <duet/duet.hpp>
+#include <duet/random.hpp>
 #include <numeric>
 #include <vector>
 

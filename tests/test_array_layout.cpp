@@ -3,6 +3,7 @@
 // need no copy and those that do, transposes, expand_dims, squeeze, and collapsing for kernels.
 #include <doctest/doctest.h>
 
+#include <duet/arrays.hpp>
 #include <duet/duet.hpp>
 #include <vector>
 

@@ -5,6 +5,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <duet/array_linalg.hpp>
+#include <duet/arrays.hpp>
 #include <duet/duet.hpp>
 #include <vector>
 

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <duet/arrays.hpp>
 #include <duet/duet.hpp>
 #include <functional>
 #include <limits>

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <duet/arrays.hpp>
 #include <duet/duet.hpp>
 #include <vector>
 

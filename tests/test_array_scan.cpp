@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <duet/arrays.hpp>
 #include <duet/duet.hpp>
 #include <vector>
 

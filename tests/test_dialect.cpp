@@ -1,4 +1,4 @@
-// User kernels written in the duet dialect (kernels/prelude.h) on every device: defines, the parsed
+// User kernels written in the duet dialect (core/kernels/prelude.h) on every device: defines, the parsed
 // signature, 1D/2D/3D launches and the index macros, an automatic local size over a global size
 // that no group size divides, SHARED memory with BARRIER, ATOMIC_ADD_INT, and REQD_GROUP_SIZE.
 #include <doctest/doctest.h>

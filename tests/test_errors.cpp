@@ -6,7 +6,9 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <duet/blas.hpp>
 #include <duet/duet.hpp>
+#include <duet/stencil.hpp>
 #include <string>
 #include <vector>
 

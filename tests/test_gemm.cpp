@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <duet/blas.hpp>
 #include <duet/duet.hpp>
 #include <limits>
 #include <memory>

@@ -3,6 +3,7 @@
 // rule picks for the shapes of issue 11: the kernel, the tiles, the split of K, the workspace.
 #include <doctest/doctest.h>
 
+#include <duet/blas.hpp>
 #include <duet/duet.hpp>
 #include <string>
 #include <vector>

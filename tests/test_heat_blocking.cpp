@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <duet/duet.hpp>
+#include <duet/stencil.hpp>
 #include <functional>
 #include <string>
 #include <vector>

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <duet/blas.hpp>
 #include <duet/duet.hpp>
 #include <fstream>
 #include <sstream>

@@ -8,7 +8,9 @@
 #include <cmath>
 #include <cstddef>
 #include <cstring>
+#include <duet/blas.hpp>
 #include <duet/duet.hpp>
+#include <duet/stencil.hpp>
 #include <string>
 #include <vector>
 

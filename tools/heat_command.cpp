@@ -11,6 +11,7 @@
 
 #include "commands.hpp"
 #include "duet/duet.hpp"
+#include "duet/stencil.hpp"
 #include "heat_field.hpp"
 
 namespace duet::tool {
@@ -44,7 +45,7 @@ int heat_command(const HeatOptions& options) {
   const auto initial = initial_field(nx, ny, options.initial);
   Buffer<float> u(device, cells), v(device, cells);
   q.write(u, initial);
-  warm_up_heat(q, nx, options.r);
+  heat_warm_up(q, nx);
 
   std::vector<double> times;
   for (int run = 0; run < options.repeat; ++run) {

@@ -7,8 +7,6 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "duet/buffer.hpp"
-#include "duet/kernels.hpp"
 #include "png_writer.hpp"
 #include "table.hpp"
 
@@ -44,15 +42,6 @@ std::vector<float> initial_field(std::size_t nx, std::size_t ny, const std::stri
     throw std::invalid_argument("unknown initial field '" + kind + "' (use disc or edge)");
   }
   return field;
-}
-
-void warm_up_heat(Queue& q, std::size_t nx, float r) {
-  const std::size_t wx = 64 + nx % 4, wy = 64;  // the same float4 case as nx
-  Buffer<float> a(q.device(), wx * wy), b(q.device(), wx * wy);
-  q.fill(a, 0.0f);
-  q.fill(b, 0.0f);
-  heat(q, a, b, wx, wy, r, 7);  // a blocked pass and a single step
-  q.finish();
 }
 
 void report_field(const std::vector<float>& field, std::size_t nx, std::size_t ny, std::vector<double> times,

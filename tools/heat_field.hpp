@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "duet/queue.hpp"
 
 namespace duet::tool {
 
@@ -19,11 +18,6 @@ GridSize parse_grid_size(const std::string& text);
 
 // "disc": a hot disc in the middle; "edge": the top row (boundary, so held) hot.
 std::vector<float> initial_field(std::size_t nx, std::size_t ny, const std::string& kind);
-
-// Compiles every kernel duet::heat will run on an nx-wide grid (which of them depends on the width
-// and on the steps per pass, not on the grid's size), by a few steps on a small grid of the same
-// kind, so that the timed run measures the kernels and not the compiler.
-void warm_up_heat(Queue& q, std::size_t nx, float r);
 
 // Prints the time of a run of `steps` steps (the median of `ms`, one per timed run; with ms per
 // step and GB/s counting one read and one write of every cell per step), the field's min, max and

@@ -17,6 +17,7 @@
 #include "commands.hpp"
 #include "duet/duet.hpp"
 #include "duet/mpi.hpp"
+#include "duet/stencil.hpp"
 #include "heat_field.hpp"
 
 namespace duet::tool {
@@ -165,7 +166,7 @@ int run(const HeatOptions& options) {
     }
     start.step = loaded.step;
   }
-  warm_up_heat(q, grid.local_nx(), start.r);
+  heat_warm_up(q, grid.local_nx());
   grid.exchange_halos(q, u);  // compiles the halo kernels; the halo is refreshed before every use anyway
 
   const bool managed = !options.checkpoint.empty() || !options.restart.empty() || options.until > 0.0;

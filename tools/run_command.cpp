@@ -10,7 +10,9 @@
 
 #include "commands.hpp"
 #include "cpu_reference.hpp"
+#include "duet/blas.hpp"
 #include "duet/duet.hpp"
+#include "duet/stencil.hpp"
 #include "fixed_inputs.hpp"
 #include "report.hpp"
 #include "table.hpp"

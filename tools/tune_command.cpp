@@ -17,6 +17,7 @@
 #include "commands.hpp"
 #include "duet/duet.hpp"
 #include "cpu_reference.hpp"
+#include "duet/blas.hpp"
 #include "fixed_inputs.hpp"
 #include "report.hpp"
 #include "table.hpp"

@@ -2,6 +2,9 @@
 // which compiles for an architecture without a GPU (CI checks the CUDA side of every kernel so).
 #include <cuda.h>
 
+#include <string>
+#include <vector>
+
 #include "nvrtc_api.hpp"
 #include "probe.hpp"
 
@@ -21,6 +24,9 @@ class CudaBackend final : public Backend {
     build.binary_bytes = cubin.size();
     return build;
   }
+  std::vector<std::string> native_kernel_markers() const override { return {"__global__"}; }
+  // A fault loses the context: every later call in it returns the fault's code.
+  bool survives_kernel_fault() const override { return false; }
   // The codes a kernel's own failure leaves in the context (sticky: every later call returns them).
   bool is_kernel_fault(const DriverError& error) const override {
     if (error.backend() != "cuda") return false;

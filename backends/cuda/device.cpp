@@ -56,6 +56,7 @@ CudaDevice::CudaDevice(int index, int ordinal, CUdevice device, int driver_versi
       static_cast<std::size_t>(attribute(device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK));
   info_.supports_double = true;
   info_.native_index = ordinal;
+  info_.dlpack_device_type = 2;  // kDLCUDA (dlpack.h is optional, so its name is not at hand here)
   // A view is passed to a kernel as its own address, so any element offset works.
   info_.view_alignment = 1;
 

@@ -119,6 +119,7 @@ OpenCLDevice::OpenCLDevice(const cl::Platform& platform, const cl::Device& devic
       has_extension(extensions, "cl_khr_fp64") ||
       device_value<cl_device_fp_config>(device_, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
   info_.native_index = index;
+  info_.dlpack_device_type = 4;  // kDLOpenCL (dlpack.h is optional, so its name is not at hand here)
   // In bits; a sub-buffer's origin must be a multiple of it. A driver that does not say gets the
   // most any OpenCL 1.2 device may ask for (the size of long16, in bits), which is always safe.
   const auto align_bits = device_value<cl_uint>(device_, CL_DEVICE_MEM_BASE_ADDR_ALIGN);

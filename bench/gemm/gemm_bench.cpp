@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "duet/blas.hpp"
 #include "duet/duet.hpp"
 #include "duet/extension.hpp"
 #include "json_io.hpp"

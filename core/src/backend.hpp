@@ -221,6 +221,16 @@ class Backend {
     (void)error;
     return false;
   }
+  // Whether a device stays usable after one of its kernels faulted (is_kernel_fault): false where
+  // the driver's fault is sticky, so that every later call in the device's context fails alike and
+  // the process has to end.
+  virtual bool survives_kernel_fault() const { return true; }
+  // The words that declare a kernel in this backend's native source (`__global__` in CUDA C++), for
+  // reading a native program's kernel parameters from its source.
+  virtual std::vector<std::string> native_kernel_markers() const = 0;
+  // The driver's rule behind DeviceInfo::view_alignment, as its documentation names it, for the
+  // message that refuses a view at another offset; empty where views need no alignment.
+  virtual const char* view_alignment_rule() const { return ""; }
   // Compiles complete source (as assembled for this backend) for `target`, an architecture such as
   // "sm_90", without a device. Throws BackendUnavailableError when the compiler cannot be loaded;
   // nullopt when the backend has no compiler that runs without a device.

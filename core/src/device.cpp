@@ -253,7 +253,7 @@ Program Device::compile_native(std::string_view source_view, const std::vector<s
       build_program(*this, detail::AssembledSource("#line 1 \"" + name + "\"\n" + source), name, options);
   std::call_once(state->parsed, [&] {
     state->native_names = detail::native_kernel_names(source);
-    state->native_signatures = detail::parse_native_signatures(source, info().backend);
+    state->native_signatures = detail::parse_native_signatures(source, core_->backend->native_kernel_markers());
   });
   return Program(std::move(state));
 }

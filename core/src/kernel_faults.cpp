@@ -73,7 +73,7 @@ void rethrow_driver_error(const Device& device, const LaunchLog* log, const Driv
   if (!device.core() || !device.core()->backend->is_kernel_fault(error)) throw error;
   std::vector<std::string> names;
   const std::string who = culprits(log, names);
-  const bool usable = error.backend() != "cuda";  // CUDA's fault codes are sticky: the context is lost
+  const bool usable = device.core()->backend->survives_kernel_fault();
   std::ostringstream m;
   m << who << " faulted on " << device.info().id() << " (" << device.info().name << "): " << error.native_name()
     << ", reported by " << error.call() << ". ";

@@ -167,15 +167,16 @@ Range checked_local_size(const Kernel& kernel, const Range& global, const Range&
 }
 
 [[noreturn]] void misaligned_view(const Kernel& kernel, std::size_t i, std::size_t offset,
-                                  const DeviceInfo& info) {
+                                  const Device& device, const DeviceInfo& info) {
+  const std::string rule = device.core()->backend->view_alignment_rule();
   std::ostringstream m;
   m << "argument " << (i + 1) << " of kernel '" << kernel.name() << "' is a view starting " << offset
     << " bytes into its buffer, but " << info.id() << " (" << info.name
-    << ") can pass a view to a kernel only at a multiple of " << info.view_alignment
-    << " bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN, the alignment of an OpenCL sub-buffer's origin); "
-       "start the view at a multiple of "
-    << info.view_alignment << " bytes, or pass the whole buffer with the offset as an argument. "
-                              "Copies, reads and writes take views at any offset";
+    << ") can pass a view to a kernel only at a multiple of " << info.view_alignment << " bytes"
+    << (rule.empty() ? "" : " (" + rule + ")")
+    << "; start the view at a multiple of " << info.view_alignment
+    << " bytes, or pass the whole buffer with the offset as an argument. Copies, reads and writes take "
+       "views at any offset";
   throw ArgumentError(m.str());
 }
 
@@ -203,7 +204,7 @@ void translate_args(const Kernel& kernel, Span<const KernelArg> args, const Devi
         out[i].offset = 0;
         out[i].bytes = out[i].buffer->bytes();
       } else if (b.offset() % info.view_alignment != 0) {
-        misaligned_view(kernel, i, b.offset(), info);
+        misaligned_view(kernel, i, b.offset(), device, info);
       }
     } else {
       out[i].scalar = args[i].bytes.data();

@@ -242,10 +242,8 @@ std::map<std::string, KernelSignature> parse_kernel_signatures(const std::string
 }
 
 std::map<std::string, KernelSignature> parse_native_signatures(const std::string& source,
-                                                               const std::string& backend) {
-  return parse_signatures(
-      source, {},
-      backend == "cuda" ? std::set<std::string>{"__global__"} : std::set<std::string>{"__kernel", "kernel"});
+                                                               const std::vector<std::string>& markers) {
+  return parse_signatures(source, {}, std::set<std::string>(markers.begin(), markers.end()));
 }
 
 std::vector<std::string> native_kernel_names(const std::string& source) {

@@ -34,12 +34,13 @@ std::vector<KernelDeclaration> kernel_declarations(const std::vector<Token>& tok
 std::map<std::string, KernelSignature> parse_kernel_signatures(const std::string& source,
                                                                const Defines& defines);
 
-// The kernels of a native source (`__global__ void name(...)` for the "cuda" backend, `__kernel` or
-// `kernel void name(...)` for "opencl") whose parameters read as dialect parameters do (pointers
-// are buffers, with or without an address space); others are left out. The source's own object-like
+// The kernels of a native source declared with one of `markers` (the backend's: `__global__ void
+// name(...)` in CUDA C++, `__kernel` or `kernel void name(...)` in OpenCL C) whose parameters read
+// as dialect parameters do (pointers are buffers, with or without an address space); others are
+// left out. The source's own object-like
 // #defines are substituted, the compiler options' are not: check the result against the driver.
 std::map<std::string, KernelSignature> parse_native_signatures(const std::string& source,
-                                                               const std::string& backend);
+                                                               const std::vector<std::string>& markers);
 
 // Names of the kernels a native CUDA C++ or OpenCL C source defines (`__global__ void name`,
 // `__kernel void name`, `kernel void name`), for messages.

@@ -5,6 +5,7 @@
 // Exit code 0: passed; 1: wrong result or a duet error; 77: no device to run on (skipped).
 #include <cstddef>
 #include <cstdint>
+#include <duet/blas.hpp>
 #include <duet/duet.hpp>
 #include <duet/extension.hpp>
 #include <iostream>

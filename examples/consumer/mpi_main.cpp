@@ -7,6 +7,7 @@
 #include <cstring>
 #include <duet/duet.hpp>
 #include <duet/mpi.hpp>
+#include <duet/stencil.hpp>
 #include <iostream>
 #include <vector>
 

@@ -10,8 +10,8 @@
 
 #include "duet/error.hpp"
 #include "duet/extension.hpp"
-#include "duet/kernels.hpp"
 #include "duet/reduction.hpp"
+#include "duet/stencil.hpp"
 #include "grid_state.hpp"
 
 namespace duet::mpi {

@@ -9,9 +9,9 @@
 
 #include <cmath>
 #include <cstddef>
-#include <duet/kernels.hpp>
 #include <duet/mpi.hpp>
 #include <duet/queue.hpp>
+#include <duet/stencil.hpp>
 #include <limits>
 #include <sstream>
 #include <string>

@@ -7,7 +7,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <duet/array_linalg.hpp>
+#include <duet/arrays.hpp>
+#include <duet/blas.hpp>
 #include <duet/duet.hpp>
+#include <duet/random.hpp>
+#include <duet/stencil.hpp>
 #include <string>
 #include <vector>
 

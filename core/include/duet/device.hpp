@@ -50,6 +50,9 @@ struct DeviceInfo {
   // The device's number in the native API: the CUDA device ordinal (cuDeviceGet, cudaSetDevice,
   // DLPack's device_id); on OpenCL the same as `index`.
   int native_index = 0;
+  // The DLPack device type of the device's memory (DLDeviceType: 2 kDLCUDA, 4 kDLOpenCL), for
+  // duet/dlpack.hpp; 0 where DLPack has none.
+  int dlpack_device_type = 0;
 
   std::string id() const { return backend + ":" + std::to_string(index); }
 };
@@ -100,7 +103,7 @@ class Device {
   const DeviceInfo& info() const;
   Queue queue() const;
   Queue queue(const QueueOptions& options) const;
-  // Compile dialect source (see kernels/prelude.h). `name` labels the source in compiler logs.
+  // Compile dialect source (see core/kernels/prelude.h). `name` labels the source in compiler logs.
   // A program with the same source and defines is compiled once per device and then shared.
   // Before any compiler sees it, and alike on every backend (compile_native too), a source with a
   // NUL byte, an empty one, one of only whitespace and comments, and one in which no kernel can be

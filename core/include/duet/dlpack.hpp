@@ -81,18 +81,14 @@ inline std::string dlpack_device_name(const DLDevice& d) {
   return type + ":" + std::to_string(d.device_id);
 }
 
-// The DLPack device a duet device is: kDLCUDA / kDLOpenCL with its native number.
+// The DLPack device a duet device is: its DeviceInfo::dlpack_device_type (kDLCUDA, kDLOpenCL) with
+// its native number.
 inline DLDevice dlpack_device_of(const DeviceInfo& info) {
-  DLDevice d;
-  if (info.backend == "cuda") {
-    d.device_type = kDLCUDA;
-    d.device_id = info.native_index;
-  } else if (info.backend == "opencl") {
-    d.device_type = kDLOpenCL;
-    d.device_id = info.index;
-  } else {
+  if (info.dlpack_device_type == 0)
     throw ArgumentError("DLPack has no device type for duet's " + info.backend + " backend");
-  }
+  DLDevice d;
+  d.device_type = static_cast<DLDeviceType>(info.dlpack_device_type);
+  d.device_id = info.native_index;
   return d;
 }
 inline DLDevice dlpack_device_of(const Device& device) { return dlpack_device_of(device.info()); }
@@ -173,7 +169,7 @@ std::size_t dlpack_import_count(const DeviceInfo& info, const DLTensor& t) {
     if (count != 0) throw ArgumentError("from_dlpack: the tensor's data is null");
     return 0;  // nothing to share, so nothing to align
   }
-  if (info.backend == "cuda" && (base + t.byte_offset) % sizeof(T) != 0)
+  if (info.dlpack_device_type == kDLCUDA && (base + t.byte_offset) % sizeof(T) != 0)
     throw ArgumentError("from_dlpack: the first element (data + byte_offset) is not aligned to " +
                         std::to_string(sizeof(T)) + " bytes, which CUDA kernels need");
   // On OpenCL any element offset into the cl_mem will do: dialect kernels take views at any offset

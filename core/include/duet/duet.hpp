@@ -1,6 +1,9 @@
-// duet: one C++ interface over CUDA and OpenCL devices. Include this header for everything: the
-// core (duet::core) and the modules that duet::duet links where they are installed (duet::blas:
-// matmul and its tuning table; duet::random; duet::array). Module authors add duet/extension.hpp.
+// duet: one C++ interface over CUDA and OpenCL devices. This header is the core (duet::core):
+// devices, buffers, programs, queues, the generators and the shared kernels. Each module has a
+// header of its own, which includes what it offers: duet/blas.hpp (duet::blas: matmul, gemm and
+// the tuning table), duet/random.hpp (duet::random), duet/arrays.hpp (duet::array),
+// duet/array_linalg.hpp (duet::linalg: matmul on arrays), duet/stencil.hpp (duet::stencil: the heat
+// equation) and duet/mpi.hpp (duet::mpi). Module authors add duet/extension.hpp.
 #pragma once
 
 #include "duet/buffer.hpp"
@@ -17,19 +20,3 @@
 #include "duet/scalar_type.hpp"
 #include "duet/span.hpp"
 #include "duet/version.hpp"
-
-#if __has_include("duet/blas.hpp")
-#include "duet/blas.hpp"
-#endif
-#if __has_include("duet/random.hpp")
-#include "duet/random.hpp"
-#endif
-#if __has_include("duet/array.hpp")
-#include "duet/array.hpp"
-#include "duet/array_expr.hpp"
-#include "duet/array_reduce.hpp"
-#include "duet/array_scan.hpp"
-#endif
-#if __has_include("duet/array_linalg.hpp")
-#include "duet/array_linalg.hpp"
-#endif

@@ -1,6 +1,6 @@
 // duet::half: an IEEE 754 binary16 value on the host, for Buffer<half>. Kernels see the same bits
 // as the dialect's `half`, a storage type on both backends: LOAD_HALF(p) reads one as a float and
-// STORE_HALF(p, v) writes a float rounded to nearest even (see kernels/prelude.h). Arithmetic is
+// STORE_HALF(p, v) writes a float rounded to nearest even (see core/kernels/prelude.h). Arithmetic is
 // done in float, so results are the same on every device.
 #pragma once
 

@@ -1,4 +1,4 @@
-// vector_add and multiply: kernels/vector_add.duet and kernels/multiply.duet, one float4 (four
+// vector_add and multiply: core/kernels/vector_add.duet and core/kernels/multiply.duet, one float4 (four
 // elements) per work-item plus the n % 4 tail.
 #include <algorithm>
 #include <cstdint>

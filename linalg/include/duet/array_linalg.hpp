@@ -1,4 +1,5 @@
-// Products of duet::Arrays through duet::gemm (part of duet::blas), with numpy.matmul's shapes:
+// Products of duet::Arrays through duet::gemm (CMake target duet::linalg, part of duet::duet where
+// duet::blas is built), with numpy.matmul's shapes:
 //
 //   duet::Array c = duet::matmul(q, a, b);      // (M, K) @ (K, N) -> (M, N)
 //   duet::Array d = duet::matmul(q, a.T(), b);  // a transposed view: op_a = transpose, no copy
