@@ -1,6 +1,7 @@
 // The gemm selection rule (duet/gemm_plan.hpp) without a device: made-up devices (an H100 on both
 // backends, a 16-core CPU, a small GPU) and the built-in tuning table's size classes, and what the
-// rule picks for the shapes of issue 11: the kernel, the tiles, the split of K, the workspace.
+// rule picks for the GEMM suite's shapes (bench/gemm/suite.txt): the kernel, the tiles, the split of
+// K, the workspace, the vector flags.
 #include <doctest/doctest.h>
 
 #include <duet/duet.hpp>
@@ -37,6 +38,19 @@ const duet::DeviceInfo kH100 = device("cuda", "NVIDIA H100 80GB HBM3", duet::Dev
 const duet::DeviceInfo kH100cl = device("opencl", "NVIDIA H100 80GB HBM3", duet::DeviceKind::gpu, 132);
 const duet::DeviceInfo kCpu = device("opencl", "pthread-cpu", duet::DeviceKind::cpu, 16);
 
+duet::DeviceInfo pocl5(unsigned cores) {
+  duet::DeviceInfo info = device("opencl", "cpu-haswell", duet::DeviceKind::cpu, cores);
+  info.vendor = "Portable Computing Language";
+  info.driver = "5.0";
+  return info;
+}
+
+// A problem whose operands all start 16-byte aligned.
+GemmProblem aligned(GemmProblem p) {
+  p.aligned_a = p.aligned_b = p.aligned_c = true;
+  return p;
+}
+
 GemmProblem problem(std::size_t M, std::size_t N, std::size_t K, Op op_a = Op::none, Op op_b = Op::none,
                     std::size_t batch = 1) {
   GemmProblem p;
@@ -48,12 +62,13 @@ GemmPlan plan(const duet::DeviceInfo& info, const GemmProblem& p, const GemmOpti
   EnvGuard no_file("DUET_TUNING_FILE", "");
   const GemmPlan result = duet::plan_gemm(info, duet::matmul_size_classes(info), p, options);
   // Every plan covers K with its slices, in whole BK steps when split.
-  if (result.kernel == GemmKernel::tiled || result.kernel == GemmKernel::matmul ||
-      result.kernel == GemmKernel::gemv_dot || result.kernel == GemmKernel::gemv_axpy) {
+  const bool tiled = result.kernel == GemmKernel::tiled || result.kernel == GemmKernel::tiled_cpu;
+  if (tiled || result.kernel == GemmKernel::matmul || result.kernel == GemmKernel::gemv_dot ||
+      result.kernel == GemmKernel::gemv_axpy) {
     CHECK(result.splits >= 1);
     CHECK(result.k_chunk * static_cast<std::size_t>(result.splits) >= p.K);
     CHECK(result.k_chunk * static_cast<std::size_t>(result.splits - 1) < p.K);
-    if (result.splits > 1 && result.kernel == GemmKernel::tiled)
+    if (result.splits > 1 && tiled)
       CHECK(result.k_chunk % static_cast<std::size_t>(result.params.bk) == 0);
     CHECK(result.workspace_elements ==
           (result.splits > 1
@@ -419,6 +434,110 @@ TEST_CASE("gemm plan: large products compare the classes' tiles by estimated tim
   forced.params->pipeline = 1;
   CHECK(plan(kH100, problem(4096, 4096, 4096, Op::transpose), forced).params.pipeline == 1);
   CHECK(plan(kCpu, problem(1000, 1000, 1000)).params == plan(kCpu, problem(512, 512, 512)).params);
+}
+
+TEST_CASE("gemm plan: the kernel that runs on CPUs, and the vector flags") {
+  // Float and double tiled and plain plans run gemm_cpu.duet on CPU devices (PoCL 5.0 among them),
+  // with the tiles and slices the rule chose; half keeps gemm.duet.
+  for (const duet::DeviceInfo& cpu : {kCpu, pocl5(2), pocl5(16)}) {
+    INFO(cpu.name, " ", cpu.driver, ", ", cpu.compute_units, " cores");
+    GemmProblem p = aligned(problem(512, 512, 512));
+    p.plain = true, p.beta_zero = true;
+    const GemmPlan plain = plan(cpu, p);
+    CHECK(plain.kernel == GemmKernel::tiled_cpu);
+    CHECK(plain.beta_zero);
+    CHECK_FALSE(plain.vec_a);
+    CHECK_CONTAINS(plain.reason, "gemm_cpu.duet");
+    const GemmPlan general = plan(cpu, aligned(problem(512, 512, 512, Op::transpose, Op::transpose)));
+    CHECK(general.kernel == GemmKernel::tiled_cpu);
+    CHECK_FALSE(general.beta_zero);  // beta may not be 0: C is read
+    CHECK(general.params == plain.params);
+    GemmProblem d = problem(300, 300, 300);
+    d.type = duet::ScalarType::f64;
+    CHECK(plan(cpu, d).kernel == GemmKernel::tiled_cpu);
+    CHECK(plan(cpu, d).params == duet::double_params(cpu));
+    GemmProblem h = aligned(problem(300, 300, 300));
+    h.type = duet::ScalarType::f16;
+    CHECK(plan(cpu, h).kernel == GemmKernel::tiled);
+    CHECK_FALSE(plan(cpu, h).vec_a);  // half is never read in float4s
+    // A split applies beta in its sum, so the slices never read C.
+    const GemmPlan split = plan(cpu, problem(64, 64, 65536));
+    REQUIRE(split.splits > 1);
+    CHECK(split.kernel == GemmKernel::tiled_cpu);
+    CHECK(split.beta_zero);
+    // Forced paths and tiles too: a forced tiled path is what duet::matmul_with runs there.
+    GemmOptions tiled;
+    tiled.path = GemmPath::tiled;
+    tiled.params = duet::MatmulParams{};
+    CHECK(plan(cpu, p, tiled).kernel == GemmKernel::tiled_cpu);
+    CHECK(duet::plan_matmul_with(cpu, p, duet::MatmulParams{}).kernel == GemmKernel::tiled_cpu);
+    // gemv keeps its kernels; on CPUs its float4 reads are only of rows that arrive whole.
+    const GemmPlan axpy = plan(cpu, aligned(problem(4096, 1, 4096, Op::transpose)));
+    CHECK(axpy.kernel == GemmKernel::gemv_axpy);
+    CHECK(axpy.vec_a);
+    CHECK_FALSE(axpy.vec_b);
+    const GemmPlan dot = plan(cpu, aligned(problem(4096, 1, 4096, Op::none, Op::transpose)));
+    CHECK(dot.kernel == GemmKernel::gemv_dot);
+    CHECK_FALSE(dot.vec_a);
+    CHECK_FALSE(dot.vec_b);
+  }
+  // GPUs: gemm.duet reads every aligned float operand in float4s; on CPUs only A transposed and B
+  // as stored (runs along k are scattered element by element; PoCL 5.0 computes them wrongly).
+  for (Op a : {Op::none, Op::transpose})
+    for (Op b : {Op::none, Op::transpose}) {
+      const GemmPlan gpu = plan(kH100, aligned(problem(1000, 1000, 1000, a, b)));
+      CHECK(gpu.kernel == GemmKernel::tiled);
+      CHECK(gpu.vec_a);
+      CHECK(gpu.vec_b);
+      CHECK(gpu.vec_c);
+      GemmProblem h = aligned(problem(1000, 1000, 1000, a, b));
+      h.type = duet::ScalarType::f16;
+      const GemmPlan half = plan(kH100, h);
+      CHECK_FALSE((half.vec_a || half.vec_b || half.vec_c));
+      GemmOptions forced;
+      forced.path = GemmPath::tiled;
+      CHECK(plan(kH100, problem(1000, 1000, 1000, a, b), forced).vec_a == false);  // not aligned
+    }
+  // gemv_dot reads its vector in float4s where the vector's elements are adjacent.
+  const GemmPlan dot = plan(kH100, aligned(problem(4096, 1, 4096, Op::none, Op::transpose)));
+  CHECK(dot.kernel == GemmKernel::gemv_dot);
+  CHECK(dot.vec_a);
+  CHECK(dot.vec_b);
+  CHECK_FALSE(plan(kH100, aligned(problem(4096, 1, 4096))).vec_b);  // B's column: ldb apart
+  // duet::matmul's kernel reads rows of whole float4s (K % 4 for A, N % 4 for B and C).
+  GemmProblem plain = aligned(problem(4096, 4096, 4096));
+  plain.plain = true;
+  const GemmPlan m = plan(kH100, plain);
+  CHECK(m.kernel == GemmKernel::matmul);
+  CHECK((m.vec_a && m.vec_b && m.vec_c));
+  const GemmPlan with = duet::plan_matmul_with(kH100, problem(64, 66, 64), duet::MatmulParams{});
+  CHECK(with.kernel == GemmKernel::matmul);
+  CHECK(with.vec_a);
+  CHECK_FALSE(with.vec_b);
+  CHECK(with.splits == 1);
+}
+
+TEST_CASE("gemm plan: B's slice is swizzled only where B is transposed and the reads allow it") {
+  duet::MatmulParams t;
+  t.bm = 128, t.bn = 256, t.bk = 16, t.tm = 8, t.tn = 16, t.wx = 8;
+  CHECK(duet::gemm_swizzles_b(t, Op::transpose));
+  CHECK_FALSE(duet::gemm_swizzles_b(t, Op::none));
+  // Padded instead: one more vector a row of the transposed slice.
+  duet::MatmulParams narrow = duet::MatmulParams{};  // 32 x 32 of 4 x 4: TX 8, BN 32
+  CHECK(duet::gemm_swizzles_b(narrow, Op::transpose));
+  narrow.tn = 8;  // TX 4
+  CHECK_FALSE(duet::gemm_swizzles_b(narrow, Op::transpose));
+  CHECK(duet::gemm_shared_bytes(narrow, 4, Op::transpose) > duet::gemm_shared_bytes(narrow, 4, Op::none));
+  CHECK(duet::gemm_shared_bytes(t, 4, Op::transpose) == duet::gemm_shared_bytes(t, 4, Op::none));
+  const auto b_swizzle = [](const duet::Defines& d) {
+    for (const auto& [k, v] : d)
+      if (k == "B_SWIZZLE") return v;
+    return std::string("missing");
+  };
+  for (const duet::MatmulParams& p : {t, narrow})
+    for (Op b : {Op::none, Op::transpose})
+      CHECK(b_swizzle(duet::gemm_defines(p, duet::ScalarType::f32, Op::none, b, true, true, true)) ==
+            (duet::gemm_swizzles_b(p, b) ? "1" : "0"));
 }
 
 TEST_CASE("gemm_cpu.duet's defines: float and double name their element type, half is refused") {

@@ -146,7 +146,8 @@ double median(std::vector<double> v) {
 std::string plan_text(const duet::GemmPlan& p) {
   std::ostringstream s;
   s << duet::to_string(p.kernel);
-  if (p.kernel == duet::GemmKernel::tiled || p.kernel == duet::GemmKernel::matmul)
+  if (p.kernel == duet::GemmKernel::tiled || p.kernel == duet::GemmKernel::tiled_cpu ||
+      p.kernel == duet::GemmKernel::matmul)
     s << " " << p.params.bm << "x" << p.params.bn << "x" << p.params.bk << " " << p.params.tm << "x"
       << p.params.tn;
   if (p.splits > 1) s << " split " << p.splits << "x" << p.k_chunk;
@@ -289,6 +290,11 @@ class Bench {
           p.type = c.f64 ? duet::ScalarType::f64 : duet::ScalarType::f32;
           p.op_a = c.op_a, p.op_b = c.op_b, p.M = c.M, p.N = c.N, p.K = c.K, p.batch = c.batch;
           p.alpha_zero = c.alpha == 0;
+          p.beta_zero = c.beta == 0;
+          // Buffers of their own: aligned where leading dimensions and strides are whole float4s.
+          p.aligned_a = lda % 4 == 0 && (c.batch == 1 || sa % 4 == 0);
+          p.aligned_b = ldb % 4 == 0 && (c.batch == 1 || sb % 4 == 0);
+          p.aligned_c = ldc % 4 == 0 && (c.batch == 1 || sc % 4 == 0);
           p.plain = !c.f64 && !ta && !tb && c.alpha == 1 && c.beta == 0 && c.batch == 1;
           r.plan = plan_text(duet::gemm_plan_for(device_, p, o_.gemm));
         }

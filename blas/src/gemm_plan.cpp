@@ -225,7 +225,53 @@ double unit_time(const GemmProblem& p, const MatmulParams& t, std::size_t splits
   return unit_work(p, t, splits, device) / unit_speed(t, groups_per_unit(p, t, splits, device), device);
 }
 
+// The kernel that carries out `plan` on `device`, and its flags (rule step 5): matmul and tiled
+// plans of float and double become tiled_cpu on CPU devices; the vector flags from the operands'
+// alignment.
+void set_kernel_flags(GemmPlan& plan, const DeviceInfo& device, const GemmProblem& p) {
+  const bool ta = p.op_a == Op::transpose, tb = p.op_b == Op::transpose;
+  const bool f32 = p.type == ScalarType::f32;
+  const bool cpu = device.kind == DeviceKind::cpu;
+  // Runs along k (A none, B transpose) are read element by element on CPUs (see the rule).
+  const bool vec_a = f32 && p.aligned_a && (!cpu || ta);
+  const bool vec_b = f32 && p.aligned_b && (!cpu || !tb);
+  const bool vec_c = f32 && p.aligned_c;
+  switch (plan.kernel) {
+    case GemmKernel::matmul:
+    case GemmKernel::tiled:
+      if (p.type != ScalarType::f16 && uses_cpu_form(device)) {
+        plan.kernel = GemmKernel::tiled_cpu;
+        plan.beta_zero = p.beta_zero || plan.splits > 1;
+      } else if (plan.kernel == GemmKernel::matmul) {
+        // matmul.duet reads in float4s whatever rows hold whole ones (a plain product's are compact).
+        plan.vec_a = p.K % 4 == 0;
+        plan.vec_b = plan.vec_c = p.N % 4 == 0;
+      } else {
+        plan.vec_a = vec_a, plan.vec_b = vec_b, plan.vec_c = vec_c;
+      }
+      break;
+    case GemmKernel::gemv_dot:
+    case GemmKernel::gemv_axpy: {
+      // The matrix is A when N == 1, else B; the vector, the other, is read in float4s by gemv_dot
+      // where its elements are adjacent (B transposed, A not).
+      const bool on_a = p.N == 1;
+      const bool dot = plan.kernel == GemmKernel::gemv_dot;
+      (on_a ? plan.vec_a : plan.vec_b) = on_a ? vec_a : vec_b;
+      (on_a ? plan.vec_b : plan.vec_a) = dot && (on_a ? tb && vec_b : !ta && vec_a);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
 }  // namespace
+
+bool uses_cpu_form(const DeviceInfo& device) { return device.kind == DeviceKind::cpu; }
+
+bool gemm_swizzles_b(const MatmulParams& p, Op op_b) {
+  return op_b == Op::transpose && p.bn % 32 == 0 && p.tn > 0 && (p.bn / p.tn) % 8 == 0;
+}
 
 std::size_t split_min_chunk(const DeviceInfo& device) {
   return device.kind == DeviceKind::gpu ? kSplitMinChunkGpu : kSplitMinChunk;
@@ -266,6 +312,8 @@ const char* to_string(GemmKernel kernel) {
       return "matmul";
     case GemmKernel::tiled:
       return "tiled";
+    case GemmKernel::tiled_cpu:
+      return "tiled_cpu";
     case GemmKernel::gemv_dot:
       return "gemv_dot";
     case GemmKernel::gemv_axpy:
@@ -302,10 +350,9 @@ std::size_t gemm_shared_bytes(const MatmulParams& p, std::size_t element_bytes, 
   if (p.bm <= 0 || p.bn <= 0 || p.bk <= 0 || p.tn <= 0) return 0;
   // gemm.duet: two buffers of the A slice (BM/4 vectors of 4 per k, one more where not swizzled)
   // and of the B slice (BN/4 per k; one more where B is transposed and not swizzled).
-  const bool swizzle_b = p.bn % 32 == 0 && (p.bn / p.tn) % 8 == 0;
   const std::size_t a_row = static_cast<std::size_t>(p.bm) / 4 + (p.swizzles_a() ? 0 : 1);
   const std::size_t b_row =
-      static_cast<std::size_t>(p.bn) / 4 + (op_b == Op::transpose && !swizzle_b ? 1 : 0);
+      static_cast<std::size_t>(p.bn) / 4 + (op_b == Op::transpose && !gemm_swizzles_b(p, op_b) ? 1 : 0);
   return 2 * static_cast<std::size_t>(p.bk) * (a_row + b_row) * 4 * element_bytes;
 }
 
@@ -341,8 +388,11 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>&
   const bool vector = p.M == 1 || p.N == 1;
   if (options.path == GemmPath::gemv && !vector)
     throw ArgumentError("gemm: GemmPath::gemv needs M == 1 or N == 1, not " + shape_text(p));
-  if (options.path == GemmPath::gemv || (options.path == GemmPath::automatic && vector))
-    return plan_gemv(device, p, options);
+  if (options.path == GemmPath::gemv || (options.path == GemmPath::automatic && vector)) {
+    plan = plan_gemv(device, p, options);
+    set_kernel_flags(plan, device, p);
+    return plan;
+  }
 
   // Tiled: parameters from the size class of M * N, forced ones, or the double tiles.
   const std::size_t element_bytes = p.type == ScalarType::f64 ? 8 : 4;
@@ -452,7 +502,9 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>&
   if (plan.splits > 1) plan.workspace_elements = static_cast<std::size_t>(plan.splits) * p.batch * p.M * p.N;
   plan.kernel = plan.splits == 1 && p.plain && options.path == GemmPath::automatic ? GemmKernel::matmul
                                                                                    : GemmKernel::tiled;
+  set_kernel_flags(plan, device, p);
   if (plan.kernel == GemmKernel::matmul) why << "; plain product: duet::matmul's kernel";
+  if (plan.kernel == GemmKernel::tiled_cpu) why << "; CPU device: gemm_cpu.duet";
   // gemm.duet's software pipeline loses to plain double buffering where a work-item holds
   // kUnpipelinedAccumulators or more (H100, 128 x 256 tiles of 8 x 16: 4096^3 with B transposed
   // 43.1 against 46.0 TFLOP/s); duet::matmul's kernel keeps it (48.3 against 45.6).
@@ -483,6 +535,18 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>&
     why << " on their own";
   }
   plan.reason = why.str();
+  return plan;
+}
+
+GemmPlan plan_matmul_with(const DeviceInfo& device, const GemmProblem& problem, const MatmulParams& p) {
+  GemmPlan plan;
+  plan.kernel = GemmKernel::matmul;
+  plan.params = p;
+  plan.k_chunk = problem.K;
+  plan.bulk_m = problem.M, plan.bulk_n = problem.N;
+  plan.source = "matmul_with";
+  plan.reason = "tiles asked for, one slice";
+  set_kernel_flags(plan, device, problem);
   return plan;
 }
 

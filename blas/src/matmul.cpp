@@ -1,7 +1,8 @@
 // matmul: C = A * B, the simple form of gemm (gemm.cpp), which runs the register-blocked dialect
 // kernel of blas/kernels/matmul.duet for it where one slice of K suffices (on CPUs gemm_cpu.duet),
 // with the tile sizes the tuning table gives for the size of C (matmul_params.cpp,
-// tuning_file.cpp). matmul_with and matmul_prepare run that kernel with explicit parameters.
+// tuning_file.cpp). matmul_with and matmul_prepare run that kernel with explicit parameters, as
+// plan_matmul_with (gemm_plan.cpp) says.
 #include <algorithm>
 #include <memory>
 #include <mutex>
@@ -33,8 +34,6 @@ Defines matmul_defines(const MatmulParams& p, std::size_t N, std::size_t K) {
   return d;
 }
 
-bool uses_cpu_form(const DeviceInfo& device) { return device.kind == DeviceKind::cpu; }
-
 namespace {
 
 void check_params(const char* call, const Device& device, const MatmulParams& p) {
@@ -51,16 +50,30 @@ void check_sizes(const char* call, const Buffer<float>& A, const Buffer<float>& 
   extension::require_elements(call, "C (M x N)", C, M * N);
 }
 
-// matmul.duet with the defines of `p`, N and K (devices not of kind cpu).
+// A plain M x N x K product of compact float matrices in buffers of their own (16-byte aligned).
+GemmProblem plain_problem(std::size_t M, std::size_t N, std::size_t K) {
+  GemmProblem problem;
+  problem.M = M, problem.N = N, problem.K = K;
+  problem.beta_zero = true;
+  problem.aligned_a = K % 4 == 0;
+  problem.aligned_b = problem.aligned_c = N % 4 == 0;
+  problem.plain = true;
+  return problem;
+}
+
+// The plan's kernel (matmul.duet) with its tiles.
 void launch(const char* call, Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<float>& C,
-            std::size_t M, std::size_t N, std::size_t K, const MatmulParams& p) {
+            const GemmProblem& problem, const GemmPlan& plan) {
+  const std::size_t M = problem.M, N = problem.N;
   const int m = extension::as_int(call, "M", M), n = extension::as_int(call, "N", N),
-            k = extension::as_int(call, "K", K);
+            k = extension::as_int(call, "K", problem.K);
   // The kernel numbers its groups with int.
+  const MatmulParams& p = plan.params;
   const std::size_t groups = ((M + p.bm - 1) / p.bm) * ((N + p.bn - 1) / p.bn);
   extension::as_int(call, "the number of tiles of C", groups);
   const std::size_t threads = static_cast<std::size_t>(p.threads());
-  q.launch(extension::builtin_kernel(q.device(), "matmul", "matmul", matmul_defines(p, N, K)),
+  const GemmKernelSource source = gemm_kernel_source(problem, plan);
+  q.launch(extension::builtin_kernel(q.device(), source.file.c_str(), source.name.c_str(), source.defines),
            Range(groups * threads), Range(threads), A, B, C, m, n, k);
 }
 
@@ -78,26 +91,26 @@ void matmul_with(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffe
                  std::size_t N, std::size_t K, const MatmulParams& p) {
   check_params("matmul_with", q.device(), p);
   check_sizes("matmul_with", A, B, C, M, N, K);
-  if (uses_cpu_form(q.device().info())) {
-    // gemm_cpu.duet, launched where gemm launches it: its tiled path with these tiles, one slice.
+  const GemmProblem problem = plain_problem(M, N, K);
+  const GemmPlan plan = plan_matmul_with(q.device().info(), problem, p);
+  if (plan.kernel != GemmKernel::matmul) {
+    // Not matmul.duet (gemm_cpu.duet): launched where gemm launches it, as its tiled path with
+    // these tiles plans it.
     GemmOptions forced;
     forced.path = GemmPath::tiled;
     forced.params = p;
     gemm(q, Op::none, Op::none, M, N, K, 1.0f, A, K, B, N, 0.0f, C, N, forced);
     return;
   }
-  launch("matmul_with", q, A, B, C, M, N, K, p);
+  launch("matmul_with", q, A, B, C, problem, plan);
 }
 
 void matmul_prepare(const Device& device, const MatmulParams& p, std::size_t N, std::size_t K) {
   check_params("matmul_prepare", device, p);
-  if (uses_cpu_form(device.info())) {
-    // The variant gemm compiles for matmul_with's call: ops none, beta 0.
-    extension::builtin_kernel(device, "gemm_cpu", "gemm_cpu",
-                              gemm_cpu_defines(p, ScalarType::f32, Op::none, Op::none, true));
-    return;
-  }
-  extension::builtin_kernel(device, "matmul", "matmul", matmul_defines(p, N, K));
+  // Any M: matmul_with's kernel and defines do not depend on it.
+  const GemmProblem problem = plain_problem(static_cast<std::size_t>(p.bm), N, K);
+  const GemmKernelSource source = gemm_kernel_source(problem, plan_matmul_with(device.info(), problem, p));
+  extension::builtin_kernel(device, source.file.c_str(), source.name.c_str(), source.defines);
 }
 
 }  // namespace duet

@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 
 #include "duet/buffer.hpp"
 #include "duet/gemm_plan.hpp"
@@ -93,6 +94,15 @@ Defines gemm_reduce_defines(ScalarType type);
 // included; OpenCL C only): the element type (f32 or f64, else ArgumentError), the tiles, the ops,
 // and whether beta is 0 (or K split), which leaves every read of C out of the program.
 Defines gemm_cpu_defines(const MatmulParams& p, ScalarType type, Op op_a, Op op_b, bool beta_zero);
+
+// The kernel a plan's main launch compiles for `problem`: its source (blas/kernels/<file>.duet),
+// its name and defines (from the plan's kernel, tiles and flags), as gemm compiles it: for offline
+// compiles and for compiling ahead of a call.
+struct GemmKernelSource {
+  std::string file, name;
+  Defines defines;
+};
+GemmKernelSource gemm_kernel_source(const GemmProblem& problem, const GemmPlan& plan);
 
 // The plan gemm would follow on q's device for these arguments (see gemm_plan.hpp), without
 // enqueueing anything: for benchmarks and tests that report or check which kernel ran.

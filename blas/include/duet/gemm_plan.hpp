@@ -4,12 +4,13 @@
 // so it is unit-tested without a device (tests/test_gemm_plan.cpp) and a benchmark can print it.
 //
 // The kernels (blas/kernels/):
-//   matmul     duet::matmul's kernel (matmul.duet; on CPUs gemm_cpu.duet's): op none/none,
-//              alpha 1, beta 0, compact rows.
+//   matmul     duet::matmul's kernel (matmul.duet): op none/none, alpha 1, beta 0, compact rows.
 //   tiled      gemm.duet: the same register-tiled kernel with any ops (a transposed operand is read
 //              along its rows and stored into shared memory in the layout the plain one has, so the
 //              arithmetic is the same), leading dimensions, offsets, alpha/beta and batches; with
 //              splits > 1 each group sums one slice of K into a workspace instead (split-K).
+//   tiled_cpu  gemm_cpu.duet: what tiled and matmul plans of float and double run on CPU devices,
+//              with the same tiles and slices, computed in vectors of a work-item's columns.
 //   gemv_dot   gemv.duet: M == 1 or N == 1 where the matrix's rows run along K (A none, B
 //              transpose): a run of work-items per output walks its row with vector loads.
 //   gemv_axpy  gemv.duet: M == 1 or N == 1 where the matrix's rows run along the outputs (A
@@ -74,8 +75,15 @@
 //      79 GFLOP/s (CLBlast 67-68), 128^3 389-391 -> 470 (CLBlast 377-380); the same tiles on
 //      256^3 and 512^3 ran 13% below the split 64 x 64 and 64 x 128 tiles, so the bound is 128^3.
 //   5. A plain float call (GemmProblem::plain) that stays tiled with one slice runs duet::matmul's
-//      kernel. The tiled kernel runs unpipelined (PIPELINE=0) where a work-item holds
-//      kUnpipelinedAccumulators or more (GPUs, parameters not forced).
+//      kernel. On CPU devices (uses_cpu_form) float and double tiled and matmul plans run
+//      tiled_cpu instead. The tiled kernel runs unpipelined (PIPELINE=0) where a work-item holds
+//      kUnpipelinedAccumulators or more (GPUs, parameters not forced). The plan's vector flags:
+//      an operand whose rows start 16-byte aligned (GemmProblem::aligned_*) is read in float4s
+//      (float only); on CPU devices only runs that arrive whole along the slice's rows (A
+//      transpose, B none): PoCL 5.0 computes wrong products when a float4 read along k is
+//      scattered into shared memory one element at a time, and CPUs read those runs element by
+//      element anyway, which PoCL vectorises across work-items. gemv reads its vector in float4s
+//      only where it is contiguous and the kernel is gemv_dot.
 //   6. Thin edges (GPUs, parameters and path not forced): where C runs past its last whole tile by
 //      an eighth of a tile or less (kThinEdgeDivisor) along M or N and the whole tiles hold at least
 //      kEdgesApartFlops, the plan covers only those whole tiles (bulk_m x bulk_n) and each thin
@@ -83,8 +91,6 @@
 //      matrix-vector product). H100, 4097^3: 38.9 TFLOP/s in 64 x 128 tiles over all of C, 45.2 as
 //      4096^2 in 128 x 256 tiles and two matrix-vector strips (8193^3 42.6 -> 46.5, 2049^3 29.4 ->
 //      41.0, 4100^3 38.8 -> 40.8).
-// On CPU devices float and double tiled and matmul plans run gemm_cpu.duet (the same plan,
-// computed in vectors of a work-item's columns; blas/src/gemm.cpp).
 #pragma once
 
 #include <cstddef>
@@ -106,8 +112,9 @@ const char* to_string(Op op);  // "none", "transpose"
 enum class GemmPath { automatic, tiled, split_k, gemv };
 const char* to_string(GemmPath path);
 
-enum class GemmKernel { none, scale, matmul, tiled, gemv_dot, gemv_axpy };
-const char* to_string(GemmKernel kernel);  // "none", "scale", "matmul", "tiled", "gemv_dot", ...
+// The kernel a plan runs (see the top of the file).
+enum class GemmKernel { none, scale, matmul, tiled, tiled_cpu, gemv_dot, gemv_axpy };
+const char* to_string(GemmKernel kernel);  // "none", "scale", "matmul", "tiled", "tiled_cpu", ...
 
 // What the rule looks at in a call.
 struct GemmProblem {
@@ -115,6 +122,10 @@ struct GemmProblem {
   Op op_a = Op::none, op_b = Op::none;
   std::size_t M = 0, N = 0, K = 0, batch = 1;
   bool alpha_zero = false;
+  bool beta_zero = false;  // C is only written (beta == 0)
+  // Whether each operand's rows start 16-byte aligned: the view starts so, and its leading
+  // dimension and batch stride are multiples of 4 elements. The plan's float4 accesses need it.
+  bool aligned_a = false, aligned_b = false, aligned_c = false;
   // Op none/none, alpha 1, beta 0, lda == K, ldb == N, ldc == N, one matrix, float, and every
   // operand 16-byte aligned and passable to a kernel as it is: what duet::matmul's kernel takes.
   bool plain = false;
@@ -149,6 +160,12 @@ struct GemmPlan {
   // rest, C[bulk_m:M, :] and C[:bulk_m, bulk_n:N], are products of their own. M and N for other
   // tiled plans, 0 for the rest.
   std::size_t bulk_m = 0, bulk_n = 0;
+  // The operands the kernel reads (and C, writes) in float4 vectors: gemm.duet's VEC_A, VEC_B,
+  // VEC_C; matmul.duet's VEC_A and VEC_B (B and C); for gemv the matrix's (VEC_W) and the
+  // vector's (VEC_X) flags, on the operand each one is.
+  bool vec_a = false, vec_b = false, vec_c = false;
+  // tiled_cpu: C is never read (beta 0, or split K, whose sum applies beta): BETA_ZERO.
+  bool beta_zero = false;
 };
 
 // The rule's constants (see the top of the file); what to change after measuring.
@@ -210,6 +227,16 @@ constexpr std::size_t kReduceItemsPerUnit = 1024;  // work-items per GPU unit th
 // that comes closest without going over, at most kReduceMaxLanes and `splits`.
 int reduce_lanes(const DeviceInfo& device, std::size_t outputs, int splits);
 
+// Whether float and double tiled products on `device` run gemm_cpu.duet (GemmKernel::tiled_cpu),
+// where a work-item computes in vectors of its contiguous columns: devices of kind cpu.
+bool uses_cpu_form(const DeviceInfo& device);
+
+// Whether gemm.duet XOR-swizzles its B slice in shared memory (B_SWIZZLE) instead of padding it:
+// where B is transposed (its runs along k are scattered into the slice) and each row of the slice
+// holds whole multiples of 8 vectors of the work-items' reads (TX a multiple of 8). The one home of
+// that rule: gemm_defines() hands it to the kernel, gemm_shared_bytes() counts its layout.
+bool gemm_swizzles_b(const MatmulParams& p, Op op_b);
+
 // K per slice at least, for the tiled kernels' split-K on `device`.
 std::size_t split_min_chunk(const DeviceInfo& device);
 
@@ -241,5 +268,10 @@ std::size_t gemm_shared_bytes(const MatmulParams& p, std::size_t element_bytes, 
 // the device cannot run.
 GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>& classes,
                    const GemmProblem& problem, const GemmOptions& options = {});
+
+// The plan of duet::matmul_with, which runs duet::matmul's kernel with tiles `p` on a plain
+// product (`problem`) in one slice: matmul.duet, or gemm_cpu.duet where the device takes the CPU
+// form (the plan gemm makes for GemmPath::tiled with `p`).
+GemmPlan plan_matmul_with(const DeviceInfo& device, const GemmProblem& problem, const MatmulParams& p);
 
 }  // namespace duet

@@ -96,14 +96,9 @@ void matmul_with(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffe
                  std::size_t N, std::size_t K, const MatmulParams& p);
 
 // The defines the matmul kernel (blas/kernels/matmul.duet) is compiled with for `p`, N and K (which
-// decide its float4 accesses): what matmul_with and duet::matmul compile where uses_cpu_form() is
-// false, for offline compiles.
+// decide its float4 accesses): what matmul_with and duet::matmul compile where their plan runs
+// GemmKernel::matmul (uses_cpu_form() false, duet/gemm_plan.hpp), for offline compiles.
 Defines matmul_defines(const MatmulParams& p, std::size_t N, std::size_t K);
-// Whether float and double products on `device` run blas/kernels/gemm_cpu.duet, where a work-item
-// computes in vectors of its contiguous columns, instead of matmul.duet and gemm.duet: devices of
-// kind cpu. matmul_with there compiles gemm_cpu_defines(p, ScalarType::f32, Op::none, Op::none,
-// true) (duet/blas.hpp).
-bool uses_cpu_form(const DeviceInfo& device);
 // The tile defines of `p` that matmul and gemm kernels share: BM, BN, BK, TM, TN, WX, PIPELINE,
 // GROUP_ROWS and A_SWIZZLE (the layout of the A slice in shared memory, which shared_bytes() counts).
 Defines matmul_tile_defines(const MatmulParams& p);
