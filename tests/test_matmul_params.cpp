@@ -385,7 +385,7 @@ TEST_CASE("matmul with every parameter set of the table matches a double-precisi
   struct Shape {
     std::size_t M, N, K;
   };
-  // The sizes of the issue (all with K % 4 and N % 4 != 0: scalar accesses), then float4 accesses
+  // Awkward sizes (all with K % 4 and N % 4 != 0: scalar accesses), then float4 accesses
   // with partial tiles (K % 4 == 0 reads A as float4, N % 4 == 0 reads B and writes C as float4).
   // The mixed cases run with the device's own parameters and the CPU default only: each case is
   // another compile, and compiles are most of this test's time on PoCL.

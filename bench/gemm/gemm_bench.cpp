@@ -1,4 +1,4 @@
-// duet-gemm-bench: the GEMM suite of issue 11 (bench/gemm/suite.txt) on one device, duet::gemm and,
+// duet-gemm-bench: the GEMM suite (bench/gemm/suite.txt) on one device, duet::gemm and,
 // on OpenCL devices where CLBlast was found at build time, CLBlast's GEMM on the same buffers and
 // queue. bench/gemm/gemm_cublas.py measures cuBLAS on the same cases; bench/gemm/gemm_report.py puts
 // them side by side (scripts/gpu-gemm.sh runs all of it).
@@ -446,7 +446,7 @@ void write_json(const std::string& path, const duet::DeviceInfo& info, const Opt
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app("duet-gemm-bench: the GEMM suite of issue 11 on one device, duet and CLBlast (OpenCL)");
+  CLI::App app("duet-gemm-bench: the GEMM suite on one device, duet and CLBlast (OpenCL)");
   Options o;
   app.add_option("--device", o.device, "device spec (Device::open); default: Device::open()");
   app.add_option("--cases", o.cases_file, "case list (default: the source tree's bench/gemm/suite.txt)");

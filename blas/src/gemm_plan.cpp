@@ -198,9 +198,7 @@ double unit_work(const GemmProblem& p, const MatmulParams& t, std::size_t splits
 // the largest tiles with enough work in flight: the multiply-adds per shared-memory value a
 // work-item reads (TM TN / (TM + TN)) set the kernel's pace, and a unit whose resident groups hold
 // fewer than kOccupancyAccumulators accumulators between them (independent multiply-adds per step
-// of k) runs that much slower: on the H100, 1000^3 in 256 tiles of 64 x 64 (2 groups of 128
-// work-items with 32 each per SM) ran at 0.90 of 128 x 256 tiles in 4 slices (one group of 256
-// with 128 each), though 64 x 64 tiles that fill the GPU run at 0.8 of 128 x 256 ones.
+// of k) runs that much slower (kOccupancyAccumulators).
 double unit_speed(const MatmulParams& t, double groups, const DeviceInfo& device) {
   const double reuse = double(t.tm) * double(t.tn) / double(std::max(1, t.tm + t.tn));
   const double pace = std::min(1.0, kTilePaceBase + kTilePacePerReuse * reuse);
@@ -333,7 +331,7 @@ MatmulParams double_params(const DeviceInfo& device) {
   if (device.kind == DeviceKind::gpu) {
     p.bm = 64, p.bn = 64, p.bk = 8, p.tm = 4, p.tn = 4, p.wx = 16, p.pipeline = 1;
   } else {
-    // gemm_cpu.duet: 4 rows of one double8 a work-item (PoCL 5.0, 2 cores, 512^3: 45-50 GFLOP/s).
+    // gemm_cpu.duet: 4 rows of one double8 a work-item.
     p.bm = 64, p.bn = 64, p.bk = 16, p.tm = 4, p.tn = 8, p.wx = 8, p.pipeline = 0;
   }
   return p;
@@ -475,8 +473,7 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>&
             !gemm_params_problem(t, element_bytes, p.op_b, device).empty())
           continue;
         // NVIDIA's OpenCL runs smaller tiles of element-wise loads (rows not in whole vectors of
-        // 4) far below their pace: 4097^3 in 64 x 128 tiles 31.8 TFLOP/s, in 128 x 256 36.6 (CUDA:
-        // 39.0 and 36.0). There, smaller tiles only where every row holds whole vectors.
+        // 4) far below their pace. There, smaller tiles only where every row holds whole vectors.
         const bool whole_vectors = p.M % 4 == 0 && p.N % 4 == 0 && p.K % 4 == 0;
         if (device.backend == "opencl" && !whole_vectors && t.bm * t.bn < plan.params.bm * plan.params.bn)
           continue;
@@ -506,8 +503,8 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>&
   if (plan.kernel == GemmKernel::matmul) why << "; plain product: duet::matmul's kernel";
   if (plan.kernel == GemmKernel::tiled_cpu) why << "; CPU device: gemm_cpu.duet";
   // gemm.duet's software pipeline loses to plain double buffering where a work-item holds
-  // kUnpipelinedAccumulators or more (H100, 128 x 256 tiles of 8 x 16: 4096^3 with B transposed
-  // 43.1 against 46.0 TFLOP/s); duet::matmul's kernel keeps it (48.3 against 45.6).
+  // kUnpipelinedAccumulators or more (its registers run out); duet::matmul's kernel, with fewer
+  // live values, keeps it.
   if (plan.kernel == GemmKernel::tiled && !options.params && device.kind == DeviceKind::gpu &&
       plan.params.pipeline && plan.params.tm * plan.params.tn >= kUnpipelinedAccumulators) {
     plan.params.pipeline = 0;

@@ -28,15 +28,10 @@ namespace {
 // measured against the others) are for C of one 64 x 64 tile or less: batches of small matrices
 // (gemm_strided_batched), which 64 x 128 tiles would leave half empty. The max_mn=16384 entries
 // (128 x 128 tiles of 8 x 8, one group of 256 work-items a unit) are for C of one 128 x 128 tile or
-// less: on the H100, 128 x 128 x 262144 in 132 slices ran at 44.1 TFLOP/s against 41.1 in 64 x 128
-// tiles (two groups of 128 a unit, reading half as much of the slices each), 512 products of 128^3
-// at 33.4 against 32.2 (CUDA; OpenCL 42.7 against 40.9 on the first). The CPU's max_mn=1024
-// entry is for C of 32 x 32 or less: 1024 products of 32^3 on PoCL (2 cores) ran at 5 GFLOP/s in
-// MatmulParams{} (BK 8), 10 in the CPU's 64 x 64 tiles, 29 in these (CLBlast: 21). The CPU's
-// 64 x 64 tiles are 8 x 8 per work-item over slices of 32 k: on PoCL (2 cores, the suite's sizes
-// / 8), 512^3 with A transposed ran at 65.5 GFLOP/s against 56.4 in the 4 x 8 over 16 before
-// (CLBlast, whose fast path this is: 60), 8192 x 64 x 256 at 55.8 against 49.6, 128 x 128 x 4096
-// at 55.7 against 44.9; 4 x 8 over 32 fell between, slices of 64 below both.
+// less: one group a unit reads each slice once, where two groups of 64 x 128 tiles read it twice.
+// The CPU's max_mn=1024 entry is for C of 32 x 32 or less, which larger tiles leave mostly empty.
+// The CPU's 64 x 64 tiles are 8 x 8 per work-item over slices of 32 k (CLBlast's fast path on
+// CPUs): more arithmetic per value read. The figures behind each entry are in bench/RESULTS.md.
 const char* const kBuiltin[] = {
     "matmul device=\"NVIDIA H100 80GB HBM3\" backend=cuda BM=128 BN=256 BK=16 TM=8 TN=16 WX=8 PIPELINE=1",
     "matmul device=\"NVIDIA H100 80GB HBM3\" backend=opencl BM=128 BN=256 BK=16 TM=16 TN=8 WX=16 PIPELINE=0",

@@ -51,11 +51,8 @@
 //      tiles of 64 x 128 for 132 SMs), the smallest of the classes' tiles that C fills well is
 //      planned too, with its own split, and taken when its estimate is at most kSplitGain of the
 //      first: waves * (steps per slice + the overheads above) * BM * BN, the work of one unit.
-//      On the H100 that makes 256^3 64 x 64 tiles in 8 slices of 32, 1.9x the 64 x 128 tiles
-//      unsplit (scripts/gpu-gemm-sweep.sh). On a 16-core Xeon (PoCL 5.0, median of 50, two runs)
-//      32 x 32 tiles of 4 x 4 ran 128^3 at 48 and 57 GFLOP/s against 37 and 46 in the 64 x 64
-//      tiles (4 groups), 125^3 at 45 and 47 against 34 and 43, 64^3 at 9.2 and 9.5 against 6.5
-//      and 8.8 (one group).
+//      Small tiles in many slices keep every unit busy where large ones leave most idle, on GPUs
+//      and on many-core CPUs alike.
 //      Paced tiles (GPUs, float, M N K batch >= kPacedProblemFlops): each of the classes' other
 //      tiles that C fills well is planned with its own split and taken where its estimated time is
 //      below kPaceGain of the best so far: unit work (above) over the unit's speed, which is the
@@ -64,16 +61,13 @@
 //      (one group of 64 x 128 tiles of 8 x 8: half); tiles of kTransposedTilesAccumulators or more
 //      per work-item are also planned turned on their side (256 x 128 for 128 x 256), for tall
 //      C whose N they would fill only partly; on OpenCL, smaller tiles only where M, N
-//      and K are multiples of 4 (NVIDIA's OpenCL runs element-wise loads slowly). On the
-//      H100 that makes 1000^3 and 1024 x 1024 x 32768 128 x 256 tiles in 4 slices (32.6 and 47.8
-//      TFLOP/s, 64 x 128 tiles: 32.1 and 43.9) and 4097^3 64 x 128 tiles (on an H200: 39.0 against 36.0).
+//      and K are multiples of 4 (NVIDIA's OpenCL runs element-wise loads slowly).
 //      Tiny products (OpenCL GPUs, float and half, parameters and path not forced): at most
 //      kTinyProductFlops (M N K batch) run in tiny_params()'s 32 x 32 x 32 tiles in one slice. Such a
-//      launch takes a few microseconds, most of it the launch: NVIDIA's OpenCL adds about 3 us to
-//      each, so split-K's second launch costs more than it saves, and short chains of slices in
-//      many small groups finish first. H100, NVIDIA's OpenCL, median of 20, two runs: 64^3 68 ->
-//      79 GFLOP/s (CLBlast 67-68), 128^3 389-391 -> 470 (CLBlast 377-380); the same tiles on
-//      256^3 and 512^3 ran 13% below the split 64 x 64 and 64 x 128 tiles, so the bound is 128^3.
+//      launch takes a few microseconds, most of it the launch: NVIDIA's OpenCL adds a few
+//      microseconds to each, so split-K's second launch costs more than it saves, and short
+//      chains of slices in many small groups finish first. Past the bound the split larger tiles
+//      are faster again.
 //   5. A plain float call (GemmProblem::plain) that stays tiled with one slice runs duet::matmul's
 //      kernel. On CPU devices (uses_cpu_form) float and double tiled and matmul plans run
 //      tiled_cpu instead. The tiled kernel runs unpipelined (PIPELINE=0) where a work-item holds
@@ -88,9 +82,7 @@
 //      an eighth of a tile or less (kThinEdgeDivisor) along M or N and the whole tiles hold at least
 //      kEdgesApartFlops, the plan covers only those whole tiles (bulk_m x bulk_n) and each thin
 //      edge is a product of its own (a strip of C, planned by this rule: 1 row or column is a
-//      matrix-vector product). H100, 4097^3: 38.9 TFLOP/s in 64 x 128 tiles over all of C, 45.2 as
-//      4096^2 in 128 x 256 tiles and two matrix-vector strips (8193^3 42.6 -> 46.5, 2049^3 29.4 ->
-//      41.0, 4100^3 38.8 -> 40.8).
+//      matrix-vector product): the bulk keeps the large tiles an edge would otherwise cost it.
 #pragma once
 
 #include <cstddef>
@@ -168,16 +160,15 @@ struct GemmPlan {
   bool beta_zero = false;
 };
 
-// The rule's constants (see the top of the file); what to change after measuring.
+// The rule's constants (see the top of the file); what to change after measuring. The
+// measurements that set them are in bench/RESULTS.md, under each constant's name.
 constexpr int kMaxSplits = 256;
 constexpr std::size_t kSplitMinChunk = 256;    // tiled split-K on CPUs: K per slice at least
 constexpr std::size_t kSplitMinChunkGpu = 32;  // the same on GPUs (two BK=16 steps)
 constexpr double kTileFill = 0.75;             // C fills at least this of its tiles, or smaller ones
 // A group's start and end, and the launch that adds a split's slices, in BK steps, for the
-// estimates: on CPUs 3 and 4; on GPUs 0 and 3, fitted on the H100, where 1000^3 ran 2 to 5%
-// faster in 128 x 256 tiles in 4 slices of 256 than in 128 x 128 tiles in 2 of 512 (with 3 and 4
-// the estimate had it the other way round by 6%), and a 64^3 product stays whole (4 steps against
-// 2 + 3).
+// estimates: on CPUs 3 and 4; on GPUs 0 and 3, fitted to the H100's timings of split and whole
+// products (a 64^3 product stays whole: 4 steps against 2 + 3).
 constexpr double kGroupOverheadSteps = 3, kReduceLaunchSteps = 4;
 constexpr double kGroupOverheadStepsGpu = 0, kReduceLaunchStepsGpu = 3;
 constexpr double kSplitGain = 0.85;  // a split must cost at most this of no split
@@ -189,9 +180,8 @@ constexpr double kOccupancyAccumulators = 16384;       // unit_speed: accumulato
 constexpr double kPaceGain = 0.97;                     // other tiles must take at most this of the time
 constexpr double kTinyProductFlops = double(1 << 21);  // M N K batch: tiny products (OpenCL GPUs)
 // The paced comparison also turns tiles of this many accumulators a work-item or more on their
-// side (BM x BN as BN x BM). H100: 8192 x 128 x 8192 in 256 x 128 tiles, 4 slices, 45.7 TFLOP/s
-// (CUDA; OpenCL 45.9) against 42.7 in 64 x 128 tiles; 65536 x 64 x 256 in 128 x 64 tiles of 8 x 8
-// ran at 30.8 against 34.0 in 64 x 64 tiles on CUDA, so smaller tiles keep their side.
+// side (BM x BN as BN x BM): a tall C fills large tiles turned; smaller tiles turned lose to
+// smaller tiles, so they keep their side.
 constexpr int kTransposedTilesAccumulators = 128;
 constexpr std::size_t kThinEdgeDivisor = 8;            // an edge of at most BM / 8 rows (BN / 8 columns)
 constexpr double kEdgesApartFlops = double(1u << 31);  // M N K batch of the whole tiles, at least
@@ -200,24 +190,20 @@ constexpr std::size_t kOccupancyMinChunk = 2048;       // K per slice at least, 
 constexpr std::size_t kGemvDotMinChunk = 2048;         // gemv_dot: K per slice at least
 constexpr std::size_t kGemvAxpyMinChunk = 128;         // gemv_axpy: K per slice at least
 constexpr int kGemvDotRows = 8, kGemvDotLanes = 32;    // gemv_dot: outputs per group, items per output
-// gemv_dot: float4 loads in flight per work-item (a multiple of 4). H100, median of 40, twice: 8
-// against 4 read 16384^2 at 1461 GFLOP/s against 1360, 4096^2 1155 against 1113, 8192^2 1348
-// against 1325; 16 ran as 4.
+// gemv_dot: float4 loads in flight per work-item (a multiple of 4): enough to cover the memory's
+// latency; more gain nothing.
 constexpr int kGemvDotRuns = 8;
 constexpr int kGemvAxpyCols = 64, kGemvAxpyRows = 4;  // gemv_axpy: items along the outputs (4 each), along K
-// gemv_axpy: rows in flight per work-item (a multiple of 4). H100, median of 40, twice: 8 against
-// 4 ran 1 x 4096 x 4096 at 1057 GFLOP/s against 1043, 1 x 16384 x 16384 at 1508 against 1498;
-// 16 ran 1 x 8192 x 8192 4% below 4.
+// gemv_axpy: rows in flight per work-item (a multiple of 4), likewise; more ran slower.
 constexpr int kGemvAxpyRuns = 8;
-// gemv_axpy's split (rule step 3). H100, median of 40, GFLOP/s by slices (the old rule's 4 groups
-// a unit first): 1 x 4096 x 4096 32: 1055, 16: 1093, 8: 1072; 1 x 8192 x 8192 16: 1366, 8: 1411;
-// 1 x 16384 x 16384 9: 1508, 8: 1478, 12: 1518, 16: 1519, 24: 1518.
+// gemv_axpy's split (rule step 3): fewer, longer slices than gemv_dot's, since each slice's
+// partial sums cost a pass over the outputs; long K gets slices of kGemvAxpySliceRows rows.
 constexpr std::size_t kGemvAxpyGroupsPerUnit = 2;
 constexpr std::size_t kGemvAxpySliceRows = 1024;
 
 // gemm_reduce.duet (the sum of a split's slices): work-items per group, and how many may share
-// one output. On the H100 a 64 x 64 C in 256 slices took 23 us to add up one work-item an output
-// (16 groups), against 21 us for the products themselves.
+// one output: with one work-item an output, a small C in many slices takes as long to add up as
+// the products themselves.
 constexpr int kReduceGroupSize = 256;
 constexpr int kReduceMaxLanes = 32;
 constexpr std::size_t kReduceItemsPerUnit = 1024;  // work-items per GPU unit the lanes aim for
