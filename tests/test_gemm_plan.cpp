@@ -112,7 +112,7 @@ TEST_CASE("gemm plan: big squares take the table's tiles, plain ones duet::matmu
     for (Op b : {Op::none, Op::transpose}) {
       const GemmPlan t = plan(kH100, problem(4096, 4096, 4096, a, b));
       CHECK(t.kernel == GemmKernel::tiled);
-      duet::MatmulParams unpipelined = cuda.params;
+      duet::GemmTile unpipelined = cuda.params;
       unpipelined.pipeline = 0;
       CHECK(t.params == unpipelined);
       CHECK(t.splits == 1);
@@ -172,9 +172,9 @@ TEST_CASE("gemm plan: few tiles over a long K split K") {
 }
 
 TEST_CASE("gemm plan: tiles that C would fill poorly give way to smaller ones") {
-  // 32 x 32 matrices: 64 x 128 tiles would be an eighth full; MatmulParams{}'s 32 x 32 fit.
+  // 32 x 32 matrices: 64 x 128 tiles would be an eighth full; GemmTile{}'s 32 x 32 fit.
   const GemmPlan tiny = plan(kH100, problem(32, 32, 32, Op::none, Op::none, 8192));
-  CHECK(tiny.params == duet::MatmulParams{});
+  CHECK(tiny.params == duet::GemmTile{});
   // 65536 x 64: the large class's 128 x 256 tiles a quarter full, 64 x 128 half full; 64 x 64 full.
   const GemmPlan tall = plan(kH100, problem(65536, 64, 256));
   CHECK(tall.params.bm == 64);
@@ -224,7 +224,7 @@ TEST_CASE("gemm plan: few tiles take smaller ones where the estimate says so") {
   CHECK(sq512.splits == 8);
   // Forced parameters are kept.
   GemmOptions forced;
-  forced.params = duet::MatmulParams{};
+  forced.params = duet::GemmTile{};
   forced.params->bm = 64, forced.params->bn = 128, forced.params->tm = 8, forced.params->tn = 8;
   forced.params->bk = 16, forced.params->wx = 16;
   CHECK(plan(kH100, problem(256, 256, 256), forced).params.bn == 128);
@@ -338,8 +338,8 @@ TEST_CASE("gemm plan: tiny float products on OpenCL GPUs take 32 x 32 x 32 tiles
   d.type = duet::ScalarType::f64;
   CHECK(plan(kH100cl, d).params == duet::double_params(kH100cl));
   GemmOptions forced;
-  forced.params = duet::MatmulParams{};
-  CHECK(plan(kH100cl, problem(64, 64, 64), forced).params == duet::MatmulParams{});
+  forced.params = duet::GemmTile{};
+  CHECK(plan(kH100cl, problem(64, 64, 64), forced).params == duet::GemmTile{});
   CHECK(duet::gemm_params_problem(duet::tiny_params(), 4, Op::transpose, kH100cl).empty());
 }
 
@@ -354,7 +354,7 @@ TEST_CASE("gemm plan: double takes its own tiles, half the float ones; parameter
   h.type = duet::ScalarType::f16;
   CHECK(plan(kH100, h).params == plan(kH100, problem(2048, 2048, 2048)).params);
   // Every built-in entry runs with either op of B, in float (the H100's 48 KiB included).
-  for (const duet::tuning::Entry& e : duet::tuning::builtin_entries())
+  for (const duet::TuningEntry& e : duet::tuning::builtin_entries())
     for (Op b : {Op::none, Op::transpose}) {
       INFO(duet::tuning::format_entry(e), " op_b ", duet::to_string(b));
       duet::DeviceInfo any = kH100;
@@ -364,16 +364,16 @@ TEST_CASE("gemm plan: double takes its own tiles, half the float ones; parameter
   // Forced parameters the device cannot run: an ArgumentError; too much shared memory for
   // double: the message says so.
   GemmOptions forced;
-  forced.params = duet::MatmulParams{};
+  forced.params = duet::GemmTile{};
   forced.params->bk = 6;
   CHECK_THROWS_AS(plan(kH100, problem(100, 100, 100), forced), duet::ArgumentError);
-  duet::MatmulParams big;
+  duet::GemmTile big;
   big.bm = 128, big.bn = 256, big.bk = 16, big.tm = 8, big.tn = 16, big.wx = 8;
   CHECK_CONTAINS(duet::gemm_params_problem(big, 8, Op::none, kH100), "shared memory");
   CHECK(duet::gemm_shared_bytes(big, 4, Op::none) == 48 * 1024);
   // The register estimate: one group of 8 x 16 per unit, three of 8 x 8.
   CHECK(duet::resident_groups(big, kH100) == 1);
-  duet::MatmulParams mid = big;
+  duet::GemmTile mid = big;
   mid.bm = 64, mid.bn = 128, mid.tn = 8, mid.wx = 16;
   CHECK(duet::resident_groups(mid, kH100) == 3);
   CHECK(duet::resident_groups(mid, kCpu) == 1);
@@ -468,9 +468,9 @@ TEST_CASE("gemm plan: the kernel that runs on CPUs, and the vector flags") {
     // Forced paths and tiles too: a forced tiled path is what duet::matmul_with runs there.
     GemmOptions tiled;
     tiled.path = GemmPath::tiled;
-    tiled.params = duet::MatmulParams{};
+    tiled.params = duet::GemmTile{};
     CHECK(plan(cpu, p, tiled).kernel == GemmKernel::tiled_cpu);
-    CHECK(duet::plan_matmul_with(cpu, p, duet::MatmulParams{}).kernel == GemmKernel::tiled_cpu);
+    CHECK(duet::plan_matmul_with(cpu, p, duet::GemmTile{}).kernel == GemmKernel::tiled_cpu);
     // gemv keeps its kernels; on CPUs its float4 reads are only of rows that arrive whole.
     const GemmPlan axpy = plan(cpu, aligned(problem(4096, 1, 4096, Op::transpose)));
     CHECK(axpy.kernel == GemmKernel::gemv_axpy);
@@ -510,7 +510,7 @@ TEST_CASE("gemm plan: the kernel that runs on CPUs, and the vector flags") {
   const GemmPlan m = plan(kH100, plain);
   CHECK(m.kernel == GemmKernel::matmul);
   CHECK((m.vec_a && m.vec_b && m.vec_c));
-  const GemmPlan with = duet::plan_matmul_with(kH100, problem(64, 66, 64), duet::MatmulParams{});
+  const GemmPlan with = duet::plan_matmul_with(kH100, problem(64, 66, 64), duet::GemmTile{});
   CHECK(with.kernel == GemmKernel::matmul);
   CHECK(with.vec_a);
   CHECK_FALSE(with.vec_b);
@@ -518,12 +518,12 @@ TEST_CASE("gemm plan: the kernel that runs on CPUs, and the vector flags") {
 }
 
 TEST_CASE("gemm plan: B's slice is swizzled only where B is transposed and the reads allow it") {
-  duet::MatmulParams t;
+  duet::GemmTile t;
   t.bm = 128, t.bn = 256, t.bk = 16, t.tm = 8, t.tn = 16, t.wx = 8;
   CHECK(duet::gemm_swizzles_b(t, Op::transpose));
   CHECK_FALSE(duet::gemm_swizzles_b(t, Op::none));
   // Padded instead: one more vector a row of the transposed slice.
-  duet::MatmulParams narrow = duet::MatmulParams{};  // 32 x 32 of 4 x 4: TX 8, BN 32
+  duet::GemmTile narrow = duet::GemmTile{};  // 32 x 32 of 4 x 4: TX 8, BN 32
   CHECK(duet::gemm_swizzles_b(narrow, Op::transpose));
   narrow.tn = 8;  // TX 4
   CHECK_FALSE(duet::gemm_swizzles_b(narrow, Op::transpose));
@@ -534,14 +534,14 @@ TEST_CASE("gemm plan: B's slice is swizzled only where B is transposed and the r
       if (k == "B_SWIZZLE") return v;
     return std::string("missing");
   };
-  for (const duet::MatmulParams& p : {t, narrow})
+  for (const duet::GemmTile& p : {t, narrow})
     for (Op b : {Op::none, Op::transpose})
       CHECK(b_swizzle(duet::gemm_defines(p, duet::ScalarType::f32, Op::none, b, true, true, true)) ==
             (duet::gemm_swizzles_b(p, b) ? "1" : "0"));
 }
 
 TEST_CASE("gemm_cpu.duet's defines: float and double name their element type, half is refused") {
-  const duet::MatmulParams p = duet::double_params(kCpu);
+  const duet::GemmTile p = duet::double_params(kCpu);
   auto value_of = [](const duet::Defines& d, const std::string& name) {
     for (const auto& [key, value] : d)
       if (key == name) return value;

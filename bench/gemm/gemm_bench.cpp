@@ -483,7 +483,7 @@ int main(int argc, char** argv) {
   try {
     // (Inside the try: parse_entry throws ConfigError for fields out of range.)
     if (!params.empty()) {
-      const std::optional<duet::tuning::Entry> entry = duet::tuning::parse_entry("matmul " + params);
+      const std::optional<duet::TuningEntry> entry = duet::tuning::parse_entry("matmul " + params);
       if (!entry) {
         std::cerr << "--params \"" << params << "\" is not a tuning entry's fields\n";
         return 2;

@@ -43,7 +43,7 @@ struct QueueScratch {
 };
 
 struct State {
-  std::vector<MatmulSizeClass> classes;
+  std::vector<GemmSizeClass> classes;
 
   std::mutex mutex;  // guards kernels
   std::map<std::vector<int>, Kernel> kernels;
@@ -324,7 +324,7 @@ void launch_scale(State& s, const GemmCall<T>& g, const Operands<T>& o) {
 
 // The compiled kernel of the plan's main launch, by a key of everything its defines depend on.
 Kernel main_kernel(State& s, const Device& device, const GemmProblem& p, const GemmPlan& plan) {
-  const MatmulParams& t = plan.params;
+  const GemmTile& t = plan.params;
   const std::vector<int> key{static_cast<int>(plan.kernel),
                              t.bm,
                              t.bn,
@@ -347,7 +347,7 @@ Kernel main_kernel(State& s, const Device& device, const GemmProblem& p, const G
 // duet::matmul's kernel on a plain product (one matrix, one slice, compact operands).
 template <class T>
 void launch_matmul(const GemmCall<T>& g, const Operands<T>& o, const Kernel& kernel, const GemmPlan& plan) {
-  const MatmulParams& p = plan.params;
+  const GemmTile& p = plan.params;
   const std::size_t groups = ((g.M + p.bm - 1) / p.bm) * ((g.N + p.bn - 1) / p.bn);
   extension::as_int(g.call, "the number of tiles of C", groups);
   const std::size_t threads = static_cast<std::size_t>(p.threads());
@@ -385,7 +385,7 @@ Workspace<T> workspace_for(const GemmCall<T>& g, const GemmPlan& plan, std::size
 template <class T>
 void launch_tiled(const GemmCall<T>& g, const Operands<T>& o, const Kernel& kernel, const GemmPlan& plan,
                   const BufferView<Accumulator<T>>& W, int k_chunk, std::size_t b0, std::size_t nb) {
-  const MatmulParams& p = plan.params;
+  const GemmTile& p = plan.params;
   const std::size_t groups = ((g.M + p.bm - 1) / p.bm) * ((g.N + p.bn - 1) / p.bn);
   extension::as_int(g.call, "the number of tiles of C", groups);
   const std::size_t threads = static_cast<std::size_t>(p.threads());
@@ -475,7 +475,7 @@ void run_gemm(const char* call, Queue& q, Op op_a, Op op_b, std::size_t M, std::
 
 }  // namespace
 
-Defines gemm_defines(const MatmulParams& p, ScalarType type, Op op_a, Op op_b, bool vec_a, bool vec_b,
+Defines gemm_defines(const GemmTile& p, ScalarType type, Op op_a, Op op_b, bool vec_a, bool vec_b,
                      bool vec_c) {
   const bool tb = op_b == Op::transpose;
   const bool f32 = type == ScalarType::f32;
@@ -491,7 +491,7 @@ Defines gemm_defines(const MatmulParams& p, ScalarType type, Op op_a, Op op_b, b
   return d;
 }
 
-Defines gemm_cpu_defines(const MatmulParams& p, ScalarType type, Op op_a, Op op_b, bool beta_zero) {
+Defines gemm_cpu_defines(const GemmTile& p, ScalarType type, Op op_a, Op op_b, bool beta_zero) {
   if (type != ScalarType::f32 && type != ScalarType::f64)
     throw ArgumentError(std::string("gemm_cpu_defines: ") + to_string(type) + " is not float or double");
   Defines d = type_defines(type);

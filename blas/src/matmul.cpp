@@ -15,7 +15,7 @@
 
 namespace duet {
 
-Defines matmul_tile_defines(const MatmulParams& p) {
+Defines matmul_tile_defines(const GemmTile& p) {
   return {{"BM", std::to_string(p.bm)},
           {"BN", std::to_string(p.bn)},
           {"BK", std::to_string(p.bk)},
@@ -27,7 +27,7 @@ Defines matmul_tile_defines(const MatmulParams& p) {
           {"A_SWIZZLE", p.swizzles_a() ? "1" : "0"}};
 }
 
-Defines matmul_defines(const MatmulParams& p, std::size_t N, std::size_t K) {
+Defines matmul_defines(const GemmTile& p, std::size_t N, std::size_t K) {
   // float4 accesses need rows that start 16-byte aligned: K % 4 for A, N % 4 for B and C.
   Defines d = matmul_tile_defines(p);
   d.insert(d.end(), {{"VEC_A", K % 4 ? "0" : "1"}, {"VEC_B", N % 4 ? "0" : "1"}});
@@ -36,7 +36,7 @@ Defines matmul_defines(const MatmulParams& p, std::size_t N, std::size_t K) {
 
 namespace {
 
-void check_params(const char* call, const Device& device, const MatmulParams& p) {
+void check_params(const char* call, const Device& device, const GemmTile& p) {
   const std::string problem = matmul_params_problem(p, device.info());
   if (!problem.empty()) throw ArgumentError(std::string(call) + ": parameters not usable: " + problem);
 }
@@ -68,7 +68,7 @@ void launch(const char* call, Queue& q, const Buffer<float>& A, const Buffer<flo
   const int m = extension::as_int(call, "M", M), n = extension::as_int(call, "N", N),
             k = extension::as_int(call, "K", problem.K);
   // The kernel numbers its groups with int.
-  const MatmulParams& p = plan.params;
+  const GemmTile& p = plan.params;
   const std::size_t groups = ((M + p.bm - 1) / p.bm) * ((N + p.bn - 1) / p.bn);
   extension::as_int(call, "the number of tiles of C", groups);
   const std::size_t threads = static_cast<std::size_t>(p.threads());
@@ -88,7 +88,7 @@ void matmul(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<flo
 }
 
 void matmul_with(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<float>& C, std::size_t M,
-                 std::size_t N, std::size_t K, const MatmulParams& p) {
+                 std::size_t N, std::size_t K, const GemmTile& p) {
   check_params("matmul_with", q.device(), p);
   check_sizes("matmul_with", A, B, C, M, N, K);
   const GemmProblem problem = plain_problem(M, N, K);
@@ -105,7 +105,7 @@ void matmul_with(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffe
   launch("matmul_with", q, A, B, C, problem, plan);
 }
 
-void matmul_prepare(const Device& device, const MatmulParams& p, std::size_t N, std::size_t K) {
+void matmul_prepare(const Device& device, const GemmTile& p, std::size_t N, std::size_t K) {
   check_params("matmul_prepare", device, p);
   // Any M: matmul_with's kernel and defines do not depend on it.
   const GemmProblem problem = plain_problem(static_cast<std::size_t>(p.bm), N, K);

@@ -86,14 +86,14 @@ void gemm_strided_batched(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t
 // The defines gemm compiles its kernels with (for offline compiles: compile_for_cuda_arch with
 // shared_kernel_source("gemm"), "gemv", "gemm_reduce"). `type`: f32, f64 or f16; vec_*: the
 // operand's rows start 16-byte aligned (float only; see blas/kernels/gemm.duet).
-Defines gemm_defines(const MatmulParams& p, ScalarType type, Op op_a, Op op_b, bool vec_a, bool vec_b,
+Defines gemm_defines(const GemmTile& p, ScalarType type, Op op_a, Op op_b, bool vec_a, bool vec_b,
                      bool vec_c);
 Defines gemv_defines(ScalarType type, bool vec_w, bool vec_x);
 Defines gemm_reduce_defines(ScalarType type);
 // gemm_cpu.duet's defines (float and double on devices of kind cpu, duet::matmul's products
 // included; OpenCL C only): the element type (f32 or f64, else ArgumentError), the tiles, the ops,
 // and whether beta is 0 (or K split), which leaves every read of C out of the program.
-Defines gemm_cpu_defines(const MatmulParams& p, ScalarType type, Op op_a, Op op_b, bool beta_zero);
+Defines gemm_cpu_defines(const GemmTile& p, ScalarType type, Op op_a, Op op_b, bool beta_zero);
 
 // The kernel a plan's main launch compiles for `problem`: its source (blas/kernels/<file>.duet),
 // its name and defines (from the plan's kernel, tiles and flags), as gemm compiles it: for offline

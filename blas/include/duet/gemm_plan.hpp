@@ -33,8 +33,8 @@
 //      the tuning table's max_mn entries; GemmOptions::params overrides) for float and half, and
 //      double_params() for double. Where C would fill less than kTileFill of those tiles (64 x
 //      65536 in 128 x 256 tiles: half), the largest of the device's other classes' tiles and
-//      MatmulParams{} (32 x 32) that C fills that well, else the fullest. A set the device cannot
-//      run for this variant (op_b transpose pads B's shared rows) falls back to MatmulParams{}.
+//      GemmTile{} (32 x 32) that C fills that well, else the fullest. A set the device cannot
+//      run for this variant (op_b transpose pads B's shared rows) falls back to GemmTile{}.
 //      Split-K, to fill the device: with tiles = ceil(M/BM) ceil(N/BN) batch, a split into S slices
 //      of K (each a multiple of BK, at least split_min_chunk() long, S <= kMaxSplits) is estimated
 //      to take ceil(tiles S / units) groups per compute unit, one after another, of ceil(K / S)
@@ -135,13 +135,13 @@ struct GemmOptions {
   int splits = 0;
   // The tiled kernels' parameters instead of the tuning table's (ArgumentError when the device
   // cannot run them).
-  std::optional<MatmulParams> params;
+  std::optional<GemmTile> params;
   GemmEdges edges = GemmEdges::automatic;
 };
 
 struct GemmPlan {
   GemmKernel kernel = GemmKernel::none;
-  MatmulParams params;      // matmul and tiled: the tile parameters
+  GemmTile params;      // matmul and tiled: the tile parameters
   int splits = 1;           // slices of K (tiled and gemv); > 1: a workspace and gemm_reduce
   std::size_t k_chunk = 0;  // K per slice (the last one may be shorter); K itself when splits == 1
   std::string source;       // where the parameters came from ("built-in entry: ...", a file line)
@@ -221,43 +221,43 @@ bool uses_cpu_form(const DeviceInfo& device);
 // where B is transposed (its runs along k are scattered into the slice) and each row of the slice
 // holds whole multiples of 8 vectors of the work-items' reads (TX a multiple of 8). The one home of
 // that rule: gemm_defines() hands it to the kernel, gemm_shared_bytes() counts its layout.
-bool gemm_swizzles_b(const MatmulParams& p, Op op_b);
+bool gemm_swizzles_b(const GemmTile& p, Op op_b);
 
 // K per slice at least, for the tiled kernels' split-K on `device`.
 std::size_t split_min_chunk(const DeviceInfo& device);
 
 // Tiles for tiny float products on OpenCL GPUs (rule step 4, kTinyProductFlops): 32 x 32 x 32 of
 // 4 x 4, pipelined; one slice of K.
-MatmulParams tiny_params();
+GemmTile tiny_params();
 
 // Tile parameters for double: on GPUs 64 x 64 tiles of 4 x 4 (a quarter of the float tiles'
 // accumulators, each of which takes two registers); on CPUs the float CPU entry's 64 x 64 x 16, 4 x 8.
-MatmulParams double_params(const DeviceInfo& device);
+GemmTile double_params(const DeviceInfo& device);
 
 // How many groups of the tiled kernel with `p` one compute unit is estimated to run at once: 1 on
 // CPUs; on GPUs 64 Ki registers shared by the groups' work-items at 2 TM TN + 32 registers each
 // (accumulators and fragments, addresses), twice the accumulators' share for 8-byte arithmetic,
 // between 1 and 4 (ptxas reports 255 for 8 x 16 and 167 for 8 x 8 floats on sm_90).
-int resident_groups(const MatmulParams& p, const DeviceInfo& device, std::size_t element_bytes = 4);
+int resident_groups(const GemmTile& p, const DeviceInfo& device, std::size_t element_bytes = 4);
 
 // Empty when the tiled kernel (gemm.duet) compiles and launches with `p` for elements of
 // `element_bytes` bytes of arithmetic (4: float and half, 8: double) and this op_b; otherwise
 // the rule p breaks. matmul_params_problem's rules, with gemm.duet's shared memory.
-std::string gemm_params_problem(const MatmulParams& p, std::size_t element_bytes, Op op_b,
+std::string gemm_params_problem(const GemmTile& p, std::size_t element_bytes, Op op_b,
                                 const DeviceInfo& device);
 // Bytes of shared memory gemm.duet declares with p.
-std::size_t gemm_shared_bytes(const MatmulParams& p, std::size_t element_bytes, Op op_b);
+std::size_t gemm_shared_bytes(const GemmTile& p, std::size_t element_bytes, Op op_b);
 
 // The plan for `problem` on `device`, with the tile parameters of `classes` (matmul_size_classes
 // of the device: ascending max_mn, the last with max_mn 0 for every other size). ArgumentError for a
 // forced path that cannot serve the problem (gemv without M == 1 or N == 1) or forced parameters
 // the device cannot run.
-GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>& classes,
+GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<GemmSizeClass>& classes,
                    const GemmProblem& problem, const GemmOptions& options = {});
 
 // The plan of duet::matmul_with, which runs duet::matmul's kernel with tiles `p` on a plain
 // product (`problem`) in one slice: matmul.duet, or gemm_cpu.duet where the device takes the CPU
 // form (the plan gemm makes for GemmPath::tiled with `p`).
-GemmPlan plan_matmul_with(const DeviceInfo& device, const GemmProblem& problem, const MatmulParams& p);
+GemmPlan plan_matmul_with(const DeviceInfo& device, const GemmProblem& problem, const GemmTile& p);
 
 }  // namespace duet
