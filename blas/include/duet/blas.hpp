@@ -105,7 +105,9 @@ struct GemmKernelSource {
 GemmKernelSource gemm_kernel_source(const GemmProblem& problem, const GemmPlan& plan);
 
 // The plan gemm would follow on q's device for these arguments (see gemm_plan.hpp), without
-// enqueueing anything: for benchmarks and tests that report or check which kernel ran.
+// enqueueing anything: for benchmarks and tests that report or check which kernel ran. The plan's
+// kernel is the one that runs (tiled_cpu on CPUs); its flags are the call's where `problem` says
+// what the call's operands are (beta_zero, aligned_a/b/c, plain).
 GemmPlan gemm_plan_for(const Device& device, const GemmProblem& problem, const GemmOptions& options = {});
 
 }  // namespace duet
