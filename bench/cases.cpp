@@ -119,7 +119,7 @@ class Bench {
     out_.fp32_peak_gflops = fp32_peak_gflops_for(device.info());
     // The matmul tuning table's choice is recorded with the results.
     try {
-      const MatmulChoice choice = matmul_choice(device.info());
+      const GemmTileChoice choice = matmul_choice(device.info());
       out_.matmul_params = to_string(choice.params);
       out_.matmul_params_source = choice.source;
     } catch (const std::exception& e) {

@@ -70,7 +70,7 @@ def heat_step_launch(nx, ny, max_group):
 def matmul_launch(M, N, K, params):
     """blas/src/gemm.cpp, a plain float product on a device of kind cpu: gemm_cpu.duet, 2D,
     ((BM/TM)*(BN/TN) * tiles, 1) work-items in groups of ((BM/TM)*(BN/TN), 1), one group per BM x BN
-    tile; the parameters as defines (matmul_tile_defines: then A_SWIZZLE, MatmulParams::swizzles_a),
+    tile; the parameters as defines (matmul_tile_defines: then A_SWIZZLE, GemmTile::swizzles_a),
     then gemm_cpu_defines' OP_A = OP_B = 0 and BETA_ZERO = 1."""
     threads = (params["BM"] // params["TM"]) * (params["BN"] // params["TN"])
     groups = ((M + params["BM"] - 1) // params["BM"]) * ((N + params["BN"] - 1) // params["BN"])

@@ -16,7 +16,7 @@
 
 namespace {
 
-using duet::tuning::Entry;
+using duet::TuningEntry;
 
 // The lines std::getline gives.
 std::vector<std::string> lines_of(const std::string& text) {
@@ -32,7 +32,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 }
 
 // format_entry(e) reads back as e (or format_entry refuses it with a ConfigError).
-void check_written(const Entry& e) {
+void check_written(const TuningEntry& e) {
   std::string line;
   try {
     line = duet::tuning::format_entry(e);
@@ -40,7 +40,7 @@ void check_written(const Entry& e) {
     return;
   }
   duet::fuzz::check(line.find('\n') == std::string::npos, "format_entry wrote more than one line: " + line);
-  std::optional<Entry> again;
+  std::optional<TuningEntry> again;
   duet::fuzz::check(duet::fuzz::returns_or_duet_error([&] { again = duet::tuning::parse_entry(line); }) && again &&
                         again->selector == e.selector && again->params == e.params,
                     "the entry written as `" + line + "` does not read back the same");
@@ -51,12 +51,12 @@ void check_written(const Entry& e) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   std::vector<std::string> warnings;
-  std::vector<Entry> entries;
+  std::vector<TuningEntry> entries;
   duet::fuzz::never_throws([&] { entries = duet::tuning::parse_file_text(text, "fuzz", warnings); },
                            "parse_file_text");
   std::size_t meaningful = 0;
   for (const std::string& line : lines_of(text)) {
-    std::optional<Entry> e;
+    std::optional<TuningEntry> e;
     try {
       e = duet::tuning::parse_entry(line);
     } catch (const duet::ConfigError&) {
@@ -71,7 +71,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                     "parse_file_text's entries and warnings do not match its lines");
 
   const std::vector<std::string> f = duet::fuzz::fields(data, size, 2);
-  Entry e;
+  TuningEntry e;
   e.selector.device = f[0];
   e.selector.arch = f[1];  // the rest of the input, line breaks included
   check_written(e);

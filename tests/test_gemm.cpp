@@ -292,7 +292,7 @@ TEST_CASE("gemm and matmul: runs along k turned in registers, every op, float an
   for_each_device([&](const duet::Device& dev) {
     duet::Queue q = dev.queue();
     const bool cpu = dev.info().kind == duet::DeviceKind::cpu;
-    duet::MatmulParams p;
+    duet::GemmTile p;
     p.bm = 64, p.bn = 64, p.bk = 16, p.tm = 8, p.tn = 8, p.wx = 8;
     for (int pipeline : {0, 1}) {
       p.pipeline = pipeline;
@@ -327,9 +327,9 @@ TEST_CASE("gemm and matmul: runs along k turned in registers, every op, float an
         }
       // duet::matmul's kernel turns A's runs too (in its pipelined loop): in fours with these
       // tiles, in pairs with 4 x 8 of them (2 runs a work-item); C at odd sizes and whole tiles.
-      duet::MatmulParams pairs = p;
+      duet::GemmTile pairs = p;
       pairs.tm = 4;
-      for (const duet::MatmulParams& t : {p, pairs})
+      for (const duet::GemmTile& t : {p, pairs})
         for (const auto& [M, N, K] : std::vector<std::array<std::size_t, 3>>{{128, 64, 96}, {75, 130, 52}}) {
           Case plain{"turned runs, duet::matmul's kernel", kNone, kNone, M, N, K};
           plain.options.params = t;
@@ -344,7 +344,7 @@ TEST_CASE("gemm: the pipelined loop GPUs run, on every device (forced parameters
     duet::Queue q = dev.queue();
     // PIPELINE=1 with both slices swizzled, small tiles (quick to compile on CPUs); edges in every
     // dimension, one slice of K and many, with and without a split.
-    duet::MatmulParams p;
+    duet::GemmTile p;
     p.bm = 32, p.bn = 32, p.bk = 8, p.tm = 4, p.tn = 4, p.wx = 8, p.pipeline = 1;
     for (Op oa : kOps) {
       const Op ob = oa == kNone ? kTrans : kNone;
@@ -363,7 +363,7 @@ TEST_CASE("gemm: the pipelined loop GPUs run, on every device (forced parameters
     }
     // The H100's tiles for mid-sized C (several runs of a slice per work-item), both operands
     // transposed, over two tiles each way, whole and split.
-    duet::MatmulParams h;
+    duet::GemmTile h;
     h.bm = 64, h.bn = 128, h.bk = 16, h.tm = 8, h.tn = 8, h.wx = 16, h.pipeline = 1;
     if (duet::gemm_params_problem(h, 4, kTrans, dev.info()).empty()) {
       Case c{"h100 tiles", kTrans, kTrans, 70, 135, 50};
@@ -379,7 +379,7 @@ TEST_CASE("gemm: the pipelined loop GPUs run, on every device (forced parameters
     // 64 (one band), through the general kernel and duet::matmul's.
     for (const int rows : {1, 3, 64}) {
       INFO("GROUP_ROWS=", rows);
-      duet::MatmulParams r = p;
+      duet::GemmTile r = p;
       r.group_rows = rows;
       Case c{"group rows", kNone, kNone, 150, 70, 37};
       c.options.params = r;
@@ -455,7 +455,8 @@ TEST_CASE("gemm: split-K forced and chosen, repeatable bit for bit") {
     p.M = 40, p.N = 24, p.K = 4100;
     const duet::GemmPlan plan = duet::gemm_plan_for(dev, p);
     INFO(plan.reason);
-    CHECK(plan.kernel == duet::GemmKernel::tiled);
+    CHECK(plan.kernel ==
+          (duet::uses_cpu_form(dev.info()) ? duet::GemmKernel::tiled_cpu : duet::GemmKernel::tiled));
     if (dev.info().kind == duet::DeviceKind::gpu) CHECK(plan.splits > 1);
   });
 }
@@ -613,7 +614,7 @@ TEST_CASE("gemm keeps no queue alive: split-K's workspace goes with the queue it
 TEST_CASE("gemm probe: which elements a product read (diagnostic)" * doctest::skip()) {
   for_each_device([&](const duet::Device& dev) {
     duet::Queue q = dev.queue();
-    duet::MatmulParams p;
+    duet::GemmTile p;
     p.bm = 32, p.bn = 32, p.bk = 8, p.tm = 4, p.tn = 4, p.wx = 8, p.pipeline = 1;
     const std::size_t M = 45, N = 70, K = 8;
     for (int probe_b = 0; probe_b < 2; ++probe_b)
@@ -771,7 +772,7 @@ TEST_CASE("gemm: each error names its operand, before anything runs") {
                      duet::gemm(q, kNone, kNone, 3, 5, 4, 1.0f, a, 4, b, 5, 0.0f, c, 5, gemv));
     if (e) CHECK_CONTAINS(std::string(e->what()), "M == 1 or N == 1");
     GemmOptions bad_params;
-    bad_params.params = duet::MatmulParams{};
+    bad_params.params = duet::GemmTile{};
     bad_params.params->tm = 6;
     EXPECT_ERROR(duet::ArgumentError,
                  duet::gemm(q, kNone, kNone, 3, 5, 4, 1.0f, a, 4, b, 5, 0.0f, c, 5, bad_params));
@@ -831,11 +832,11 @@ TEST_CASE("gemm's kernels compile for sm_90 with every parameter set of the tabl
       FAIL_CHECK("NVRTC rejected " << name << " (line " << error.line() << "):\n" << error.log());
     }
   };
-  std::vector<duet::MatmulParams> sets;
-  for (const duet::tuning::Entry& e : duet::tuning::builtin_entries())
+  std::vector<duet::GemmTile> sets;
+  for (const duet::TuningEntry& e : duet::tuning::builtin_entries())
     if (std::find(sets.begin(), sets.end(), e.params) == sets.end()) sets.push_back(e.params);
   sets.push_back(duet::tiny_params());
-  for (const duet::MatmulParams& p : sets) {
+  for (const duet::GemmTile& p : sets) {
     compiles(gemm, duet::gemm_defines(p, duet::ScalarType::f32, kNone, kNone, true, true, true), "gemm.duet",
              duet::to_string(p) + " none/none float4");
     compiles(gemm, duet::gemm_defines(p, duet::ScalarType::f32, kTrans, kTrans, false, false, false),

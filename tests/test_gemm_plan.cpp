@@ -1,6 +1,7 @@
 // The gemm selection rule (duet/gemm_plan.hpp) without a device: made-up devices (an H100 on both
 // backends, a 16-core CPU, a small GPU) and the built-in tuning table's size classes, and what the
-// rule picks for the shapes of issue 11: the kernel, the tiles, the split of K, the workspace.
+// rule picks for the GEMM suite's shapes (bench/gemm/suite.txt): the kernel, the tiles, the split of
+// K, the workspace, the vector flags.
 #include <doctest/doctest.h>
 
 #include <duet/blas.hpp>
@@ -38,6 +39,19 @@ const duet::DeviceInfo kH100 = device("cuda", "NVIDIA H100 80GB HBM3", duet::Dev
 const duet::DeviceInfo kH100cl = device("opencl", "NVIDIA H100 80GB HBM3", duet::DeviceKind::gpu, 132);
 const duet::DeviceInfo kCpu = device("opencl", "pthread-cpu", duet::DeviceKind::cpu, 16);
 
+duet::DeviceInfo pocl5(unsigned cores) {
+  duet::DeviceInfo info = device("opencl", "cpu-haswell", duet::DeviceKind::cpu, cores);
+  info.vendor = "Portable Computing Language";
+  info.driver = "5.0";
+  return info;
+}
+
+// A problem whose operands all start 16-byte aligned.
+GemmProblem aligned(GemmProblem p) {
+  p.aligned_a = p.aligned_b = p.aligned_c = true;
+  return p;
+}
+
 GemmProblem problem(std::size_t M, std::size_t N, std::size_t K, Op op_a = Op::none, Op op_b = Op::none,
                     std::size_t batch = 1) {
   GemmProblem p;
@@ -49,12 +63,13 @@ GemmPlan plan(const duet::DeviceInfo& info, const GemmProblem& p, const GemmOpti
   EnvGuard no_file("DUET_TUNING_FILE", "");
   const GemmPlan result = duet::plan_gemm(info, duet::matmul_size_classes(info), p, options);
   // Every plan covers K with its slices, in whole BK steps when split.
-  if (result.kernel == GemmKernel::tiled || result.kernel == GemmKernel::matmul ||
-      result.kernel == GemmKernel::gemv_dot || result.kernel == GemmKernel::gemv_axpy) {
+  const bool tiled = result.kernel == GemmKernel::tiled || result.kernel == GemmKernel::tiled_cpu;
+  if (tiled || result.kernel == GemmKernel::matmul || result.kernel == GemmKernel::gemv_dot ||
+      result.kernel == GemmKernel::gemv_axpy) {
     CHECK(result.splits >= 1);
     CHECK(result.k_chunk * static_cast<std::size_t>(result.splits) >= p.K);
     CHECK(result.k_chunk * static_cast<std::size_t>(result.splits - 1) < p.K);
-    if (result.splits > 1 && result.kernel == GemmKernel::tiled)
+    if (result.splits > 1 && tiled)
       CHECK(result.k_chunk % static_cast<std::size_t>(result.params.bk) == 0);
     CHECK(result.workspace_elements ==
           (result.splits > 1
@@ -98,7 +113,7 @@ TEST_CASE("gemm plan: big squares take the table's tiles, plain ones duet::matmu
     for (Op b : {Op::none, Op::transpose}) {
       const GemmPlan t = plan(kH100, problem(4096, 4096, 4096, a, b));
       CHECK(t.kernel == GemmKernel::tiled);
-      duet::MatmulParams unpipelined = cuda.params;
+      duet::GemmTile unpipelined = cuda.params;
       unpipelined.pipeline = 0;
       CHECK(t.params == unpipelined);
       CHECK(t.splits == 1);
@@ -158,9 +173,9 @@ TEST_CASE("gemm plan: few tiles over a long K split K") {
 }
 
 TEST_CASE("gemm plan: tiles that C would fill poorly give way to smaller ones") {
-  // 32 x 32 matrices: 64 x 128 tiles would be an eighth full; MatmulParams{}'s 32 x 32 fit.
+  // 32 x 32 matrices: 64 x 128 tiles would be an eighth full; GemmTile{}'s 32 x 32 fit.
   const GemmPlan tiny = plan(kH100, problem(32, 32, 32, Op::none, Op::none, 8192));
-  CHECK(tiny.params == duet::MatmulParams{});
+  CHECK(tiny.params == duet::GemmTile{});
   // 65536 x 64: the large class's 128 x 256 tiles a quarter full, 64 x 128 half full; 64 x 64 full.
   const GemmPlan tall = plan(kH100, problem(65536, 64, 256));
   CHECK(tall.params.bm == 64);
@@ -210,7 +225,7 @@ TEST_CASE("gemm plan: few tiles take smaller ones where the estimate says so") {
   CHECK(sq512.splits == 8);
   // Forced parameters are kept.
   GemmOptions forced;
-  forced.params = duet::MatmulParams{};
+  forced.params = duet::GemmTile{};
   forced.params->bm = 64, forced.params->bn = 128, forced.params->tm = 8, forced.params->tn = 8;
   forced.params->bk = 16, forced.params->wx = 16;
   CHECK(plan(kH100, problem(256, 256, 256), forced).params.bn == 128);
@@ -324,8 +339,8 @@ TEST_CASE("gemm plan: tiny float products on OpenCL GPUs take 32 x 32 x 32 tiles
   d.type = duet::ScalarType::f64;
   CHECK(plan(kH100cl, d).params == duet::double_params(kH100cl));
   GemmOptions forced;
-  forced.params = duet::MatmulParams{};
-  CHECK(plan(kH100cl, problem(64, 64, 64), forced).params == duet::MatmulParams{});
+  forced.params = duet::GemmTile{};
+  CHECK(plan(kH100cl, problem(64, 64, 64), forced).params == duet::GemmTile{});
   CHECK(duet::gemm_params_problem(duet::tiny_params(), 4, Op::transpose, kH100cl).empty());
 }
 
@@ -340,7 +355,7 @@ TEST_CASE("gemm plan: double takes its own tiles, half the float ones; parameter
   h.type = duet::ScalarType::f16;
   CHECK(plan(kH100, h).params == plan(kH100, problem(2048, 2048, 2048)).params);
   // Every built-in entry runs with either op of B, in float (the H100's 48 KiB included).
-  for (const duet::tuning::Entry& e : duet::tuning::builtin_entries())
+  for (const duet::TuningEntry& e : duet::tuning::builtin_entries())
     for (Op b : {Op::none, Op::transpose}) {
       INFO(duet::tuning::format_entry(e), " op_b ", duet::to_string(b));
       duet::DeviceInfo any = kH100;
@@ -350,16 +365,16 @@ TEST_CASE("gemm plan: double takes its own tiles, half the float ones; parameter
   // Forced parameters the device cannot run: an ArgumentError; too much shared memory for
   // double: the message says so.
   GemmOptions forced;
-  forced.params = duet::MatmulParams{};
+  forced.params = duet::GemmTile{};
   forced.params->bk = 6;
   CHECK_THROWS_AS(plan(kH100, problem(100, 100, 100), forced), duet::ArgumentError);
-  duet::MatmulParams big;
+  duet::GemmTile big;
   big.bm = 128, big.bn = 256, big.bk = 16, big.tm = 8, big.tn = 16, big.wx = 8;
   CHECK_CONTAINS(duet::gemm_params_problem(big, 8, Op::none, kH100), "shared memory");
   CHECK(duet::gemm_shared_bytes(big, 4, Op::none) == 48 * 1024);
   // The register estimate: one group of 8 x 16 per unit, three of 8 x 8.
   CHECK(duet::resident_groups(big, kH100) == 1);
-  duet::MatmulParams mid = big;
+  duet::GemmTile mid = big;
   mid.bm = 64, mid.bn = 128, mid.tn = 8, mid.wx = 16;
   CHECK(duet::resident_groups(mid, kH100) == 3);
   CHECK(duet::resident_groups(mid, kCpu) == 1);
@@ -422,8 +437,112 @@ TEST_CASE("gemm plan: large products compare the classes' tiles by estimated tim
   CHECK(plan(kCpu, problem(1000, 1000, 1000)).params == plan(kCpu, problem(512, 512, 512)).params);
 }
 
+TEST_CASE("gemm plan: the kernel that runs on CPUs, and the vector flags") {
+  // Float and double tiled and plain plans run gemm_cpu.duet on CPU devices (PoCL 5.0 among them),
+  // with the tiles and slices the rule chose; half keeps gemm.duet.
+  for (const duet::DeviceInfo& cpu : {kCpu, pocl5(2), pocl5(16)}) {
+    INFO(cpu.name, " ", cpu.driver, ", ", cpu.compute_units, " cores");
+    GemmProblem p = aligned(problem(512, 512, 512));
+    p.plain = true, p.beta_zero = true;
+    const GemmPlan plain = plan(cpu, p);
+    CHECK(plain.kernel == GemmKernel::tiled_cpu);
+    CHECK(plain.beta_zero);
+    CHECK_FALSE(plain.vec_a);
+    CHECK_CONTAINS(plain.reason, "gemm_cpu.duet");
+    const GemmPlan general = plan(cpu, aligned(problem(512, 512, 512, Op::transpose, Op::transpose)));
+    CHECK(general.kernel == GemmKernel::tiled_cpu);
+    CHECK_FALSE(general.beta_zero);  // beta may not be 0: C is read
+    CHECK(general.params == plain.params);
+    GemmProblem d = problem(300, 300, 300);
+    d.type = duet::ScalarType::f64;
+    CHECK(plan(cpu, d).kernel == GemmKernel::tiled_cpu);
+    CHECK(plan(cpu, d).params == duet::double_params(cpu));
+    GemmProblem h = aligned(problem(300, 300, 300));
+    h.type = duet::ScalarType::f16;
+    CHECK(plan(cpu, h).kernel == GemmKernel::tiled);
+    CHECK_FALSE(plan(cpu, h).vec_a);  // half is never read in float4s
+    // A split applies beta in its sum, so the slices never read C.
+    const GemmPlan split = plan(cpu, problem(64, 64, 65536));
+    REQUIRE(split.splits > 1);
+    CHECK(split.kernel == GemmKernel::tiled_cpu);
+    CHECK(split.beta_zero);
+    // Forced paths and tiles too: a forced tiled path is what duet::matmul_with runs there.
+    GemmOptions tiled;
+    tiled.path = GemmPath::tiled;
+    tiled.params = duet::GemmTile{};
+    CHECK(plan(cpu, p, tiled).kernel == GemmKernel::tiled_cpu);
+    CHECK(duet::plan_matmul_with(cpu, p, duet::GemmTile{}).kernel == GemmKernel::tiled_cpu);
+    // gemv keeps its kernels; on CPUs its float4 reads are only of rows that arrive whole.
+    const GemmPlan axpy = plan(cpu, aligned(problem(4096, 1, 4096, Op::transpose)));
+    CHECK(axpy.kernel == GemmKernel::gemv_axpy);
+    CHECK(axpy.vec_a);
+    CHECK_FALSE(axpy.vec_b);
+    const GemmPlan dot = plan(cpu, aligned(problem(4096, 1, 4096, Op::none, Op::transpose)));
+    CHECK(dot.kernel == GemmKernel::gemv_dot);
+    CHECK_FALSE(dot.vec_a);
+    CHECK_FALSE(dot.vec_b);
+  }
+  // GPUs: gemm.duet reads every aligned float operand in float4s; on CPUs only A transposed and B
+  // as stored (runs along k are scattered element by element; PoCL 5.0 computes them wrongly).
+  for (Op a : {Op::none, Op::transpose})
+    for (Op b : {Op::none, Op::transpose}) {
+      const GemmPlan gpu = plan(kH100, aligned(problem(1000, 1000, 1000, a, b)));
+      CHECK(gpu.kernel == GemmKernel::tiled);
+      CHECK(gpu.vec_a);
+      CHECK(gpu.vec_b);
+      CHECK(gpu.vec_c);
+      GemmProblem h = aligned(problem(1000, 1000, 1000, a, b));
+      h.type = duet::ScalarType::f16;
+      const GemmPlan half = plan(kH100, h);
+      CHECK_FALSE((half.vec_a || half.vec_b || half.vec_c));
+      GemmOptions forced;
+      forced.path = GemmPath::tiled;
+      CHECK(plan(kH100, problem(1000, 1000, 1000, a, b), forced).vec_a == false);  // not aligned
+    }
+  // gemv_dot reads its vector in float4s where the vector's elements are adjacent.
+  const GemmPlan dot = plan(kH100, aligned(problem(4096, 1, 4096, Op::none, Op::transpose)));
+  CHECK(dot.kernel == GemmKernel::gemv_dot);
+  CHECK(dot.vec_a);
+  CHECK(dot.vec_b);
+  CHECK_FALSE(plan(kH100, aligned(problem(4096, 1, 4096))).vec_b);  // B's column: ldb apart
+  // duet::matmul's kernel reads rows of whole float4s (K % 4 for A, N % 4 for B and C).
+  GemmProblem plain = aligned(problem(4096, 4096, 4096));
+  plain.plain = true;
+  const GemmPlan m = plan(kH100, plain);
+  CHECK(m.kernel == GemmKernel::matmul);
+  CHECK((m.vec_a && m.vec_b && m.vec_c));
+  const GemmPlan with = duet::plan_matmul_with(kH100, problem(64, 66, 64), duet::GemmTile{});
+  CHECK(with.kernel == GemmKernel::matmul);
+  CHECK(with.vec_a);
+  CHECK_FALSE(with.vec_b);
+  CHECK(with.splits == 1);
+}
+
+TEST_CASE("gemm plan: B's slice is swizzled only where B is transposed and the reads allow it") {
+  duet::GemmTile t;
+  t.bm = 128, t.bn = 256, t.bk = 16, t.tm = 8, t.tn = 16, t.wx = 8;
+  CHECK(duet::gemm_swizzles_b(t, Op::transpose));
+  CHECK_FALSE(duet::gemm_swizzles_b(t, Op::none));
+  // Padded instead: one more vector a row of the transposed slice.
+  duet::GemmTile narrow = duet::GemmTile{};  // 32 x 32 of 4 x 4: TX 8, BN 32
+  CHECK(duet::gemm_swizzles_b(narrow, Op::transpose));
+  narrow.tn = 8;  // TX 4
+  CHECK_FALSE(duet::gemm_swizzles_b(narrow, Op::transpose));
+  CHECK(duet::gemm_shared_bytes(narrow, 4, Op::transpose) > duet::gemm_shared_bytes(narrow, 4, Op::none));
+  CHECK(duet::gemm_shared_bytes(t, 4, Op::transpose) == duet::gemm_shared_bytes(t, 4, Op::none));
+  const auto b_swizzle = [](const duet::Defines& d) {
+    for (const auto& [k, v] : d)
+      if (k == "B_SWIZZLE") return v;
+    return std::string("missing");
+  };
+  for (const duet::GemmTile& p : {t, narrow})
+    for (Op b : {Op::none, Op::transpose})
+      CHECK(b_swizzle(duet::gemm_defines(p, duet::ScalarType::f32, Op::none, b, true, true, true)) ==
+            (duet::gemm_swizzles_b(p, b) ? "1" : "0"));
+}
+
 TEST_CASE("gemm_cpu.duet's defines: float and double name their element type, half is refused") {
-  const duet::MatmulParams p = duet::double_params(kCpu);
+  const duet::GemmTile p = duet::double_params(kCpu);
   auto value_of = [](const duet::Defines& d, const std::string& name) {
     for (const auto& [key, value] : d)
       if (key == name) return value;

@@ -21,11 +21,11 @@
 
 namespace {
 
-using duet::MatmulParams;
-using duet::tuning::Entry;
+using duet::GemmTile;
+using duet::TuningEntry;
 
-MatmulParams params(int bm, int bn, int bk, int tm, int tn, int wx, int pipeline = 0) {
-  MatmulParams p;
+GemmTile params(int bm, int bn, int bk, int tm, int tn, int wx, int pipeline = 0) {
+  GemmTile p;
   p.bm = bm, p.bn = bn, p.bk = bk, p.tm = tm, p.tn = tn, p.wx = wx, p.pipeline = pipeline;
   return p;
 }
@@ -150,7 +150,7 @@ TEST_CASE("a tuning file's malformed lines are skipped with warnings, the rest i
       "\n"
       "matmul kind=cpu BM=64 BN=64 BK=16 TM=4 TN=8 WX=8 PIPELINE=0\n"
       "matmul BM=32 BN=32 BK=8 TM=4 TN=4\n";
-  const std::vector<Entry> entries = duet::tuning::parse_file_text(text, "t.txt", warnings);
+  const std::vector<TuningEntry> entries = duet::tuning::parse_file_text(text, "t.txt", warnings);
   REQUIRE(entries.size() == 2);
   CHECK(entries[0].origin == "t.txt:2");
   CHECK(entries[1].origin == "t.txt:5");
@@ -166,9 +166,9 @@ TEST_CASE("a tuning file's malformed lines are skipped with warnings, the rest i
 }
 
 TEST_CASE("the built-in table parses and falls back from device to architecture, vendor, kind, default") {
-  const std::vector<Entry>& table = duet::tuning::builtin_entries();
+  const std::vector<TuningEntry>& table = duet::tuning::builtin_entries();
   CHECK(table.size() >= 5);
-  for (const Entry& e : table) {
+  for (const TuningEntry& e : table) {
     INFO(duet::tuning::format_entry(e));
     CHECK(duet::matmul_params_problem(e.params, duet::DeviceInfo{}).empty());
     // Every entry compiles and fits a common GPU: 256 work-items, 48 KiB of shared memory (the
@@ -209,7 +209,7 @@ TEST_CASE("the built-in table parses and falls back from device to architecture,
   tiny.max_group_size = 64;
   tiny.local_memory_bytes = 8 * 1024;
   EnvGuard no_file("DUET_TUNING_FILE", "");
-  const duet::MatmulParams p = duet::matmul_params(tiny);
+  const duet::GemmTile p = duet::matmul_params(tiny);
   CHECK(duet::matmul_params_problem(p, tiny).empty());
 }
 
@@ -224,7 +224,7 @@ TEST_CASE("the tuning file overrides the table; a bad file is ignored with a war
 
   // A file entry for any GPU beats even the table's entry for this device name.
   write_text(file, "matmul kind=gpu BM=64 BN=128 BK=8 TM=8 TN=8 WX=16 PIPELINE=0\n");
-  duet::MatmulChoice c = duet::matmul_choice(h100);
+  duet::GemmTileChoice c = duet::matmul_choice(h100);
   CHECK(c.params == params(64, 128, 8, 8, 8, 16));
   CHECK(c.source == file + ":1");
 
@@ -272,9 +272,9 @@ TEST_CASE("max_mn entries serve products up to that size; the most specific devi
   CHECK(duet::matmul_choice(gpu, 256, 256).params == params(64, 64, 8, 4, 4, 8));
   CHECK(duet::matmul_choice(gpu, 257, 256).params == params(64, 128, 8, 8, 8, 16));
   CHECK(duet::matmul_choice(gpu, 256, 256).source == file + ":2");
-  const std::vector<duet::MatmulSizeClass> classes = duet::matmul_size_classes(gpu);
+  const std::vector<duet::GemmSizeClass> classes = duet::matmul_size_classes(gpu);
   std::vector<std::size_t> limits;
-  for (const duet::MatmulSizeClass& c : classes) limits.push_back(c.max_mn);
+  for (const duet::GemmSizeClass& c : classes) limits.push_back(c.max_mn);
   CHECK(limits == std::vector<std::size_t>{4096, 65536, 0});
   REQUIRE(classes.size() == 3);
   CHECK(classes[0].choice.params == params(32, 32, 8, 4, 4, 8));
@@ -386,7 +386,7 @@ TEST_CASE("matmul with every parameter set of the table matches a double-precisi
   struct Shape {
     std::size_t M, N, K;
   };
-  // The sizes of the issue (all with K % 4 and N % 4 != 0: scalar accesses), then float4 accesses
+  // Awkward sizes (all with K % 4 and N % 4 != 0: scalar accesses), then float4 accesses
   // with partial tiles (K % 4 == 0 reads A as float4, N % 4 == 0 reads B and writes C as float4).
   // The mixed cases run with the device's own parameters and the CPU default only: each case is
   // another compile, and compiles are most of this test's time on PoCL.
@@ -394,19 +394,19 @@ TEST_CASE("matmul with every parameter set of the table matches a double-precisi
                           {260, 132, 68}, {19, 35, 12}, {33, 20, 17}};
   for_each_device([&](const duet::Device& dev) {
     const duet::DeviceInfo& info = dev.info();
-    std::vector<MatmulParams> sets;
-    auto add = [&](const MatmulParams& p) {
+    std::vector<GemmTile> sets;
+    auto add = [&](const GemmTile& p) {
       if (!duet::matmul_params_problem(p, info).empty()) return;
-      for (const MatmulParams& q : sets)
+      for (const GemmTile& q : sets)
         if (q == p) return;
       sets.push_back(p);
     };
     add(duet::matmul_params(info));
-    for (const Entry& e : duet::tuning::builtin_entries())
+    for (const TuningEntry& e : duet::tuning::builtin_entries())
       if (e.selector.kind == "cpu") add(e.params);
     const std::size_t all_cases = sets.size();  // the sets that also run the mixed float4 cases
-    for (const Entry& e : duet::tuning::builtin_entries()) add(e.params);
-    add(MatmulParams{});
+    for (const TuningEntry& e : duet::tuning::builtin_entries()) add(e.params);
+    add(GemmTile{});
     REQUIRE(!sets.empty());
 
     duet::Queue q = dev.queue();
@@ -427,7 +427,7 @@ TEST_CASE("matmul with every parameter set of the table matches a double-precisi
       q.write(dB, B);
       const bool mixed = (K % 4 == 0) != (N % 4 == 0);
       for (std::size_t set = 0; set < (mixed ? all_cases : sets.size()); ++set) {
-        const MatmulParams& p = sets[set];
+        const GemmTile& p = sets[set];
         INFO("parameters ", duet::to_string(p));
         q.fill(dC, kNaN);
         duet::matmul_with(q, dA, dB, dC, M, N, K, p);
@@ -454,8 +454,8 @@ TEST_CASE("matmul_with refuses parameters the device cannot run") {
     EXPECT_ERROR(duet::ArgumentError, duet::matmul_with(q, a, b, c, 4, 4, 4, params(1024, 1024, 8, 4, 4, 8)));
     EXPECT_ERROR(duet::ArgumentError, duet::matmul_prepare(dev, params(32, 32, 8, 4, 4, 5), 4, 4));
     // The launch checks of matmul apply too.
-    EXPECT_ERROR(duet::BufferSizeError, duet::matmul_with(q, a, b, c, 5, 4, 4, MatmulParams{}));
-    EXPECT_ERROR(duet::ArgumentError, duet::matmul_with(q, a, b, c, 0, 4, 4, MatmulParams{}));
+    EXPECT_ERROR(duet::BufferSizeError, duet::matmul_with(q, a, b, c, 5, 4, 4, GemmTile{}));
+    EXPECT_ERROR(duet::ArgumentError, duet::matmul_with(q, a, b, c, 0, 4, 4, GemmTile{}));
   });
 }
 
@@ -466,7 +466,7 @@ TEST_SUITE_BEGIN("nvrtc");
 TEST_CASE("matmul compiles for sm_90 with every parameter set of the table") {
   const char* source = duet::shared_kernel_source("matmul");
   REQUIRE(source != nullptr);
-  for (const Entry& e : duet::tuning::builtin_entries()) {
+  for (const TuningEntry& e : duet::tuning::builtin_entries()) {
     for (std::size_t vec : {1, 4}) {  // rows of N = K = 1 and 4 floats: scalar and float4 accesses
       INFO(duet::tuning::format_entry(e), " N=K=", vec);
       const duet::Defines defines = duet::matmul_defines(e.params, vec, vec);

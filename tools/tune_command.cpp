@@ -36,7 +36,7 @@ struct TuneOptions {
 };
 
 struct Candidate {
-  MatmulParams params;
+  GemmTile params;
   std::string note;     // "current", "built-in"
   std::string failure;  // compile or launch error
   Timing timing;
@@ -45,7 +45,7 @@ struct Candidate {
 
 // The search space: tiles, work per work-item, slice depth and warp layout, kept to what the
 // device can run and to shapes that make sense for its kind (CPUs: small tiles and groups).
-std::vector<MatmulParams> search_space(const DeviceInfo& info, bool quick) {
+std::vector<GemmTile> search_space(const DeviceInfo& info, bool quick) {
   const bool cpu = info.kind == DeviceKind::cpu;
   std::vector<int> tiles = cpu ? std::vector<int>{32, 64, 128} : std::vector<int>{64, 128, 256};
   std::vector<int> per = cpu ? std::vector<int>{4, 8} : std::vector<int>{4, 8, 16};
@@ -54,7 +54,7 @@ std::vector<MatmulParams> search_space(const DeviceInfo& info, bool quick) {
   if (quick && !cpu) per = {8, 16};
   // The pipelined loop suits GPUs; on CPUs it keeps more values across barriers, which costs.
   const std::vector<int> pipelines = cpu && quick ? std::vector<int>{0} : std::vector<int>{0, 1};
-  std::vector<MatmulParams> out;
+  std::vector<GemmTile> out;
   for (int bm : tiles)
     for (int bn : tiles)
       for (int tm : per)
@@ -62,7 +62,7 @@ std::vector<MatmulParams> search_space(const DeviceInfo& info, bool quick) {
           for (int bk : depths)
             for (int wx : layouts)
               for (int pipeline : pipelines) {
-                MatmulParams p;
+                GemmTile p;
                 p.bm = bm, p.bn = bn, p.bk = bk, p.tm = tm, p.tn = tn, p.wx = wx, p.pipeline = pipeline;
                 const int threads = p.threads();
                 if (threads < 64 || threads > (cpu ? 1024 : 512)) continue;
@@ -74,7 +74,7 @@ std::vector<MatmulParams> search_space(const DeviceInfo& info, bool quick) {
 }
 
 // Largest error of C relative to sum |a_ik b_kj| per entry, for a product of random inputs.
-double check_product(Queue& q, const MatmulParams& p, std::size_t M, std::size_t N, std::size_t K,
+double check_product(Queue& q, const GemmTile& p, std::size_t M, std::size_t N, std::size_t K,
                      unsigned seed) {
   const std::vector<float> A = random_floats(M * K, -1.0f, 1.0f, seed);
   const std::vector<float> B = random_floats(K * N, -1.0f, 1.0f, seed + 1);
@@ -101,7 +101,7 @@ struct TimedProduct {
     q.write(dB, B);
     q.finish();
   }
-  void enqueue(Queue& q, const MatmulParams& p) { matmul_with(q, dA, dB, dC, n, n, n, p); }
+  void enqueue(Queue& q, const GemmTile& p) { matmul_with(q, dA, dB, dC, n, n, n, p); }
   double gflops(double ms) const {
     const double flop = 2.0 * double(n) * double(n) * double(n);
     return flop / ms * 1e-6;
@@ -125,9 +125,9 @@ int timed_runs(const TuneOptions& options, const DeviceInfo& info) {
 
 // The parameters in use and the built-in entries for this device come first, so they are in the
 // table even when the search space does not hold them; each parameter set is listed once.
-std::vector<Candidate> list_candidates(const DeviceInfo& info, const MatmulParams& in_use, bool quick) {
+std::vector<Candidate> list_candidates(const DeviceInfo& info, const GemmTile& in_use, bool quick) {
   std::vector<Candidate> candidates;
-  auto add = [&](const MatmulParams& p, const std::string& note) {
+  auto add = [&](const GemmTile& p, const std::string& note) {
     for (Candidate& c : candidates)
       if (c.params == p) {
         if (c.note.empty()) c.note = note;
@@ -136,9 +136,9 @@ std::vector<Candidate> list_candidates(const DeviceInfo& info, const MatmulParam
     if (matmul_params_problem(p, info).empty()) candidates.push_back({p, note, {}, {}, false});
   };
   add(in_use, "in use");
-  for (const tuning::Entry& e : tuning::builtin_entries())
+  for (const TuningEntry& e : tuning::builtin_entries())
     if (e.selector.matches(info)) add(e.params, "built-in");
-  for (const MatmulParams& p : search_space(info, quick)) add(p, "");
+  for (const GemmTile& p : search_space(info, quick)) add(p, "");
   return candidates;
 }
 
@@ -226,7 +226,7 @@ void print_ranking(const std::vector<Candidate>& candidates, const TimedProduct&
 // Checks one candidate against the CPU reference and prints what it found: edge cases (sizes that
 // are not multiples of the tile, with and without float4 rows) and the product that was timed
 // (sampled).
-bool computes_correctly(Queue& q, const MatmulParams& params, TimedProduct& product) {
+bool computes_correctly(Queue& q, const GemmTile& params, TimedProduct& product) {
   const double unit = 1.0 / (1 << 24);
   struct Shape {
     std::size_t M, N, K;
@@ -262,8 +262,8 @@ const Candidate* fastest_correct(Queue& q, const std::vector<Candidate>& ranked,
   return nullptr;
 }
 
-void report_best(const Candidate& best, const std::vector<Candidate>& candidates, const MatmulParams& in_use,
-                 const TimedProduct& product, const tuning::Entry& entry) {
+void report_best(const Candidate& best, const std::vector<Candidate>& candidates, const GemmTile& in_use,
+                 const TimedProduct& product, const TuningEntry& entry) {
   std::cout << "\nbest: " << fixed(product.gflops(best.timing.median_ms), 1) << " GFLOP/s";
   for (const Candidate& c : candidates)
     if (c.params == in_use && c.failure.empty() && !c.pruned)
@@ -271,7 +271,7 @@ void report_best(const Candidate& best, const std::vector<Candidate>& candidates
   std::cout << "\n" << tuning::format_entry(entry) << "\n";
 }
 
-void save_to_tuning_file(const tuning::Entry& entry) {
+void save_to_tuning_file(const TuningEntry& entry) {
   const std::string path = tuning::tuning_file_path();
   tuning::save_entry(path, entry);
   std::cout << "saved to " << path << "\n";
@@ -284,7 +284,7 @@ int run(const TuneOptions& options) {
   const int runs = timed_runs(options, info);
   std::cout << "duet tune: matmul on " << info.id() << ": " << info.name << " (" << to_string(info.kind)
             << ", " << info.vendor << ", " << info.arch << ")\n";
-  const MatmulChoice current = matmul_choice(info);
+  const GemmTileChoice current = matmul_choice(info);
   std::cout << "in use now: " << to_string(current.params) << " (" << current.source << ")\n";
 
   std::vector<Candidate> candidates = list_candidates(info, current.params, options.quick);
@@ -303,7 +303,7 @@ int run(const TuneOptions& options) {
     std::cerr << "duet tune: no candidate computed a correct product\n";
     return 1;
   }
-  tuning::Entry entry = tuning::entry_for_device(info, best->params);
+  TuningEntry entry = tuning::entry_for_device(info, best->params);
   entry.selector.max_mn = options.max_mn;
   report_best(*best, candidates, current.params, product, entry);
   if (options.save) save_to_tuning_file(entry);

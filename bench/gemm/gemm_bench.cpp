@@ -1,4 +1,4 @@
-// duet-gemm-bench: the GEMM suite of issue 11 (bench/gemm/suite.txt) on one device, duet::gemm and,
+// duet-gemm-bench: the GEMM suite (bench/gemm/suite.txt) on one device, duet::gemm and,
 // on OpenCL devices where CLBlast was found at build time, CLBlast's GEMM on the same buffers and
 // queue. bench/gemm/gemm_cublas.py measures cuBLAS on the same cases; bench/gemm/gemm_report.py puts
 // them side by side (`scripts/gpu.sh gemm` runs all of it).
@@ -147,7 +147,8 @@ double median(std::vector<double> v) {
 std::string plan_text(const duet::GemmPlan& p) {
   std::ostringstream s;
   s << duet::to_string(p.kernel);
-  if (p.kernel == duet::GemmKernel::tiled || p.kernel == duet::GemmKernel::matmul)
+  if (p.kernel == duet::GemmKernel::tiled || p.kernel == duet::GemmKernel::tiled_cpu ||
+      p.kernel == duet::GemmKernel::matmul)
     s << " " << p.params.bm << "x" << p.params.bn << "x" << p.params.bk << " " << p.params.tm << "x"
       << p.params.tn;
   if (p.splits > 1) s << " split " << p.splits << "x" << p.k_chunk;
@@ -290,6 +291,11 @@ class Bench {
           p.type = c.f64 ? duet::ScalarType::f64 : duet::ScalarType::f32;
           p.op_a = c.op_a, p.op_b = c.op_b, p.M = c.M, p.N = c.N, p.K = c.K, p.batch = c.batch;
           p.alpha_zero = c.alpha == 0;
+          p.beta_zero = c.beta == 0;
+          // Buffers of their own: aligned where leading dimensions and strides are whole float4s.
+          p.aligned_a = lda % 4 == 0 && (c.batch == 1 || sa % 4 == 0);
+          p.aligned_b = ldb % 4 == 0 && (c.batch == 1 || sb % 4 == 0);
+          p.aligned_c = ldc % 4 == 0 && (c.batch == 1 || sc % 4 == 0);
           p.plain = !c.f64 && !ta && !tb && c.alpha == 1 && c.beta == 0 && c.batch == 1;
           r.plan = plan_text(duet::gemm_plan_for(device_, p, o_.gemm));
         }
@@ -441,7 +447,7 @@ void write_json(const std::string& path, const duet::DeviceInfo& info, const Opt
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app("duet-gemm-bench: the GEMM suite of issue 11 on one device, duet and CLBlast (OpenCL)");
+  CLI::App app("duet-gemm-bench: the GEMM suite on one device, duet and CLBlast (OpenCL)");
   Options o;
   app.add_option("--device", o.device, "device spec (Device::open); default: Device::open()");
   app.add_option("--cases", o.cases_file, "case list (default: the source tree's bench/gemm/suite.txt)");
@@ -478,7 +484,7 @@ int main(int argc, char** argv) {
   try {
     // (Inside the try: parse_entry throws ConfigError for fields out of range.)
     if (!params.empty()) {
-      const std::optional<duet::tuning::Entry> entry = duet::tuning::parse_entry("matmul " + params);
+      const std::optional<duet::TuningEntry> entry = duet::tuning::parse_entry("matmul " + params);
       if (!entry) {
         std::cerr << "--params \"" << params << "\" is not a tuning entry's fields\n";
         return 2;

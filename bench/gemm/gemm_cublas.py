@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""cuBLAS on the GEMM suite of issue 11 (bench/gemm/suite.txt), through CuPy, beside duet-gemm-bench.
+"""cuBLAS on the GEMM suite (bench/gemm/suite.txt), through CuPy, beside duet-gemm-bench.
 
 The same cases under the same names and the same method as bench/gemm/gemm_bench.cpp: buffer sets
 spanning twice the L2 cache, C poisoned with NaN when beta == 0, a warm-up run on every set, timed

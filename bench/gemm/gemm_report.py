@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The GEMM suite's report: duet beside cuBLAS and CLBlast, with the targets of issue 11.
+"""The GEMM suite's report: duet beside cuBLAS and CLBlast, with the suite's targets.
 
 Reads the JSON files of duet-gemm-bench (one per device: duet rows, and CLBlast rows on OpenCL) and
 bench/gemm/gemm_cublas.py, matches rows by case name, and writes a Markdown report: one table of
@@ -8,7 +8,7 @@ means, and the targets with PASS / MISS and their figures:
   - CUDA: geomean duet / cuBLAS >= 1.0, no case below 0.80;
   - OpenCL on the NVIDIA GPU: geomean duet / cuBLAS >= 0.95, no case below 0.80;
   - each transposed case (<plain>-nt, -tn, -tt) within 10% of its plain case, on the GPU (CUDA,
-    NVIDIA's OpenCL; the issue's targets are the H100's); on PoCL the same figures, report only;
+    NVIDIA's OpenCL; the targets are the H100's); on PoCL the same figures, report only;
   - on every OpenCL device with CLBlast rows (NVIDIA, PoCL): geomean duet / CLBlast >= 1.5, none below 1.0;
   - every row verified.
 --plot writes a bar chart of the ratios (matplotlib).
@@ -90,7 +90,7 @@ def ratio(a, b):
 
 
 def report(src, out):
-    header = ["# duet GEMM suite (issue 11)", ""] + ["- " + m for m in src.meta]
+    header = ["# duet GEMM suite", ""] + ["- " + m for m in src.meta]
     header += ["", "GFLOP/s = 2 M N K batch / median device time. Ratios: duet / peer, above 1 = duet faster.", ""]
     lines = []
     cols = [c for c in ("cublas", "duet-cuda", "duet-opencl", "clblast-opencl", "duet-pocl", "clblast-pocl")

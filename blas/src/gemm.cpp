@@ -44,20 +44,21 @@ struct QueueScratch {
 };
 
 struct State {
-  std::vector<MatmulSizeClass> classes;
+  std::vector<GemmSizeClass> classes;
 
   std::mutex mutex;  // guards kernels
   std::map<std::vector<int>, Kernel> kernels;
 
-  // Kernel `kernel` of source `file` with `defines`, compiled once per key.
-  Kernel kernel(const Device& device, const std::vector<int>& key, const char* file, const char* kernel,
-                const std::function<Defines()>& defines) {
+  // The kernel of `source`, compiled once per key.
+  Kernel kernel(const Device& device, const std::vector<int>& key,
+                const std::function<GemmKernelSource()>& source) {
     {
       std::lock_guard<std::mutex> lock(mutex);
       auto found = kernels.find(key);
       if (found != kernels.end()) return found->second;
     }
-    Kernel k = embedded_kernels.kernel(device, file, kernel, defines());  // compiles outside the lock
+    const GemmKernelSource s = source();
+    Kernel k = embedded_kernels.kernel(device, s.file.c_str(), s.name.c_str(), s.defines);  // outside the lock
     std::lock_guard<std::mutex> lock(mutex);
     return kernels.emplace(key, k).first->second;
   }
@@ -86,11 +87,11 @@ BufferView<Acc> acc_view(const RawBuffer& raw) {
 
 // One matrix operand as the kernels take it: a view they can be handed on every backend, the
 // element offset of the operand's first element from that view's start, and whether its rows start
-// 16-byte aligned for float4 accesses.
+// 16-byte aligned (GemmProblem::aligned_a etc.).
 template <class T>
 struct Operand {
   extension::KernelRange<T> range;
-  bool vec = false;
+  bool aligned = false;
   bool passable = false;  // the view itself can be a kernel argument, 16-byte aligned
 };
 
@@ -157,13 +158,9 @@ Operand<T> operand(const char* call, const char* name, const BufferView<T>& v, c
   Operand<T> o;
   o.range = extension::kernel_range(call, name, v, info);
   const bool aligned = v.raw().starts_aligned(16);
-  o.vec = std::is_same_v<T, float> && aligned && ld % 4 == 0 && (batch <= 1 || stride % 4 == 0);
+  o.aligned = aligned && ld % 4 == 0 && (batch <= 1 || stride % 4 == 0);
   o.passable = aligned && v.raw().offset() % info.view_alignment == 0;
   return o;
-}
-
-std::vector<int> params_key(int kind, const MatmulParams& p) {
-  return {kind, p.bm, p.bn, p.bk, p.tm, p.tn, p.wx, p.pipeline, p.group_rows};
 }
 
 Defines type_defines(ScalarType type) {
@@ -181,8 +178,9 @@ template <class T>
 void launch_reduce(State& s, Queue& q, const BufferView<Accumulator<T>>& P, int splits, std::uint64_t slice,
                    const Operand<T>& C, std::uint64_t c_off, int ldc, std::uint64_t c_stride, int rows,
                    int cols, int nb, Accumulator<T> alpha, Accumulator<T> beta) {
-  const Kernel k = s.kernel(q.device(), {100, static_cast<int>(scalar_type_of<T>())}, "gemm_reduce",
-                            "gemm_reduce", [] { return gemm_reduce_defines(scalar_type_of<T>()); });
+  const Kernel k = s.kernel(q.device(), {100, static_cast<int>(scalar_type_of<T>())}, [] {
+    return GemmKernelSource{"gemm_reduce", "gemm_reduce", gemm_reduce_defines(scalar_type_of<T>())};
+  });
   const std::size_t total = std::size_t(rows) * std::size_t(cols) * std::size_t(nb);
   const int lanes = reduce_lanes(q.device().info(), total, splits);
   const std::size_t per = kReduceGroupSize / lanes;
@@ -191,212 +189,296 @@ void launch_reduce(State& s, Queue& q, const BufferView<Accumulator<T>>& P, int 
            ldc, c_stride, rows, cols, nb, alpha, beta, lanes);
 }
 
+// One gemm or gemm_strided_batched call, as its caller made it.
+template <class T>
+struct GemmCall {
+  const char* call;
+  Queue& q;
+  Op op_a, op_b;
+  std::size_t M, N, K;
+  Accumulator<T> alpha;
+  const BufferView<T>& A;
+  std::size_t lda, sa;
+  const BufferView<T>& B;
+  std::size_t ldb, sb;
+  Accumulator<T> beta;
+  const BufferView<T>& C;
+  std::size_t ldc, sc, batch;
+
+  bool ta() const { return op_a == Op::transpose; }
+  bool tb() const { return op_b == Op::transpose; }
+};
+
+// The call's checks: liveness and device of every operand, then leading dimensions, then sizes
+// (A and B only where they are read). False when there is nothing to compute.
+template <class T>
+bool check_call(const GemmCall<T>& g, const DeviceInfo& info) {
+  using Acc = Accumulator<T>;
+  const char* call = g.call;
+  check_operand_handle(call, "A", g.A, g.q);
+  check_operand_handle(call, "B", g.B, g.q);
+  check_operand_handle(call, "C", g.C, g.q);
+  if constexpr (std::is_same_v<T, double>) {
+    if (!info.supports_double)
+      throw ArgumentError(std::string(call) + ": double needs a device with double precision; " + info.id() +
+                          " (" + info.name + ") has none");
+  }
+  const std::size_t M = g.M, N = g.N, K = g.K;
+  const std::size_t a_rows = g.ta() ? K : M, a_cols = g.ta() ? M : K;
+  const std::size_t b_rows = g.tb() ? N : K, b_cols = g.tb() ? K : N;
+  check_ld(call, "A", "lda", g.lda, a_rows, a_cols, g.ta() ? "op_a transpose, K x M" : "op_a none, M x K");
+  check_ld(call, "B", "ldb", g.ldb, b_rows, b_cols, g.tb() ? "op_b transpose, N x K" : "op_b none, K x N");
+  check_ld(call, "C", "ldc", g.ldc, M, N, "M x N");
+  if (g.batch == 0 || M == 0 || N == 0) return false;
+  if (K > 0 && g.alpha != Acc(0)) {
+    check_size(call, "A", g.A, extent(call, "A", a_rows, a_cols, g.lda, g.batch, g.sa), a_rows, a_cols, "lda",
+               g.lda, g.batch, g.sa);
+    check_size(call, "B", g.B, extent(call, "B", b_rows, b_cols, g.ldb, g.batch, g.sb), b_rows, b_cols, "ldb",
+               g.ldb, g.batch, g.sb);
+  }
+  check_size(call, "C", g.C, extent(call, "C", M, N, g.ldc, g.batch, g.sc), M, N, "ldc", g.ldc, g.batch, g.sc);
+  if (g.batch > 1 && g.sc < (M - 1) * g.ldc + N)
+    throw ArgumentError(std::string(call) + ": C: stride_c=" + std::to_string(g.sc) +
+                        " is smaller than one matrix's extent (M - 1) * ldc + N = " +
+                        std::to_string((M - 1) * g.ldc + N) + ": the batch's outputs would overlap");
+  return true;
+}
+
+// The operands as the kernels take them, and the sizes as the ints they index with.
+template <class T>
+struct Operands {
+  Operand<T> a, b, c;
+  int m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
+};
+
+template <class T>
+Operands<T> prepare_operands(const GemmCall<T>& g, const DeviceInfo& info) {
+  Operands<T> o;
+  o.m = extension::as_int(g.call, "M", g.M), o.n = extension::as_int(g.call, "N", g.N),
+  o.k = extension::as_int(g.call, "K", g.K);
+  o.lda = extension::as_int(g.call, "lda", g.lda), o.ldb = extension::as_int(g.call, "ldb", g.ldb),
+  o.ldc = extension::as_int(g.call, "ldc", g.ldc);
+  o.a = operand(g.call, "A", g.A, info, g.lda, g.batch, g.sa);
+  o.b = operand(g.call, "B", g.B, info, g.ldb, g.batch, g.sb);
+  o.c = operand(g.call, "C", g.C, info, g.ldc, g.batch, g.sc);
+  return o;
+}
+
+// What the rule looks at in the call.
+template <class T>
+GemmProblem problem_of(const GemmCall<T>& g, const Operands<T>& o) {
+  using Acc = Accumulator<T>;
+  GemmProblem p;
+  p.type = scalar_type_of<T>();
+  p.op_a = g.op_a, p.op_b = g.op_b;
+  p.M = g.M, p.N = g.N, p.K = g.K, p.batch = g.batch;
+  p.alpha_zero = g.alpha == Acc(0);
+  p.beta_zero = g.beta == Acc(0);
+  p.aligned_a = o.a.aligned, p.aligned_b = o.b.aligned, p.aligned_c = o.c.aligned;
+  p.plain = std::is_same_v<T, float> && !g.ta() && !g.tb() && g.alpha == Acc(1) && g.beta == Acc(0) &&
+            g.lda == g.K && g.ldb == g.N && g.ldc == g.N && g.batch == 1 && o.a.passable && o.b.passable &&
+            o.c.passable;
+  return p;
+}
+
+template <class T>
+void run_gemm(const GemmCall<T>& g, const GemmOptions& options);
+
+// Thin edges apart: the whole tiles, then each edge as a product of its own (views at the edge's
+// first row or column; the batch's strides stay).
+template <class T>
+void run_edges(const GemmCall<T>& g, const GemmPlan& plan, const GemmOptions& options) {
+  GemmOptions part = options;
+  part.edges = GemmEdges::whole;
+  const std::size_t m1 = plan.bulk_m, n1 = plan.bulk_n;
+  GemmCall<T> bulk = g;
+  bulk.M = m1, bulk.N = n1;
+  run_gemm<T>(bulk, part);
+  if (n1 < g.N) {
+    const std::size_t b_off = g.tb() ? n1 * g.ldb : n1;
+    const BufferView<T> B = g.B.view(b_off, g.B.size() - b_off), C = g.C.view(n1, g.C.size() - n1);
+    GemmCall<T> right{g.call, g.q,    g.op_a, g.op_b, m1,   g.N - n1, g.K,  g.alpha, g.A,  g.lda,
+                      g.sa,   B,      g.ldb,  g.sb,   g.beta, C,      g.ldc, g.sc,   g.batch};
+    run_gemm<T>(right, part);
+  }
+  if (m1 < g.M) {
+    const std::size_t a_off = g.ta() ? m1 : m1 * g.lda;
+    const BufferView<T> A = g.A.view(a_off, g.A.size() - a_off),
+                        C = g.C.view(m1 * g.ldc, g.C.size() - m1 * g.ldc);
+    GemmCall<T> bottom{g.call, g.q,  g.op_a, g.op_b, g.M - m1, g.N,  g.K,   g.alpha, A,      g.lda,
+                       g.sa,   g.B,  g.ldb,  g.sb,   g.beta,   C,    g.ldc, g.sc,    g.batch};
+    run_gemm<T>(bottom, part);
+  }
+}
+
+// C = beta C, for K == 0 or alpha == 0.
+template <class T>
+void launch_scale(State& s, const GemmCall<T>& g, const Operands<T>& o) {
+  using Acc = Accumulator<T>;
+  const BufferView<Acc> placeholder = acc_view<Acc>(scratch_for(g.q)->placeholder);
+  for (std::size_t b0 = 0; b0 < g.batch; b0 += kMaxGridY) {
+    const int nb = static_cast<int>(std::min(kMaxGridY, g.batch - b0));
+    launch_reduce<T>(s, g.q, placeholder, 0, 0, o.c, o.c.range.offset + b0 * g.sc, o.ldc, g.sc, o.m, o.n, nb,
+                     Acc(0), g.beta);
+  }
+}
+
+// The compiled kernel of the plan's main launch, by a key of everything its defines depend on.
+Kernel main_kernel(State& s, const Device& device, const GemmProblem& p, const GemmPlan& plan) {
+  const GemmTile& t = plan.params;
+  const std::vector<int> key{static_cast<int>(plan.kernel),
+                             t.bm,
+                             t.bn,
+                             t.bk,
+                             t.tm,
+                             t.tn,
+                             t.wx,
+                             t.pipeline,
+                             t.group_rows,
+                             static_cast<int>(p.type),
+                             p.op_a == Op::transpose,
+                             p.op_b == Op::transpose,
+                             plan.vec_a,
+                             plan.vec_b,
+                             plan.vec_c,
+                             plan.beta_zero};
+  return s.kernel(device, key, [&] { return gemm_kernel_source(p, plan); });
+}
+
+// duet::matmul's kernel on a plain product (one matrix, one slice, compact operands).
+template <class T>
+void launch_matmul(const GemmCall<T>& g, const Operands<T>& o, const Kernel& kernel, const GemmPlan& plan) {
+  const GemmTile& p = plan.params;
+  const std::size_t groups = ((g.M + p.bm - 1) / p.bm) * ((g.N + p.bn - 1) / p.bn);
+  extension::as_int(g.call, "the number of tiles of C", groups);
+  const std::size_t threads = static_cast<std::size_t>(p.threads());
+  g.q.launch(kernel, Range(groups * threads), Range(threads), g.A, g.B, g.C, o.m, o.n, o.k);
+}
+
+// Where split-K's slices go: the queue's workspace, grown to the plan's need and held for the
+// call's launches; else the placeholder argument.
+template <class T>
+struct Workspace {
+  BufferView<Accumulator<T>> view;
+  std::unique_lock<std::mutex> turn;
+};
+
+template <class T>
+Workspace<T> workspace_for(const GemmCall<T>& g, const GemmPlan& plan, std::size_t per_launch) {
+  using Acc = Accumulator<T>;
+  const std::shared_ptr<QueueScratch> scratch = scratch_for(g.q);
+  Workspace<T> w{acc_view<Acc>(scratch->placeholder), {}};
+  if (plan.splits < 2) return w;
+  const std::size_t splits = static_cast<std::size_t>(plan.splits);
+  const std::size_t outputs = plan.workspace_elements / (splits * g.batch);
+  const std::size_t need = splits * std::min(g.batch, per_launch) * outputs * sizeof(Acc);
+  w.turn = std::unique_lock<std::mutex>(scratch->enqueueing);
+  if (scratch->workspace.bytes() < need) {
+    // Grown to the need, with room: the old buffer is freed once the work using it is done.
+    scratch->workspace = RawBuffer();
+    scratch->workspace = RawBuffer(g.q.device(), std::max(need, std::size_t{1} << 20));
+  }
+  w.view = acc_view<Acc>(scratch->workspace);
+  return w;
+}
+
+// The tiled kernels (gemm.duet, gemm_cpu.duet) over matrices b0 .. b0 + nb - 1.
+template <class T>
+void launch_tiled(const GemmCall<T>& g, const Operands<T>& o, const Kernel& kernel, const GemmPlan& plan,
+                  const BufferView<Accumulator<T>>& W, int k_chunk, std::size_t b0, std::size_t nb) {
+  const GemmTile& p = plan.params;
+  const std::size_t groups = ((g.M + p.bm - 1) / p.bm) * ((g.N + p.bn - 1) / p.bn);
+  extension::as_int(g.call, "the number of tiles of C", groups);
+  const std::size_t threads = static_cast<std::size_t>(p.threads());
+  g.q.launch(kernel, Range(groups * threads, nb * plan.splits), Range(threads, 1), o.a.range.arg,
+             std::uint64_t(o.a.range.offset + b0 * g.sa), o.lda, std::uint64_t(g.sa), o.b.range.arg,
+             std::uint64_t(o.b.range.offset + b0 * g.sb), o.ldb, std::uint64_t(g.sb), o.c.range.arg,
+             std::uint64_t(o.c.range.offset + b0 * g.sc), o.ldc, std::uint64_t(g.sc), W, o.m, o.n, o.k, g.alpha,
+             g.beta, plan.splits, k_chunk);
+}
+
+// gemv.duet over matrices b0 .. b0 + nb - 1: the matrix, the vector and the output as the kernel
+// sees them (see gemm_plan.hpp).
+template <class T>
+void launch_gemv(const GemmCall<T>& g, const Operands<T>& o, const Kernel& kernel, const GemmPlan& plan,
+                 const BufferView<Accumulator<T>>& W, int k_chunk, std::size_t b0, std::size_t nb) {
+  const bool on_a = g.N == 1;
+  const Operand<T>& w = on_a ? o.a : o.b;
+  const Operand<T>& x = on_a ? o.b : o.a;
+  const std::size_t ldw = on_a ? g.lda : g.ldb, w_stride = on_a ? g.sa : g.sb, x_stride = on_a ? g.sb : g.sa;
+  const std::size_t incx = on_a ? (g.tb() ? 1 : g.ldb) : (g.ta() ? g.lda : 1);
+  const std::size_t incy = on_a ? g.ldc : 1;
+  const int R = on_a ? o.m : o.n;
+  const std::size_t per_group =
+      plan.kernel == GemmKernel::gemv_dot ? kGemvDotRows : std::size_t{kGemvAxpyCols} * 4;
+  const std::size_t groups = (std::size_t(R) + per_group - 1) / per_group;
+  const int ldw_i = static_cast<int>(ldw), incx_i = extension::as_int(g.call, "the vector's stride", incx),
+            incy_i = static_cast<int>(incy);
+  g.q.launch(kernel, Range(groups * kGemvThreads, nb * plan.splits), Range(kGemvThreads, 1), w.range.arg,
+             std::uint64_t(w.range.offset + b0 * w_stride), ldw_i, std::uint64_t(w_stride), x.range.arg,
+             std::uint64_t(x.range.offset + b0 * x_stride), incx_i, std::uint64_t(x_stride), o.c.range.arg,
+             std::uint64_t(o.c.range.offset + b0 * g.sc), incy_i, std::uint64_t(g.sc), W, R, o.k, g.alpha,
+             g.beta, plan.splits, k_chunk);
+}
+
+// The sum of the slices of matrices b0 .. b0 + nb - 1 into C, with alpha and beta.
+template <class T>
+void reduce_slices(State& s, const GemmCall<T>& g, const Operands<T>& o, const GemmPlan& plan,
+                   const BufferView<Accumulator<T>>& W, std::size_t b0, std::size_t nb) {
+  const bool gemv = plan.kernel == GemmKernel::gemv_dot || plan.kernel == GemmKernel::gemv_axpy;
+  const bool on_a = g.N == 1;
+  const int rows = gemv && !on_a ? 1 : o.m, cols = gemv && on_a ? 1 : o.n;
+  launch_reduce<T>(s, g.q, W, plan.splits, std::uint64_t(nb) * std::uint64_t(rows) * std::uint64_t(cols),
+                   o.c, o.c.range.offset + b0 * g.sc, o.ldc, g.sc, rows, cols, static_cast<int>(nb), g.alpha,
+                   g.beta);
+}
+
+// Checks the call, plans it, and carries out the plan.
+template <class T>
+void run_gemm(const GemmCall<T>& g, const GemmOptions& options) {
+  const Device& device = g.q.device();
+  const DeviceInfo& info = device.info();
+  if (!check_call(g, info)) return;
+  const Operands<T> o = prepare_operands(g, info);
+  const std::shared_ptr<State> state = state_for(device);
+  const GemmProblem problem = problem_of(g, o);
+  const GemmPlan plan = plan_gemm(info, state->classes, problem, options);
+  if (plan.kernel == GemmKernel::none) return;
+  if (plan.bulk_m > 0 && (plan.bulk_m < g.M || plan.bulk_n < g.N)) return run_edges(g, plan, options);
+  if (plan.kernel == GemmKernel::scale) return launch_scale(*state, g, o);
+  const Kernel kernel = main_kernel(*state, device, problem, plan);
+  if (plan.kernel == GemmKernel::matmul) return launch_matmul(g, o, kernel, plan);
+
+  const int k_chunk = extension::as_int(g.call, "K per slice", plan.k_chunk);
+  // Batches per launch: the second grid dimension holds batch * splits groups.
+  const std::size_t per_launch = std::max<std::size_t>(1, kMaxGridY / static_cast<std::size_t>(plan.splits));
+  const Workspace<T> w = workspace_for(g, plan, per_launch);
+  const bool gemv = plan.kernel == GemmKernel::gemv_dot || plan.kernel == GemmKernel::gemv_axpy;
+  for (std::size_t b0 = 0; b0 < g.batch; b0 += per_launch) {
+    const std::size_t nb = std::min(per_launch, g.batch - b0);
+    if (gemv)
+      launch_gemv(g, o, kernel, plan, w.view, k_chunk, b0, nb);
+    else
+      launch_tiled(g, o, kernel, plan, w.view, k_chunk, b0, nb);
+    if (plan.splits > 1) reduce_slices(*state, g, o, plan, w.view, b0, nb);
+  }
+}
+
 template <class T>
 void run_gemm(const char* call, Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K,
               Accumulator<T> alpha, const BufferView<T>& A, std::size_t lda, std::size_t sa,
               const BufferView<T>& B, std::size_t ldb, std::size_t sb, Accumulator<T> beta,
               const BufferView<T>& C, std::size_t ldc, std::size_t sc, std::size_t batch,
               const GemmOptions& options) {
-  using Acc = Accumulator<T>;
-  const Device& device = q.device();
-  const DeviceInfo& info = device.info();
-  // Liveness and device of every operand, then leading dimensions, then sizes.
-  check_operand_handle(call, "A", A, q);
-  check_operand_handle(call, "B", B, q);
-  check_operand_handle(call, "C", C, q);
-  if constexpr (std::is_same_v<T, double>) {
-    if (!info.supports_double)
-      throw ArgumentError(std::string(call) + ": double needs a device with double precision; " + info.id() +
-                          " (" + info.name + ") has none");
-  }
-  const bool ta = op_a == Op::transpose, tb = op_b == Op::transpose;
-  const std::size_t a_rows = ta ? K : M, a_cols = ta ? M : K;
-  const std::size_t b_rows = tb ? N : K, b_cols = tb ? K : N;
-  check_ld(call, "A", "lda", lda, a_rows, a_cols, ta ? "op_a transpose, K x M" : "op_a none, M x K");
-  check_ld(call, "B", "ldb", ldb, b_rows, b_cols, tb ? "op_b transpose, N x K" : "op_b none, K x N");
-  check_ld(call, "C", "ldc", ldc, M, N, "M x N");
-  if (batch == 0 || M == 0 || N == 0) return;
-  const bool alpha_zero = alpha == Acc(0);
-  const bool reads_ab = K > 0 && !alpha_zero;
-  if (reads_ab) {
-    check_size(call, "A", A, extent(call, "A", a_rows, a_cols, lda, batch, sa), a_rows, a_cols, "lda", lda,
-               batch, sa);
-    check_size(call, "B", B, extent(call, "B", b_rows, b_cols, ldb, batch, sb), b_rows, b_cols, "ldb", ldb,
-               batch, sb);
-  }
-  check_size(call, "C", C, extent(call, "C", M, N, ldc, batch, sc), M, N, "ldc", ldc, batch, sc);
-  if (batch > 1 && sc < (M - 1) * ldc + N)
-    throw ArgumentError(std::string(call) + ": C: stride_c=" + std::to_string(sc) +
-                        " is smaller than one matrix's extent (M - 1) * ldc + N = " +
-                        std::to_string((M - 1) * ldc + N) + ": the batch's outputs would overlap");
-  // The kernels index with int.
-  const int m = extension::as_int(call, "M", M), n = extension::as_int(call, "N", N),
-            k = extension::as_int(call, "K", K);
-  const int lda_i = extension::as_int(call, "lda", lda), ldb_i = extension::as_int(call, "ldb", ldb),
-            ldc_i = extension::as_int(call, "ldc", ldc);
-
-  const std::shared_ptr<State> state = state_for(device);
-  Operand<T> a = operand(call, "A", A, info, lda, batch, sa);
-  Operand<T> b = operand(call, "B", B, info, ldb, batch, sb);
-  if (info.kind == DeviceKind::cpu) {
-    // gemm.duet (CPUs run it for half): PoCL 5.0 computes wrong products when a float4
-    // load along k is scattered into the shared slice one element at a time (op_a none, op_b
-    // transpose; issue 11's notes), where PoCL 3.1 and 6.0 do not. CPUs read those runs element by
-    // element, which PoCL vectorises across work-items.
-    a.vec = a.vec && ta;
-    b.vec = b.vec && !tb;
-  }
-  const Operand<T> c = operand(call, "C", C, info, ldc, batch, sc);
-
-  GemmProblem problem;
-  problem.type = scalar_type_of<T>();
-  problem.op_a = op_a, problem.op_b = op_b;
-  problem.M = M, problem.N = N, problem.K = K, problem.batch = batch;
-  problem.alpha_zero = alpha_zero;
-  problem.plain = std::is_same_v<T, float> && !ta && !tb && alpha == Acc(1) && beta == Acc(0) && lda == K &&
-                  ldb == N && ldc == N && batch == 1 && a.passable && b.passable && c.passable;
-  const GemmPlan plan = plan_gemm(info, state->classes, problem, options);
-  if (plan.kernel == GemmKernel::none) return;
-  if (plan.bulk_m > 0 && (plan.bulk_m < M || plan.bulk_n < N)) {
-    // Thin edges apart: the whole tiles, then each edge as a product of its own (views at the
-    // edge's first row or column; the batch's strides stay).
-    GemmOptions part = options;
-    part.edges = GemmEdges::whole;
-    const std::size_t m1 = plan.bulk_m, n1 = plan.bulk_n;
-    run_gemm<T>(call, q, op_a, op_b, m1, n1, K, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch, part);
-    if (n1 < N) {
-      const std::size_t b_off = tb ? n1 * ldb : n1;
-      run_gemm<T>(call, q, op_a, op_b, m1, N - n1, K, alpha, A, lda, sa, B.view(b_off, B.size() - b_off), ldb,
-                  sb, beta, C.view(n1, C.size() - n1), ldc, sc, batch, part);
-    }
-    if (m1 < M) {
-      const std::size_t a_off = ta ? m1 : m1 * lda;
-      run_gemm<T>(call, q, op_a, op_b, M - m1, N, K, alpha, A.view(a_off, A.size() - a_off), lda, sa, B, ldb,
-                  sb, beta, C.view(m1 * ldc, C.size() - m1 * ldc), ldc, sc, batch, part);
-    }
-    return;
-  }
-  if (plan.kernel == GemmKernel::scale) {
-    const BufferView<Acc> placeholder = acc_view<Acc>(scratch_for(q)->placeholder);
-    for (std::size_t b0 = 0; b0 < batch; b0 += kMaxGridY) {
-      const int nb = static_cast<int>(std::min(kMaxGridY, batch - b0));
-      launch_reduce<T>(*state, q, placeholder, 0, 0, c, c.range.offset + b0 * sc, ldc_i, sc, m, n, nb, Acc(0),
-                       beta);
-    }
-    return;
-  }
-  // Float and double on CPUs: gemm_cpu.duet, for plain products too (the tiled launch below, one
-  // slice of K).
-  const bool cpu_form = !std::is_same_v<T, half> && uses_cpu_form(info);
-  if (plan.kernel == GemmKernel::matmul && !cpu_form) {
-    if constexpr (std::is_same_v<T, float>) {
-      const MatmulParams& p = plan.params;
-      std::vector<int> key = params_key(0, p);
-      key.push_back(K % 4 == 0);
-      key.push_back(N % 4 == 0);
-      const Kernel kernel =
-          state->kernel(device, key, "matmul", "matmul", [&] { return matmul_defines(p, N, K); });
-      const std::size_t groups = ((M + p.bm - 1) / p.bm) * ((N + p.bn - 1) / p.bn);
-      extension::as_int(call, "the number of tiles of C", groups);
-      const std::size_t threads = static_cast<std::size_t>(p.threads());
-      q.launch(kernel, Range(groups * threads), Range(threads), A, B, C, m, n, k);
-    }
-    return;
-  }
-
-  const int splits = plan.splits;
-  const int k_chunk = extension::as_int(call, "K per slice", plan.k_chunk);
-  const std::shared_ptr<QueueScratch> scratch = scratch_for(q);
-  std::unique_lock<std::mutex> turn;
-  BufferView<Acc> W = acc_view<Acc>(scratch->placeholder);
-  // Batches per launch: the second grid dimension holds batch * splits groups.
-  const std::size_t per_launch = std::max<std::size_t>(1, kMaxGridY / static_cast<std::size_t>(splits));
-  if (splits > 1) {
-    const std::size_t outputs = plan.workspace_elements / (static_cast<std::size_t>(splits) * batch);
-    const std::size_t need =
-        static_cast<std::size_t>(splits) * std::min(batch, per_launch) * outputs * sizeof(Acc);
-    turn = std::unique_lock<std::mutex>(scratch->enqueueing);
-    if (scratch->workspace.bytes() < need) {
-      // Grown to the need, with room: the old buffer is freed once the work using it is done.
-      scratch->workspace = RawBuffer();
-      scratch->workspace = RawBuffer(device, std::max(need, std::size_t{1} << 20));
-    }
-    W = acc_view<Acc>(scratch->workspace);
-  }
-
-  if (plan.kernel == GemmKernel::tiled || plan.kernel == GemmKernel::matmul) {
-    const MatmulParams& p = plan.params;
-    Kernel kernel;
-    if (cpu_form) {
-      // Split-K applies beta in the reduction, so its launches share one variant.
-      const bool beta_zero = beta == Acc(0) || splits > 1;
-      std::vector<int> key = params_key(3, p);
-      key.insert(key.end(), {static_cast<int>(scalar_type_of<T>()), ta, tb, beta_zero});
-      kernel = state->kernel(device, key, "gemm_cpu", "gemm_cpu",
-                             [&] { return gemm_cpu_defines(p, scalar_type_of<T>(), op_a, op_b, beta_zero); });
-    } else {
-      std::vector<int> key = params_key(1, p);
-      key.insert(key.end(), {static_cast<int>(scalar_type_of<T>()), ta, tb, a.vec, b.vec, c.vec});
-      kernel = state->kernel(device, key, "gemm", "gemm", [&] {
-        return gemm_defines(p, scalar_type_of<T>(), op_a, op_b, a.vec, b.vec, c.vec);
-      });
-    }
-    const std::size_t groups = ((M + p.bm - 1) / p.bm) * ((N + p.bn - 1) / p.bn);
-    extension::as_int(call, "the number of tiles of C", groups);
-    const std::size_t threads = static_cast<std::size_t>(p.threads());
-    for (std::size_t b0 = 0; b0 < batch; b0 += per_launch) {
-      const std::size_t nb = std::min(per_launch, batch - b0);
-      q.launch(kernel, Range(groups * threads, nb * splits), Range(threads, 1), a.range.arg,
-               std::uint64_t(a.range.offset + b0 * sa), lda_i, std::uint64_t(sa), b.range.arg,
-               std::uint64_t(b.range.offset + b0 * sb), ldb_i, std::uint64_t(sb), c.range.arg,
-               std::uint64_t(c.range.offset + b0 * sc), ldc_i, std::uint64_t(sc), W, m, n, k, alpha, beta,
-               splits, k_chunk);
-      if (splits > 1)
-        launch_reduce<T>(*state, q, W, splits, std::uint64_t(nb) * M * N, c, c.range.offset + b0 * sc, ldc_i,
-                         sc, m, n, static_cast<int>(nb), alpha, beta);
-    }
-    return;
-  }
-
-  // gemv: the matrix, the vector and the output as gemv.duet sees them (see gemm_plan.hpp).
-  const bool on_a = N == 1;
-  const Operand<T>& w = on_a ? a : b;
-  const Operand<T>& x = on_a ? b : a;
-  const std::size_t ldw = on_a ? lda : ldb, w_stride = on_a ? sa : sb, x_stride = on_a ? sb : sa;
-  const std::size_t incx = on_a ? (tb ? 1 : ldb) : (ta ? lda : 1);
-  const std::size_t incy = on_a ? ldc : 1;
-  const int R = on_a ? m : n;
-  const bool dot = plan.kernel == GemmKernel::gemv_dot;
-  const bool vec_x = dot && std::is_same_v<T, float> && incx == 1 && x.vec;
-  const bool vec_w = w.vec;
-  const Kernel kernel = state->kernel(device, {2, dot, static_cast<int>(scalar_type_of<T>()), vec_w, vec_x},
-                                      "gemv", dot ? "gemv_dot" : "gemv_axpy",
-                                      [&] { return gemv_defines(scalar_type_of<T>(), vec_w, vec_x); });
-  const std::size_t per_group = dot ? kGemvDotRows : std::size_t{kGemvAxpyCols} * 4;
-  const std::size_t groups = (std::size_t(R) + per_group - 1) / per_group;
-  const int ldw_i = static_cast<int>(ldw), incx_i = extension::as_int(call, "the vector's stride", incx),
-            incy_i = static_cast<int>(incy);
-  for (std::size_t b0 = 0; b0 < batch; b0 += per_launch) {
-    const std::size_t nb = std::min(per_launch, batch - b0);
-    q.launch(kernel, Range(groups * kGemvThreads, nb * splits), Range(kGemvThreads, 1), w.range.arg,
-             std::uint64_t(w.range.offset + b0 * w_stride), ldw_i, std::uint64_t(w_stride), x.range.arg,
-             std::uint64_t(x.range.offset + b0 * x_stride), incx_i, std::uint64_t(x_stride), c.range.arg,
-             std::uint64_t(c.range.offset + b0 * sc), incy_i, std::uint64_t(sc), W, R, k, alpha, beta, splits,
-             k_chunk);
-    if (splits > 1)
-      launch_reduce<T>(*state, q, W, splits, std::uint64_t(nb) * R, c, c.range.offset + b0 * sc, ldc_i, sc,
-                       on_a ? m : 1, on_a ? 1 : n, static_cast<int>(nb), alpha, beta);
-  }
+  run_gemm<T>(GemmCall<T>{call, q, op_a, op_b, M, N, K, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch},
+              options);
 }
 
 }  // namespace
 
-Defines gemm_defines(const MatmulParams& p, ScalarType type, Op op_a, Op op_b, bool vec_a, bool vec_b,
+Defines gemm_defines(const GemmTile& p, ScalarType type, Op op_a, Op op_b, bool vec_a, bool vec_b,
                      bool vec_c) {
-  // B is swizzled like A where its transposed slice is scattered and the reads allow it (TX a
-  // multiple of 8 vectors); gemm_shared_bytes() counts the layout.
   const bool tb = op_b == Op::transpose;
-  const bool swizzle_b = tb && p.bn % 32 == 0 && p.tn > 0 && (p.bn / p.tn) % 8 == 0;
   const bool f32 = type == ScalarType::f32;
   Defines d = type_defines(type);
   const Defines tiles = matmul_tile_defines(p);
@@ -406,11 +488,11 @@ Defines gemm_defines(const MatmulParams& p, ScalarType type, Op op_a, Op op_b, b
                      {"VEC_A", f32 && vec_a ? "1" : "0"},
                      {"VEC_B", f32 && vec_b ? "1" : "0"},
                      {"VEC_C", f32 && vec_c ? "1" : "0"},
-                     {"B_SWIZZLE", swizzle_b ? "1" : "0"}});
+                     {"B_SWIZZLE", gemm_swizzles_b(p, op_b) ? "1" : "0"}});
   return d;
 }
 
-Defines gemm_cpu_defines(const MatmulParams& p, ScalarType type, Op op_a, Op op_b, bool beta_zero) {
+Defines gemm_cpu_defines(const GemmTile& p, ScalarType type, Op op_a, Op op_b, bool beta_zero) {
   if (type != ScalarType::f32 && type != ScalarType::f64)
     throw ArgumentError(std::string("gemm_cpu_defines: ") + to_string(type) + " is not float or double");
   Defines d = type_defines(type);
@@ -440,6 +522,29 @@ Defines gemm_reduce_defines(ScalarType type) {
   Defines d = type_defines(type);
   d.push_back({"REDUCE_GROUP", std::to_string(kReduceGroupSize)});
   return d;
+}
+
+GemmKernelSource gemm_kernel_source(const GemmProblem& p, const GemmPlan& plan) {
+  switch (plan.kernel) {
+    case GemmKernel::scale:
+      return {"gemm_reduce", "gemm_reduce", gemm_reduce_defines(p.type)};
+    case GemmKernel::matmul:
+      return {"matmul", "matmul", matmul_defines(plan.params, p.N, p.K)};
+    case GemmKernel::tiled:
+      return {"gemm", "gemm",
+              gemm_defines(plan.params, p.type, p.op_a, p.op_b, plan.vec_a, plan.vec_b, plan.vec_c)};
+    case GemmKernel::tiled_cpu:
+      return {"gemm_cpu", "gemm_cpu", gemm_cpu_defines(plan.params, p.type, p.op_a, p.op_b, plan.beta_zero)};
+    case GemmKernel::gemv_dot:
+    case GemmKernel::gemv_axpy: {
+      const bool on_a = p.N == 1;
+      return {"gemv", to_string(plan.kernel),
+              gemv_defines(p.type, on_a ? plan.vec_a : plan.vec_b, on_a ? plan.vec_b : plan.vec_a)};
+    }
+    case GemmKernel::none:
+      break;
+  }
+  throw ArgumentError("gemm_kernel_source: the plan runs no kernel (" + plan.reason + ")");
 }
 
 void gemm(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, float alpha,

@@ -74,7 +74,7 @@ GemmPlan plan_gemv(const DeviceInfo& device, const GemmProblem& p, const GemmOpt
 // The split of K with the fewest estimated wave-steps (see the rule): ceil(tiles S / units)
 // groups per compute unit, one after another, of ceil(K / S) steps each. `force`: the best split
 // into at least 2 slices of at least BK, without asking it to beat no split or the workspace limit.
-std::size_t best_split(const GemmProblem& p, const MatmulParams& params, std::size_t element_bytes,
+std::size_t best_split(const GemmProblem& p, const GemmTile& params, std::size_t element_bytes,
                        const DeviceInfo& device, bool force) {
   const double tiles = double(ceil_div(p.M, params.bm)) * double(ceil_div(p.N, params.bn)) * double(p.batch);
   const double units = double(units_of(device));
@@ -119,32 +119,32 @@ std::size_t best_split(const GemmProblem& p, const MatmulParams& params, std::si
 }
 
 // The share of its tiles that C fills.
-double filled(const GemmProblem& p, const MatmulParams& t) {
+double filled(const GemmProblem& p, const GemmTile& t) {
   return double(p.M) * double(p.N) /
          (double(round_up(p.M, static_cast<std::size_t>(t.bm))) *
           double(round_up(p.N, static_cast<std::size_t>(t.bn))));
 }
 
 // The tiles for C: the size class's, unless C would fill less than kTileFill of them; then the
-// largest of the device's other size classes' tiles and MatmulParams{} that C fills that well,
+// largest of the device's other size classes' tiles and GemmTile{} that C fills that well,
 // else the one it fills most.
-const MatmulChoice* tile_choice(const std::vector<MatmulSizeClass>& classes, const GemmProblem& p,
-                                const DeviceInfo& device, const MatmulChoice& fallback) {
-  auto runs = [&](const MatmulChoice& c) { return gemm_params_problem(c.params, 4, p.op_b, device).empty(); };
+const GemmTileChoice* tile_choice(const std::vector<GemmSizeClass>& classes, const GemmProblem& p,
+                                const DeviceInfo& device, const GemmTileChoice& fallback) {
+  auto runs = [&](const GemmTileChoice& c) { return gemm_params_problem(c.params, 4, p.op_b, device).empty(); };
   const std::size_t mn = p.M * p.N;
-  const MatmulChoice* chosen = nullptr;
-  for (const MatmulSizeClass& c : classes)
+  const GemmTileChoice* chosen = nullptr;
+  for (const GemmSizeClass& c : classes)
     if (c.max_mn == 0 || mn <= c.max_mn) {
       chosen = &c.choice;
       break;
     }
   if (chosen && runs(*chosen) && filled(p, chosen->params) >= kTileFill) return chosen;
-  std::vector<const MatmulChoice*> all;
-  for (const MatmulSizeClass& c : classes)
+  std::vector<const GemmTileChoice*> all;
+  for (const GemmSizeClass& c : classes)
     if (runs(c.choice)) all.push_back(&c.choice);
   if (runs(fallback)) all.push_back(&fallback);
-  const MatmulChoice* best = nullptr;
-  for (const MatmulChoice* c : all) {
+  const GemmTileChoice* best = nullptr;
+  for (const GemmTileChoice* c : all) {
     const double f = filled(p, c->params), area = double(c->params.bm) * c->params.bn;
     if (!best) {
       best = c;
@@ -157,19 +157,19 @@ const MatmulChoice* tile_choice(const std::vector<MatmulSizeClass>& classes, con
   return best ? best : chosen;
 }
 
-std::size_t tile_count(const GemmProblem& p, const MatmulParams& t) {
+std::size_t tile_count(const GemmProblem& p, const GemmTile& t) {
   return ceil_div(p.M, static_cast<std::size_t>(t.bm)) * ceil_div(p.N, static_cast<std::size_t>(t.bn)) *
          p.batch;
 }
 
-// The smallest of the size classes' tiles (MatmulParams{} aside) that C fills well and that are
+// The smallest of the size classes' tiles (GemmTile{} aside) that C fills well and that are
 // smaller than `than`; nullptr when there are none.
-const MatmulChoice* smallest_tiles(const std::vector<MatmulSizeClass>& classes, const GemmProblem& p,
-                                   const DeviceInfo& device, const MatmulParams& than) {
-  const MatmulChoice* best = nullptr;
-  auto area = [](const MatmulParams& t) { return t.bm * t.bn; };
-  for (const MatmulSizeClass& c : classes) {
-    const MatmulParams& t = c.choice.params;
+const GemmTileChoice* smallest_tiles(const std::vector<GemmSizeClass>& classes, const GemmProblem& p,
+                                   const DeviceInfo& device, const GemmTile& than) {
+  const GemmTileChoice* best = nullptr;
+  auto area = [](const GemmTile& t) { return t.bm * t.bn; };
+  for (const GemmSizeClass& c : classes) {
+    const GemmTile& t = c.choice.params;
     if (area(t) >= area(than) || filled(p, t) < kTileFill ||
         !gemm_params_problem(t, 4, p.op_b, device).empty())
       continue;
@@ -180,12 +180,12 @@ const MatmulChoice* smallest_tiles(const std::vector<MatmulSizeClass>& classes, 
 
 // The work of one compute unit for tiles `t` and `splits` slices of K (see the rule: few tiles).
 // The groups of tiles `t` in `splits` slices one compute unit runs, one after another.
-double groups_per_unit(const GemmProblem& p, const MatmulParams& t, std::size_t splits,
+double groups_per_unit(const GemmProblem& p, const GemmTile& t, std::size_t splits,
                        const DeviceInfo& device) {
   return std::ceil(double(tile_count(p, t)) * double(splits) / double(units_of(device)));
 }
 
-double unit_work(const GemmProblem& p, const MatmulParams& t, std::size_t splits, const DeviceInfo& device) {
+double unit_work(const GemmProblem& p, const GemmTile& t, std::size_t splits, const DeviceInfo& device) {
   const std::size_t bk = static_cast<std::size_t>(t.bk);
   const std::size_t chunk = round_up(ceil_div(p.K, splits), bk);
   const double waves = groups_per_unit(p, t, splits, device);
@@ -198,10 +198,8 @@ double unit_work(const GemmProblem& p, const MatmulParams& t, std::size_t splits
 // the largest tiles with enough work in flight: the multiply-adds per shared-memory value a
 // work-item reads (TM TN / (TM + TN)) set the kernel's pace, and a unit whose resident groups hold
 // fewer than kOccupancyAccumulators accumulators between them (independent multiply-adds per step
-// of k) runs that much slower: on the H100, 1000^3 in 256 tiles of 64 x 64 (2 groups of 128
-// work-items with 32 each per SM) ran at 0.90 of 128 x 256 tiles in 4 slices (one group of 256
-// with 128 each), though 64 x 64 tiles that fill the GPU run at 0.8 of 128 x 256 ones.
-double unit_speed(const MatmulParams& t, double groups, const DeviceInfo& device) {
+// of k) runs that much slower (kOccupancyAccumulators).
+double unit_speed(const GemmTile& t, double groups, const DeviceInfo& device) {
   const double reuse = double(t.tm) * double(t.tn) / double(std::max(1, t.tm + t.tn));
   const double pace = std::min(1.0, kTilePaceBase + kTilePacePerReuse * reuse);
   const double resident = std::min(groups, double(resident_groups(t, device, 4)));
@@ -212,8 +210,8 @@ double unit_speed(const MatmulParams& t, double groups, const DeviceInfo& device
 // Tiles `t` turned on their side: BM and BN, TM and TN swapped, WX at most the new row of
 // work-items. A class's 128 x 256 tiles fill an 8192 x 128 C only half; as 256 x 128 they fill it
 // (kTransposedTilesAccumulators has the measurements).
-MatmulParams transposed_tiles(const MatmulParams& t) {
-  MatmulParams r = t;
+GemmTile transposed_tiles(const GemmTile& t) {
+  GemmTile r = t;
   std::swap(r.bm, r.bn);
   std::swap(r.tm, r.tn);
   r.wx = std::min(r.wx, std::max(1, r.bn / std::max(1, r.tn)));
@@ -221,11 +219,57 @@ MatmulParams transposed_tiles(const MatmulParams& t) {
 }
 
 // The estimated time of one unit for tiles `t` in `splits` slices: unit_work over unit_speed.
-double unit_time(const GemmProblem& p, const MatmulParams& t, std::size_t splits, const DeviceInfo& device) {
+double unit_time(const GemmProblem& p, const GemmTile& t, std::size_t splits, const DeviceInfo& device) {
   return unit_work(p, t, splits, device) / unit_speed(t, groups_per_unit(p, t, splits, device), device);
 }
 
+// The kernel that carries out `plan` on `device`, and its flags (rule step 5): matmul and tiled
+// plans of float and double become tiled_cpu on CPU devices; the vector flags from the operands'
+// alignment.
+void set_kernel_flags(GemmPlan& plan, const DeviceInfo& device, const GemmProblem& p) {
+  const bool ta = p.op_a == Op::transpose, tb = p.op_b == Op::transpose;
+  const bool f32 = p.type == ScalarType::f32;
+  const bool cpu = device.kind == DeviceKind::cpu;
+  // Runs along k (A none, B transpose) are read element by element on CPUs (see the rule).
+  const bool vec_a = f32 && p.aligned_a && (!cpu || ta);
+  const bool vec_b = f32 && p.aligned_b && (!cpu || !tb);
+  const bool vec_c = f32 && p.aligned_c;
+  switch (plan.kernel) {
+    case GemmKernel::matmul:
+    case GemmKernel::tiled:
+      if (p.type != ScalarType::f16 && uses_cpu_form(device)) {
+        plan.kernel = GemmKernel::tiled_cpu;
+        plan.beta_zero = p.beta_zero || plan.splits > 1;
+      } else if (plan.kernel == GemmKernel::matmul) {
+        // matmul.duet reads in float4s whatever rows hold whole ones (a plain product's are compact).
+        plan.vec_a = p.K % 4 == 0;
+        plan.vec_b = plan.vec_c = p.N % 4 == 0;
+      } else {
+        plan.vec_a = vec_a, plan.vec_b = vec_b, plan.vec_c = vec_c;
+      }
+      break;
+    case GemmKernel::gemv_dot:
+    case GemmKernel::gemv_axpy: {
+      // The matrix is A when N == 1, else B; the vector, the other, is read in float4s by gemv_dot
+      // where its elements are adjacent (B transposed, A not).
+      const bool on_a = p.N == 1;
+      const bool dot = plan.kernel == GemmKernel::gemv_dot;
+      (on_a ? plan.vec_a : plan.vec_b) = on_a ? vec_a : vec_b;
+      (on_a ? plan.vec_b : plan.vec_a) = dot && (on_a ? tb && vec_b : !ta && vec_a);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
 }  // namespace
+
+bool uses_cpu_form(const DeviceInfo& device) { return device.kind == DeviceKind::cpu; }
+
+bool gemm_swizzles_b(const GemmTile& p, Op op_b) {
+  return op_b == Op::transpose && p.bn % 32 == 0 && p.tn > 0 && (p.bn / p.tn) % 8 == 0;
+}
 
 std::size_t split_min_chunk(const DeviceInfo& device) {
   return device.kind == DeviceKind::gpu ? kSplitMinChunkGpu : kSplitMinChunk;
@@ -266,6 +310,8 @@ const char* to_string(GemmKernel kernel) {
       return "matmul";
     case GemmKernel::tiled:
       return "tiled";
+    case GemmKernel::tiled_cpu:
+      return "tiled_cpu";
     case GemmKernel::gemv_dot:
       return "gemv_dot";
     case GemmKernel::gemv_axpy:
@@ -274,42 +320,41 @@ const char* to_string(GemmKernel kernel) {
   return "?";
 }
 
-MatmulParams tiny_params() {
-  MatmulParams p;
+GemmTile tiny_params() {
+  GemmTile p;
   p.bm = 32, p.bn = 32, p.bk = 32, p.tm = 4, p.tn = 4, p.wx = 8, p.pipeline = 1;
   return p;
 }
 
-MatmulParams double_params(const DeviceInfo& device) {
-  MatmulParams p;
+GemmTile double_params(const DeviceInfo& device) {
+  GemmTile p;
   if (device.kind == DeviceKind::gpu) {
     p.bm = 64, p.bn = 64, p.bk = 8, p.tm = 4, p.tn = 4, p.wx = 16, p.pipeline = 1;
   } else {
-    // gemm_cpu.duet: 4 rows of one double8 a work-item (PoCL 5.0, 2 cores, 512^3: 45-50 GFLOP/s).
+    // gemm_cpu.duet: 4 rows of one double8 a work-item.
     p.bm = 64, p.bn = 64, p.bk = 16, p.tm = 4, p.tn = 8, p.wx = 8, p.pipeline = 0;
   }
   return p;
 }
 
-int resident_groups(const MatmulParams& p, const DeviceInfo& device, std::size_t element_bytes) {
+int resident_groups(const GemmTile& p, const DeviceInfo& device, std::size_t element_bytes) {
   if (device.kind != DeviceKind::gpu) return 1;
   const long registers = 2L * p.tm * p.tn * long(std::max<std::size_t>(element_bytes, 4) / 4) + 32;
   const long threads = std::max(1, p.threads());
   return static_cast<int>(std::clamp(65536L / (threads * registers), 1L, 4L));
 }
 
-std::size_t gemm_shared_bytes(const MatmulParams& p, std::size_t element_bytes, Op op_b) {
+std::size_t gemm_shared_bytes(const GemmTile& p, std::size_t element_bytes, Op op_b) {
   if (p.bm <= 0 || p.bn <= 0 || p.bk <= 0 || p.tn <= 0) return 0;
   // gemm.duet: two buffers of the A slice (BM/4 vectors of 4 per k, one more where not swizzled)
   // and of the B slice (BN/4 per k; one more where B is transposed and not swizzled).
-  const bool swizzle_b = p.bn % 32 == 0 && (p.bn / p.tn) % 8 == 0;
   const std::size_t a_row = static_cast<std::size_t>(p.bm) / 4 + (p.swizzles_a() ? 0 : 1);
   const std::size_t b_row =
-      static_cast<std::size_t>(p.bn) / 4 + (op_b == Op::transpose && !swizzle_b ? 1 : 0);
+      static_cast<std::size_t>(p.bn) / 4 + (op_b == Op::transpose && !gemm_swizzles_b(p, op_b) ? 1 : 0);
   return 2 * static_cast<std::size_t>(p.bk) * (a_row + b_row) * 4 * element_bytes;
 }
 
-std::string gemm_params_problem(const MatmulParams& p, std::size_t element_bytes, Op op_b,
+std::string gemm_params_problem(const GemmTile& p, std::size_t element_bytes, Op op_b,
                                 const DeviceInfo& device) {
   DeviceInfo no_memory_limit = device;
   no_memory_limit.local_memory_bytes = 0;  // checked below with gemm.duet's layout
@@ -323,7 +368,7 @@ std::string gemm_params_problem(const MatmulParams& p, std::size_t element_bytes
   return {};
 }
 
-GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>& classes,
+GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<GemmSizeClass>& classes,
                    const GemmProblem& p, const GemmOptions& options) {
   GemmPlan plan;
   if (p.M == 0 || p.N == 0 || p.batch == 0) {
@@ -341,8 +386,11 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>&
   const bool vector = p.M == 1 || p.N == 1;
   if (options.path == GemmPath::gemv && !vector)
     throw ArgumentError("gemm: GemmPath::gemv needs M == 1 or N == 1, not " + shape_text(p));
-  if (options.path == GemmPath::gemv || (options.path == GemmPath::automatic && vector))
-    return plan_gemv(device, p, options);
+  if (options.path == GemmPath::gemv || (options.path == GemmPath::automatic && vector)) {
+    plan = plan_gemv(device, p, options);
+    set_kernel_flags(plan, device, p);
+    return plan;
+  }
 
   // Tiled: parameters from the size class of M * N, forced ones, or the double tiles.
   const std::size_t element_bytes = p.type == ScalarType::f64 ? 8 : 4;
@@ -355,8 +403,8 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>&
     plan.params = double_params(device);
     plan.source = "double_params()";
   } else {
-    static const MatmulChoice fallback{MatmulParams{}, "MatmulParams{} (small tiles)"};
-    if (const MatmulChoice* chosen = tile_choice(classes, p, device, fallback)) {
+    static const GemmTileChoice fallback{GemmTile{}, "GemmTile{} (small tiles)"};
+    if (const GemmTileChoice* chosen = tile_choice(classes, p, device, fallback)) {
       plan.params = chosen->params;
       plan.source = chosen->source;
     } else {
@@ -365,7 +413,7 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>&
   }
   if (!options.params && !gemm_params_problem(plan.params, element_bytes, p.op_b, device).empty()) {
     plan.source = "default (" + gemm_params_problem(plan.params, element_bytes, p.op_b, device) + ")";
-    plan.params = MatmulParams{};
+    plan.params = GemmTile{};
   }
 
   std::ostringstream why;
@@ -390,7 +438,7 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>&
         << units_of(device) * resident_groups(plan.params, device, element_bytes) << " group slots";
     // Few tiles: smaller ones, with their own split, where the estimate says they fill the device
     // better.
-    const MatmulChoice* smaller = nullptr;
+    const GemmTileChoice* smaller = nullptr;
     if (!options.params && p.type != ScalarType::f64 && 2 * tiles < units_of(device))
       smaller = smallest_tiles(classes, p, device, plan.params);
     if (smaller) {
@@ -410,13 +458,13 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>&
     if (!options.params && p.type != ScalarType::f64 && device.kind == DeviceKind::gpu &&
         double(p.M) * double(p.N) * double(p.K) * double(p.batch) >= kPacedProblemFlops) {
       double best = unit_time(p, plan.params, splits, device);
-      std::vector<std::pair<MatmulParams, std::string>> candidates;
+      std::vector<std::pair<GemmTile, std::string>> candidates;
       // Largest classes first: a later candidate must beat the best by kPaceGain, so near ties
       // keep the larger tiles (1000^3: 128 x 256 in 4 slices, not 128 x 128 in 2).
       for (auto it = classes.rbegin(); it != classes.rend(); ++it) {
-        const MatmulSizeClass& c = *it;
+        const GemmSizeClass& c = *it;
         candidates.emplace_back(c.choice.params, c.choice.source);
-        const MatmulParams& t = c.choice.params;
+        const GemmTile& t = c.choice.params;
         if ((t.bm != t.bn || t.tm != t.tn) && t.tm * t.tn >= kTransposedTilesAccumulators)
           candidates.emplace_back(transposed_tiles(t), c.choice.source + ", transposed");
       }
@@ -425,8 +473,7 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>&
             !gemm_params_problem(t, element_bytes, p.op_b, device).empty())
           continue;
         // NVIDIA's OpenCL runs smaller tiles of element-wise loads (rows not in whole vectors of
-        // 4) far below their pace: 4097^3 in 64 x 128 tiles 31.8 TFLOP/s, in 128 x 256 36.6 (CUDA:
-        // 39.0 and 36.0). There, smaller tiles only where every row holds whole vectors.
+        // 4) far below their pace. There, smaller tiles only where every row holds whole vectors.
         const bool whole_vectors = p.M % 4 == 0 && p.N % 4 == 0 && p.K % 4 == 0;
         if (device.backend == "opencl" && !whole_vectors && t.bm * t.bn < plan.params.bm * plan.params.bn)
           continue;
@@ -452,10 +499,12 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>&
   if (plan.splits > 1) plan.workspace_elements = static_cast<std::size_t>(plan.splits) * p.batch * p.M * p.N;
   plan.kernel = plan.splits == 1 && p.plain && options.path == GemmPath::automatic ? GemmKernel::matmul
                                                                                    : GemmKernel::tiled;
+  set_kernel_flags(plan, device, p);
   if (plan.kernel == GemmKernel::matmul) why << "; plain product: duet::matmul's kernel";
+  if (plan.kernel == GemmKernel::tiled_cpu) why << "; CPU device: gemm_cpu.duet";
   // gemm.duet's software pipeline loses to plain double buffering where a work-item holds
-  // kUnpipelinedAccumulators or more (H100, 128 x 256 tiles of 8 x 16: 4096^3 with B transposed
-  // 43.1 against 46.0 TFLOP/s); duet::matmul's kernel keeps it (48.3 against 45.6).
+  // kUnpipelinedAccumulators or more (its registers run out); duet::matmul's kernel, with fewer
+  // live values, keeps it.
   if (plan.kernel == GemmKernel::tiled && !options.params && device.kind == DeviceKind::gpu &&
       plan.params.pipeline && plan.params.tm * plan.params.tn >= kUnpipelinedAccumulators) {
     plan.params.pipeline = 0;
@@ -483,6 +532,18 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>&
     why << " on their own";
   }
   plan.reason = why.str();
+  return plan;
+}
+
+GemmPlan plan_matmul_with(const DeviceInfo& device, const GemmProblem& problem, const GemmTile& p) {
+  GemmPlan plan;
+  plan.kernel = GemmKernel::matmul;
+  plan.params = p;
+  plan.k_chunk = problem.K;
+  plan.bulk_m = problem.M, plan.bulk_n = problem.N;
+  plan.source = "matmul_with";
+  plan.reason = "tiles asked for, one slice";
+  set_kernel_flags(plan, device, problem);
   return plan;
 }
 

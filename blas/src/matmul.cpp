@@ -1,7 +1,8 @@
 // matmul: C = A * B, the simple form of gemm (gemm.cpp), which runs the register-blocked dialect
 // kernel of blas/kernels/matmul.duet for it where one slice of K suffices (on CPUs gemm_cpu.duet),
 // with the tile sizes the tuning table gives for the size of C (matmul_params.cpp,
-// tuning_file.cpp). matmul_with and matmul_prepare run that kernel with explicit parameters.
+// tuning_file.cpp). matmul_with and matmul_prepare run that kernel with explicit parameters, as
+// plan_matmul_with (gemm_plan.cpp) says.
 #include <algorithm>
 #include <memory>
 #include <mutex>
@@ -15,7 +16,7 @@
 
 namespace duet {
 
-Defines matmul_tile_defines(const MatmulParams& p) {
+Defines matmul_tile_defines(const GemmTile& p) {
   return {{"BM", std::to_string(p.bm)},
           {"BN", std::to_string(p.bn)},
           {"BK", std::to_string(p.bk)},
@@ -27,18 +28,16 @@ Defines matmul_tile_defines(const MatmulParams& p) {
           {"A_SWIZZLE", p.swizzles_a() ? "1" : "0"}};
 }
 
-Defines matmul_defines(const MatmulParams& p, std::size_t N, std::size_t K) {
+Defines matmul_defines(const GemmTile& p, std::size_t N, std::size_t K) {
   // float4 accesses need rows that start 16-byte aligned: K % 4 for A, N % 4 for B and C.
   Defines d = matmul_tile_defines(p);
   d.insert(d.end(), {{"VEC_A", K % 4 ? "0" : "1"}, {"VEC_B", N % 4 ? "0" : "1"}});
   return d;
 }
 
-bool uses_cpu_form(const DeviceInfo& device) { return device.kind == DeviceKind::cpu; }
-
 namespace {
 
-void check_params(const char* call, const Device& device, const MatmulParams& p) {
+void check_params(const char* call, const Device& device, const GemmTile& p) {
   const std::string problem = matmul_params_problem(p, device.info());
   if (!problem.empty()) throw ArgumentError(std::string(call) + ": parameters not usable: " + problem);
 }
@@ -52,16 +51,30 @@ void check_sizes(const char* call, const Buffer<float>& A, const Buffer<float>& 
   extension::require_elements(call, "C (M x N)", C, M * N);
 }
 
-// matmul.duet with the defines of `p`, N and K (devices not of kind cpu).
+// A plain M x N x K product of compact float matrices in buffers of their own (16-byte aligned).
+GemmProblem plain_problem(std::size_t M, std::size_t N, std::size_t K) {
+  GemmProblem problem;
+  problem.M = M, problem.N = N, problem.K = K;
+  problem.beta_zero = true;
+  problem.aligned_a = K % 4 == 0;
+  problem.aligned_b = problem.aligned_c = N % 4 == 0;
+  problem.plain = true;
+  return problem;
+}
+
+// The plan's kernel (matmul.duet) with its tiles.
 void launch(const char* call, Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<float>& C,
-            std::size_t M, std::size_t N, std::size_t K, const MatmulParams& p) {
+            const GemmProblem& problem, const GemmPlan& plan) {
+  const std::size_t M = problem.M, N = problem.N;
   const int m = extension::as_int(call, "M", M), n = extension::as_int(call, "N", N),
-            k = extension::as_int(call, "K", K);
+            k = extension::as_int(call, "K", problem.K);
   // The kernel numbers its groups with int.
+  const GemmTile& p = plan.params;
   const std::size_t groups = ((M + p.bm - 1) / p.bm) * ((N + p.bn - 1) / p.bn);
   extension::as_int(call, "the number of tiles of C", groups);
   const std::size_t threads = static_cast<std::size_t>(p.threads());
-  q.launch(embedded_kernels.kernel(q.device(), "matmul", "matmul", matmul_defines(p, N, K)),
+  const GemmKernelSource source = gemm_kernel_source(problem, plan);
+  q.launch(embedded_kernels.kernel(q.device(), source.file.c_str(), source.name.c_str(), source.defines),
            Range(groups * threads), Range(threads), A, B, C, m, n, k);
 }
 
@@ -76,29 +89,29 @@ void matmul(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<flo
 }
 
 void matmul_with(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<float>& C, std::size_t M,
-                 std::size_t N, std::size_t K, const MatmulParams& p) {
+                 std::size_t N, std::size_t K, const GemmTile& p) {
   check_params("matmul_with", q.device(), p);
   check_sizes("matmul_with", A, B, C, M, N, K);
-  if (uses_cpu_form(q.device().info())) {
-    // gemm_cpu.duet, launched where gemm launches it: its tiled path with these tiles, one slice.
+  const GemmProblem problem = plain_problem(M, N, K);
+  const GemmPlan plan = plan_matmul_with(q.device().info(), problem, p);
+  if (plan.kernel != GemmKernel::matmul) {
+    // Not matmul.duet (gemm_cpu.duet): launched where gemm launches it, as its tiled path with
+    // these tiles plans it.
     GemmOptions forced;
     forced.path = GemmPath::tiled;
     forced.params = p;
     gemm(q, Op::none, Op::none, M, N, K, 1.0f, A, K, B, N, 0.0f, C, N, forced);
     return;
   }
-  launch("matmul_with", q, A, B, C, M, N, K, p);
+  launch("matmul_with", q, A, B, C, problem, plan);
 }
 
-void matmul_prepare(const Device& device, const MatmulParams& p, std::size_t N, std::size_t K) {
+void matmul_prepare(const Device& device, const GemmTile& p, std::size_t N, std::size_t K) {
   check_params("matmul_prepare", device, p);
-  if (uses_cpu_form(device.info())) {
-    // The variant gemm compiles for matmul_with's call: ops none, beta 0.
-    embedded_kernels.kernel(device, "gemm_cpu", "gemm_cpu",
-                              gemm_cpu_defines(p, ScalarType::f32, Op::none, Op::none, true));
-    return;
-  }
-  embedded_kernels.kernel(device, "matmul", "matmul", matmul_defines(p, N, K));
+  // Any M: matmul_with's kernel and defines do not depend on it.
+  const GemmProblem problem = plain_problem(static_cast<std::size_t>(p.bm), N, K);
+  const GemmKernelSource source = gemm_kernel_source(problem, plan_matmul_with(device.info(), problem, p));
+  embedded_kernels.kernel(device, source.file.c_str(), source.name.c_str(), source.defines);
 }
 
 }  // namespace duet

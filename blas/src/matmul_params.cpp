@@ -28,15 +28,10 @@ namespace {
 // measured against the others) are for C of one 64 x 64 tile or less: batches of small matrices
 // (gemm_strided_batched), which 64 x 128 tiles would leave half empty. The max_mn=16384 entries
 // (128 x 128 tiles of 8 x 8, one group of 256 work-items a unit) are for C of one 128 x 128 tile or
-// less: on the H100, 128 x 128 x 262144 in 132 slices ran at 44.1 TFLOP/s against 41.1 in 64 x 128
-// tiles (two groups of 128 a unit, reading half as much of the slices each), 512 products of 128^3
-// at 33.4 against 32.2 (CUDA; OpenCL 42.7 against 40.9 on the first). The CPU's max_mn=1024
-// entry is for C of 32 x 32 or less: 1024 products of 32^3 on PoCL (2 cores) ran at 5 GFLOP/s in
-// MatmulParams{} (BK 8), 10 in the CPU's 64 x 64 tiles, 29 in these (CLBlast: 21). The CPU's
-// 64 x 64 tiles are 8 x 8 per work-item over slices of 32 k: on PoCL (2 cores, the suite's sizes
-// / 8), 512^3 with A transposed ran at 65.5 GFLOP/s against 56.4 in the 4 x 8 over 16 before
-// (CLBlast, whose fast path this is: 60), 8192 x 64 x 256 at 55.8 against 49.6, 128 x 128 x 4096
-// at 55.7 against 44.9; 4 x 8 over 32 fell between, slices of 64 below both.
+// less: one group a unit reads each slice once, where two groups of 64 x 128 tiles read it twice.
+// The CPU's max_mn=1024 entry is for C of 32 x 32 or less, which larger tiles leave mostly empty.
+// The CPU's 64 x 64 tiles are 8 x 8 per work-item over slices of 32 k (CLBlast's fast path on
+// CPUs): more arithmetic per value read. The figures behind each entry are in bench/RESULTS.md.
 const char* const kBuiltin[] = {
     "matmul device=\"NVIDIA H100 80GB HBM3\" backend=cuda BM=128 BN=256 BK=16 TM=8 TN=16 WX=8 PIPELINE=1",
     "matmul device=\"NVIDIA H100 80GB HBM3\" backend=opencl BM=128 BN=256 BK=16 TM=16 TN=8 WX=16 PIPELINE=0",
@@ -67,7 +62,7 @@ bool divides(int d, int n) { return d > 0 && n % d == 0; }
 
 }  // namespace
 
-std::size_t MatmulParams::shared_bytes() const {
+std::size_t GemmTile::shared_bytes() const {
   if (bm <= 0 || bn <= 0 || bk <= 0) return 0;
   // Two buffers of the transposed A slice and of the B slice. A's rows are BM/4 float4s, plus one
   // of padding where they are not swizzled (see A_SWIZZLE in blas/kernels/matmul.duet).
@@ -75,7 +70,7 @@ std::size_t MatmulParams::shared_bytes() const {
   return 2 * static_cast<std::size_t>(bk) * (a_row + static_cast<std::size_t>(bn) / 4) * 16;
 }
 
-std::string to_string(const MatmulParams& p) {
+std::string to_string(const GemmTile& p) {
   std::ostringstream s;
   s << "BM=" << p.bm << " BN=" << p.bn << " BK=" << p.bk << " TM=" << p.tm << " TN=" << p.tn << " WX=" << p.wx
     << " PIPELINE=" << p.pipeline;
@@ -83,7 +78,7 @@ std::string to_string(const MatmulParams& p) {
   return s.str();
 }
 
-std::string matmul_params_problem(const MatmulParams& p, const DeviceInfo& device) {
+std::string matmul_params_problem(const GemmTile& p, const DeviceInfo& device) {
   std::ostringstream s;
   if (p.bm < 4 || p.bn < 4 || p.bk < 4 || p.tm < 4 || p.tn < 4 || p.bm > 1024 || p.bn > 1024 || p.bk > 256)
     s << "BM, BN in [4, 1024], BK in [4, 256] and TM, TN >= 4 are needed";
@@ -110,11 +105,11 @@ std::string matmul_params_problem(const MatmulParams& p, const DeviceInfo& devic
 
 namespace tuning {
 
-const std::vector<Entry>& builtin_entries() {
-  static const std::vector<Entry> entries = [] {
-    std::vector<Entry> out;
+const std::vector<TuningEntry>& builtin_entries() {
+  static const std::vector<TuningEntry> entries = [] {
+    std::vector<TuningEntry> out;
     for (const char* line : kBuiltin) {
-      std::optional<Entry> e = parse_entry(line);  // tests/test_matmul_params.cpp parses each
+      std::optional<TuningEntry> e = parse_entry(line);  // tests/test_matmul_params.cpp parses each
       if (e) {
         e->origin = "built-in";
         out.push_back(*e);
@@ -130,18 +125,18 @@ const std::vector<Entry>& builtin_entries() {
 namespace {
 
 // The tuning file's entries (none without a file); its problems become warnings in `warnings`.
-std::vector<tuning::Entry> file_entries(std::vector<std::string>& warnings) {
+std::vector<TuningEntry> file_entries(std::vector<std::string>& warnings) {
   const std::string path = tuning::tuning_file_path();
-  return path.empty() ? std::vector<tuning::Entry>{} : tuning::read_file(path, warnings);
+  return path.empty() ? std::vector<TuningEntry>{} : tuning::read_file(path, warnings);
 }
 
 // The choice for a product with `mn` elements in C (0: no particular size) among the file's
 // entries, then the table's. File entries for the device that would have won but that it cannot
 // run are worth a warning.
-MatmulChoice choose(const std::vector<tuning::Entry>& file, const DeviceInfo& device, std::size_t mn,
+GemmTileChoice choose(const std::vector<TuningEntry>& file, const DeviceInfo& device, std::size_t mn,
                     std::vector<std::string>& warnings) {
-  const tuning::Entry* best = tuning::best_entry(file, device, mn);
-  for (const tuning::Entry& e : file) {
+  const TuningEntry* best = tuning::best_entry(file, device, mn);
+  for (const TuningEntry& e : file) {
     if (!e.selector.matches(device) || !e.selector.covers(mn) ||
         (best && e.selector.specificity() < best->selector.specificity()))
       continue;
@@ -150,11 +145,11 @@ MatmulChoice choose(const std::vector<tuning::Entry>& file, const DeviceInfo& de
       warnings.push_back(e.origin + ": not usable on " + device.name + ": " + problem + "; entry ignored");
   }
   if (best) return {best->params, best->origin};
-  if (const tuning::Entry* built_in = tuning::best_entry(tuning::builtin_entries(), device, mn))
+  if (const TuningEntry* built_in = tuning::best_entry(tuning::builtin_entries(), device, mn))
     return {built_in->params, "built-in entry: " + tuning::format_entry(*built_in)};
   // Only a device that cannot run even the default (fewer than 32 work-items per group, or
   // almost no local memory) gets here; the launch then reports the problem.
-  return {MatmulParams{}, "default"};
+  return {GemmTile{}, "default"};
 }
 
 void report(std::vector<std::string> warnings) {
@@ -165,27 +160,27 @@ void report(std::vector<std::string> warnings) {
 
 }  // namespace
 
-MatmulChoice matmul_choice(const DeviceInfo& device) { return matmul_choice(device, 0, 0); }
+GemmTileChoice matmul_choice(const DeviceInfo& device) { return matmul_choice(device, 0, 0); }
 
-MatmulChoice matmul_choice(const DeviceInfo& device, std::size_t M, std::size_t N) {
+GemmTileChoice matmul_choice(const DeviceInfo& device, std::size_t M, std::size_t N) {
   std::vector<std::string> warnings;
-  const std::vector<tuning::Entry> file = file_entries(warnings);
-  MatmulChoice choice = choose(file, device, M * N, warnings);
+  const std::vector<TuningEntry> file = file_entries(warnings);
+  GemmTileChoice choice = choose(file, device, M * N, warnings);
   report(std::move(warnings));
   return choice;
 }
 
-std::vector<MatmulSizeClass> matmul_size_classes(const DeviceInfo& device) {
+std::vector<GemmSizeClass> matmul_size_classes(const DeviceInfo& device) {
   std::vector<std::string> warnings;
-  const std::vector<tuning::Entry> file = file_entries(warnings);
+  const std::vector<TuningEntry> file = file_entries(warnings);
   // The choice can only change at the max_mn of an entry that matches the device.
   std::vector<std::size_t> limits;
   for (const auto* entries : {&tuning::builtin_entries(), &file})
-    for (const tuning::Entry& e : *entries)
+    for (const TuningEntry& e : *entries)
       if (e.selector.max_mn != 0 && e.selector.matches(device)) limits.push_back(e.selector.max_mn);
   std::sort(limits.begin(), limits.end());
   limits.erase(std::unique(limits.begin(), limits.end()), limits.end());
-  std::vector<MatmulSizeClass> classes;
+  std::vector<GemmSizeClass> classes;
   for (std::size_t limit : limits) classes.push_back({limit, choose(file, device, limit, warnings)});
   classes.push_back({0, choose(file, device, 0, warnings)});
   report(std::move(warnings));

@@ -85,30 +85,17 @@ std::string quote(const std::string& key, const std::string& v) {
 
 }  // namespace
 
-bool Selector::matches(const DeviceInfo& info) const {
-  if (!device.empty() && lower(trim(info.name)) != lower(device)) return false;
-  if (!arch.empty() && lower(info.arch) != lower(arch)) return false;
-  if (!vendor.empty() && lower(info.vendor).find(lower(vendor)) == std::string::npos) return false;
-  if (!kind.empty() && lower(kind) != lower(to_string(info.kind))) return false;
-  if (!backend.empty() && lower(backend) != info.backend) return false;
-  return true;
-}
 
-double Selector::specificity() const {
-  const double level = !device.empty() ? 4 : !arch.empty() ? 3 : !vendor.empty() ? 2 : !kind.empty() ? 1 : 0;
-  return level + (backend.empty() ? 0.0 : 0.5);
-}
-
-std::optional<Entry> parse_entry(const std::string& line) {
+std::optional<TuningEntry> parse_entry(const std::string& line) {
   const std::vector<std::string> words = split_words(line);
   if (words.empty()) return std::nullopt;
   if (words[0] != "matmul")
     throw ConfigError("an entry starts with the kernel name `matmul`, not `" + words[0] + "`");
-  Entry entry;
-  Selector& s = entry.selector;
-  MatmulParams& p = entry.params;
+  TuningEntry entry;
+  TuningSelector& s = entry.selector;
+  GemmTile& p = entry.params;
   bool max_mn_seen = false;
-  // Selectors are optional; parameters are required, but for GROUP_ROWS (MatmulParams's 8).
+  // Selectors are optional; parameters are required, but for GROUP_ROWS (GemmTile's 8).
   struct Field {
     const char* key;
     std::string* text;
@@ -183,9 +170,9 @@ std::optional<Entry> parse_entry(const std::string& line) {
   return entry;
 }
 
-std::string format_entry(const Entry& e) {
+std::string format_entry(const TuningEntry& e) {
   std::string line = "matmul";
-  const Selector& s = e.selector;
+  const TuningSelector& s = e.selector;
   if (!s.device.empty()) line += " device=" + quote("device", s.device);
   if (!s.arch.empty()) line += " arch=" + quote("arch", s.arch);
   if (!s.vendor.empty()) line += " vendor=" + quote("vendor", s.vendor);
@@ -195,15 +182,15 @@ std::string format_entry(const Entry& e) {
   return line + " " + to_string(e.params);
 }
 
-std::vector<Entry> parse_file_text(const std::string& text, const std::string& name,
+std::vector<TuningEntry> parse_file_text(const std::string& text, const std::string& name,
                                    std::vector<std::string>& warnings) {
-  std::vector<Entry> entries;
+  std::vector<TuningEntry> entries;
   std::istringstream in(text);
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     const std::string where = name + ":" + std::to_string(number);
     try {
-      if (std::optional<Entry> e = parse_entry(line)) {
+      if (std::optional<TuningEntry> e = parse_entry(line)) {
         e->origin = where;
         entries.push_back(*e);
       }
@@ -223,7 +210,7 @@ std::string tuning_file_path() {
   return {};
 }
 
-std::vector<Entry> read_file(const std::string& path, std::vector<std::string>& warnings) {
+std::vector<TuningEntry> read_file(const std::string& path, std::vector<std::string>& warnings) {
   if (path.empty()) return {};
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
@@ -249,20 +236,20 @@ std::vector<Entry> read_file(const std::string& path, std::vector<std::string>& 
   return parse_file_text(text.str(), path, warnings);
 }
 
-const Entry* best_entry(const std::vector<Entry>& entries, const DeviceInfo& device) {
+const TuningEntry* best_entry(const std::vector<TuningEntry>& entries, const DeviceInfo& device) {
   return best_entry(entries, device, 0);
 }
 
-const Entry* best_entry(const std::vector<Entry>& entries, const DeviceInfo& device, std::size_t mn) {
+const TuningEntry* best_entry(const std::vector<TuningEntry>& entries, const DeviceInfo& device, std::size_t mn) {
   // Ranked by device specificity, then by size: a covering max_mn beats none, a smaller one a
   // larger one; the later of equal entries wins (a file's later lines override earlier ones).
-  auto better_or_equal = [](const Selector& a, const Selector& b) {
+  auto better_or_equal = [](const TuningSelector& a, const TuningSelector& b) {
     if (a.specificity() != b.specificity()) return a.specificity() > b.specificity();
     if ((a.max_mn == 0) != (b.max_mn == 0)) return a.max_mn != 0;
     return a.max_mn <= b.max_mn;
   };
-  const Entry* best = nullptr;
-  for (const Entry& e : entries) {
+  const TuningEntry* best = nullptr;
+  for (const TuningEntry& e : entries) {
     if (!e.selector.matches(device) || !e.selector.covers(mn) ||
         !matmul_params_problem(e.params, device).empty())
       continue;
@@ -271,15 +258,15 @@ const Entry* best_entry(const std::vector<Entry>& entries, const DeviceInfo& dev
   return best;
 }
 
-Entry entry_for_device(const DeviceInfo& device, const MatmulParams& params) {
-  Entry e;
+TuningEntry entry_for_device(const DeviceInfo& device, const GemmTile& params) {
+  TuningEntry e;
   e.selector.device = trim(device.name);
   e.selector.backend = device.backend;
   e.params = params;
   return e;
 }
 
-void save_entry(const std::string& path, const Entry& entry) {
+void save_entry(const std::string& path, const TuningEntry& entry) {
   if (path.empty())
     throw ConfigError("no tuning file to save to: set DUET_TUNING_FILE, XDG_CONFIG_HOME or HOME");
   // Create missing directories, one level at a time.
@@ -294,7 +281,7 @@ void save_entry(const std::string& path, const Entry& entry) {
   if (std::ifstream in{path, std::ios::binary}) {
     std::string line;
     while (std::getline(in, line)) {
-      std::optional<Entry> old;
+      std::optional<TuningEntry> old;
       try {
         old = parse_entry(line);
       } catch (const ConfigError&) {
@@ -327,3 +314,23 @@ void save_entry(const std::string& path, const Entry& entry) {
 }
 
 }  // namespace duet::tuning
+
+namespace duet {
+
+bool TuningSelector::matches(const DeviceInfo& info) const {
+  using tuning::lower;
+  using tuning::trim;
+  if (!device.empty() && lower(trim(info.name)) != lower(device)) return false;
+  if (!arch.empty() && lower(info.arch) != lower(arch)) return false;
+  if (!vendor.empty() && lower(info.vendor).find(lower(vendor)) == std::string::npos) return false;
+  if (!kind.empty() && lower(kind) != lower(to_string(info.kind))) return false;
+  if (!backend.empty() && lower(backend) != info.backend) return false;
+  return true;
+}
+
+double TuningSelector::specificity() const {
+  const double level = !device.empty() ? 4 : !arch.empty() ? 3 : !vendor.empty() ? 2 : !kind.empty() ? 1 : 0;
+  return level + (backend.empty() ? 0.0 : 0.5);
+}
+
+}  // namespace duet

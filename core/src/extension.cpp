@@ -139,7 +139,9 @@ Kernel library_kernel(const Device& device, const char* library, const char* fil
     // without building a key.
     std::lock_guard<std::mutex> lock(core.shared_mutex);
     for (const auto& entry : core.plain_kernels)
-      if (entry.library == library && entry.file == file && entry.kernel == kernel) return entry.compiled;
+      if (entry.library == library && entry.file == file && entry.kernel == kernel && entry.file_name == file &&
+          entry.kernel_name == kernel)
+        return entry.compiled;
   }
   // The library is part of the key: two libraries' files of one name are two sources.
   std::string key = std::string(library) + "/" + file + "/" + kernel;
@@ -162,7 +164,7 @@ Kernel library_kernel(const Device& device, const char* library, const char* fil
   Kernel k = device.compile(source, defines, std::string(file) + ".duet").kernel(kernel);
   std::lock_guard<std::mutex> lock(core.shared_mutex);
   core.shared_kernels.emplace(std::move(key), k);
-  if (defines.empty()) core.plain_kernels.push_back({library, file, kernel, k});
+  if (defines.empty()) core.plain_kernels.push_back({library, file, kernel, file, kernel, k});
   return k;
 }
 

@@ -34,13 +34,16 @@ struct DeviceCore {
   // Built-in kernels by "file/kernel;defines" (see extension.cpp): the launch fast path.
   std::mutex shared_mutex;
   std::unordered_map<std::string, Kernel> shared_kernels;
+  // Those without defines, found by the addresses of the callers' names. The names are kept too: a
+  // caller may pass a temporary string, whose address a different name can take later.
   struct PlainKernel {
     const char* library;
     const char* file;
     const char* kernel;
+    std::string file_name, kernel_name;
     Kernel compiled;
   };
-  std::vector<PlainKernel> plain_kernels;  // those without defines, by the callers' literals
+  std::vector<PlainKernel> plain_kernels;
   // What modules keep per device (extension::device_slot), by key.
   std::mutex slots_mutex;
   std::map<std::string, std::shared_ptr<void>, std::less<>> slots;

@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 
 #include "duet/buffer.hpp"
 #include "duet/gemm_plan.hpp"
@@ -85,17 +86,28 @@ void gemm_strided_batched(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t
 // The defines gemm compiles its kernels with (for offline compiles: compile_for_cuda_arch with
 // shared_kernel_source("gemm"), "gemv", "gemm_reduce"). `type`: f32, f64 or f16; vec_*: the
 // operand's rows start 16-byte aligned (float only; see blas/kernels/gemm.duet).
-Defines gemm_defines(const MatmulParams& p, ScalarType type, Op op_a, Op op_b, bool vec_a, bool vec_b,
+Defines gemm_defines(const GemmTile& p, ScalarType type, Op op_a, Op op_b, bool vec_a, bool vec_b,
                      bool vec_c);
 Defines gemv_defines(ScalarType type, bool vec_w, bool vec_x);
 Defines gemm_reduce_defines(ScalarType type);
 // gemm_cpu.duet's defines (float and double on devices of kind cpu, duet::matmul's products
 // included; OpenCL C only): the element type (f32 or f64, else ArgumentError), the tiles, the ops,
 // and whether beta is 0 (or K split), which leaves every read of C out of the program.
-Defines gemm_cpu_defines(const MatmulParams& p, ScalarType type, Op op_a, Op op_b, bool beta_zero);
+Defines gemm_cpu_defines(const GemmTile& p, ScalarType type, Op op_a, Op op_b, bool beta_zero);
+
+// The kernel a plan's main launch compiles for `problem`: its source (blas/kernels/<file>.duet),
+// its name and defines (from the plan's kernel, tiles and flags), as gemm compiles it: for offline
+// compiles and for compiling ahead of a call.
+struct GemmKernelSource {
+  std::string file, name;
+  Defines defines;
+};
+GemmKernelSource gemm_kernel_source(const GemmProblem& problem, const GemmPlan& plan);
 
 // The plan gemm would follow on q's device for these arguments (see gemm_plan.hpp), without
-// enqueueing anything: for benchmarks and tests that report or check which kernel ran.
+// enqueueing anything: for benchmarks and tests that report or check which kernel ran. The plan's
+// kernel is the one that runs (tiled_cpu on CPUs); its flags are the call's where `problem` says
+// what the call's operands are (beta_zero, aligned_a/b/c, plain).
 GemmPlan gemm_plan_for(const Device& device, const GemmProblem& problem, const GemmOptions& options = {});
 
 }  // namespace duet

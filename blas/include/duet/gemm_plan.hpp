@@ -4,12 +4,13 @@
 // so it is unit-tested without a device (tests/test_gemm_plan.cpp) and a benchmark can print it.
 //
 // The kernels (blas/kernels/):
-//   matmul     duet::matmul's kernel (matmul.duet; on CPUs gemm_cpu.duet's): op none/none,
-//              alpha 1, beta 0, compact rows.
+//   matmul     duet::matmul's kernel (matmul.duet): op none/none, alpha 1, beta 0, compact rows.
 //   tiled      gemm.duet: the same register-tiled kernel with any ops (a transposed operand is read
 //              along its rows and stored into shared memory in the layout the plain one has, so the
 //              arithmetic is the same), leading dimensions, offsets, alpha/beta and batches; with
 //              splits > 1 each group sums one slice of K into a workspace instead (split-K).
+//   tiled_cpu  gemm_cpu.duet: what tiled and matmul plans of float and double run on CPU devices,
+//              with the same tiles and slices, computed in vectors of a work-item's columns.
 //   gemv_dot   gemv.duet: M == 1 or N == 1 where the matrix's rows run along K (A none, B
 //              transpose): a run of work-items per output walks its row with vector loads.
 //   gemv_axpy  gemv.duet: M == 1 or N == 1 where the matrix's rows run along the outputs (A
@@ -32,8 +33,8 @@
 //      the tuning table's max_mn entries; GemmOptions::params overrides) for float and half, and
 //      double_params() for double. Where C would fill less than kTileFill of those tiles (64 x
 //      65536 in 128 x 256 tiles: half), the largest of the device's other classes' tiles and
-//      MatmulParams{} (32 x 32) that C fills that well, else the fullest. A set the device cannot
-//      run for this variant (op_b transpose pads B's shared rows) falls back to MatmulParams{}.
+//      GemmTile{} (32 x 32) that C fills that well, else the fullest. A set the device cannot
+//      run for this variant (op_b transpose pads B's shared rows) falls back to GemmTile{}.
 //      Split-K, to fill the device: with tiles = ceil(M/BM) ceil(N/BN) batch, a split into S slices
 //      of K (each a multiple of BK, at least split_min_chunk() long, S <= kMaxSplits) is estimated
 //      to take ceil(tiles S / units) groups per compute unit, one after another, of ceil(K / S)
@@ -50,11 +51,8 @@
 //      tiles of 64 x 128 for 132 SMs), the smallest of the classes' tiles that C fills well is
 //      planned too, with its own split, and taken when its estimate is at most kSplitGain of the
 //      first: waves * (steps per slice + the overheads above) * BM * BN, the work of one unit.
-//      On the H100 that makes 256^3 64 x 64 tiles in 8 slices of 32, 1.9x the 64 x 128 tiles
-//      unsplit (scripts/gpu-gemm-sweep.sh). On a 16-core Xeon (PoCL 5.0, median of 50, two runs)
-//      32 x 32 tiles of 4 x 4 ran 128^3 at 48 and 57 GFLOP/s against 37 and 46 in the 64 x 64
-//      tiles (4 groups), 125^3 at 45 and 47 against 34 and 43, 64^3 at 9.2 and 9.5 against 6.5
-//      and 8.8 (one group).
+//      Small tiles in many slices keep every unit busy where large ones leave most idle, on GPUs
+//      and on many-core CPUs alike.
 //      Paced tiles (GPUs, float, M N K batch >= kPacedProblemFlops): each of the classes' other
 //      tiles that C fills well is planned with its own split and taken where its estimated time is
 //      below kPaceGain of the best so far: unit work (above) over the unit's speed, which is the
@@ -63,28 +61,28 @@
 //      (one group of 64 x 128 tiles of 8 x 8: half); tiles of kTransposedTilesAccumulators or more
 //      per work-item are also planned turned on their side (256 x 128 for 128 x 256), for tall
 //      C whose N they would fill only partly; on OpenCL, smaller tiles only where M, N
-//      and K are multiples of 4 (NVIDIA's OpenCL runs element-wise loads slowly). On the
-//      H100 that makes 1000^3 and 1024 x 1024 x 32768 128 x 256 tiles in 4 slices (32.6 and 47.8
-//      TFLOP/s, 64 x 128 tiles: 32.1 and 43.9) and 4097^3 64 x 128 tiles (on an H200: 39.0 against 36.0).
+//      and K are multiples of 4 (NVIDIA's OpenCL runs element-wise loads slowly).
 //      Tiny products (OpenCL GPUs, float and half, parameters and path not forced): at most
 //      kTinyProductFlops (M N K batch) run in tiny_params()'s 32 x 32 x 32 tiles in one slice. Such a
-//      launch takes a few microseconds, most of it the launch: NVIDIA's OpenCL adds about 3 us to
-//      each, so split-K's second launch costs more than it saves, and short chains of slices in
-//      many small groups finish first. H100, NVIDIA's OpenCL, median of 20, two runs: 64^3 68 ->
-//      79 GFLOP/s (CLBlast 67-68), 128^3 389-391 -> 470 (CLBlast 377-380); the same tiles on
-//      256^3 and 512^3 ran 13% below the split 64 x 64 and 64 x 128 tiles, so the bound is 128^3.
+//      launch takes a few microseconds, most of it the launch: NVIDIA's OpenCL adds a few
+//      microseconds to each, so split-K's second launch costs more than it saves, and short
+//      chains of slices in many small groups finish first. Past the bound the split larger tiles
+//      are faster again.
 //   5. A plain float call (GemmProblem::plain) that stays tiled with one slice runs duet::matmul's
-//      kernel. The tiled kernel runs unpipelined (PIPELINE=0) where a work-item holds
-//      kUnpipelinedAccumulators or more (GPUs, parameters not forced).
+//      kernel. On CPU devices (uses_cpu_form) float and double tiled and matmul plans run
+//      tiled_cpu instead. The tiled kernel runs unpipelined (PIPELINE=0) where a work-item holds
+//      kUnpipelinedAccumulators or more (GPUs, parameters not forced). The plan's vector flags:
+//      an operand whose rows start 16-byte aligned (GemmProblem::aligned_*) is read in float4s
+//      (float only); on CPU devices only runs that arrive whole along the slice's rows (A
+//      transpose, B none): PoCL 5.0 computes wrong products when a float4 read along k is
+//      scattered into shared memory one element at a time, and CPUs read those runs element by
+//      element anyway, which PoCL vectorises across work-items. gemv reads its vector in float4s
+//      only where it is contiguous and the kernel is gemv_dot.
 //   6. Thin edges (GPUs, parameters and path not forced): where C runs past its last whole tile by
 //      an eighth of a tile or less (kThinEdgeDivisor) along M or N and the whole tiles hold at least
 //      kEdgesApartFlops, the plan covers only those whole tiles (bulk_m x bulk_n) and each thin
 //      edge is a product of its own (a strip of C, planned by this rule: 1 row or column is a
-//      matrix-vector product). H100, 4097^3: 38.9 TFLOP/s in 64 x 128 tiles over all of C, 45.2 as
-//      4096^2 in 128 x 256 tiles and two matrix-vector strips (8193^3 42.6 -> 46.5, 2049^3 29.4 ->
-//      41.0, 4100^3 38.8 -> 40.8).
-// On CPU devices float and double tiled and matmul plans run gemm_cpu.duet (the same plan,
-// computed in vectors of a work-item's columns; blas/src/gemm.cpp).
+//      matrix-vector product): the bulk keeps the large tiles an edge would otherwise cost it.
 #pragma once
 
 #include <cstddef>
@@ -106,8 +104,9 @@ const char* to_string(Op op);  // "none", "transpose"
 enum class GemmPath { automatic, tiled, split_k, gemv };
 const char* to_string(GemmPath path);
 
-enum class GemmKernel { none, scale, matmul, tiled, gemv_dot, gemv_axpy };
-const char* to_string(GemmKernel kernel);  // "none", "scale", "matmul", "tiled", "gemv_dot", ...
+// The kernel a plan runs (see the top of the file).
+enum class GemmKernel { none, scale, matmul, tiled, tiled_cpu, gemv_dot, gemv_axpy };
+const char* to_string(GemmKernel kernel);  // "none", "scale", "matmul", "tiled", "tiled_cpu", ...
 
 // What the rule looks at in a call.
 struct GemmProblem {
@@ -115,6 +114,10 @@ struct GemmProblem {
   Op op_a = Op::none, op_b = Op::none;
   std::size_t M = 0, N = 0, K = 0, batch = 1;
   bool alpha_zero = false;
+  bool beta_zero = false;  // C is only written (beta == 0)
+  // Whether each operand's rows start 16-byte aligned: the view starts so, and its leading
+  // dimension and batch stride are multiples of 4 elements. The plan's float4 accesses need it.
+  bool aligned_a = false, aligned_b = false, aligned_c = false;
   // Op none/none, alpha 1, beta 0, lda == K, ldb == N, ldc == N, one matrix, float, and every
   // operand 16-byte aligned and passable to a kernel as it is: what duet::matmul's kernel takes.
   bool plain = false;
@@ -132,13 +135,13 @@ struct GemmOptions {
   int splits = 0;
   // The tiled kernels' parameters instead of the tuning table's (ArgumentError when the device
   // cannot run them).
-  std::optional<MatmulParams> params;
+  std::optional<GemmTile> params;
   GemmEdges edges = GemmEdges::automatic;
 };
 
 struct GemmPlan {
   GemmKernel kernel = GemmKernel::none;
-  MatmulParams params;      // matmul and tiled: the tile parameters
+  GemmTile params;      // matmul and tiled: the tile parameters
   int splits = 1;           // slices of K (tiled and gemv); > 1: a workspace and gemm_reduce
   std::size_t k_chunk = 0;  // K per slice (the last one may be shorter); K itself when splits == 1
   std::string source;       // where the parameters came from ("built-in entry: ...", a file line)
@@ -149,18 +152,23 @@ struct GemmPlan {
   // rest, C[bulk_m:M, :] and C[:bulk_m, bulk_n:N], are products of their own. M and N for other
   // tiled plans, 0 for the rest.
   std::size_t bulk_m = 0, bulk_n = 0;
+  // The operands the kernel reads (and C, writes) in float4 vectors: gemm.duet's VEC_A, VEC_B,
+  // VEC_C; matmul.duet's VEC_A and VEC_B (B and C); for gemv the matrix's (VEC_W) and the
+  // vector's (VEC_X) flags, on the operand each one is.
+  bool vec_a = false, vec_b = false, vec_c = false;
+  // tiled_cpu: C is never read (beta 0, or split K, whose sum applies beta): BETA_ZERO.
+  bool beta_zero = false;
 };
 
-// The rule's constants (see the top of the file); what to change after measuring.
+// The rule's constants (see the top of the file); what to change after measuring. The
+// measurements that set them are in bench/RESULTS.md, under each constant's name.
 constexpr int kMaxSplits = 256;
 constexpr std::size_t kSplitMinChunk = 256;    // tiled split-K on CPUs: K per slice at least
 constexpr std::size_t kSplitMinChunkGpu = 32;  // the same on GPUs (two BK=16 steps)
 constexpr double kTileFill = 0.75;             // C fills at least this of its tiles, or smaller ones
 // A group's start and end, and the launch that adds a split's slices, in BK steps, for the
-// estimates: on CPUs 3 and 4; on GPUs 0 and 3, fitted on the H100, where 1000^3 ran 2 to 5%
-// faster in 128 x 256 tiles in 4 slices of 256 than in 128 x 128 tiles in 2 of 512 (with 3 and 4
-// the estimate had it the other way round by 6%), and a 64^3 product stays whole (4 steps against
-// 2 + 3).
+// estimates: on CPUs 3 and 4; on GPUs 0 and 3, fitted to the H100's timings of split and whole
+// products (a 64^3 product stays whole: 4 steps against 2 + 3).
 constexpr double kGroupOverheadSteps = 3, kReduceLaunchSteps = 4;
 constexpr double kGroupOverheadStepsGpu = 0, kReduceLaunchStepsGpu = 3;
 constexpr double kSplitGain = 0.85;  // a split must cost at most this of no split
@@ -172,9 +180,8 @@ constexpr double kOccupancyAccumulators = 16384;       // unit_speed: accumulato
 constexpr double kPaceGain = 0.97;                     // other tiles must take at most this of the time
 constexpr double kTinyProductFlops = double(1 << 21);  // M N K batch: tiny products (OpenCL GPUs)
 // The paced comparison also turns tiles of this many accumulators a work-item or more on their
-// side (BM x BN as BN x BM). H100: 8192 x 128 x 8192 in 256 x 128 tiles, 4 slices, 45.7 TFLOP/s
-// (CUDA; OpenCL 45.9) against 42.7 in 64 x 128 tiles; 65536 x 64 x 256 in 128 x 64 tiles of 8 x 8
-// ran at 30.8 against 34.0 in 64 x 64 tiles on CUDA, so smaller tiles keep their side.
+// side (BM x BN as BN x BM): a tall C fills large tiles turned; smaller tiles turned lose to
+// smaller tiles, so they keep their side.
 constexpr int kTransposedTilesAccumulators = 128;
 constexpr std::size_t kThinEdgeDivisor = 8;            // an edge of at most BM / 8 rows (BN / 8 columns)
 constexpr double kEdgesApartFlops = double(1u << 31);  // M N K batch of the whole tiles, at least
@@ -183,24 +190,20 @@ constexpr std::size_t kOccupancyMinChunk = 2048;       // K per slice at least, 
 constexpr std::size_t kGemvDotMinChunk = 2048;         // gemv_dot: K per slice at least
 constexpr std::size_t kGemvAxpyMinChunk = 128;         // gemv_axpy: K per slice at least
 constexpr int kGemvDotRows = 8, kGemvDotLanes = 32;    // gemv_dot: outputs per group, items per output
-// gemv_dot: float4 loads in flight per work-item (a multiple of 4). H100, median of 40, twice: 8
-// against 4 read 16384^2 at 1461 GFLOP/s against 1360, 4096^2 1155 against 1113, 8192^2 1348
-// against 1325; 16 ran as 4.
+// gemv_dot: float4 loads in flight per work-item (a multiple of 4): enough to cover the memory's
+// latency; more gain nothing.
 constexpr int kGemvDotRuns = 8;
 constexpr int kGemvAxpyCols = 64, kGemvAxpyRows = 4;  // gemv_axpy: items along the outputs (4 each), along K
-// gemv_axpy: rows in flight per work-item (a multiple of 4). H100, median of 40, twice: 8 against
-// 4 ran 1 x 4096 x 4096 at 1057 GFLOP/s against 1043, 1 x 16384 x 16384 at 1508 against 1498;
-// 16 ran 1 x 8192 x 8192 4% below 4.
+// gemv_axpy: rows in flight per work-item (a multiple of 4), likewise; more ran slower.
 constexpr int kGemvAxpyRuns = 8;
-// gemv_axpy's split (rule step 3). H100, median of 40, GFLOP/s by slices (the old rule's 4 groups
-// a unit first): 1 x 4096 x 4096 32: 1055, 16: 1093, 8: 1072; 1 x 8192 x 8192 16: 1366, 8: 1411;
-// 1 x 16384 x 16384 9: 1508, 8: 1478, 12: 1518, 16: 1519, 24: 1518.
+// gemv_axpy's split (rule step 3): fewer, longer slices than gemv_dot's, since each slice's
+// partial sums cost a pass over the outputs; long K gets slices of kGemvAxpySliceRows rows.
 constexpr std::size_t kGemvAxpyGroupsPerUnit = 2;
 constexpr std::size_t kGemvAxpySliceRows = 1024;
 
 // gemm_reduce.duet (the sum of a split's slices): work-items per group, and how many may share
-// one output. On the H100 a 64 x 64 C in 256 slices took 23 us to add up one work-item an output
-// (16 groups), against 21 us for the products themselves.
+// one output: with one work-item an output, a small C in many slices takes as long to add up as
+// the products themselves.
 constexpr int kReduceGroupSize = 256;
 constexpr int kReduceMaxLanes = 32;
 constexpr std::size_t kReduceItemsPerUnit = 1024;  // work-items per GPU unit the lanes aim for
@@ -210,36 +213,51 @@ constexpr std::size_t kReduceItemsPerUnit = 1024;  // work-items per GPU unit th
 // that comes closest without going over, at most kReduceMaxLanes and `splits`.
 int reduce_lanes(const DeviceInfo& device, std::size_t outputs, int splits);
 
+// Whether float and double tiled products on `device` run gemm_cpu.duet (GemmKernel::tiled_cpu),
+// where a work-item computes in vectors of its contiguous columns: devices of kind cpu.
+bool uses_cpu_form(const DeviceInfo& device);
+
+// Whether gemm.duet XOR-swizzles its B slice in shared memory (B_SWIZZLE) instead of padding it:
+// where B is transposed (its runs along k are scattered into the slice) and each row of the slice
+// holds whole multiples of 8 vectors of the work-items' reads (TX a multiple of 8). The one home of
+// that rule: gemm_defines() hands it to the kernel, gemm_shared_bytes() counts its layout.
+bool gemm_swizzles_b(const GemmTile& p, Op op_b);
+
 // K per slice at least, for the tiled kernels' split-K on `device`.
 std::size_t split_min_chunk(const DeviceInfo& device);
 
 // Tiles for tiny float products on OpenCL GPUs (rule step 4, kTinyProductFlops): 32 x 32 x 32 of
 // 4 x 4, pipelined; one slice of K.
-MatmulParams tiny_params();
+GemmTile tiny_params();
 
 // Tile parameters for double: on GPUs 64 x 64 tiles of 4 x 4 (a quarter of the float tiles'
 // accumulators, each of which takes two registers); on CPUs the float CPU entry's 64 x 64 x 16, 4 x 8.
-MatmulParams double_params(const DeviceInfo& device);
+GemmTile double_params(const DeviceInfo& device);
 
 // How many groups of the tiled kernel with `p` one compute unit is estimated to run at once: 1 on
 // CPUs; on GPUs 64 Ki registers shared by the groups' work-items at 2 TM TN + 32 registers each
 // (accumulators and fragments, addresses), twice the accumulators' share for 8-byte arithmetic,
 // between 1 and 4 (ptxas reports 255 for 8 x 16 and 167 for 8 x 8 floats on sm_90).
-int resident_groups(const MatmulParams& p, const DeviceInfo& device, std::size_t element_bytes = 4);
+int resident_groups(const GemmTile& p, const DeviceInfo& device, std::size_t element_bytes = 4);
 
 // Empty when the tiled kernel (gemm.duet) compiles and launches with `p` for elements of
 // `element_bytes` bytes of arithmetic (4: float and half, 8: double) and this op_b; otherwise
 // the rule p breaks. matmul_params_problem's rules, with gemm.duet's shared memory.
-std::string gemm_params_problem(const MatmulParams& p, std::size_t element_bytes, Op op_b,
+std::string gemm_params_problem(const GemmTile& p, std::size_t element_bytes, Op op_b,
                                 const DeviceInfo& device);
 // Bytes of shared memory gemm.duet declares with p.
-std::size_t gemm_shared_bytes(const MatmulParams& p, std::size_t element_bytes, Op op_b);
+std::size_t gemm_shared_bytes(const GemmTile& p, std::size_t element_bytes, Op op_b);
 
 // The plan for `problem` on `device`, with the tile parameters of `classes` (matmul_size_classes
 // of the device: ascending max_mn, the last with max_mn 0 for every other size). ArgumentError for a
 // forced path that cannot serve the problem (gemv without M == 1 or N == 1) or forced parameters
 // the device cannot run.
-GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<MatmulSizeClass>& classes,
+GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<GemmSizeClass>& classes,
                    const GemmProblem& problem, const GemmOptions& options = {});
+
+// The plan of duet::matmul_with, which runs duet::matmul's kernel with tiles `p` on a plain
+// product (`problem`) in one slice: matmul.duet, or gemm_cpu.duet where the device takes the CPU
+// form (the plan gemm makes for GemmPath::tiled with `p`).
+GemmPlan plan_matmul_with(const DeviceInfo& device, const GemmProblem& problem, const GemmTile& p);
 
 }  // namespace duet

@@ -38,7 +38,8 @@
 
 namespace duet {
 
-// Parameters of the matmul kernel (kernels/matmul.duet): a work-group computes a BM x BN tile of C
+// The tiles of every GEMM kernel (blas/kernels/matmul.duet, gemm.duet, gemm_cpu.duet; the tuning
+// table holds one set per device and size class): a work-group computes a BM x BN tile of C
 // walking K in slices of BK; each of its (BM/TM) * (BN/TN) work-items computes TM x TN outputs; WX
 // of every 32 consecutive work-items lie along N. PIPELINE 1 overlaps each slice's barrier with
 // arithmetic (GPUs); 0 is plain double buffering (NVIDIA's OpenCL, and gemm.duet's half on CPUs,
@@ -46,7 +47,7 @@ namespace duet {
 // of that many tile rows, so that the groups running at once share slices of A and B in the cache
 // (8 unless an entry says otherwise). CPUs' float and double kernel, gemm_cpu.duet, reads neither
 // WX nor PIPELINE.
-struct MatmulParams {
+struct GemmTile {
   int bm = 32, bn = 32, bk = 8, tm = 4, tn = 4, wx = 8, pipeline = 0, group_rows = 8;
 
   int threads() const { return (bm / tm) * (bn / tn); }
@@ -55,68 +56,61 @@ struct MatmulParams {
   bool swizzles_a() const { return bm % 32 == 0 && tm > 0 && (bm / tm) % 8 == 0; }
   // Bytes of shared (local) memory the kernel declares with these parameters.
   std::size_t shared_bytes() const;
-  bool operator==(const MatmulParams& o) const {
+  bool operator==(const GemmTile& o) const {
     return bm == o.bm && bn == o.bn && bk == o.bk && tm == o.tm && tn == o.tn && wx == o.wx &&
            pipeline == o.pipeline && group_rows == o.group_rows;
   }
-  bool operator!=(const MatmulParams& o) const { return !(*this == o); }
+  bool operator!=(const GemmTile& o) const { return !(*this == o); }
 };
 
 // "BM=128 BN=128 BK=8 TM=8 TN=8 WX=8 PIPELINE=1", and " GROUP_ROWS=n" where it is not 8.
-std::string to_string(const MatmulParams& p);
+std::string to_string(const GemmTile& p);
 
 // Empty when the kernel compiles and launches with `p` on `device`; otherwise the rule `p` breaks
 // (tile shapes, work-group size, shared memory).
-std::string matmul_params_problem(const MatmulParams& p, const DeviceInfo& device);
+std::string matmul_params_problem(const GemmTile& p, const DeviceInfo& device);
 
 // The parameters duet::matmul uses on `device`, and where they came from ("built-in entry
 // arch=sm_90", "/home/me/.config/duet/tuning.txt:3"). Entries the device cannot run are passed over.
-struct MatmulChoice {
-  MatmulParams params;
+struct GemmTileChoice {
+  GemmTile params;
   std::string source;
 };
-MatmulChoice matmul_choice(const DeviceInfo& device);
+GemmTileChoice matmul_choice(const DeviceInfo& device);
 // The same for one product size: entries with max_mn >= M * N join in (see the top of the file).
-MatmulChoice matmul_choice(const DeviceInfo& device, std::size_t M, std::size_t N);
-inline MatmulParams matmul_params(const DeviceInfo& device) { return matmul_choice(device).params; }
+GemmTileChoice matmul_choice(const DeviceInfo& device, std::size_t M, std::size_t N);
+inline GemmTile matmul_params(const DeviceInfo& device) { return matmul_choice(device).params; }
 
 // Every size class of `device` at once, with one reading of the tuning file: the choice for C of
 // at most max_mn elements, ascending, for each max_mn among the entries that match the device;
 // last, max_mn = 0 and the choice for any other size. duet::matmul keeps this per device.
-struct MatmulSizeClass {
+struct GemmSizeClass {
   std::size_t max_mn;
-  MatmulChoice choice;
+  GemmTileChoice choice;
 };
-std::vector<MatmulSizeClass> matmul_size_classes(const DeviceInfo& device);
+std::vector<GemmSizeClass> matmul_size_classes(const DeviceInfo& device);
 
 // duet::matmul with explicit parameters (for `duet tune` and tests): the same checks and kernel
 // (on devices of kind cpu gemm_cpu.duet, through gemm with GemmPath::tiled and `p`), asynchronous
 // like every launch. ArgumentError when matmul_params_problem(p, device) is not empty.
 void matmul_with(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<float>& C, std::size_t M,
-                 std::size_t N, std::size_t K, const MatmulParams& p);
+                 std::size_t N, std::size_t K, const GemmTile& p);
 
 // The defines the matmul kernel (blas/kernels/matmul.duet) is compiled with for `p`, N and K (which
-// decide its float4 accesses): what matmul_with and duet::matmul compile where uses_cpu_form() is
-// false, for offline compiles.
-Defines matmul_defines(const MatmulParams& p, std::size_t N, std::size_t K);
-// Whether float and double products on `device` run blas/kernels/gemm_cpu.duet, where a work-item
-// computes in vectors of its contiguous columns, instead of matmul.duet and gemm.duet: devices of
-// kind cpu. matmul_with there compiles gemm_cpu_defines(p, ScalarType::f32, Op::none, Op::none,
-// true) (duet/blas.hpp).
-bool uses_cpu_form(const DeviceInfo& device);
+// decide its float4 accesses): what matmul_with and duet::matmul compile where their plan runs
+// GemmKernel::matmul (uses_cpu_form() false, duet/gemm_plan.hpp), for offline compiles.
+Defines matmul_defines(const GemmTile& p, std::size_t N, std::size_t K);
 // The tile defines of `p` that matmul and gemm kernels share: BM, BN, BK, TM, TN, WX, PIPELINE,
 // GROUP_ROWS and A_SWIZZLE (the layout of the A slice in shared memory, which shared_bytes() counts).
-Defines matmul_tile_defines(const MatmulParams& p);
+Defines matmul_tile_defines(const GemmTile& p);
 
 // Compiles (or finds in the cache) the kernel matmul_with would launch for these N and K (which
 // decide matmul.duet's vector loads), without launching it: lets a caller compile several in
 // parallel.
-void matmul_prepare(const Device& device, const MatmulParams& p, std::size_t N, std::size_t K);
+void matmul_prepare(const Device& device, const GemmTile& p, std::size_t N, std::size_t K);
 
-namespace tuning {
-
-// Which devices an entry is for; an empty field matches every device.
-struct Selector {
+// Which devices an entry of the tuning table or file is for; an empty field matches every device.
+struct TuningSelector {
   std::string device;      // the whole name, case-insensitive
   std::string arch;        // case-insensitive
   std::string vendor;      // part of the vendor name, case-insensitive
@@ -130,28 +124,31 @@ struct Selector {
   bool covers(std::size_t mn) const { return max_mn == 0 ? true : mn != 0 && mn <= max_mn; }
   // Device name 4, architecture 3, vendor 2, kind 1, nothing 0; a backend adds a half.
   double specificity() const;
-  bool operator==(const Selector& o) const {
+  bool operator==(const TuningSelector& o) const {
     return device == o.device && arch == o.arch && vendor == o.vendor && kind == o.kind &&
            backend == o.backend && max_mn == o.max_mn;
   }
 };
 
-struct Entry {
-  Selector selector;
-  MatmulParams params;
+// One entry of the tuning table or file: which devices, which tiles.
+struct TuningEntry {
+  TuningSelector selector;
+  GemmTile params;
   std::string origin;  // "built-in" or "<file>:<line>"
 };
 
+namespace tuning {
+
 // One line of the format above. nullopt for blank and comment lines; throws ConfigError for a
 // malformed one, saying what is wrong with it.
-std::optional<Entry> parse_entry(const std::string& line);
+std::optional<TuningEntry> parse_entry(const std::string& line);
 // The line for `entry` (without a newline), which parse_entry reads back as the same entry. Throws
 // ConfigError for a selector value holding a double quote or a line break, which the format cannot hold.
-std::string format_entry(const Entry& entry);
+std::string format_entry(const TuningEntry& entry);
 
 // The entries of a tuning file's text. Malformed lines are left out, each with a warning
 // "<name>:<line>: ..." in `warnings`.
-std::vector<Entry> parse_file_text(const std::string& text, const std::string& name,
+std::vector<TuningEntry> parse_file_text(const std::string& text, const std::string& name,
                                    std::vector<std::string>& warnings);
 
 // DUET_TUNING_FILE, else $XDG_CONFIG_HOME/duet/tuning.txt, else $HOME/.config/duet/tuning.txt;
@@ -159,24 +156,24 @@ std::vector<Entry> parse_file_text(const std::string& text, const std::string& n
 std::string tuning_file_path();
 // The entries of the file at `path`: none when it does not exist. A file that cannot be read and
 // malformed lines give warnings, never errors.
-std::vector<Entry> read_file(const std::string& path, std::vector<std::string>& warnings);
+std::vector<TuningEntry> read_file(const std::string& path, std::vector<std::string>& warnings);
 
 // The built-in table, most specific entries first.
-const std::vector<Entry>& builtin_entries();
+const std::vector<TuningEntry>& builtin_entries();
 
 // The entry that applies to `device` among `entries`: the most specific that matches and whose
 // parameters the device can run (the later of equally specific ones); nullptr when none does.
-const Entry* best_entry(const std::vector<Entry>& entries, const DeviceInfo& device);
-// The same among the entries that cover a product with `mn` elements in C (Selector::covers).
-const Entry* best_entry(const std::vector<Entry>& entries, const DeviceInfo& device, std::size_t mn);
+const TuningEntry* best_entry(const std::vector<TuningEntry>& entries, const DeviceInfo& device);
+// The same among the entries that cover a product with `mn` elements in C (TuningSelector::covers).
+const TuningEntry* best_entry(const std::vector<TuningEntry>& entries, const DeviceInfo& device, std::size_t mn);
 
 // An entry for exactly this device (its name and backend).
-Entry entry_for_device(const DeviceInfo& device, const MatmulParams& params);
+TuningEntry entry_for_device(const DeviceInfo& device, const GemmTile& params);
 
 // Writes `entry` into the file at `path`, replacing the lines with the same selector and keeping
 // every other line; creates the file and its directory when missing. The file is replaced
 // atomically. Throws ConfigError when it cannot be written.
-void save_entry(const std::string& path, const Entry& entry);
+void save_entry(const std::string& path, const TuningEntry& entry);
 
 }  // namespace tuning
 }  // namespace duet
