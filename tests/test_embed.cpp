@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <duet/blas.hpp>
 #include <duet/duet.hpp>
 #include <duet/extension.hpp>
 #include <set>
