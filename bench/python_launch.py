@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""duet from Python against CuPy and against duet's own C++ figures (issue 12, point 6).
+"""duet from Python against CuPy and against duet's own C++ figures.
 
 1. Launch overhead: back-to-back launches of a one-element kernel, host wall clock per launch
    including the final finish (as `duet bench`'s launch case), median of several repetitions after

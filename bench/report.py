@@ -7,11 +7,14 @@ compare_pyopencl.py) into one Markdown report, bench/RESULTS.md by default:
   CUDA and duet OpenCL vs CuPy on the GPU; duet on PoCL vs the same kernels through PyOpenCL, and
   matmul vs numpy);
 - OpenCL vs CUDA on the same GPU;
-- the targets of issue 3, each PASS or MISS with the figures (n/a where nothing was measured).
+- the benchmark's targets, each PASS or MISS with the figures (n/a where nothing was measured).
 
 Ratios "duet/peer" are speed ratios: above 1, duet is faster (for launches: fewer microseconds).
 Several files for one device and backend (or one device and peer) are repeated runs: each row keeps
 its fastest median, for duet and peers alike.
+
+The part of an existing report from the line KEPT_MARK on is hand-kept (the measurements behind the
+code's constants, keyed by the constant) and is carried over when the file is written again.
 
 Usage: python3 bench/report.py FILE.json... [--out bench/RESULTS.md] [--plot results.png]
 Only the standard library is needed.
@@ -22,6 +25,8 @@ import math
 import os
 import re
 import sys
+
+KEPT_MARK = "<!-- kept: report.py carries what follows over when it writes this file again -->"
 
 KERNEL_ORDER = ["copy", "copy_kernel", "vector_add", "multiply", "elementwise", "reduction", "matmul", "heat_step", "heat",
                 "launch", "array_axpy", "array_add_row", "array_sum_rows", "array_sum_cols", "array_sum_all",
@@ -243,7 +248,7 @@ def n_of(size):
 
 
 def targets(data):
-    """[(target, where, figure, status)] for issue 3's targets."""
+    """[(target, where, figure, status)] for the benchmark's targets."""
     checks = []
 
     def add(target, where, figure, ok):
@@ -444,7 +449,7 @@ def main():
     out.append("")
 
     checks = targets(data)
-    out.append("## Targets (issue 3)\n")
+    out.append("## Targets\n")
     if checks:
         out.append("| target | where | measured | status |")
         out.append("|---|---|---|---|")
@@ -477,8 +482,15 @@ def main():
     cross_backend(data, out)
 
     text = "\n".join(out).rstrip() + "\n"
-    with open(args.out, "w") as f:
+    if os.path.exists(args.out):
+        with open(args.out) as f:
+            old = f.read()
+        if KEPT_MARK in old:
+            text += "\n" + old[old.index(KEPT_MARK):]
+    # Written to a temporary name and renamed, so a killed run never leaves half a report.
+    with open(args.out + ".tmp", "w") as f:
         f.write(text)
+    os.replace(args.out + ".tmp", args.out)
     print("wrote %s" % args.out)
     for target, where, figure, status in checks:
         print("%-5s %s [%s]: %s" % (status, target, where, figure))
