@@ -16,7 +16,6 @@
 #include "../prelude.hpp"
 #include "../source_map.hpp"
 #include "duet/error.hpp"
-#include "scalar_dispatch.hpp"
 
 namespace duet::detail::gen {
 namespace {
@@ -392,7 +391,7 @@ namespace {
 using WideValue = std::variant<double, std::int64_t, std::uint64_t>;
 
 WideValue widen(const KernelArg& a, const std::string& what) {
-  return with_cpp_type(a.type, [&](auto tag) -> WideValue {
+  return visit_scalar_type(a.type, [&](auto tag) -> WideValue {
     using V = typename decltype(tag)::type;
     if constexpr (std::is_arithmetic_v<V>) {
       V value;
@@ -469,7 +468,7 @@ KernelArg convert_scalar(const KernelArg& a, ScalarType to, const std::string& w
     return ArgumentError(what + ": the value " + value_text(value) + " (" + to_string(a.type) + ") " + why +
                          " " + to_string(to));
   };
-  return with_cpp_type(to, [&](auto tag) -> KernelArg {
+  return visit_scalar_type(to, [&](auto tag) -> KernelArg {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<T>) {
       return floating_arg<T>(value, does_not_fit);
