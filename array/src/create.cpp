@@ -17,52 +17,23 @@ namespace {
 std::vector<unsigned char> element_bytes(double value, ScalarType dtype, const char* call) {
   std::vector<unsigned char> out(size_of(dtype));
   auto put = [&](auto v) { std::memcpy(out.data(), &v, sizeof v); };
-  auto integer = [&](auto zero) {
-    using I = decltype(zero);
-    const double lo = static_cast<double>(std::numeric_limits<I>::min());
-    const double hi = static_cast<double>(std::numeric_limits<I>::max());
-    if (!(value >= lo && value < hi + 1.0))
-      throw ArgumentError(std::string(call) + ": " + std::to_string(value) + " does not fit " +
-                          to_string(dtype));
-    put(static_cast<I>(value));
-  };
-  switch (dtype) {
-    case ScalarType::f32:
-      put(static_cast<float>(value));
-      break;
-    case ScalarType::f64:
-      put(value);
-      break;
-    case ScalarType::f16:
+  visit_scalar_type(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, half>) {
       put(half::from_float(static_cast<float>(value)));
-      break;
-    case ScalarType::i8:
-      integer(std::int8_t{});
-      break;
-    case ScalarType::u8:
-      integer(std::uint8_t{});
-      break;
-    case ScalarType::i16:
-      integer(std::int16_t{});
-      break;
-    case ScalarType::u16:
-      integer(std::uint16_t{});
-      break;
-    case ScalarType::i32:
-      integer(std::int32_t{});
-      break;
-    case ScalarType::u32:
-      integer(std::uint32_t{});
-      break;
-    case ScalarType::i64:
-      integer(std::int64_t{});
-      break;
-    case ScalarType::u64:
-      integer(std::uint64_t{});
-      break;
-    default:
+    } else if constexpr (std::is_floating_point_v<T>) {
+      put(static_cast<T>(value));
+    } else if constexpr (std::is_integral_v<T>) {
+      const double lo = static_cast<double>(std::numeric_limits<T>::min());
+      const double hi = static_cast<double>(std::numeric_limits<T>::max());
+      if (!(value >= lo && value < hi + 1.0))
+        throw ArgumentError(std::string(call) + ": " + std::to_string(value) + " does not fit " +
+                            to_string(dtype));
+      put(static_cast<T>(value));
+    } else {
       throw ArgumentError(std::string(call) + ": the element type is unknown");
-  }
+    }
+  });
   return out;
 }
 

@@ -7,10 +7,6 @@
 namespace duet {
 namespace {
 
-bool is_float(ScalarType t) { return t == ScalarType::f16 || t == ScalarType::f32 || t == ScalarType::f64; }
-bool is_signed(ScalarType t) {
-  return t == ScalarType::i8 || t == ScalarType::i16 || t == ScalarType::i32 || t == ScalarType::i64;
-}
 int bits(ScalarType t) { return static_cast<int>(size_of(t)) * 8; }
 // Mantissa bits (with the implicit one) of a float type: the integers it holds exactly.
 int mantissa(ScalarType t) { return t == ScalarType::f16 ? 11 : t == ScalarType::f32 ? 24 : 53; }

@@ -25,9 +25,6 @@ constexpr std::size_t kAxes = 6;
 // Strided kernels take the rows form from this innermost length (array_copy.duet's rows, too).
 constexpr std::size_t kRowsMinLength = 32;
 
-bool is_float(ScalarType t) { return t == ScalarType::f16 || t == ScalarType::f32 || t == ScalarType::f64; }
-// The type arithmetic happens in: half is computed in float.
-ScalarType compute_type(ScalarType t) { return t == ScalarType::f16 ? ScalarType::f32 : t; }
 std::string cname(ScalarType t) { return to_string(compute_type(t)); }
 
 // The leaves of a tree in order, each array once, with the scalar leaves' concrete types (the type
@@ -420,32 +417,18 @@ Kernelized write_kernel(const Expr& e, ScalarType out_dtype, bool flat, std::siz
   return {s.str(), std::move(w.leaves)};
 }
 
+// A scalar leaf as an argument of type `t` (a compute type, so never half), cast as C would.
 KernelArg scalar_arg(const Expr::Node& n, ScalarType t) {
-  const double f = n.float_value;
-  const std::int64_t i = n.int_value;
   const bool fl = n.dtype == ScalarType::f64;  // a float literal (else an integer one)
-  switch (t) {
-    case ScalarType::f32:
-      return KernelArg::from(static_cast<float>(f));
-    case ScalarType::f64:
-      return KernelArg::from(f);
-    case ScalarType::i8:
-      return KernelArg::from(static_cast<std::int8_t>(fl ? f : i));
-    case ScalarType::u8:
-      return KernelArg::from(static_cast<std::uint8_t>(fl ? f : i));
-    case ScalarType::i16:
-      return KernelArg::from(static_cast<std::int16_t>(fl ? f : i));
-    case ScalarType::u16:
-      return KernelArg::from(static_cast<std::uint16_t>(fl ? f : i));
-    case ScalarType::i32:
-      return KernelArg::from(static_cast<std::int32_t>(fl ? f : i));
-    case ScalarType::u32:
-      return KernelArg::from(static_cast<std::uint32_t>(fl ? f : i));
-    case ScalarType::i64:
-      return KernelArg::from(static_cast<std::int64_t>(fl ? f : i));
-    default:
-      return KernelArg::from(static_cast<std::uint64_t>(fl ? f : i));
-  }
+  return visit_scalar_type(t, [&](auto tag) -> KernelArg {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<T>)
+      return KernelArg::from(static_cast<T>(n.float_value));
+    else if constexpr (std::is_integral_v<T>)
+      return KernelArg::from(fl ? static_cast<T>(n.float_value) : static_cast<T>(n.int_value));
+    else
+      throw ArgumentError(std::string("a scalar cannot be passed as ") + to_string(t));
+  });
 }
 
 bool uses_double(const Expr::Node& n) {

@@ -25,10 +25,6 @@ namespace {
 constexpr std::size_t kAxes = 6;
 constexpr std::size_t kGroup = 256;
 
-bool is_float(ScalarType t) { return t == ScalarType::f16 || t == ScalarType::f32 || t == ScalarType::f64; }
-bool is_signed(ScalarType t) {
-  return t == ScalarType::i8 || t == ScalarType::i16 || t == ScalarType::i32 || t == ScalarType::i64;
-}
 std::string name_of(ScalarType t) { return to_string(t); }
 
 // numpy's result dtype, and the type the values are combined in.

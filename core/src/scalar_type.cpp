@@ -1,4 +1,4 @@
-// Names and sizes of the scalar types duet checks kernel arguments against.
+// The names of the scalar types (duet/scalar_type.hpp): the dialect's and NumPy's.
 #include "duet/scalar_type.hpp"
 
 #include <map>
@@ -23,24 +23,6 @@ const char* to_string(ScalarType t) {
   return "unknown";
 }
 
-std::size_t size_of(ScalarType t) {
-  switch (t) {
-    case ScalarType::i8:
-    case ScalarType::u8: return 1;
-    case ScalarType::i16:
-    case ScalarType::u16:
-    case ScalarType::f16: return 2;
-    case ScalarType::i32:
-    case ScalarType::u32:
-    case ScalarType::f32: return 4;
-    case ScalarType::i64:
-    case ScalarType::u64:
-    case ScalarType::f64: return 8;
-    case ScalarType::unknown: break;
-  }
-  return 0;
-}
-
 ScalarType scalar_type_from_name(const std::string& name) {
   // Spellings valid in both dialect backends; "long" is 64-bit in OpenCL C, so only the
   // fixed-width spellings below are accepted for 64-bit integers.
@@ -58,6 +40,30 @@ ScalarType scalar_type_from_name(const std::string& name) {
   };
   auto it = names.find(name);
   return it == names.end() ? ScalarType::unknown : it->second;
+}
+
+const char* numpy_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::i8: return "int8";
+    case ScalarType::u8: return "uint8";
+    case ScalarType::i16: return "int16";
+    case ScalarType::u16: return "uint16";
+    case ScalarType::i32: return "int32";
+    case ScalarType::u32: return "uint32";
+    case ScalarType::i64: return "int64";
+    case ScalarType::u64: return "uint64";
+    case ScalarType::f16: return "float16";
+    case ScalarType::f32: return "float32";
+    case ScalarType::f64: return "float64";
+    case ScalarType::unknown: break;
+  }
+  return "unknown";
+}
+
+ScalarType scalar_type_from_numpy_name(std::string_view name) {
+  for (ScalarType t : scalar_types)
+    if (name == numpy_name(t)) return t;
+  return ScalarType::unknown;
 }
 
 }  // namespace duet

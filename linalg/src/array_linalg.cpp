@@ -160,20 +160,14 @@ Array matmul(Queue& q, const Array& a_in, const Array& b_in) {
   Array c = empty(q.device(), shape, a.dtype());
   if (c.size() == 0) return c;
   const GemmOperand ga = operand(q, a), gb = operand(q, b);
-  switch (a.dtype()) {
-    case ScalarType::f32:
-      run<float, float>(q, ga, gb, c, batch);
-      break;
-    case ScalarType::f64:
-      run<double, double>(q, ga, gb, c, batch);
-      break;
-    case ScalarType::f16:
-      run<half, float>(q, ga, gb, c, batch);
-      break;
-    default:
+  visit_scalar_type(a.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (is_float(scalar_type_of<T>()))
+      run<T, compute_type_t<T>>(q, ga, gb, c, batch);
+    else
       throw ArgumentError(std::string("matmul: arrays of ") + to_string(a.dtype()) +
                           "; matmul takes float32, float64 and float16");
-  }
+  });
   return c;
 }
 

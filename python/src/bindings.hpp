@@ -83,9 +83,8 @@ Buffer<T> typed(const Array& a, const char* what) {
   return Buffer<T>::from_raw(contiguous_buffer(a, what).share());
 }
 
-// NumPy's names for duet's element types ("float32", "int64", ...) and back; anything numpy.dtype()
-// takes is accepted (a type, a dtype, a string). ArgumentError for a type duet has no kernels for.
-const char* numpy_name(ScalarType t);
+// The element type of anything numpy.dtype() takes (a type, a dtype, a string), by NumPy's names
+// (duet::numpy_name); ArgumentError for a type duet has no kernels for. numpy_dtype is the reverse.
 ScalarType scalar_type_of_dtype(nb::handle dtype);
 nb::object numpy_dtype(ScalarType t);
 

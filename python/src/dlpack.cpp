@@ -25,23 +25,17 @@ namespace {
 constexpr const char* kCapsule = "dltensor";
 constexpr const char* kUsedCapsule = "used_dltensor";
 
-// Calls `f` with a value of the C++ element type of `t` (a tag), for the templates of dlpack.hpp.
+// Calls `f` with a TypeTag of the C++ element type of `t`, for the templates of dlpack.hpp, which
+// take the integer types, float and double (not half).
 template <class F>
 auto dispatch(ScalarType t, F&& f) {
-  switch (t) {
-    case ScalarType::i8: return f(std::int8_t{});
-    case ScalarType::u8: return f(std::uint8_t{});
-    case ScalarType::i16: return f(std::int16_t{});
-    case ScalarType::u16: return f(std::uint16_t{});
-    case ScalarType::i32: return f(std::int32_t{});
-    case ScalarType::u32: return f(std::uint32_t{});
-    case ScalarType::i64: return f(std::int64_t{});
-    case ScalarType::u64: return f(std::uint64_t{});
-    case ScalarType::f32: return f(float{});
-    case ScalarType::f64: return f(double{});
-    default: break;
-  }
-  throw ArgumentError(std::string("DLPack exchange of ") + to_string(t) + " elements is not supported");
+  return visit_scalar_type(t, [&](auto tag) -> decltype(f(TypeTag<float>{})) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_arithmetic_v<T>)
+      return f(tag);
+    else
+      throw ArgumentError(std::string("DLPack exchange of ") + to_string(t) + " elements is not supported");
+  });
 }
 
 ScalarType scalar_type_of_dl(const DLDataType& t) {
@@ -94,7 +88,7 @@ nb::object export_capsule(const Array& a, nb::handle stream, nb::handle dl_devic
   }
   std::vector<std::int64_t> shape(source.shape.begin(), source.shape.end());
   DLManagedTensor* managed = dispatch(source.dtype, [&](auto tag) {
-    using T = decltype(tag);
+    using T = typename decltype(tag)::type;
     return to_dlpack(Buffer<T>::from_raw(source.buffer.share()), shape);
   });
   if (!source.contiguous()) {
@@ -180,7 +174,7 @@ Array import(nb::handle obj, nb::handle device, nb::handle queue) {
   wrapped->outer.deleter = &Wrapped::deleter;
   try {
     a.buffer = dispatch(a.dtype, [&](auto tag) {
-      using T = decltype(tag);
+      using T = typename decltype(tag)::type;
       return std::move(duet::from_dlpack<T>(d, &wrapped->outer).raw());
     });
   } catch (...) {

@@ -92,20 +92,14 @@ Array gemm_arrays(const Array& A, const Array& B, nb::handle out, double alpha, 
   const Operand c{M, N, batch, M * N};
   const Op op_a = trans_a ? Op::transpose : Op::none, op_b = trans_b ? Op::transpose : Op::none;
   Queue& q = queue_or_default(queue, A.buffer.device());
-  switch (A.dtype) {
-    case ScalarType::f32:
-      call_gemm<float, float>(q, op_a, op_b, M, N, K, alpha, A, a, B, b, beta, C, c, batch);
-      break;
-    case ScalarType::f64:
-      call_gemm<double, double>(q, op_a, op_b, M, N, K, alpha, A, a, B, b, beta, C, c, batch);
-      break;
-    case ScalarType::f16:
-      call_gemm<half, float>(q, op_a, op_b, M, N, K, alpha, A, a, B, b, beta, C, c, batch);
-      break;
-    default:
+  visit_scalar_type(A.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (is_float(scalar_type_of<T>()))
+      call_gemm<T, compute_type_t<T>>(q, op_a, op_b, M, N, K, alpha, A, a, B, b, beta, C, c, batch);
+    else
       throw ArgumentError(std::string("gemm: A and B hold ") + numpy_name(A.dtype) +
                           "; gemm takes float32, float64 (where the device has it) and float16");
-  }
+  });
   return C;
 }
 

@@ -52,24 +52,19 @@ std::vector<KernelArg> to_args(const std::vector<nb::handle>& args, const char* 
 }
 
 nb::object result_value(ScalarType t, const unsigned char* bytes) {
-  auto as = [bytes](auto v) {
-    std::memcpy(&v, bytes, sizeof v);
-    return v;
-  };
-  switch (t) {
-    case ScalarType::i8: return nb::int_(as(std::int8_t{}));
-    case ScalarType::u8: return nb::int_(as(std::uint8_t{}));
-    case ScalarType::i16: return nb::int_(as(std::int16_t{}));
-    case ScalarType::u16: return nb::int_(as(std::uint16_t{}));
-    case ScalarType::i32: return nb::int_(as(std::int32_t{}));
-    case ScalarType::u32: return nb::int_(as(std::uint32_t{}));
-    case ScalarType::i64: return nb::int_(as(std::int64_t{}));
-    case ScalarType::u64: return nb::int_(as(std::uint64_t{}));
-    case ScalarType::f32: return nb::float_(as(float{}));
-    case ScalarType::f64: return nb::float_(as(double{}));
-    default: break;
-  }
-  throw ArgumentError("a reduction to this type cannot be returned to Python");
+  return visit_scalar_type(t, [bytes](auto tag) -> nb::object {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_arithmetic_v<T>) {
+      T v;
+      std::memcpy(&v, bytes, sizeof v);
+      if constexpr (std::is_integral_v<T>)
+        return nb::int_(v);
+      else
+        return nb::float_(v);
+    } else {
+      throw ArgumentError("a reduction to this type cannot be returned to Python");
+    }
+  });
 }
 
 // compile_ahead's argument: None (every argument an array), one list of 'array' / 'scalar', or a

@@ -3,11 +3,13 @@
 // bench/python_launch.py measures: no Python code runs, and nothing is allocated but the Event.
 #include "launch.hpp"
 
-#include <climits>
-#include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
+#include <sstream>
 #include <string>
+
+#include "duet/scalar_convert.hpp"
 
 namespace duet::python {
 namespace {
@@ -32,40 +34,65 @@ void put(KernelArg& a, ScalarType type, T value) {
   std::memcpy(a.bytes.data(), &value, sizeof(T));
 }
 
-bool is_integer(nb::handle v) { return PyLong_Check(v.ptr()) || (!PyFloat_Check(v.ptr()) && PyIndex_Check(v.ptr())); }
+// A Python or NumPy integer: an int, or anything with __index__ but a float (bool is one too: the
+// callers decide about it).
+bool is_python_integer(nb::handle v) {
+  return PyLong_Check(v.ptr()) || (!PyFloat_Check(v.ptr()) && PyIndex_Check(v.ptr()));
+}
 
-// An integer in [lo, hi], or ArgumentError naming the argument and the range.
-template <class T>
-T integer_in_range(nb::handle v, const KernelParam* p, std::size_t index) {
-  if (PyBool_Check(v.ptr()) || !is_integer(v))
-    throw ArgumentError(describe(p, index) + " takes an integer, not " + python_repr(v) + " (" +
-                        Py_TYPE(v.ptr())->tp_name + ")");
+// A Python integer as int64, or uint64 above int64's range; nothing beyond 64 bits.
+std::optional<WideScalar> wide_integer(nb::handle v) {
   nb::object as_int = nb::steal(PyNumber_Index(v.ptr()));
   if (!as_int.is_valid()) throw nb::python_error();
   int overflow = 0;
   const long long s = PyLong_AsLongLongAndOverflow(as_int.ptr(), &overflow);
-  bool fits;
-  T value{};
-  if (overflow == 0) {
-    fits = std::is_signed_v<T> ? (s >= static_cast<long long>(std::numeric_limits<T>::min()) &&
-                                  s <= static_cast<long long>(std::numeric_limits<T>::max()))
-                               : (s >= 0 && static_cast<unsigned long long>(s) <= std::numeric_limits<T>::max());
-    value = static_cast<T>(s);
-  } else if (overflow > 0 && !std::is_signed_v<T> && sizeof(T) == 8) {
+  if (overflow == 0) return WideScalar(static_cast<std::int64_t>(s));
+  if (overflow > 0) {
     const unsigned long long u = PyLong_AsUnsignedLongLong(as_int.ptr());
-    fits = !(u == static_cast<unsigned long long>(-1) && PyErr_Occurred());
+    if (!(u == static_cast<unsigned long long>(-1) && PyErr_Occurred()))
+      return WideScalar(static_cast<std::uint64_t>(u));
     PyErr_Clear();
-    value = static_cast<T>(u);
-  } else {
-    fits = false;
   }
-  if (!fits)
-    throw ArgumentError(describe(p, index) + ": " + python_repr(v) + " is out of range for " +
-                        to_string(scalar_type_of<T>()) + " [" + std::to_string(+std::numeric_limits<T>::min()) +
-                        ", " + std::to_string(+std::numeric_limits<T>::max()) + "]");
-  return value;
+  return std::nullopt;
 }
 
+// What values of `t` reach, for messages: " [-128, 127]", or a float type's largest finite value.
+std::string range_text(ScalarType t) {
+  return visit_scalar_type(t, [](auto tag) -> std::string {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T>) {
+      return " [" + std::to_string(+std::numeric_limits<T>::min()) + ", " +
+             std::to_string(+std::numeric_limits<T>::max()) + "]";
+    } else if constexpr (std::is_void_v<T>) {
+      return "";
+    } else {
+      std::ostringstream text;
+      text.precision(17);
+      if constexpr (std::is_same_v<T, half>)
+        text << 65504.0;
+      else
+        text << std::numeric_limits<T>::max();
+      return " (largest finite value " + text.str() + ")";
+    }
+  });
+}
+
+[[noreturn]] void out_of_range(nb::handle v, ScalarType t, const KernelParam* p, std::size_t index) {
+  throw ArgumentError(describe(p, index) + ": " + python_repr(v) + " is out of range for " + to_string(t) +
+                      range_text(t));
+}
+
+// An integer parameter's value: a Python or NumPy integer (not bool, not a float, even a whole one).
+WideScalar integer(nb::handle v, ScalarType t, const KernelParam* p, std::size_t index) {
+  if (PyBool_Check(v.ptr()) || !is_python_integer(v))
+    throw ArgumentError(describe(p, index) + " takes an integer, not " + python_repr(v) + " (" +
+                        Py_TYPE(v.ptr())->tp_name + ")");
+  const std::optional<WideScalar> value = wide_integer(v);
+  if (!value) out_of_range(v, t, p, index);  // beyond 64 bits: no integer type holds it
+  return *value;
+}
+
+// A float parameter's value: any real number but bool.
 double real(nb::handle v, const KernelParam* p, std::size_t index) {
   if (PyFloat_Check(v.ptr())) return PyFloat_AS_DOUBLE(v.ptr());
   if (!PyBool_Check(v.ptr()) && (PyLong_Check(v.ptr()) || PyNumber_Check(v.ptr())) && !nb::isinstance<Array>(v)) {
@@ -77,23 +104,20 @@ double real(nb::handle v, const KernelParam* p, std::size_t index) {
                       Py_TYPE(v.ptr())->tp_name + ")");
 }
 
+// Python's types decide what a parameter takes (an integer parameter refuses floats); the value is
+// then converted by duet::convert_scalar, the range check C++ arguments go through, so Python
+// refuses what C++ refuses.
 void scalar_of_type(ScalarType t, nb::handle v, const KernelParam* p, std::size_t index, KernelArg& a) {
-  switch (t) {
-    case ScalarType::i8: put(a, t, integer_in_range<std::int8_t>(v, p, index)); return;
-    case ScalarType::u8: put(a, t, integer_in_range<std::uint8_t>(v, p, index)); return;
-    case ScalarType::i16: put(a, t, integer_in_range<std::int16_t>(v, p, index)); return;
-    case ScalarType::u16: put(a, t, integer_in_range<std::uint16_t>(v, p, index)); return;
-    case ScalarType::i32: put(a, t, integer_in_range<std::int32_t>(v, p, index)); return;
-    case ScalarType::u32: put(a, t, integer_in_range<std::uint32_t>(v, p, index)); return;
-    case ScalarType::i64: put(a, t, integer_in_range<std::int64_t>(v, p, index)); return;
-    case ScalarType::u64: put(a, t, integer_in_range<std::uint64_t>(v, p, index)); return;
-    case ScalarType::f16: put(a, t, half::from_float(static_cast<float>(real(v, p, index)))); return;
-    case ScalarType::f32: put(a, t, static_cast<float>(real(v, p, index))); return;
-    case ScalarType::f64: put(a, t, real(v, p, index)); return;
-    case ScalarType::unknown: break;
-  }
-  throw ArgumentError(describe(p, index) + ": duet cannot convert a Python value to the parameter's type '" +
-                      (p ? p->type_name : std::string("?")) + "'");
+  if (t == ScalarType::unknown)
+    throw ArgumentError(describe(p, index) + ": duet cannot convert a Python value to the parameter's type '" +
+                        (p ? p->type_name : std::string("?")) + "'");
+  const WideScalar value = is_integer(t) ? integer(v, t, p, index) : WideScalar(real(v, p, index));
+  a.kind = KernelArg::Kind::scalar;
+  a.type = t;
+  a.size = size_of(t);
+  const ScalarFit fit = convert_scalar(value, t, a.bytes.data());
+  if (fit == ScalarFit::out_of_range) out_of_range(v, t, p, index);
+  if (fit != ScalarFit::fits) throw scalar_conversion_error(value, ScalarType::unknown, t, fit, describe(p, index));
 }
 
 // A NumPy scalar's own type (numpy.int32(5) -> i32), for kernels without a signature.
@@ -153,7 +177,7 @@ void convert_args(const Kernel& kernel, nb::handle args, std::size_t first, std:
 Range to_range(nb::handle size, const char* what) {
   if (size.is_none()) return Range();
   auto dim = [&](nb::handle v) -> std::size_t {
-    if (PyBool_Check(v.ptr()) || !is_integer(v))
+    if (PyBool_Check(v.ptr()) || !is_python_integer(v))
       throw ArgumentError(std::string(what) + " takes integers, not " + python_repr(v));
     const long long x = PyLong_AsLongLong(nb::steal(PyNumber_Index(v.ptr())).ptr());
     if (x < 0 || PyErr_Occurred()) {
@@ -162,7 +186,7 @@ Range to_range(nb::handle size, const char* what) {
     }
     return static_cast<std::size_t>(x);
   };
-  if (is_integer(size)) return Range(dim(size));
+  if (is_python_integer(size)) return Range(dim(size));
   if (!nb::isinstance<nb::tuple>(size) && !nb::isinstance<nb::list>(size))
     throw ArgumentError(std::string(what) + " is an int or a tuple of 1 to 3 ints, not " + python_repr(size));
   const std::size_t n = nb::len(size);
@@ -185,20 +209,13 @@ KernelArg natural_scalar(nb::handle v, const char* what) {
   KernelArg a;
   if (PyBool_Check(v.ptr())) {
     put(a, ScalarType::i64, static_cast<std::int64_t>(v.ptr() == Py_True));
-  } else if (is_integer(v)) {
-    nb::object as_int = nb::steal(PyNumber_Index(v.ptr()));
-    int overflow = 0;
-    const long long s = PyLong_AsLongLongAndOverflow(as_int.ptr(), &overflow);
-    if (overflow == 0) {
-      put(a, ScalarType::i64, static_cast<std::int64_t>(s));
-    } else {
-      const unsigned long long u = PyLong_AsUnsignedLongLong(as_int.ptr());
-      if (u == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
-        PyErr_Clear();
-        throw ArgumentError(std::string(what) + ": " + python_repr(v) + " does not fit in 64 bits");
-      }
-      put(a, ScalarType::u64, static_cast<std::uint64_t>(u));
-    }
+  } else if (is_python_integer(v)) {
+    const std::optional<WideScalar> value = wide_integer(v);
+    if (!value) throw ArgumentError(std::string(what) + ": " + python_repr(v) + " does not fit in 64 bits");
+    if (const auto* s = std::get_if<std::int64_t>(&*value))
+      put(a, ScalarType::i64, *s);
+    else
+      put(a, ScalarType::u64, std::get<std::uint64_t>(*value));
   } else {
     put(a, ScalarType::f64, real(v, nullptr, 0));
   }

@@ -11,8 +11,10 @@ namespace duet::python {
 // Python objects must outlive the launch call, which the argument tuple guarantees).
 //   buffer parameter:  a duet.Array (its dtype is checked against the element type by the launch)
 //   integer scalar:    a Python or NumPy integer in the type's range (ArgumentError otherwise: no
-//                      silent truncation); a float is refused
-//   float / double:    any real number (float, int, NumPy scalar)
+//                      silent truncation); a float is refused, even a whole one
+//   half/float/double: any real number (float, int, NumPy scalar) the type reaches: a finite value
+//                      beyond its largest is an ArgumentError, infinities and NaN pass
+// Values are range-checked by duet::convert_scalar, as C++'s generated kernels check theirs.
 // Kernels without a parsed signature (compile_native) take Arrays and NumPy scalars, whose type is
 // their dtype; a bare Python number there is an ArgumentError asking for numpy.int32(5) and the like.
 void convert_args(const Kernel& kernel, nb::handle args, std::size_t first, std::vector<KernelArg>& out);

@@ -128,3 +128,64 @@ KERNEL void grid(GLOBAL int* out, const uint w, const uint h) {
     out = duet.empty((3, 5), "int32", device)
     device.compile(src).grid((5, 3), (1, 1), out, 5, 3)
     np.testing.assert_array_equal(out.get(), np.arange(3)[:, None] * 100 + np.arange(5))
+
+
+STORE = """
+KERNEL void store(GLOBAL float* out, const float f, const int i, const uint u) {
+  if (GLOBAL_ID(0) == 0) {
+    out[0] = f;
+    out[1] = (float)i;
+    out[2] = (float)u;
+  }
+}
+"""
+
+# (parameter type, value): values C++'s conversion refuses (duet::convert_scalar: beyond float's
+# range, beyond an int's, not a whole number), and values it takes. A launch must agree.
+REFUSED = [("float", 1e39), ("float", -1e39), ("float", np.float64(1e39)), ("float", 2 ** 200),
+           ("int", 2 ** 31), ("int", -2 ** 31 - 1), ("int", np.int64(2 ** 31)), ("int", 1.5),
+           ("int", np.float32(1.5)), ("uint", -1), ("uint", 2 ** 32), ("uint", 2 ** 64)]
+TAKEN = [("float", float("inf")), ("float", -float("inf")), ("float", float("nan")), ("float", np.float32("inf")),
+         ("float", 3.4028234663852886e38), ("float", -3.4028234663852886e38), ("float", 2 ** 40),
+         ("int", 2 ** 31 - 1), ("int", -2 ** 31), ("int", np.int16(-7)), ("uint", 2 ** 32 - 1), ("uint", np.uint8(255))]
+
+
+def _launch_args(type_, value):
+    args = {"float": 0.0, "int": 0, "uint": 0}
+    args[type_] = value
+    return args["float"], args["int"], args["uint"]
+
+
+def test_python_refuses_what_cpp_refuses(device):
+    program = device.compile(STORE)
+    out = duet.zeros(3, device=device)
+    x = duet.zeros(1, device=device)
+    # A generated kernel's scalars are converted by C++ (the reference); a launch's by Python's
+    # bindings through the same conversion.
+    generated = {t: duet.ElementwiseKernel(device, f"float x, {t} v", "float y", "y = x + (float)v", f"add_{t}")
+                 for t in ("float", "int", "uint")}
+    for type_, value in REFUSED:
+        with pytest.raises(duet.ArgumentError):
+            generated[type_](x, value, duet.empty_like(x))
+        with pytest.raises(duet.ArgumentError, match=rf"\({type_} \w\)") as info:
+            program.store(1, None, out, *_launch_args(type_, value))
+        assert "out of range" in str(info.value) or "takes an integer" in str(info.value)
+    for type_, value in TAKEN:
+        np.testing.assert_array_equal(generated[type_](x, value).get(), np.float32([value]))
+        program.store(1, None, out, *_launch_args(type_, value))
+        want = np.float32([float(v) for v in _launch_args(type_, value)])
+        np.testing.assert_array_equal(out.get(), want)
+
+
+def test_launch_range_errors_name_the_range(device):
+    program = device.compile(STORE)
+    out = duet.zeros(3, device=device)
+    with pytest.raises(duet.ArgumentError, match=r"argument 2 \(float f\): 1e\+39 is out of range for float"):
+        program.store(1, None, out, 1e39, 0, 0)
+    with pytest.raises(duet.ArgumentError, match=r"\[-2147483648, 2147483647\]"):
+        program.store(1, None, out, 0.0, 2 ** 31, 0)
+    # bool is no number here, as before
+    with pytest.raises(duet.ArgumentError, match="takes an integer"):
+        program.store(1, None, out, 0.0, True, 0)
+    with pytest.raises(duet.ArgumentError, match="takes a real number"):
+        program.store(1, None, out, False, 0, 0)

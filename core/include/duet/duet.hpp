@@ -17,6 +17,7 @@
 #include "duet/program.hpp"
 #include "duet/queue.hpp"
 #include "duet/reduction.hpp"
+#include "duet/scalar_convert.hpp"
 #include "duet/scalar_type.hpp"
 #include "duet/span.hpp"
 #include "duet/version.hpp"

@@ -1,9 +1,17 @@
-// The element and scalar types duet knows by name, so kernel arguments can be checked against the
-// types a kernel declares. Names are the dialect's (OpenCL C spelling).
+// The element and scalar types duet knows, in one table: their list, their C++ types, what kind of
+// number each is, and their names (the dialect's OpenCL C spelling, and NumPy's). Kernel arguments
+// are checked against these types, and every module maps a type known only at run time to code
+// written once for its C++ type through visit_scalar_type() instead of a switch of its own.
+//
+// ScalarType::unknown is a type duet cannot name: a typedef it cannot see through, a struct, bool.
+// It is in no list, no predicate holds for it, its size is 0 and its names are "unknown".
+// Everything here is a pure function of its arguments: safe to call from any thread.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "duet/half.hpp"
@@ -12,10 +20,60 @@ namespace duet {
 
 enum class ScalarType { unknown, i8, u8, i16, u16, i32, u32, i64, u64, f16, f32, f64 };
 
-const char* to_string(ScalarType t);  // "float", "int", "ulong", ...
-std::size_t size_of(ScalarType t);    // 0 for unknown
-ScalarType scalar_type_from_name(const std::string& name);  // "float", "unsigned int", "uint"...
+// Every type but unknown, integers from the narrowest, then the floats.
+inline constexpr std::array<ScalarType, 11> scalar_types = {
+    ScalarType::i8,  ScalarType::u8,  ScalarType::i16, ScalarType::u16, ScalarType::i32, ScalarType::u32,
+    ScalarType::i64, ScalarType::u64, ScalarType::f16, ScalarType::f32, ScalarType::f64};
 
+// half, float and double.
+constexpr bool is_float(ScalarType t) {
+  return t == ScalarType::f16 || t == ScalarType::f32 || t == ScalarType::f64;
+}
+// The eight integer types, signed or not.
+constexpr bool is_integer(ScalarType t) { return t != ScalarType::unknown && !is_float(t); }
+// Whether the type holds negative values: the signed integers and, as std::is_signed says, the
+// floats. Test is_integer() first where only the integers are meant.
+constexpr bool is_signed(ScalarType t) {
+  return is_float(t) || t == ScalarType::i8 || t == ScalarType::i16 || t == ScalarType::i32 ||
+         t == ScalarType::i64;
+}
+
+// Bytes of one value; 0 for unknown.
+constexpr std::size_t size_of(ScalarType t) {
+  switch (t) {
+    case ScalarType::i8:
+    case ScalarType::u8: return 1;
+    case ScalarType::i16:
+    case ScalarType::u16:
+    case ScalarType::f16: return 2;
+    case ScalarType::i32:
+    case ScalarType::u32:
+    case ScalarType::f32: return 4;
+    case ScalarType::i64:
+    case ScalarType::u64:
+    case ScalarType::f64: return 8;
+    case ScalarType::unknown: break;
+  }
+  return 0;
+}
+
+// The type arithmetic on `t` is done in: half is a storage type, computed in float (LOAD_HALF,
+// STORE_HALF); every other type is its own.
+constexpr ScalarType compute_type(ScalarType t) { return t == ScalarType::f16 ? ScalarType::f32 : t; }
+template <class T>
+using compute_type_t = std::conditional_t<std::is_same_v<T, half>, float, T>;
+
+// The dialect's names: "char", "uchar", ..., "long", "ulong", "half", "float", "double".
+const char* to_string(ScalarType t);
+// A dialect type as a kernel declares it ("float", "unsigned int", "uint", "long long", ...);
+// unknown for any other name.
+ScalarType scalar_type_from_name(const std::string& name);
+// NumPy's names: "int8", ..., "uint64", "float16", "float32", "float64".
+const char* numpy_name(ScalarType t);
+// The type NumPy calls `name` (numpy.dtype(x).name); unknown for any other name.
+ScalarType scalar_type_from_numpy_name(std::string_view name);
+
+// The ScalarType of a C++ type (duet::half for f16); unknown for any other type, bool included.
 template <class T>
 constexpr ScalarType scalar_type_of() {
   if constexpr (std::is_same_v<T, float>) return ScalarType::f32;
@@ -31,6 +89,36 @@ constexpr ScalarType scalar_type_of() {
   else if constexpr (std::is_same_v<T, std::uint64_t> || std::is_same_v<T, unsigned long long>)
     return ScalarType::u64;
   else return ScalarType::unknown;
+}
+
+// Carries a type into a generic lambda: `[](auto tag) { using T = typename decltype(tag)::type; }`.
+template <class T>
+struct TypeTag {
+  using type = T;
+};
+
+// From a type known only at run time to code written once for its C++ type: calls f(TypeTag<T>{})
+// with T the C++ type of `t` (std::int8_t ... std::uint64_t, duet::half, float, double).
+// ScalarType::unknown gives TypeTag<void>, so f says what an unknown type means to it (usually an
+// ArgumentError); `if constexpr` on T leaves out what does not compile for some types. Every call of
+// f must return the same type.
+template <class F>
+decltype(auto) visit_scalar_type(ScalarType t, F&& f) {
+  switch (t) {
+    case ScalarType::i8: return f(TypeTag<std::int8_t>{});
+    case ScalarType::u8: return f(TypeTag<std::uint8_t>{});
+    case ScalarType::i16: return f(TypeTag<std::int16_t>{});
+    case ScalarType::u16: return f(TypeTag<std::uint16_t>{});
+    case ScalarType::i32: return f(TypeTag<std::int32_t>{});
+    case ScalarType::u32: return f(TypeTag<std::uint32_t>{});
+    case ScalarType::i64: return f(TypeTag<std::int64_t>{});
+    case ScalarType::u64: return f(TypeTag<std::uint64_t>{});
+    case ScalarType::f16: return f(TypeTag<half>{});
+    case ScalarType::f32: return f(TypeTag<float>{});
+    case ScalarType::f64: return f(TypeTag<double>{});
+    case ScalarType::unknown: break;
+  }
+  return f(TypeTag<void>{});
 }
 
 }  // namespace duet

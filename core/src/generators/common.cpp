@@ -4,19 +4,16 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <limits>
 #include <set>
 #include <sstream>
-#include <variant>
 
 #include "../prelude.hpp"
 #include "../source_map.hpp"
 #include "duet/error.hpp"
-#include "scalar_dispatch.hpp"
+#include "duet/scalar_convert.hpp"
 
 namespace duet::detail::gen {
 namespace {
@@ -206,11 +203,6 @@ GeneratedParam parse_param(const std::string& piece, const std::string& what) {
   return p;
 }
 
-template <class T>
-KernelArg scalar_arg(T value) {
-  return KernelArg::from(value);
-}
-
 }  // namespace
 
 std::vector<GeneratedParam> parse_params(std::string_view list_view, const std::string& what,
@@ -375,10 +367,8 @@ std::size_t group_size(const DeviceInfo& info) {
 namespace {
 
 // A scalar argument's value, widened without loss to the widest type of its kind.
-using WideValue = std::variant<double, std::int64_t, std::uint64_t>;
-
-WideValue widen(const KernelArg& a, const std::string& what) {
-  return with_cpp_type(a.type, [&](auto tag) -> WideValue {
+WideScalar widen(const KernelArg& a, const std::string& what) {
+  return visit_scalar_type(a.type, [&](auto tag) -> WideScalar {
     using V = typename decltype(tag)::type;
     if constexpr (std::is_arithmetic_v<V>) {
       V value;
@@ -397,77 +387,21 @@ WideValue widen(const KernelArg& a, const std::string& what) {
   });
 }
 
-std::string value_text(const WideValue& value) {
-  std::ostringstream text;
-  text.precision(17);
-  std::visit([&](auto v) { text << v; }, value);
-  return text.str();
-}
-
-template <class T>
-bool in_range(std::int64_t v) {
-  if (v < 0) return v >= static_cast<std::int64_t>(std::numeric_limits<T>::min());
-  return static_cast<std::uint64_t>(v) <= static_cast<std::uint64_t>(std::numeric_limits<T>::max());
-}
-
-template <class T>
-bool in_range(std::uint64_t v) {
-  return v <= static_cast<std::uint64_t>(std::numeric_limits<T>::max());
-}
-
-// For a whole number. The upper bound is 2^digits, one past T's max: a double holds that exactly,
-// while a 64-bit max (2^63 - 1, 2^64 - 1) would round up to it and let it through.
-template <class T>
-bool in_range(double v) {
-  return v >= static_cast<double>(std::numeric_limits<T>::min()) &&
-         v < std::ldexp(1.0, std::numeric_limits<T>::digits);
-}
-
-// `does_not_fit(why)` makes the error; it is only called on failure, so a conversion that succeeds
-// formats nothing.
-template <class T, class Error>
-KernelArg integer_arg(const WideValue& value, const Error& does_not_fit) {
-  return std::visit(
-      [&](auto v) {
-        if constexpr (std::is_floating_point_v<decltype(v)>)
-          if (!std::isfinite(v) || v != std::floor(v))
-            throw does_not_fit("is not a whole number, as needed for");
-        if (!in_range<T>(v)) throw does_not_fit("is out of the range of");
-        return scalar_arg(static_cast<T>(v));
-      },
-      value);
-}
-
-template <class T, class Error>
-KernelArg floating_arg(const WideValue& value, const Error& does_not_fit) {
-  const double v = std::visit([](auto x) { return static_cast<double>(x); }, value);
-  // Infinities and NaN pass: they are floats too. A finite double beyond float's range is not.
-  if (std::isfinite(v) && std::fabs(v) > static_cast<double>(std::numeric_limits<T>::max()))
-    throw does_not_fit("is out of the range of");
-  return scalar_arg(static_cast<T>(v));
-}
-
 }  // namespace
 
 KernelArg convert_scalar(const KernelArg& a, ScalarType to, const std::string& what) {
-  const WideValue value = widen(a, what);
-  auto does_not_fit = [&](const char* why) {
-    return ArgumentError(what + ": the value " + value_text(value) + " (" + to_string(a.type) + ") " + why +
-                         " " + to_string(to));
-  };
-  return with_cpp_type(to, [&](auto tag) -> KernelArg {
-    using T = typename decltype(tag)::type;
-    if constexpr (std::is_floating_point_v<T>) {
-      return floating_arg<T>(value, does_not_fit);
-    } else if constexpr (std::is_integral_v<T>) {
-      return integer_arg<T>(value, does_not_fit);
-    } else {
-      // half is a storage type: a half parameter takes arrays only. A value is still checked as a
-      // 16-bit whole number first, as it always was, so its message does not change.
-      if constexpr (std::is_same_v<T, half>) integer_arg<std::uint16_t>(value, does_not_fit);
-      throw ArgumentError(what + ": cannot convert to " + to_string(to));
-    }
-  });
+  const WideScalar value = widen(a, what);
+  KernelArg out;
+  if (to == ScalarType::f16) {
+    // half is a storage type: a half parameter takes arrays only. A value is still checked as a
+    // 16-bit whole number first, as it always was, so its message does not change.
+    duet::convert_scalar(value, a.type, ScalarType::u16, out.bytes.data(), what);
+    throw ArgumentError(what + ": cannot convert to " + to_string(to));
+  }
+  duet::convert_scalar(value, a.type, to, out.bytes.data(), what);
+  out.type = to;
+  out.size = size_of(to);
+  return out;
 }
 
 CheckedArgs check_args(const Device& device, const Queue& q, const std::vector<GeneratedParam>& params,
