@@ -18,6 +18,13 @@
 namespace duet::bench {
 namespace {
 
+// "a, b, c".
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
 std::string utc_now() {
   const std::time_t now = std::time(nullptr);
   std::tm utc{};
@@ -133,7 +140,7 @@ int run_bench(const Options& options) {
 
 int bench_main(const std::vector<std::string>& args, const std::string& program) {
   Options options;
-  CLI::App app{"Benchmark duet's shared kernels against ceilings measured in the same run (copy bandwidth; "
+  CLI::App app{"Benchmark duet's built-in kernels against ceilings measured in the same run (copy bandwidth; "
                "peer libraries given with --peer), verifying every result against a CPU reference.",
                program};
   app.add_option("-d,--device", options.devices,
@@ -141,8 +148,8 @@ int bench_main(const std::vector<std::string>& args, const std::string& program)
                  "default: Device::open() (DUET_BACKEND / DUET_DEVICE)");
   app.add_flag("--all", options.all, "every device of every backend");
   app.add_option("-k,--kernels", options.kernels,
-                 "comma-separated kernels to run (copy always runs: it is the bandwidth ceiling): "
-                 "vector_add, multiply, elementwise, reduction, matmul, heat_step, heat, launch")
+                 "comma-separated kernels to run (copy always runs: it is the bandwidth ceiling): " +
+                     join(kernel_names()))
       ->delimiter(',')
       ->check(CLI::IsMember(kernel_names()));
   app.add_flag("--smoke", options.smoke, "tiny sizes and few runs: checks the pipeline, measures nothing useful");

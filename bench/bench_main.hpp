@@ -1,4 +1,4 @@
-// The duet benchmark: every shared kernel at several sizes on every chosen device, held against
+// The duet benchmark: every built-in kernel at several sizes on every chosen device, held against
 // ceilings measured in the same run, each result verified against a CPU reference. Both the
 // `duet-bench` executable and `duet bench` call bench_main.
 //

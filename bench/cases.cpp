@@ -1,6 +1,7 @@
-// The benchmark's cases on one device: the copy ceiling, then every shared kernel and the two
-// generators (an ElementwiseKernel z = x + y, a ReductionKernel sum) at the plan's sizes, then the
-// launch overhead.
+// The benchmark's cases on one device: the copy ceiling, then every built-in kernel of the table
+// (builtins/builtins.hpp: their tolerances are the table's) and the two generators (an
+// ElementwiseKernel z = x + y, a ReductionKernel sum) at the plan's sizes, then the launch overhead
+// and the array operations.
 //
 // Every case follows the same steps: allocate enough input/output sets that together they span
 // twice the last-level cache (so each run reads data no earlier run left cached), fill the inputs
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include "bench_main.hpp"
+#include "builtins.hpp"
 #include "cpu_reference.hpp"
 #include "duet/array.hpp"
 #include "duet/array_expr.hpp"
@@ -42,9 +44,18 @@
 namespace duet::bench {
 namespace {
 
-// Unit roundoff of float.
-constexpr double kFloatEps = 1.0 / (1 << 24);
-constexpr float kHeatR = 0.24f;
+using builtins::kFloatEps;
+using builtins::kHeatR;
+
+// The tolerance the table of built-in kernels gives `kernel` on `problem`.
+double builtin_tolerance(const char* kernel, const builtins::Problem& problem) {
+  return builtins::find(kernel)->tolerance(problem);
+}
+
+// The benchmark's own cases, beside the built-in kernels: the generators, launch overhead, arrays.
+const char* const kOwnCases[] = {"elementwise",    "reduction",      "launch",        "array_axpy",
+                                 "array_add_row",  "array_sum_rows", "array_sum_cols", "array_sum_all",
+                                 "array_slice"};
 
 // The second copy ceiling: a plain copy kernel, one float4 per work-item. A driver's copy is not
 // always the fastest way to move memory (PoCL's is a single-threaded memcpy), so the ceiling is the
@@ -159,6 +170,9 @@ class Bench {
         for (const std::size_t n : plan_.vector_n) guarded([&] { array_add_row_case(n); });
       } else if (kernel == "array_slice") {
         for (const std::size_t n : plan_.vector_n) guarded([&] { array_slice_case(n); });
+      } else if (const builtins::Kernel* builtin = builtins::find(kernel)) {
+        // A built-in kernel without a rotating case of its own here: its `duet run` case, once.
+        guarded([&] { builtin_case(*builtin); });
       }
     }
     return std::move(out_);
@@ -395,8 +409,8 @@ class Bench {
     set_timing(m, t, 3.0 * n * sizeof(float), "GB/s", 1e9);
     set_limit(m, out_.copy_gbs, "copy bandwidth");
 
-    // a + b lies within 2 (a * b within 1) and is correctly rounded: 2 (1) roundoff units at most.
-    finish_checked(m, sets, (add ? 4.0 : 2.0) * kFloatEps, "every element", [&](int k) {
+    // The table's tolerance (builtins/builtins.cpp says why); the generated z = x + y has vector_add's.
+    finish_checked(m, sets, builtin_tolerance(add ? "vector_add" : "multiply", {n}), "every element", [&](int k) {
       const std::vector<float> got = queue_.to_vector(s[k].dc);
       return add ? reference::max_error_add(s[k].a, s[k].b, got)
                  : reference::max_error_multiply(s[k].a, s[k].b, got);
@@ -492,8 +506,7 @@ class Bench {
     }
     m.max_error = worst.max_relative;
     m.norm_error = worst.norm_relative;
-    // A K-term float dot product is within about (K + 2) roundoffs of sum |a_k b_k|.
-    m.tolerance = double(K + 2) * kFloatEps;
+    m.tolerance = builtin_tolerance("matmul", {K});
     m.check =
         std::to_string(sets) + " sets, " + (full ? "every entry" : std::to_string(checked) + " entries each");
     m.ok = m.max_error <= m.tolerance;
@@ -575,10 +588,8 @@ class Bench {
                   std::to_string(steps) + " single heat_step calls";
       }
     }
-    // A handful of float operations per step on values in [0, 1]; the scheme is stable for r <= 1/4,
-    // so rounding errors add up at most linearly in the number of steps.
     m.max_error = worst;
-    m.tolerance = 16.0 * kFloatEps * steps;
+    m.tolerance = builtin_tolerance(m.kernel.c_str(), {side, steps});
     m.check = std::to_string(sets) + " sets, every cell";
     m.ok = m.max_error <= m.tolerance;
     if (m.identical == 0) {
@@ -758,6 +769,26 @@ class Bench {
     });
   }
 
+  // --- a built-in kernel through its table case: one buffer set, the table's sizes ----------------
+  void builtin_case(const builtins::Kernel& kernel) {
+    const builtins::Scale scale = plan_.mode == "smoke" ? builtins::Scale::quick
+                                  : plan_.mode == "cpu" ? builtins::Scale::cpu
+                                                        : builtins::Scale::gpu;
+    Measurement& m = start(kernel.name, kernel.label(kernel.problem(scale)));
+    builtins::Row row;
+    builtins::run_case(kernel, device_, queue_, scale, plan_.runs, row);
+    m.size = row.size;
+    m.sets = 1;
+    const Stats t{row.timing.median_ms, row.timing.min_ms, row.timing.runs};
+    set_timing(m, t, row.work, row.unit(), 1e9);
+    if (!row.flops) set_limit(m, out_.copy_gbs, "copy bandwidth");
+    m.max_error = row.error;
+    m.tolerance = row.tolerance;
+    m.check = "one set (the duet run case)";
+    m.ok = row.ok();
+    finish_row(m);
+  }
+
   // --- launch overhead: back-to-back vector_add on one element, host wall clock -------------------
   void launch_case() {
     const int launches = plan_.launches;
@@ -813,10 +844,12 @@ class Bench {
 }  // namespace
 
 const std::vector<std::string>& kernel_names() {
-  static const std::vector<std::string> names{
-      "copy",          "vector_add",     "multiply",       "elementwise",   "reduction",
-      "matmul",        "heat_step",      "heat",           "launch",        "array_axpy",
-      "array_add_row", "array_sum_rows", "array_sum_cols", "array_sum_all", "array_slice"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all{"copy"};
+    for (const std::string& name : builtins::names()) all.push_back(name);
+    all.insert(all.end(), std::begin(kOwnCases), std::end(kOwnCases));
+    return all;
+  }();
   return names;
 }
 

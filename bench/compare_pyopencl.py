@@ -5,7 +5,7 @@ through PyOpenCL, and numpy's matmul beside duet's.
 The kernels are read from the repository (core/kernels/prelude.h, core/kernels/*.duet, stencil/kernels/heat.duet, blas/kernels/*.duet) and assembled the
 way duet assembles them (core/src/device.cpp: DUET_OPENCL marker, prelude, defines, #line marks;
 build options -cl-std=CL1.2 -cl-kernel-arg-info), then launched with the work-group shapes duet
-uses on CPU devices (core/src/shared_kernels/*.cpp, stencil/src/heat.cpp, blas/src/gemm.cpp; mirrored in LAUNCH RULES below, which must follow
+uses on CPU devices (core/src/builtin_kernels/*.cpp, stencil/src/heat.cpp, blas/src/gemm.cpp; mirrored in LAUNCH RULES below, which must follow
 changes there). So the difference between the two is what duet adds around a launch, nothing in the
 kernel. The matmul tile parameters are read from duet's JSON for the same device (--duet-json),
 which records the ones duet::matmul used. The sizes, the rotation of buffer sets past the cache,
@@ -48,9 +48,9 @@ def round_up(x, m):
     return (x + m - 1) // m * m
 
 
-# --- LAUNCH RULES: what core/src/shared_kernels/*.cpp and blas/src/gemm.cpp do on a CPU device ----
+# --- LAUNCH RULES: what core/src/builtin_kernels/*.cpp and blas/src/gemm.cpp do on a CPU device ----
 def elementwise_launch(n, max_group):
-    """core/src/shared_kernels/elementwise.cpp, CPU: one work-item per float4 (and the first n % 4 for the
+    """core/src/builtin_kernels/elementwise.cpp, CPU: one work-item per float4 (and the first n % 4 for the
     tail), groups of 256."""
     items = max(n // 4, n % 4)
     group = max(min(256, max_group), 1)

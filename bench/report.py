@@ -327,7 +327,7 @@ def targets(data):
         ratios = []
         for r in device["results"]:
             c = c_rows.get((r["kernel"], r["size"]))
-            if c and r["kernel"] not in ("copy", "copy_kernel"):  # the shared kernels
+            if c and r["kernel"] not in ("copy", "copy_kernel"):  # the built-in kernels
                 ratios.append((speed_ratio(r, c), r["kernel"] + " " + r["size"]))
         bad = [(x, k) for x, k in ratios if not (finite(x) and x >= 0.90)]
         worst = min(ratios) if ratios else None

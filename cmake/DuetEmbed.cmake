@@ -15,7 +15,7 @@
 #   duet::Kernel k = embedded_kernels.kernel(device, "<stem>", "<kernel>", defines);
 #   const char* text = embedded_kernels.source("<stem>");
 # (duet::extension::KernelLibrary, duet/extension.hpp). Call it once per target, with every file.
-# Any target that links duet::core may call it: the core's shared kernels, duet's modules, users'
+# Any target that links duet::core may call it: the core's built-in kernels, duet's modules, users'
 # own libraries. Installed with the package, so projects outside duet's build can call it too.
 set(_duet_embed_script ${CMAKE_CURRENT_LIST_DIR}/embed_sources.cmake)
 

@@ -32,6 +32,40 @@ double max_abs_error(const std::vector<float>& got, const std::vector<double>& w
   return max_abs_error(got.size(), [&](std::size_t i) { return std::fabs(double(got[i]) - want[i]); });
 }
 
+std::vector<double> add_reference(const std::vector<float>& a, const std::vector<float>& b, std::size_t n) {
+  std::vector<double> out(n);
+  for (std::size_t i = 0; i < n; ++i) out[i] = double(a[i]) + double(b[i]);
+  return out;
+}
+
+std::vector<double> multiply_reference(const std::vector<float>& a, const std::vector<float>& b, std::size_t n) {
+  std::vector<double> out(n);
+  for (std::size_t i = 0; i < n; ++i) out[i] = double(a[i]) * double(b[i]);
+  return out;
+}
+
+void matmul_reference(const std::vector<float>& A, const std::vector<float>& B, std::size_t M, std::size_t N,
+                      std::size_t K, std::vector<double>& C, std::vector<double>& abs_dot) {
+  C.assign(M * N, 0.0);
+  abs_dot.assign(M * N, 0.0);
+  // Rows of C in parallel, i-k-j order within: the inner loop walks rows of B and C contiguously.
+  parallel_for(M, [&](std::size_t i0, std::size_t i1) {
+    for (std::size_t i = i0; i < i1; ++i) {
+      double* c = &C[i * N];
+      double* s = &abs_dot[i * N];
+      for (std::size_t k = 0; k < K; ++k) {
+        const double a = A[i * K + k];
+        const float* b = &B[k * N];
+        for (std::size_t j = 0; j < N; ++j) {
+          const double p = a * static_cast<double>(b[j]);
+          c[j] += p;
+          s[j] += std::fabs(p);
+        }
+      }
+    }
+  });
+}
+
 double max_error_add(const std::vector<float>& a, const std::vector<float>& b,
                      const std::vector<float>& got) {
   return max_abs_error(

@@ -1,4 +1,4 @@
-// CPU references for checking the shared kernels (`duet run` and `duet bench`): every computation in
+// CPU references for checking the built-in kernels (`duet run` and `duet bench`): every computation in
 // double precision from the same float inputs the device saw, spread over the host's cores. Every
 // maximum keeps NaN, so an output the kernel never wrote (or wrote as NaN) cannot pass as "error 0".
 #pragma once
@@ -15,6 +15,15 @@ double max_abs_error(std::size_t n, const std::function<double(std::size_t)>& er
 
 // max |got[i] - want[i]|.
 double max_abs_error(const std::vector<float>& got, const std::vector<double>& want);
+
+// The built-in kernels in double, from the float inputs: a[i] + b[i] and a[i] * b[i] for i < n.
+std::vector<double> add_reference(const std::vector<float>& a, const std::vector<float>& b, std::size_t n);
+std::vector<double> multiply_reference(const std::vector<float>& a, const std::vector<float>& b, std::size_t n);
+
+// C = A * B in double (row-major; A is M x K, B is K x N), and abs_dot[i * N + j] = sum_k |A_ik B_kj|,
+// the scale of the rounding error of any float summation order.
+void matmul_reference(const std::vector<float>& A, const std::vector<float>& B, std::size_t M, std::size_t N,
+                      std::size_t K, std::vector<double>& C, std::vector<double>& abs_dot);
 
 // max |got[i] - (a[i] + b[i])| over all i, the sum taken in double.
 double max_error_add(const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& got);

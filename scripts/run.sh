@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Quick start: install what is missing, build duet into build/, list the devices and run every
-# shared kernel (timed and checked) on the default device (DUET_BACKEND / DUET_DEVICE choose another).
+# built-in kernel (timed and checked) on the default device (DUET_BACKEND / DUET_DEVICE choose another).
 # Usage: scripts/run.sh [extra cmake configure arguments...]
 set -euo pipefail
 

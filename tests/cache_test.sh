@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The on-disk program cache across processes, through `duet cache`: a second process loads every
-# shared kernel program from disk; damaged and foreign entries are rebuilt; an unusable cache
+# built-in kernel program from disk; damaged and foreign entries are rebuilt; an unusable cache
 # directory and DUET_CACHE=0 never fail a compile. Usage: cache_test.sh <path to duet>
 set -euo pipefail
 duet=$1

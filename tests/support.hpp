@@ -162,8 +162,8 @@ inline std::optional<duet::BackendStatus> backend_status(const std::string& name
   return std::nullopt;
 }
 
-// The matmul reference (reference.cpp, compiled with optimisation so the large matmul stays quick;
-// the heat reference is duet::reference::heat_reference, reference/).
+// The matmul reference: duet::reference::matmul_reference (reference/), the built-in kernel's one;
+// the heat reference is duet::reference::heat_reference.
 // C = A * B in double; abs_dot[i] = sum_k |A[i,k] * B[k,j]|, the scale of the rounding error.
 void reference_matmul(const std::vector<float>& A, const std::vector<float>& B, std::size_t M, std::size_t N,
                       std::size_t K, std::vector<double>& C, std::vector<double>& abs_dot);

@@ -339,7 +339,7 @@ TEST_CASE("ATOMIC_ADD_INT: returned old values and a histogram") {
   });
 }
 
-TEST_CASE("a program lists its kernels and shared kernel sources compile as user programs") {
+TEST_CASE("a program lists its kernels and built-in kernel sources compile as user programs") {
   for_each_device([](const duet::Device& dev) {
     const duet::Program p = dev.compile(kIds, {}, "ids.duet");
     std::vector<std::string> names = p.kernel_names();
@@ -347,9 +347,9 @@ TEST_CASE("a program lists its kernels and shared kernel sources compile as user
     CHECK(names == std::vector<std::string>{"ids2d", "ids3d", "mark"});
     CHECK(p.device() == dev);
     CHECK(p.kernel("mark").device() == dev);
-    for (const char* const* name = duet::shared_kernel_names(); *name; ++name) {
+    for (const char* const* name = duet::builtin_kernel_names(); *name; ++name) {
       INFO("kernel source ", std::string(*name));
-      const duet::Program shared = dev.compile(duet::shared_kernel_source(*name), {}, *name);
+      const duet::Program shared = dev.compile(duet::builtin_kernel_source(*name), {}, *name);
       CHECK_FALSE(shared.kernel_names().empty());
     }
   });

@@ -22,7 +22,7 @@ namespace {
 
 std::set<std::string> registered_names() {
   std::set<std::string> names;
-  for (const char* const* name = duet::shared_kernel_names(); *name; ++name) names.insert(*name);
+  for (const char* const* name = duet::builtin_kernel_names(); *name; ++name) names.insert(*name);
   return names;
 }
 
@@ -35,26 +35,26 @@ TEST_SUITE_BEGIN("nodevice");
 
 TEST_CASE("embedded sources are found by library: bare names mean duet's, qualified ones each library's") {
   REQUIRE(std::string(userlib::kernel_namespace()) == "duet_test_userlib");
-  const char* duets = duet::shared_kernel_source("vector_add");
+  const char* duets = duet::builtin_kernel_source("vector_add");
   const char* users = userlib::source("vector_add");
   REQUIRE(duets != nullptr);
   REQUIRE(users != nullptr);
   CHECK(duets != users);
   CHECK_CONTAINS(std::string(users), "2.0f * a[i] - b[i]");
-  CHECK(duet::shared_kernel_source("duet/vector_add") == duets);
-  CHECK(duet::shared_kernel_source("duet_test_userlib/vector_add") == users);
+  CHECK(duet::builtin_kernel_source("duet/vector_add") == duets);
+  CHECK(duet::builtin_kernel_source("duet_test_userlib/vector_add") == users);
   CHECK(duet::extension::kernel_source("vector_add") == duets);
   CHECK(duet::extension::KernelLibrary("duet").source("vector_add") == duets);
 
   // duet::blas's gemm keeps its bare name; the library's is reached by its qualified one.
-  CHECK(duet::shared_kernel_source("gemm") == duet::shared_kernel_source("duet.blas/gemm"));
-  CHECK(duet::shared_kernel_source("gemm") != userlib::source("gemm"));
-  CHECK(duet::shared_kernel_source("duet_test_userlib/gemm") == userlib::source("gemm"));
+  CHECK(duet::builtin_kernel_source("gemm") == duet::builtin_kernel_source("duet.blas/gemm"));
+  CHECK(duet::builtin_kernel_source("gemm") != userlib::source("gemm"));
+  CHECK(duet::builtin_kernel_source("duet_test_userlib/gemm") == userlib::source("gemm"));
   // A stem only the library embeds is found bare too.
-  CHECK(duet::shared_kernel_source("scale") == userlib::source("scale"));
+  CHECK(duet::builtin_kernel_source("scale") == userlib::source("scale"));
 
-  CHECK(duet::shared_kernel_source("nope") == nullptr);
-  CHECK(duet::shared_kernel_source("duet_test_userlib/multiply") == nullptr);
+  CHECK(duet::builtin_kernel_source("nope") == nullptr);
+  CHECK(duet::builtin_kernel_source("duet_test_userlib/multiply") == nullptr);
   CHECK(userlib::source("multiply") == nullptr);  // duet's multiply is not the library's
 
   // Every source listed once, by a name that finds it.
@@ -69,13 +69,13 @@ TEST_CASE("a stem two users' libraries embed is ambiguous until qualified") {
   {
     const duet::extension::KernelSourceRegistration other(duet::extension::KernelLibrary("duet_test_other"),
                                                           "duet_test_other", kOtherScale, 1);
-    const auto error = EXPECT_ERROR(duet::ArgumentError, duet::shared_kernel_source("scale"));
+    const auto error = EXPECT_ERROR(duet::ArgumentError, duet::builtin_kernel_source("scale"));
     if (error) {
       CHECK_CONTAINS(std::string(error->what()), "'duet_test_userlib/scale'");
       CHECK_CONTAINS(std::string(error->what()), "'duet_test_other/scale'");
     }
-    CHECK(duet::shared_kernel_source("duet_test_other/scale") == kOtherScale[0].source);
-    CHECK(duet::shared_kernel_source("duet_test_userlib/scale") == users);
+    CHECK(duet::builtin_kernel_source("duet_test_other/scale") == kOtherScale[0].source);
+    CHECK(duet::builtin_kernel_source("duet_test_userlib/scale") == users);
     CHECK(userlib::source("scale") == users);
     const std::set<std::string> names = registered_names();
     CHECK(names.count("scale") == 0);
@@ -83,8 +83,8 @@ TEST_CASE("a stem two users' libraries embed is ambiguous until qualified") {
     CHECK(names.count("duet_test_other/scale") == 1);
   }
   // Gone with its registration.
-  CHECK(duet::shared_kernel_source("scale") == users);
-  CHECK(duet::shared_kernel_source("duet_test_other/scale") == nullptr);
+  CHECK(duet::builtin_kernel_source("scale") == users);
+  CHECK(duet::builtin_kernel_source("duet_test_other/scale") == nullptr);
 }
 
 TEST_CASE("two registrations of one qualified name clash: a ConfigError naming both, until one goes") {
@@ -94,9 +94,9 @@ TEST_CASE("two registrations of one qualified name clash: a ConfigError naming b
     const duet::extension::KernelSourceRegistration clash(duet::extension::KernelLibrary("duet_test_userlib"),
                                                           "duet_test_impostor", impostor, 1);
     for (const auto& error : {EXPECT_ERROR(duet::ConfigError, userlib::source("vector_add")),
-                              EXPECT_ERROR(duet::ConfigError, duet::shared_kernel_source("duet_test_userlib/vector_add")),
-                              EXPECT_ERROR(duet::ConfigError, duet::shared_kernel_source("vector_add")),
-                              EXPECT_ERROR(duet::ConfigError, duet::shared_kernel_names())}) {
+                              EXPECT_ERROR(duet::ConfigError, duet::builtin_kernel_source("duet_test_userlib/vector_add")),
+                              EXPECT_ERROR(duet::ConfigError, duet::builtin_kernel_source("vector_add")),
+                              EXPECT_ERROR(duet::ConfigError, duet::builtin_kernel_names())}) {
       REQUIRE(error);
       const std::string message = error->what();
       CHECK_CONTAINS(message, "'duet_test_userlib/vector_add' is embedded twice");
@@ -105,15 +105,15 @@ TEST_CASE("two registrations of one qualified name clash: a ConfigError naming b
       CHECK_CONTAINS(message, "NAMESPACE");
     }
   }
-  CHECK(duet::shared_kernel_source("duet_test_userlib/vector_add") == userlib::source("vector_add"));
-  CHECK(duet::shared_kernel_names() != nullptr);
+  CHECK(duet::builtin_kernel_source("duet_test_userlib/vector_add") == userlib::source("vector_add"));
+  CHECK(duet::builtin_kernel_names() != nullptr);
 
   // The same text again (one static library linked into two shared ones) is one source, no clash.
   const duet::extension::KernelSource copy[] = {{"vector_add", userlib::source("vector_add")}};
   {
     const duet::extension::KernelSourceRegistration again(duet::extension::KernelLibrary("duet_test_userlib"),
                                                           "duet_test_userlib_copy", copy, 1);
-    CHECK(duet::shared_kernel_source("duet_test_userlib/vector_add") == copy[0].source);
+    CHECK(duet::builtin_kernel_source("duet_test_userlib/vector_add") == copy[0].source);
     CHECK(registered_names().count("duet_test_userlib/vector_add") == 1);
   }
 }

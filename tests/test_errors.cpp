@@ -174,7 +174,7 @@ TEST_CASE("empty, blank, kernel-less, NUL-holding and 10 MB sources fail or comp
   });
 }
 
-TEST_CASE("shared kernels check buffer sizes") {
+TEST_CASE("built-in kernels check buffer sizes") {
   for_each_device([](const duet::Device& dev) {
     duet::Queue q = dev.queue();
     duet::Buffer<float> a(dev, 10), b(dev, 10), c11(dev, 11), b5(dev, 5), c10(dev, 10);

@@ -468,7 +468,7 @@ TEST_CASE("gemm_reduce: several work-items an output, every lane count, alpha an
   for_each_device([&](const duet::Device& dev) {
     duet::Queue q = dev.queue();
     const duet::Kernel reduce =
-        dev.compile(duet::shared_kernel_source("gemm_reduce"),
+        dev.compile(duet::builtin_kernel_source("gemm_reduce"),
                     duet::gemm_reduce_defines(duet::ScalarType::f32), "gemm_reduce.duet")
             .kernel("gemm_reduce");
     auto rng = make_rng("gemm_reduce lanes");
@@ -817,9 +817,9 @@ TEST_CASE("gemm's kernels compile for sm_90 with every parameter set of the tabl
   // Each distinct float parameter set with (none, none) and float4 rows, and with (transpose,
   // transpose) and scalar rows (the other load paths, B swizzled); then double, half, the gemv
   // kernels and the reduction.
-  const char* gemm = duet::shared_kernel_source("gemm");
-  const char* gemv = duet::shared_kernel_source("gemv");
-  const char* reduce = duet::shared_kernel_source("gemm_reduce");
+  const char* gemm = duet::builtin_kernel_source("gemm");
+  const char* gemv = duet::builtin_kernel_source("gemv");
+  const char* reduce = duet::builtin_kernel_source("gemm_reduce");
   REQUIRE(gemm != nullptr);
   REQUIRE(gemv != nullptr);
   REQUIRE(reduce != nullptr);

@@ -1,4 +1,4 @@
-// The fast paths of the shared kernels against their plain definitions, on every device.
+// The fast paths of the built-in kernels against their plain definitions, on every device.
 // heat(steps) takes several steps per pass through shared memory (temporal blocking) and must give
 // the field that stepping once at a time with heat_step gives, bit for bit, whatever the grid, the
 // number of steps (also those that are not a multiple of the pass depth) and the tiles.
@@ -115,7 +115,7 @@ TEST_CASE("heat.duet: every kernel and tile shape gives the same bits") {
   const float r = 0.21f;
   for_each_device([&](const duet::Device& dev) {
     duet::Queue q = dev.queue();
-    const char* source = duet::shared_kernel_source("heat");
+    const char* source = duet::builtin_kernel_source("heat");
     REQUIRE(source != nullptr);
     const duet::Program plain = dev.compile(source, {}, "heat.duet");
     const duet::Kernel cells = plain.kernel("heat_cells");

@@ -464,7 +464,7 @@ TEST_SUITE_END();
 TEST_SUITE_BEGIN("nvrtc");
 
 TEST_CASE("matmul compiles for sm_90 with every parameter set of the table") {
-  const char* source = duet::shared_kernel_source("matmul");
+  const char* source = duet::builtin_kernel_source("matmul");
   REQUIRE(source != nullptr);
   for (const TuningEntry& e : duet::tuning::builtin_entries()) {
     for (std::size_t vec : {1, 4}) {  // rows of N = K = 1 and 4 floats: scalar and float4 accesses

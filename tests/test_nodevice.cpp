@@ -1,5 +1,5 @@
 // Device-independent tests (test suite "nodevice"): device specs and DUET_BACKEND values that are
-// wrong, asked-for backends that did not load, the backend report, the shared kernel sources and the
+// wrong, asked-for backends that did not load, the backend report, the built-in kernel sources and the
 // small public helpers. They run on every machine, alone (DUET_TEST_BACKEND=none) and within every
 // backend's run.
 #include <doctest/doctest.h>
@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "builtins.hpp"
 #include "support.hpp"
 
 TEST_SUITE_BEGIN("nodevice");
@@ -111,20 +112,42 @@ TEST_CASE("backends() and devices() agree") {
   }
 }
 
-TEST_CASE("the shared kernel sources are embedded") {
+TEST_CASE("the built-in kernel sources are embedded") {
   std::set<std::string> names;
-  for (const char* const* name = duet::shared_kernel_names(); *name; ++name) {
+  for (const char* const* name = duet::builtin_kernel_names(); *name; ++name) {
     INFO("kernel source ", std::string(*name));
     names.insert(*name);
-    const char* source = duet::shared_kernel_source(*name);
+    const char* source = duet::builtin_kernel_source(*name);
     REQUIRE(source != nullptr);
     CHECK(std::strlen(source) > 0);
     CHECK_CONTAINS(source, "KERNEL");
   }
-  for (const char* expected : {"vector_add", "multiply", "matmul", "heat"}) {
-    INFO("expected kernel source ", std::string(expected));
-    CHECK(names.count(expected) == 1);
+  // Every kernel of the built-in table compiles from a source of its own name's file.
+  for (const duet::builtins::Kernel& kernel : duet::builtins::kernels()) {
+    INFO("the source of built-in kernel ", std::string(kernel.name));
+    CHECK(names.count(kernel.source) == 1);
   }
+}
+
+TEST_CASE("the table of built-in kernels") {
+  std::set<std::string> names;
+  for (const duet::builtins::Kernel& kernel : duet::builtins::kernels()) {
+    INFO("built-in kernel ", std::string(kernel.name));
+    CHECK(names.insert(kernel.name).second);
+    CHECK(duet::builtins::find(kernel.name) == &kernel);
+    CHECK(std::strlen(kernel.what) > 0);
+    CHECK(kernel.runs_divisor >= 1);
+    for (const auto scale : {duet::builtins::Scale::quick, duet::builtins::Scale::cpu, duet::builtins::Scale::gpu}) {
+      const duet::builtins::Problem& p = kernel.problem(scale);
+      CHECK(p.size > 0);
+      CHECK(p.steps >= 1);
+      CHECK(kernel.work(p) > 0.0);
+      CHECK(kernel.tolerance(p) > 0.0);
+      CHECK(!kernel.label(p).empty());
+    }
+  }
+  CHECK(duet::builtins::names().size() == duet::builtins::kernels().size());
+  CHECK(duet::builtins::find("no_such_kernel") == nullptr);
 }
 
 TEST_CASE("error kinds, scalar types and the version") {

@@ -1,5 +1,5 @@
 // Offline CUDA compiles with NVRTC, no GPU needed (test suite "nvrtc", run by the ctest entry
-// duet.nvrtc; main.cpp exits 77 there when NVRTC cannot be loaded). Every shared kernel must compile
+// duet.nvrtc; main.cpp exits 77 there when NVRTC cannot be loaded). Every built-in kernel must compile
 // for sm_90 through the CUDA expansion of the dialect, and a CUDA compile error must come back as a
 // CompileError pointing at the user's line.
 #include <doctest/doctest.h>
@@ -11,11 +11,11 @@
 
 TEST_SUITE_BEGIN("nvrtc");
 
-TEST_CASE("every shared kernel compiles for sm_90 with NVRTC") {
+TEST_CASE("every built-in kernel compiles for sm_90 with NVRTC") {
   int count = 0;
-  for (const char* const* name = duet::shared_kernel_names(); *name; ++name, ++count) {
+  for (const char* const* name = duet::builtin_kernel_names(); *name; ++name, ++count) {
     INFO("kernel source ", std::string(*name));
-    const char* source = duet::shared_kernel_source(*name);
+    const char* source = duet::builtin_kernel_source(*name);
     REQUIRE(source != nullptr);
     std::size_t cubin = 0;
     try {
@@ -86,8 +86,8 @@ TEST_CASE("a CUDA compile error is a CompileError at the user's line") {
 
 
 TEST_CASE("the array kernels compile for sm_90 with every element type they take") {
-  const char* copy = duet::shared_kernel_source("array_copy");
-  const char* ramp = duet::shared_kernel_source("array_ramp");
+  const char* copy = duet::builtin_kernel_source("array_copy");
+  const char* ramp = duet::builtin_kernel_source("array_ramp");
   REQUIRE(copy != nullptr);
   REQUIRE(ramp != nullptr);
   for (const char* bits : {"uchar", "ushort", "uint", "ulong"}) {

@@ -1,5 +1,5 @@
 // `duet cache`: where the compiled-program cache is and what it holds (`show`), emptying it
-// (`clear`), and compiling every shared kernel source on one device while timing each program
+// (`clear`), and compiling every built-in kernel source on one device while timing each program
 // (`warm`): run it twice and the second run shows what a program costs when it comes from disk.
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -25,16 +25,16 @@ int warm(const std::string& spec) {
   // The device's context is created on first use (about 100 ms on a GPU); create it before the
   // clock starts, so the times are the programs' own.
   Buffer<char> warm_up(device, 1);
-  std::cout << "compiling the shared kernel sources on " << device.info().id() << " (" << device.info().name
+  std::cout << "compiling the built-in kernel sources on " << device.info().id() << " (" << device.info().name
             << "), program cache " << (cache_info().enabled ? "on" : "off") << '\n';
   using Align = Table::Align;
   Table table({{"program", Align::left}, {"ms", Align::right}, {"from", Align::left}});
   double total = 0.0;
   int programs = 0;
-  for (const char* const* name = shared_kernel_names(); *name; ++name) {
+  for (const char* const* name = builtin_kernel_names(); *name; ++name) {
     const CacheStats before = cache_stats();
     const auto start = std::chrono::steady_clock::now();
-    device.compile(shared_kernel_source(*name), {}, std::string(*name) + ".duet");
+    device.compile(builtin_kernel_source(*name), {}, std::string(*name) + ".duet");
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     const CacheStats after = cache_stats();
     const char* from = after.hits > before.hits ? "disk cache" : "compiler";

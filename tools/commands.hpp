@@ -16,7 +16,7 @@ struct RunOptions {
   bool quick = false;  // small sizes, fewer runs: a smoke test rather than a benchmark
   int runs = 0;        // timed runs per kernel after the warm-up; 0: the default for the mode
 };
-// `duet run`: times and checks every shared kernel; nonzero when any check fails.
+// `duet run`: times and checks every built-in kernel (builtins/builtins.hpp); nonzero when any check fails.
 int run_command(const RunOptions& options);
 
 struct HeatOptions {

@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
 
   RunOptions run;
   CLI::App* run_app = app.add_subcommand(
-      "run", "time every shared kernel on one device and check it against a CPU reference");
+      "run", "time every built-in kernel on one device and check it against a CPU reference");
   run_app->add_option("-d,--device", run.device, kDeviceHelp);
   run_app->add_flag("-q,--quick", run.quick, "small sizes and few runs: a smoke test");
   run_app->add_option("--runs", run.runs, "timed runs per kernel (default 10 on GPUs, 5 on CPUs, 3 quick)")
@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
 
   // bench and tune parse their own options (bench/bench_main.hpp, tools/tune_command.hpp).
   std::vector<std::string> passthrough;
-  CLI::App* bench_app = app.add_subcommand("bench", "benchmark the shared kernels (see duet bench --help)");
+  CLI::App* bench_app = app.add_subcommand("bench", "benchmark the built-in kernels (see duet bench --help)");
   bench_app->prefix_command();
   bench_app->set_help_flag();
   bench_app->callback([&] {

@@ -1,20 +1,12 @@
-// Device-side timing with queue events: record an event, enqueue the work, record another and take
-// duet::elapsed_ms between them. Each run waits for its own end event, so runs never overlap.
+// The device-side timing of the built-in kernels' cases (duet_builtins, builtins/case_timing.hpp),
+// under the tool's namespace for the commands that time kernels of their own (`duet tune`).
 #pragma once
 
-#include <functional>
-
-#include "duet/duet.hpp"
+#include "case_timing.hpp"
 
 namespace duet::tool {
 
-struct Timing {
-  double median_ms = 0.0;
-  double min_ms = 0.0;
-  int runs = 0;
-};
-
-// Device time of `runs` (>= 1) executions of `enqueue`, which must only enqueue work on `queue`.
-Timing time_runs(Queue& queue, int runs, const std::function<void()>& enqueue);
+using builtins::time_runs;
+using builtins::Timing;
 
 }  // namespace duet::tool

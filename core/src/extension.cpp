@@ -1,5 +1,5 @@
 // The module interface (duet/extension.hpp): the registry of embedded kernel sources (which
-// shared_kernel_source() and shared_kernel_names() read), keyed by library namespace and stem, with
+// builtin_kernel_source() and builtin_kernel_names() read), keyed by library namespace and stem, with
 // the clashes it found; the per-device cache of built-in kernels, and per-device slots.
 #include "duet/extension.hpp"
 
@@ -39,7 +39,7 @@ struct SourceRegistry {
   std::vector<Clash> clashes;
   // Set while `clashes` is not empty: read without the lock by builtin kernels' fast path.
   std::atomic<bool> clashed{false};
-  // shared_kernel_names(): each source by its shortest name, null-terminated; rebuilt when stale.
+  // builtin_kernel_names(): each source by its shortest name, null-terminated; rebuilt when stale.
   bool names_stale = true;
   std::vector<std::string> name_texts;
   std::vector<const char*> names;
@@ -137,7 +137,7 @@ Kernel library_kernel(const Device& device, const char* library, const char* fil
   if (defines.empty() && !clashed) {
     // The launch fast path: callers pass string literals, so their addresses identify the kernel
     // without building a key.
-    std::lock_guard<std::mutex> lock(core.shared_mutex);
+    std::lock_guard<std::mutex> lock(core.builtin_mutex);
     for (const auto& entry : core.plain_kernels)
       if (entry.library == library && entry.file == file && entry.kernel == kernel && entry.file_name == file &&
           entry.kernel_name == kernel)
@@ -147,9 +147,9 @@ Kernel library_kernel(const Device& device, const char* library, const char* fil
   std::string key = std::string(library) + "/" + file + "/" + kernel;
   for (const auto& [name, value] : defines) key += ";" + name + "=" + value;
   if (!clashed) {
-    std::lock_guard<std::mutex> lock(core.shared_mutex);
-    auto found = core.shared_kernels.find(key);
-    if (found != core.shared_kernels.end()) return found->second;
+    std::lock_guard<std::mutex> lock(core.builtin_mutex);
+    auto found = core.builtin_kernels.find(key);
+    if (found != core.builtin_kernels.end()) return found->second;
   }
   const char* source = nullptr;
   {
@@ -162,8 +162,8 @@ Kernel library_kernel(const Device& device, const char* library, const char* fil
     source = s->source.source;
   }
   Kernel k = device.compile(source, defines, std::string(file) + ".duet").kernel(kernel);
-  std::lock_guard<std::mutex> lock(core.shared_mutex);
-  core.shared_kernels.emplace(std::move(key), k);
+  std::lock_guard<std::mutex> lock(core.builtin_mutex);
+  core.builtin_kernels.emplace(std::move(key), k);
   if (defines.empty()) core.plain_kernels.push_back({library, file, kernel, file, kernel, k});
   return k;
 }
@@ -281,11 +281,11 @@ int as_int(const char* call, const char* what, std::size_t value) {
 
 }  // namespace extension
 
-const char* shared_kernel_source(const char* name) { return name ? extension::kernel_source(name) : nullptr; }
+const char* builtin_kernel_source(const char* name) { return name ? extension::kernel_source(name) : nullptr; }
 
 const char* dialect_prelude() { return embedded::prelude(); }
 
-const char* const* shared_kernel_names() {
+const char* const* builtin_kernel_names() {
   SourceRegistry& r = source_registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   throw_if_clashed(r);

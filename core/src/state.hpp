@@ -32,8 +32,8 @@ struct DeviceCore {
   std::set<std::string> compiling;      // keys some thread is compiling now
   std::condition_variable compiled;     // signalled when one of them is done
   // Built-in kernels by "file/kernel;defines" (see extension.cpp): the launch fast path.
-  std::mutex shared_mutex;
-  std::unordered_map<std::string, Kernel> shared_kernels;
+  std::mutex builtin_mutex;
+  std::unordered_map<std::string, Kernel> builtin_kernels;
   // Those without defines, found by the addresses of the callers' names. The names are kept too: a
   // caller may pass a temporary string, whose address a different name can take later.
   struct PlainKernel {

@@ -96,7 +96,7 @@ not_equal = _binary("not_equal", "x1 != x2 as uint8 0/1")
 
 def multiply(x1, x2, c=None, /, *, queue=None):
     """x1 * x2 (elementwise with broadcasting, one kernel on `queue`). With a third array c, the
-    older shared kernel: c = x1 * x2 over float32 arrays of one size, in place."""
+    older built-in kernel: c = x1 * x2 over float32 arrays of one size, in place."""
     if c is not None:
         return _duet.multiply(x1, x2, c, queue=queue)
     return _duet._elementwise("multiply", x1, x2, queue=queue)
@@ -106,7 +106,7 @@ def matmul(x1, x2, /, *, out=None, queue=None):
     """x1 @ x2 with numpy.matmul's shapes (a vector on either side, stacks of matrices broadcast) and
     floating dtypes promoted together, through duet's gemm (duet::matmul over arrays: transposed and
     row-stepped views go to gemm without a copy). With `out` (a float32 2-D array of the product's
-    shape), the older shared kernel: the product of two float32 2-D arrays written into out, returned."""
+    shape), the older built-in kernel: the product of two float32 2-D arrays written into out, returned."""
     if out is not None:
         return _duet._matmul_into(x1, x2, out, queue=queue)
     import numpy

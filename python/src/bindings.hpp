@@ -107,6 +107,7 @@ void bind_queue(nb::module_& m);
 void bind_array(nb::module_& m);
 void bind_generators(nb::module_& m);
 void bind_kernels(nb::module_& m);
+void bind_builtins(nb::module_& m);
 void bind_dlpack(nb::module_& m);
 // __dlpack__ and __dlpack_device__ of duet.Array (dlpack.cpp), added by bind_array.
 void bind_array_dlpack(nb::class_<Array>& array);

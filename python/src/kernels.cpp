@@ -1,4 +1,4 @@
-// The shared kernels: matmul (duet::blas), heat and heat_step, vector_add and multiply. Each takes
+// The built-in kernels: matmul (duet::blas), heat and heat_step, vector_add and multiply. Each takes
 // duet.Arrays, checks shapes here (so errors speak of shapes, not element counts) and calls the C++
 // function, asynchronously like C++.
 #include <nanobind/stl/string.h>
@@ -79,12 +79,12 @@ void bind_kernels(nb::module_& m) {
   }, nb::arg("a"), nb::arg("b"), nb::arg("c"), nb::arg("queue").none() = nb::none(), "c = a * b (float32)");
 
   m.def("kernel_source", [](const std::string& name) -> nb::object {
-    const char* s = shared_kernel_source(name.c_str());
+    const char* s = builtin_kernel_source(name.c_str());
     return s ? nb::object(nb::str(s)) : nb::none();
   }, nb::arg("name"), "The dialect source of an embedded kernel file ('heat', 'matmul', 'random', ...)");
   m.def("kernel_names", [] {
     nb::list names;
-    for (const char* const* n = shared_kernel_names(); *n; ++n) names.append(nb::str(*n));
+    for (const char* const* n = builtin_kernel_names(); *n; ++n) names.append(nb::str(*n));
     return names;
   });
 }

@@ -13,6 +13,7 @@ NB_MODULE(_duet, m) {
   bind_array(m);
   bind_generators(m);
   bind_kernels(m);
+  bind_builtins(m);
   bind_gemm(m);
   bind_dlpack(m);
   bind_random(m);

@@ -1,4 +1,4 @@
-"""The shared kernels from Python: matmul against NumPy, heat against a NumPy reference."""
+"""The built-in kernels from Python: matmul against NumPy, heat against the C++ reference (duet.reference)."""
 
 import numpy as np
 import pytest

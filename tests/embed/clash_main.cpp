@@ -39,10 +39,10 @@ void expect_clash(const char* what, const std::function<void()>& lookup) {
 int main() {
   expect_clash("library a's own lookup", [] { clash_a_step(); });
   expect_clash("library b's own lookup", [] { clash_b_step(); });
-  expect_clash("shared_kernel_source(qualified)", [] { duet::shared_kernel_source("duet_test_clash/step"); });
-  expect_clash("shared_kernel_source(stem)", [] { duet::shared_kernel_source("step"); });
-  expect_clash("shared_kernel_source(duet's)", [] { duet::shared_kernel_source("vector_add"); });
-  expect_clash("shared_kernel_names", [] { duet::shared_kernel_names(); });
+  expect_clash("builtin_kernel_source(qualified)", [] { duet::builtin_kernel_source("duet_test_clash/step"); });
+  expect_clash("builtin_kernel_source(stem)", [] { duet::builtin_kernel_source("step"); });
+  expect_clash("builtin_kernel_source(duet's)", [] { duet::builtin_kernel_source("vector_add"); });
+  expect_clash("builtin_kernel_names", [] { duet::builtin_kernel_names(); });
   expect_clash("KernelLibrary", [] { duet::extension::KernelLibrary("duet").source("vector_add"); });
   if (failures) return 1;
   std::cout << "embed clash: OK\n";

@@ -84,7 +84,7 @@ void gemm_strided_batched(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t
                           const GemmOptions& options = {});
 
 // The defines gemm compiles its kernels with (for offline compiles: compile_for_cuda_arch with
-// shared_kernel_source("gemm"), "gemv", "gemm_reduce"). `type`: f32, f64 or f16; vec_*: the
+// builtin_kernel_source("gemm"), "gemv", "gemm_reduce"). `type`: f32, f64 or f16; vec_*: the
 // operand's rows start 16-byte aligned (float only; see blas/kernels/gemm.duet).
 Defines gemm_defines(const GemmTile& p, ScalarType type, Op op_a, Op op_b, bool vec_a, bool vec_b,
                      bool vec_c);

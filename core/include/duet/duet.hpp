@@ -1,5 +1,5 @@
 // duet: one C++ interface over CUDA and OpenCL devices. This header is the core (duet::core):
-// devices, buffers, programs, queues, the generators and the shared kernels. Each module has a
+// devices, buffers, programs, queues, the generators and the built-in kernels. Each module has a
 // header of its own, which includes what it offers: duet/blas.hpp (duet::blas: matmul, gemm and
 // the tuning table), duet/random.hpp (duet::random), duet/arrays.hpp (duet::array),
 // duet/array_linalg.hpp (duet::linalg: matmul on arrays), duet/stencil.hpp (duet::stencil: the heat

@@ -10,7 +10,7 @@
 //   sources with embedded_kernels.kernel(device, "<stem>", "<kernel>") or .source("<stem>"), never
 //   another library's file of the same name. kernel() compiles once per device and defines, and
 //   finds the kernel again with a lookup, not a compile: the launch path of a module stays as cheap
-//   as duet's own shared kernels (which use the same calls).
+//   as duet's own built-in kernels (which use the same calls).
 // - A slot per device for what a module works out once per device (tuned parameters, say), kept for
 //   the life of the device's shared state.
 // - The argument checks every entry point makes, with messages that name the call.
@@ -71,7 +71,7 @@ class KernelLibrary {
 // Each qualified name belongs to one source. A second registration of a name with another text (two
 // libraries that chose one namespace) is a clash: it runs in a static initialiser, where nothing
 // can be thrown, so it is written to stderr at once, and from then on every lookup of embedded
-// sources (KernelLibrary, kernel_source, builtin_kernel, shared_kernel_source/_names) throws a
+// sources (KernelLibrary, kernel_source, builtin_kernel, builtin_kernel_source/_names) throws a
 // ConfigError naming both targets and the files that hold them, until one of the two is unloaded.
 // Neither source is ever used in the other's place. The same text registered twice (one static
 // library linked into two shared ones) is the same source, not a clash.
@@ -84,7 +84,7 @@ class KernelSourceRegistration {
   KernelSourceRegistration& operator=(const KernelSourceRegistration&) = delete;
 };
 
-// How a name without a namespace resolves (here, in builtin_kernel, shared_kernel_source, `duet run`
+// How a name without a namespace resolves (here, in builtin_kernel, builtin_kernel_source, `duet run`
 // and Python's duet.kernel_source): "<namespace>/<stem>" is that source exactly; a bare "<stem>" is
 // looked for in the core's namespace ("duet") first, then in duet's modules ("duet.*"), then in
 // every other library, and the first of these groups that has the stem decides. So duet's own

@@ -1,4 +1,4 @@
-// The shared kernels, callable from C++ (matmul is duet::blas's: duet/blas.hpp; the heat solver
+// The built-in kernels, callable from C++ (matmul is duet::blas's: duet/blas.hpp; the heat solver
 // duet::stencil's: duet/stencil.hpp). Each is written once in the dialect (core/kernels/*.duet),
 // compiled on first use per device and cached. All of them are asynchronous: they enqueue work on
 // `q` and return. Sizes are checked against the buffers (BufferSizeError) and buffers must belong
@@ -19,19 +19,27 @@ void vector_add(Queue& q, const Buffer<float>& a, const Buffer<float>& b, Buffer
 // c[i] = a[i] * b[i] for i < c.size().
 void multiply(Queue& q, const Buffer<float>& a, const Buffer<float>& b, Buffer<float>& c);
 
-// The dialect source of a shared kernel ("vector_add", "multiply", and those of the modules linked:
+// The dialect source of a built-in kernel ("vector_add", "multiply", and those of the modules linked:
 // "heat" with duet::stencil, "matmul" with duet::blas), as embedded: every source registered by
 // duet_embed_kernels, duet's and users' libraries' alike. `name` is a stem ("vector_add") or a
 // qualified "<namespace>/<stem>" ("duet/vector_add", "mylib/vector_add"); a stem means duet's own
 // source where duet has one, else the one library's that embeds it (the rule is
 // duet/extension.hpp's). nullptr for a name nobody registered; ArgumentError for a stem that two
 // users' libraries embed (qualify it); ConfigError while two libraries' registrations clash.
-const char* shared_kernel_source(const char* name);
-// The names of those sources, each source once by the shortest name that shared_kernel_source()
+const char* builtin_kernel_source(const char* name);
+// The names of those sources, each source once by the shortest name that builtin_kernel_source()
 // resolves to it: its stem, or "<namespace>/<stem>" where the stem means another library's source
 // (or is ambiguous). Null-terminated, valid until libraries register or drop sources. ConfigError
 // while registrations clash.
-const char* const* shared_kernel_names();
+const char* const* builtin_kernel_names();
+
+// The former names of the two above, kept for one release.
+[[deprecated("use duet::builtin_kernel_source")]] inline const char* shared_kernel_source(const char* name) {
+  return builtin_kernel_source(name);
+}
+[[deprecated("use duet::builtin_kernel_names")]] inline const char* const* shared_kernel_names() {
+  return builtin_kernel_names();
+}
 
 // The dialect's prelude (core/kernels/prelude.h, installed as duet/dialect/prelude.h): the macros
 // every dialect source is compiled with, prepended by duet, with their documentation. Read it to see

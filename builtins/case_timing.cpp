@@ -1,10 +1,10 @@
 // Median device time over several runs, measured with queue events.
-#include "timing.hpp"
+#include "case_timing.hpp"
 
 #include <algorithm>
 #include <vector>
 
-namespace duet::tool {
+namespace duet::builtins {
 
 Timing time_runs(Queue& queue, int runs, const std::function<void()>& enqueue) {
   std::vector<double> ms;
@@ -24,4 +24,4 @@ Timing time_runs(Queue& queue, int runs, const std::function<void()>& enqueue) {
   return timing;
 }
 
-}  // namespace duet::tool
+}  // namespace duet::builtins

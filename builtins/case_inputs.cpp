@@ -1,9 +1,9 @@
-// The fixed-seed inputs of `duet run` and `duet tune`.
-#include "fixed_inputs.hpp"
+// The fixed-seed inputs of the built-in kernels' cases (`duet run`, its Python twin) and of `duet tune`.
+#include "case_inputs.hpp"
 
 #include <random>
 
-namespace duet::tool {
+namespace duet::builtins {
 
 std::vector<float> random_floats(std::size_t n, float lo, float hi, unsigned seed) {
   std::vector<float> values(n);
@@ -13,4 +13,4 @@ std::vector<float> random_floats(std::size_t n, float lo, float hi, unsigned see
   return values;
 }
 
-}  // namespace duet::tool
+}  // namespace duet::builtins

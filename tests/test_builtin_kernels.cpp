@@ -1,5 +1,6 @@
-// The shared kernels (vector_add, multiply, matmul, heat_step, heat) on every device, compared with
-// a double-precision CPU reference. Sizes are primes and non-multiples of common group sizes so
+// The built-in kernels (vector_add, multiply, matmul, heat_step, heat) on every device, compared with
+// their double-precision CPU references (reference/), and every kernel of their table
+// (builtins/builtins.hpp) through its `duet run` case at small sizes. Sizes are primes and non-multiples of common group sizes so
 // bounds guards are exercised; outputs are poisoned with NaN before each launch so an element the
 // kernel never wrote fails the comparison.
 #include <doctest/doctest.h>
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "builtins.hpp"
 #include "cpu_reference.hpp"
 #include "devices.hpp"
 #include "support.hpp"
@@ -43,9 +45,8 @@ void check_elementwise(const duet::Device& dev, const char* name, ElementwiseFn 
   fn(q, da, db, dc);
   const std::vector<float> c = q.to_vector(dc);
 
-  std::vector<double> want(n);
-  for (std::size_t i = 0; i < n; ++i)
-    want[i] = add ? double(a[i]) + double(b[i]) : double(a[i]) * double(b[i]);
+  const std::vector<double> want =
+      add ? duet::reference::add_reference(a, b, n) : duet::reference::multiply_reference(a, b, n);
   // One correctly rounded float operation: error at most u * |exact|.
   check_close(
       c, want, [&](std::size_t i) { return kUnitRoundoff * std::fabs(want[i]) * 1.0001 + 1e-38; }, name);
@@ -96,7 +97,7 @@ TEST_CASE("matmul matches a double-precision reference") {
       std::vector<float> C = q.to_vector(dC);
 
       std::vector<double> want, abs_dot;
-      reference_matmul(A, B, M, N, K, want, abs_dot);
+      duet::reference::matmul_reference(A, B, M, N, K, want, abs_dot);
       // Any summation order of K float products (with or without FMA) is within
       // gamma_K * sum|a*b|, gamma_K ~ K*u; twice that leaves margin and still catches any wrong
       // term, which would be of the size of sum|a*b| itself.
@@ -192,7 +193,7 @@ TEST_CASE("heat: many steps against the CPU, boundary unchanged") {
   });
 }
 
-TEST_CASE("shared kernels on two queues of one device") {
+TEST_CASE("built-in kernels on two queues of one device") {
   for_each_device([](const duet::Device& dev) {
     const std::size_t n = 4099;
     auto rng = make_rng("two queues");
@@ -208,17 +209,34 @@ TEST_CASE("shared kernels on two queues of one device") {
     duet::multiply(q2, da, db, prod);
     const std::vector<float> s = q1.to_vector(sum);
     const std::vector<float> p = q2.to_vector(prod);
-    std::vector<double> want_s(n), want_p(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      want_s[i] = double(a[i]) + double(b[i]);
-      want_p[i] = double(a[i]) * double(b[i]);
-    }
+    const std::vector<double> want_s = duet::reference::add_reference(a, b, n);
+    const std::vector<double> want_p = duet::reference::multiply_reference(a, b, n);
     check_close(
         s, want_s, [&](std::size_t i) { return kUnitRoundoff * std::fabs(want_s[i]) * 1.0001 + 1e-38; },
         "sum");
     check_close(
         p, want_p, [&](std::size_t i) { return kUnitRoundoff * std::fabs(want_p[i]) * 1.0001 + 1e-38; },
         "product");
+  });
+}
+
+TEST_CASE("every kernel of the built-in table passes its duet run case at small sizes") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    for (const duet::builtins::Kernel& kernel : duet::builtins::kernels()) {
+      CAPTURE(std::string(kernel.name));
+      // Odd sizes, and at least two heat steps where the kernel steps several times.
+      duet::builtins::Problem problem = kernel.problem(duet::builtins::Scale::quick);
+      problem.size = kernel.flops ? 37 : problem.steps > 1 ? 61 : 1003;
+      if (problem.steps > 1) problem.steps = 3;
+      duet::builtins::Row row;
+      duet::builtins::run_case(kernel, dev, q, problem, 1, row);
+      CHECK(row.kernel == kernel.name);
+      CHECK(row.timing.runs == 1);
+      CHECK(row.work > 0.0);
+      CHECK_MESSAGE(row.ok(), row.kernel << " " << row.size << ": error " << row.error << " above "
+                                         << row.tolerance);
+    }
   });
 }
 
