@@ -261,8 +261,8 @@ bool has_vector4(ScalarType t) {
 // `vector4` (flat only): work-item j computes elements 4j .. 4j + 3, reading each operand and
 // writing the output as one 16-byte vector (every operand starts 16 bytes aligned and has 4-byte
 // elements); the n % 4 elements past the last whole vector go to the first work-items, one each.
-// One element per work-item kept too few bytes in flight on the H100: a * x + y ran at 0.92 of
-// copy (2^28 floats), where vector_add, which reads float4, ran at 1.02.
+// One element per work-item keeps too few bytes in flight on large GPUs to reach the copy
+// bandwidth (bench/RESULTS.md, "vector4").
 // Strided (not flat): element i's index along each axis from divisions, innermost first, in
 // `narrow` 32-bit arithmetic where the output has fewer than 2^32 elements (a 64-bit division costs
 // an NVIDIA GPU several times a 32-bit one). An index already below an axis's length skips the
@@ -271,9 +271,9 @@ bool has_vector4(ScalarType t) {
 // y + GLOBAL_SIZE(1), ... of the others, so the divisions run once per row, not per element. On
 // GPUs (per = 1) the elements are kRowLanes, a group's width apart (neighbouring work-items read
 // neighbouring elements), all loaded before the first store: one element per work-item, with the
-// row's offsets worked out for each, ran `m + row` at 0.38 of copy on the H100. On CPUs a run of
-// `per` elements (a row broadcast down a matrix on PoCL: 0.09 of copy one element per work-item,
-// each dividing by the row length in vector lanes that have no integer division).
+// row's offsets worked out for each, left most of the bandwidth unused (bench/RESULTS.md, "rows").
+// On CPUs a run of `per` elements: one element per work-item makes each divide by the row length,
+// in vector lanes that have no integer division.
 Kernelized write_kernel(const Expr& e, ScalarType out_dtype, bool flat, std::size_t axes,
                         bool vector4 = false, bool narrow = false, const RowsForm& rows = {}) {
   Writer w;

@@ -331,8 +331,9 @@ std::string kernel_source(ReduceOp op, ScalarType in, ScalarType out, ScalarType
   // from tiles c, c + chunks, c + 2 chunks, ... (c = t / outputs) of 4 x kGroup elements of the
   // run, into part[t]; duet_reduce_join_groups then folds output g's chunks with a work-group, in a
   // fixed tree. Interleaved tiles keep the groups together sweeping the run front to back, four
-  // loads in flight per work-item: a contiguous chunk per group (a thousand streams a megabyte
-  // apart), one load at a time, ran x.sum() over 2^28 floats at 0.76 of copy on the H100. `chunk`
+  // loads in flight per work-item, where a contiguous chunk per group (a thousand streams a megabyte
+  // apart), one load at a time, fell well short of the copy bandwidth (bench/RESULTS.md, "split
+  // groups"). `chunk`
   // is unused here: the parameters are duet_reduce_split's, so the host passes one list to either.
   const std::string tile = std::to_string(4 * kGroup);
   s << "KERNEL void duet_reduce_split_groups(" << params << ", GLOBAL " << A
@@ -375,8 +376,8 @@ enum class ReduceLayout { groups, columns, lanes, tiles, split, split_groups, sp
 constexpr std::size_t kSplitMinChunk = 32;
 constexpr std::size_t kSplitItemsPerUnit = 8 * kGroup;
 // The split groups layout: a chunk gives each of a group's work-items at least 16 elements, and
-// the groups (outputs x chunks) number 8 per unit, 2048 work-items, as many as an H100 SM holds (a
-// sum over 2^28 floats: 1056 groups, whose partial results one group then folds).
+// the groups (outputs x chunks) number 8 per unit, 2048 work-items, as many as one unit of a large
+// NVIDIA GPU holds, so one wave covers the run and one group folds the partial results.
 constexpr std::size_t kSplitGroupsMinChunk = 16 * kGroup;
 constexpr std::size_t kSplitGroupsPerUnit = 8;
 // The split lanes layout (CPUs): 64 steps of the lanes at least per chunk, 4 chunks per core.
@@ -439,11 +440,11 @@ const char* kernel_name(ReduceLayout layout) {
 // a work-group per output (its loads of a contiguous run coalesce). CPUs: lanes for a contiguous run
 // with at least an output per core, tiles for a strided run over contiguous outputs (as columns, but
 // each step of a work-item reads kLanes consecutive elements: PoCL runs one work-item's whole column
-// before the next and measured 0.03 of the copy bandwidth with columns or groups on sum(axis=0));
+// before the next, so columns or groups read memory a row apart at every step);
 // else groups. GPUs split a strided run over contiguous outputs that are too few for columns into
 // chunks (split: two launches, a partial result per output and chunk, then each output's chunks in
-// order): columns on 4096 outputs of 65536 rows ran one work-item per SM lane group, and groups read
-// each column one element per row, at 0.14 of copy (H100). `tiles_fit`: the innermost kept axis is
+// order): columns on few outputs leave most lanes idle, and groups read each column one element per
+// row (bench/RESULTS.md, "split"). `tiles_fit`: the innermost kept axis is
 // contiguous. DUET_REDUCE_LAYOUT=groups, columns, lanes, tiles or split forces one (tiles only where
 // it fits; the tests run each on every device).
 ReduceLayout choose_layout(const DeviceInfo& info, std::size_t outputs, std::size_t run,

@@ -30,8 +30,8 @@ struct HeatParams {
   int bx, by, kx, rh;  // groups of HB_BX x HB_BY work-items, each HB_KX columns and HB_RH rows
 };
 
-// Chosen with device events on an H100 (both backends) and on PoCL's CPU device, where the
-// one-cell kernel vectorises best and temporal blocking does not pay. On GPUs: heat_step4 with 4
+// Chosen with device events on a large NVIDIA GPU (both backends) and on PoCL's CPU device, where
+// the one-cell kernel vectorises best and temporal blocking does not pay. On GPUs: heat_step4 with 4
 // rows per work-item (fewer rows lose bandwidth to index work, more lose occupancy); heat_block
 // over a region of 96 x 60 cells (45 KiB of shared memory for its two buffers) with 6 steps per
 // pass, the fastest region and depth on both backends, its neighbours within 10%. The current
