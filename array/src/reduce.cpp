@@ -124,8 +124,8 @@ std::string store(ReduceOp op, ScalarType out, const std::string& acc, const std
   return "  STORE(" + name_of(out) + ", dst + g, " + value + ");\n";
 }
 
-// Partial results per work-item in the CPU layouts: 64 floats are four AVX-512 vectors (PoCL on 2 cores:
-// sums 0.9 of copy bandwidth along rows, 0.36-0.49 down columns, against 0.65 and 0.27-0.31 with 16).
+// Partial results per work-item in the CPU layouts: 64 floats are four AVX-512 vectors, which keep
+// PoCL's vector units busier than 16 lanes do (bench/RESULTS.md, "kLanes").
 constexpr unsigned kLanes = 64;
 
 // One element `x` at index `r` into the partial result (v, vi): the fold of the CPU layouts.
