@@ -44,6 +44,7 @@
 namespace duet::bench {
 namespace {
 
+using builtins::count_label;
 using builtins::kFloatEps;
 using builtins::kHeatR;
 

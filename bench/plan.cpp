@@ -36,15 +36,6 @@ double fp32_peak_gflops_for(const DeviceInfo& info) {
   return NAN;
 }
 
-std::string count_label(std::size_t n) {
-  if (n > 0 && (n & (n - 1)) == 0) {
-    int bits = 0;
-    while ((std::size_t{1} << bits) < n) ++bits;
-    return "n=2^" + std::to_string(bits);
-  }
-  return "n=" + std::to_string(n);
-}
-
 Plan plan_for(const DeviceInfo& info, bool smoke, int runs, double cache_mib) {
   Plan p;
   p.cache_bytes = cache_mib > 0 ? cache_mib * kMiB : cache_bytes_for(info);

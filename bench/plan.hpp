@@ -41,7 +41,4 @@ double cache_bytes_for(const DeviceInfo& info);
 // FP32 (non-tensor) peak in GFLOP/s of a few known GPUs, from their datasheets; NaN otherwise.
 double fp32_peak_gflops_for(const DeviceInfo& info);
 
-// "n=2^24" for a power of two, "n=1000" otherwise: the size label of copy and elementwise rows.
-std::string count_label(std::size_t n);
-
 }  // namespace duet::bench

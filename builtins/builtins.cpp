@@ -12,9 +12,7 @@
 #include "duet/stencil.hpp"
 
 namespace duet::builtins {
-namespace {
 
-// "n=2^24" for a power of two, "n=1000" otherwise.
 std::string count_label(std::size_t n) {
   if (n > 0 && (n & (n - 1)) == 0) {
     int bits = 0;
@@ -23,6 +21,8 @@ std::string count_label(std::size_t n) {
   }
   return "n=" + std::to_string(n);
 }
+
+namespace {
 
 // --- vector_add, multiply: c = a op b over n floats ------------------------------------------------
 

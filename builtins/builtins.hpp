@@ -90,4 +90,8 @@ void run_case(const Kernel& kernel, const Device& device, Queue& queue, Scale sc
 // The line under `duet run`'s table that says how each kernel's error is measured.
 std::string error_note();
 
+// "n=2^24" for a power of two, "n=1000" otherwise: the size label of element counts, in the table's
+// rows and the benchmark's.
+std::string count_label(std::size_t n);
+
 }  // namespace duet::builtins
