@@ -1,6 +1,6 @@
-// duet.Array: a device array with a shape, a dtype and (for strided views) strides (see
-// bindings.hpp). Made by duet.empty/zeros/full/asarray, read back with .get() (a NumPy array),
-// indexed into views that share memory (ndarray.cpp), and copied to and from host memory: blocking by default,
+// duet.Array: duet::Array bound to Python, a device array with a shape, a dtype and strides. Made
+// by duet.empty/zeros/full/asarray, read back with .get() (a NumPy array), indexed into views that
+// share memory (ndarray.cpp), and copied to and from host memory: blocking by default,
 // asynchronously with queue.write/queue.read (the host memory must then stay alive and unchanged
 // until the returned event completes, as in C++; duet.pinned_empty gives pinned memory, whose
 // copies overlap kernels on other queues).
@@ -67,41 +67,39 @@ struct HostView {
 };
 
 void write_host(Queue& q, Array& a, nb::handle host, bool blocking) {
-  nb::object contiguous = numpy().attr("ascontiguousarray")(host, nb::arg("dtype") = numpy_dtype(a.dtype));
+  nb::object contiguous = numpy().attr("ascontiguousarray")(host, nb::arg("dtype") = numpy_dtype(a.dtype()));
   if (nb::cast<std::size_t>(contiguous.attr("size")) != a.size())
     throw BufferSizeError("the host data has shape " + text(contiguous.attr("shape")) + " (" +
-                          text(contiguous.attr("size")) + " elements), the array " + text(shape_tuple(a.shape)) +
-                          " (" + std::to_string(a.size()) + ")");
+                          text(contiguous.attr("size")) + " elements), the array " +
+                          text(shape_tuple(a.shape())) + " (" + std::to_string(a.size()) + ")");
   HostView view(contiguous, false);
   if (a.nbytes() == 0) return;
   nb::gil_scoped_release release;
   if (a.contiguous()) {
-    q.write_bytes(a.buffer, 0, view.view.buf, a.nbytes(), "write");
+    RawBuffer raw = contiguous_buffer(a, "write");
+    q.write_bytes(raw, 0, view.view.buf, a.nbytes(), "write");
   } else {
     // A strided view: the data goes to a contiguous array, then one copy kernel lays it out.
-    const duet::Array staged = duet::empty(a.buffer.device(), a.shape, a.dtype);
+    const Array staged = duet::empty(a.device(), a.shape(), a.dtype());
     RawBuffer raw = staged.buffer().share();
     q.write_bytes(raw, 0, view.view.buf, a.nbytes(), "write");
-    copy_into(q, staged, nd(a));
+    copy_into(q, staged, a);
     q.finish();  // `staged` goes with this scope
   }
   if (blocking) q.finish();
 }
 
 nb::object read_host(Queue& q, const Array& a, nb::handle out, bool blocking) {
-  nb::object result = out.is_none()
-                          ? numpy().attr("empty")(shape_tuple(a.shape), nb::arg("dtype") = numpy_dtype(a.dtype))
-                          : nb::borrow(out);
+  nb::object result =
+      out.is_none() ? numpy().attr("empty")(shape_tuple(a.shape()), nb::arg("dtype") = numpy_dtype(a.dtype()))
+                    : nb::borrow(out);
   HostView view(result, true);
   if (static_cast<std::size_t>(view.view.len) != a.nbytes())
     throw BufferSizeError("the host array holds " + std::to_string(view.view.len) + " bytes, the device array " +
                           std::to_string(a.nbytes()));
   if (a.nbytes() == 0) return result;
   nb::gil_scoped_release release;
-  if (a.contiguous())
-    q.read_bytes(a.buffer, 0, view.view.buf, a.nbytes(), "read");
-  else
-    nd(a).read_into(q, view.view.buf);  // gathered in C order
+  a.read_into(q, view.view.buf);  // a contiguous array in one read, a strided view gathered in C order
   if (blocking) q.finish();
   return result;
 }
@@ -118,18 +116,19 @@ Array from_host(nb::handle obj, nb::handle dtype, const Device& device, nb::hand
 void fill_value(Queue& q, Array& a, nb::handle value) {
   // The value as one element of the array's dtype, converted by NumPy (so 1e40 into float32 gives
   // inf as NumPy would; out-of-range integers raise, as numpy.array(..., dtype) does).
-  nb::object one = numpy().attr("array")(value, nb::arg("dtype") = numpy_dtype(a.dtype));
+  nb::object one = numpy().attr("array")(value, nb::arg("dtype") = numpy_dtype(a.dtype()));
   HostView view(one, false);
   if (a.nbytes() == 0) return;
   if (a.contiguous()) {
-    q.fill_bytes(a.buffer, 0, a.nbytes(), view.view.buf, a.itemsize());
+    RawBuffer raw = contiguous_buffer(a, "fill");
+    q.fill_bytes(raw, 0, a.nbytes(), view.view.buf, a.itemsize());
     return;
   }
   // A strided view: the value as a 0-d device array, broadcast into the view by one kernel.
-  const duet::Array value0 = duet::empty(a.buffer.device(), {}, a.dtype);
+  const Array value0 = duet::empty(a.device(), {}, a.dtype());
   RawBuffer raw = value0.buffer().share();
   q.write_bytes(raw, 0, view.view.buf, a.itemsize(), "fill").wait();
-  duet::assign(q, nd(a), value0);
+  duet::assign(q, a, value0);
   q.finish();  // `value0` goes with this scope
 }
 
@@ -139,25 +138,23 @@ const Device& device_or_default(nb::handle device) {
 
 std::string array_repr(const Array& a) {
   std::string shape = "(";
-  for (std::size_t d = 0; d < a.shape.size(); ++d) shape += (d ? ", " : "") + std::to_string(a.shape[d]);
-  if (a.shape.size() == 1) shape += ",";
+  for (std::size_t d = 0; d < a.ndim(); ++d) shape += (d ? ", " : "") + std::to_string(a.shape()[d]);
+  if (a.ndim() == 1) shape += ",";
   shape += ")";
-  return "<duet.Array shape=" + shape + " dtype=" + numpy_name(a.dtype) + " on " + a.buffer.device().info().id() +
+  return "<duet.Array shape=" + shape + " dtype=" + numpy_name(a.dtype()) + " on " + a.device().info().id() +
          (a.contiguous() ? ">" : " strided>");
 }
 
 }  // namespace
 
 Array make_array(const Device& device, ScalarType dtype, std::vector<std::size_t> shape) {
-  Array a;
-  a.dtype = dtype;
-  a.shape = std::move(shape);
-  std::size_t n = a.size();
-  if (n != 0 && n > static_cast<std::size_t>(-1) / a.itemsize())
+  Layout layout = contiguous_layout(shape);
+  const std::size_t n = layout.size();
+  if (n != 0 && n > static_cast<std::size_t>(-1) / size_of(dtype))
     throw OutOfMemoryError("an array of " + std::to_string(n) + " elements does not fit in the address space",
                            static_cast<std::uint64_t>(-1), device.info().memory_bytes);
-  a.buffer = RawBuffer(device, a.nbytes());
-  return a;
+  // Exactly the elements' bytes, so kernels take the buffer as it is (exact()).
+  return Array(RawBuffer(device, n * size_of(dtype)), dtype, std::move(layout));
 }
 
 void bind_array(nb::module_& m) {
@@ -166,55 +163,60 @@ void bind_array(nb::module_& m) {
                     "Indexing, slicing (any step), .T, transpose, reshape, expand_dims and squeeze give views "
                     "sharing memory; operators and duet's array functions run on the device; .get() copies to "
                     "a NumPy array");
-  array.def_prop_ro("shape", [](const Array& a) { return shape_tuple(a.shape); })
-      .def_prop_ro("dtype", [](const Array& a) { return numpy_dtype(a.dtype); })
-      .def_prop_ro("ndim", [](const Array& a) { return a.shape.size(); })
+  array.def_prop_ro("shape", [](const Array& a) { return shape_tuple(a.shape()); })
+      .def_prop_ro("dtype", [](const Array& a) { return numpy_dtype(a.dtype()); })
+      .def_prop_ro("ndim", &Array::ndim)
       .def_prop_ro("size", &Array::size)
       .def_prop_ro("nbytes", &Array::nbytes)
       .def_prop_ro("itemsize", &Array::itemsize)
-      .def_prop_ro("device", [](const Array& a) { return a.buffer.device(); })
-      .def_prop_ro("native_handle", [](const Array& a) { return a.buffer.native_handle(); },
+      .def_prop_ro("device", [](const Array& a) { return a.device(); })
+      .def_prop_ro("native_handle", [](const Array& a) {
+            if (exact(a) || a.size() == 0) return a.buffer().native_handle();
+            const std::size_t first = static_cast<std::size_t>(a.offset()) * a.itemsize();
+            return a.buffer().view(first, a.itemsize()).native_handle();
+          },
                    "CUdeviceptr of the first element (CUDA) or the allocation's cl_mem (OpenCL; see .offset)")
-      .def_prop_ro("offset", [](const Array& a) { return a.buffer.offset() + a.offset * a.itemsize(); },
+      .def_prop_ro("offset", &first_byte,
                    "Bytes from the start of the device allocation to the first element")
       .def("__len__", [](const Array& a) {
-        if (a.shape.empty()) throw nb::type_error("len() of a 0-d array");
-        return a.shape[0];
+        if (a.ndim() == 0) throw nb::type_error("len() of a 0-d array");
+        return a.shape()[0];
       })
       .def("get", [](const Array& a, nb::handle queue, nb::handle out) {
-            return read_host(queue_or_default(queue, a.buffer.device()), a, out, true);
+            return read_host(queue_or_default(queue, a.device()), a, out, true);
           }, nb::arg("queue").none() = nb::none(), nb::arg("out").none() = nb::none(),
           "Copy to a NumPy array (or into `out`), waiting for `queue` (default: the device's default queue)")
       .def("set", [](Array& a, nb::handle host, nb::handle queue) {
-            write_host(queue_or_default(queue, a.buffer.device()), a, host, true);
+            write_host(queue_or_default(queue, a.device()), a, host, true);
           }, nb::arg("host"), nb::arg("queue").none() = nb::none(), "Copy host data of the same size into the array (blocking)")
       .def("fill", [](Array& a, nb::handle value, nb::handle queue) {
-            fill_value(queue_or_default(queue, a.buffer.device()), a, value);
+            fill_value(queue_or_default(queue, a.device()), a, value);
           }, nb::arg("value"), nb::arg("queue").none() = nb::none(), "Set every element (asynchronous)")
       .def("copy", [](const Array& a, nb::handle queue) {
-            Queue& q = queue_or_default(queue, a.buffer.device());
-            if (!a.contiguous()) return from_nd(nd(a).copy(q));
-            Array c = make_array(a.buffer.device(), a.dtype, a.shape);
-            if (a.nbytes()) q.copy_bytes(a.buffer, 0, c.buffer, 0, a.nbytes());
+            Queue& q = queue_or_default(queue, a.device());
+            if (!a.contiguous()) return a.copy(q);
+            Array c = make_array(a.device(), a.dtype(), a.shape());
+            RawBuffer to = c.buffer().share();
+            if (a.nbytes()) q.copy_bytes(contiguous_buffer(a, "copy"), 0, to, 0, a.nbytes());
             return c;
           }, nb::arg("queue").none() = nb::none(), "A new contiguous array with the same contents (asynchronous)")
       .def("__setitem__", [](Array& a, nb::handle key, nb::handle value) {
             Array target = index_array(a, key);
-            Queue& q = default_queue(a.buffer.device());
+            Queue& q = default_queue(a.device());
             Array* source = nullptr;
             if (nb::try_cast<Array*>(value, source) && source) {
               // Broadcast and converted to the target's dtype, as NumPy's assignment (one kernel;
               // overlapping source and target read as if copied first).
-              duet::assign(q, nd(target), nd(*source));
+              duet::assign(q, target, *source);
             } else if (PyFloat_Check(value.ptr()) || PyLong_Check(value.ptr()) || PyBool_Check(value.ptr())) {
               fill_value(q, target, value);
             } else {
               // NumPy's broadcasting (a row into every row, say), then one copy.
-              write_host(q, target, numpy().attr("broadcast_to")(value, shape_tuple(target.shape)), true);
+              write_host(q, target, numpy().attr("broadcast_to")(value, shape_tuple(target.shape())), true);
             }
           }, nb::arg("key").none(), nb::arg("value"))
       .def("__array__", [](const Array& a, nb::handle dtype, nb::handle) {
-            nb::object host = read_host(default_queue(a.buffer.device()), a, nb::none(), true);
+            nb::object host = read_host(default_queue(a.device()), a, nb::none(), true);
             return dtype.is_none() ? host : host.attr("astype")(dtype);
           }, nb::arg("dtype").none() = nb::none(), nb::arg("copy").none() = nb::none())
       .def("__repr__", &array_repr);
@@ -235,13 +237,13 @@ void bind_array(nb::module_& m) {
   m.def("asarray", [](nb::handle obj, nb::handle device, nb::handle dtype, nb::handle queue) -> Array {
     Array* existing = nullptr;
     if (nb::try_cast<Array*>(obj, existing) && existing) {
-      const bool same_device = device.is_none() || nb::cast<const Device&>(device) == existing->buffer.device();
-      const bool same_type = dtype.is_none() || scalar_type_of_dtype(dtype) == existing->dtype;
+      const bool same_device = device.is_none() || nb::cast<const Device&>(device) == existing->device();
+      const bool same_type = dtype.is_none() || scalar_type_of_dtype(dtype) == existing->dtype();
       if (same_device && same_type) return *existing;
-      if (same_device) return from_nd(duet::evaluate(queue_or_default(queue, existing->buffer.device()),
-                                               duet::astype(nd(*existing), scalar_type_of_dtype(dtype))));
+      if (same_device) return duet::evaluate(queue_or_default(queue, existing->device()),
+                                             duet::astype(*existing, scalar_type_of_dtype(dtype)));
       // Another device or type: through the host, the one place every pair of devices meets.
-      nb::object host = read_host(default_queue(existing->buffer.device()), *existing, nb::none(), true);
+      nb::object host = read_host(default_queue(existing->device()), *existing, nb::none(), true);
       return from_host(host, dtype, device_or_default(device), queue);
     }
     return from_host(obj, dtype, device_or_default(device), queue);
@@ -259,7 +261,7 @@ void bind_array(nb::module_& m) {
     if (static_cast<std::size_t>(view.view.len) != a.nbytes())
       throw BufferSizeError("the host array holds " + std::to_string(view.view.len) + " bytes, the device array " +
                             std::to_string(a.nbytes()));
-    RawBuffer raw = contiguous_buffer(a, "queue.write's array").share();
+    RawBuffer raw = contiguous_buffer(a, "queue.write's array");
     return q.write_bytes(raw, 0, view.view.buf, a.nbytes(), "write");
   });
   m.def("_read_async", [](Queue& q, const Array& a, nb::handle host) {
@@ -267,12 +269,12 @@ void bind_array(nb::module_& m) {
     if (static_cast<std::size_t>(view.view.len) != a.nbytes())
       throw BufferSizeError("the host array holds " + std::to_string(view.view.len) + " bytes, the device array " +
                             std::to_string(a.nbytes()));
-    RawBuffer raw = contiguous_buffer(a, "queue.read's array").share();
+    RawBuffer raw = contiguous_buffer(a, "queue.read's array");
     return q.read_bytes(raw, 0, view.view.buf, a.nbytes(), "read");
   });
   m.def("_copy_async", [](Queue& q, const Array& src, Array& dst) {
     if (src.nbytes() != dst.nbytes()) throw BufferSizeError("copy: the arrays differ in size");
-    RawBuffer to = contiguous_buffer(dst, "queue.copy's dst").share();
+    RawBuffer to = contiguous_buffer(dst, "queue.copy's dst");
     return q.copy_bytes(contiguous_buffer(src, "queue.copy's src"), 0, to, 0, src.nbytes());
   });
   m.def("pinned_empty", [](nb::handle shape, nb::handle dtype, nb::handle device) {

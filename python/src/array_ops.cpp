@@ -43,7 +43,7 @@ struct Expression {
 // `v` as an expression operand on `device`, or nullopt for a type arithmetic does not take.
 std::optional<Expr> operand(nb::handle v, const Device& device) {
   Array* a = nullptr;
-  if (nb::try_cast<Array*>(v, a) && a) return Expr(nd(*a));
+  if (nb::try_cast<Array*>(v, a) && a) return Expr(*a);
   Expression* x = nullptr;
   if (nb::try_cast<Expression*>(v, x) && x) return x->expr;
   // NumPy arrays and scalars, lists: copied to the device (their dtype takes part in promotion: NumPy's
@@ -53,7 +53,7 @@ std::optional<Expr> operand(nb::handle v, const Device& device) {
   if (nb::isinstance(v, numpy_ndarray) || nb::isinstance(v, numpy_generic) || nb::isinstance<nb::list>(v) ||
       nb::isinstance<nb::tuple>(v)) {
     static nb::handle asarray = nb::object(nb::module_::import_("duet._duet").attr("asarray")).release();
-    return Expr(nd(nb::cast<Array&>(asarray(v, device))));
+    return Expr(nb::cast<Array&>(asarray(v, device)));
   }
   if (PyBool_Check(v.ptr())) return Expr::int_scalar(v.ptr() == Py_True ? 1 : 0);
   if (PyLong_Check(v.ptr())) {
@@ -77,7 +77,7 @@ Expr require_operand(nb::handle v, const Device& device) {
 
 Array run(Queue& q, const Expr& e) {
   nb::gil_scoped_release release;
-  return from_nd(duet::evaluate(q, e));
+  return duet::evaluate(q, e);
 }
 
 using Fn = std::function<Expr(const std::vector<Expr>&)>;
@@ -135,7 +135,7 @@ const Op& find_op(const std::string& name) {
 const Device* device_of(const std::vector<nb::handle>& args) {
   for (nb::handle v : args) {
     Array* a = nullptr;
-    if (nb::try_cast<Array*>(v, a) && a) return &a->buffer.device();
+    if (nb::try_cast<Array*>(v, a) && a) return &a->device();
     Expression* x = nullptr;
     if (nb::try_cast<Expression*>(v, x) && x) return &x->device;
   }
@@ -185,24 +185,24 @@ nb::object binary(const char* name, nb::handle a, nb::handle other, bool reflect
 // integer array) and the array's own shape (the result may not broadcast it larger).
 nb::object inplace(const char* name, const char* symbol, nb::handle a, nb::handle other) {
   Array& self = nb::cast<Array&>(a);
-  const Device& device = self.buffer.device();
+  const Device& device = self.device();
   std::optional<Expr> o = operand(other, device);
   if (!o) return not_implemented();
-  const Expr e = find_op(name).fn({nd(self), *o});
+  const Expr e = find_op(name).fn({Expr(self), *o});
   static nb::handle can_cast = nb::object(nb::module_::import_("numpy").attr("can_cast")).release();
   if (!nb::cast<bool>(
-          can_cast(numpy_dtype(e.dtype()), numpy_dtype(self.dtype), nb::arg("casting") = "same_kind")))
+          can_cast(numpy_dtype(e.dtype()), numpy_dtype(self.dtype()), nb::arg("casting") = "same_kind")))
     throw ArgumentError(std::string("in-place ") + name + ": the result is " + numpy_name(e.dtype()) +
-                        ", which cannot be stored in this " + numpy_name(self.dtype) +
+                        ", which cannot be stored in this " + numpy_name(self.dtype()) +
                         " array under NumPy's same_kind rule: write a = a " + symbol +
                         " b (a new array) or convert a with astype first");
-  if (e.shape() != self.shape)
+  if (e.shape() != self.shape())
     throw ArgumentError(std::string("in-place ") + name + ": the result's shape " + shape_text(e.shape()) +
-                        " is not the array's " + shape_text(self.shape) +
+                        " is not the array's " + shape_text(self.shape()) +
                         "; an in-place operation cannot change the array's shape");
   {
     nb::gil_scoped_release release;
-    duet::assign(default_queue(device), nd(self), e);
+    duet::assign(default_queue(device), self, e);
   }
   return nb::borrow(a);
 }
@@ -216,7 +216,7 @@ ReduceOp reduce_op(const std::string& name) {
 
 // axis=None (every element), an integer, or a tuple of them (several axes at once; the C++ side
 // refuses argmin/argmax over more than one, and repeated axes).
-duet::Array reduce_axes(Queue& q, ReduceOp op, const duet::Array& v, nb::handle axis, bool keepdims) {
+Array reduce_axes(Queue& q, ReduceOp op, const Array& v, nb::handle axis, bool keepdims) {
   if (axis.is_none()) {
     nb::gil_scoped_release release;
     return duet::reduce(q, op, v, std::nullopt, keepdims);
@@ -289,7 +289,7 @@ void bind_expression(nb::module_& m) {
                   "only the arrays of a fused function can be indexed, not the expressions made from them: "
                   "write f(x)[key] outside, or index x itself");
             Array view = index_array(*x.leaf, key);
-            return Expression{Expr(nd(view)), x.device, view};
+            return Expression{Expr(view), x.device, view};
           },
           nb::arg("key").none())
       .def(
@@ -319,7 +319,7 @@ void bind_expression(nb::module_& m) {
   m.def(
       "_leaf",
       [](const Array& a) {
-        return Expression{Expr(nd(a)), a.buffer.device(), a};
+        return Expression{Expr(a), a.device(), a};
       },
       nb::arg("a"));
 }
@@ -338,62 +338,57 @@ void bind_array_ops(nb::module_& m, nb::class_<Array>& array) {
   m.def(
       "_reduce",
       [](const std::string& name, const Array& a, nb::handle axis, bool keepdims, nb::handle queue) {
-        Queue& q = queue_or_default(queue, a.buffer.device());
-        return from_nd(reduce_axes(q, reduce_op(name), nd(a), axis, keepdims));
+        Queue& q = queue_or_default(queue, a.device());
+        return reduce_axes(q, reduce_op(name), a, axis, keepdims);
       },
       nb::arg("name"), nb::arg("a"), nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false,
       nb::arg("queue").none() = nb::none());
   m.def(
       "_scan",
       [](const Array& a, std::optional<std::int64_t> axis, bool product, nb::handle queue) {
-        Queue& q = queue_or_default(queue, a.buffer.device());
-        const duet::Array v = nd(a);
+        Queue& q = queue_or_default(queue, a.device());
         nb::gil_scoped_release release;
-        return from_nd(product ? duet::cumprod(q, v, axis) : duet::cumsum(q, v, axis));
+        return product ? duet::cumprod(q, a, axis) : duet::cumsum(q, a, axis);
       },
       nb::arg("a"), nb::arg("axis").none() = nb::none(), nb::arg("product") = false,
       nb::arg("queue").none() = nb::none());
   m.def(
       "_cumsum_into",
       [](const Array& a, std::int64_t axis, const Array& out, nb::handle queue) {
-        Queue& q = queue_or_default(queue, a.buffer.device());
-        const duet::Array v = nd(a), o = nd(out);
+        Queue& q = queue_or_default(queue, a.device());
         nb::gil_scoped_release release;
-        duet::cumsum(q, v, axis, o);
+        duet::cumsum(q, a, axis, out);
       },
       nb::arg("a"), nb::arg("axis"), nb::arg("out"), nb::arg("queue").none() = nb::none());
   m.def(
       "_outer",
       [](const Array& a, const Array& b, nb::handle queue) {
-        Queue& q = queue_or_default(queue, a.buffer.device());
-        const duet::Array x = nd(a), y = nd(b);
+        Queue& q = queue_or_default(queue, a.device());
         nb::gil_scoped_release release;
-        return from_nd(duet::outer(q, x, y));
+        return duet::outer(q, a, b);
       },
       nb::arg("a"), nb::arg("b"), nb::arg("queue").none() = nb::none());
   m.def(
       "_matmul",
       [](const Array& a, const Array& b, nb::handle queue) {
-        Queue& q = queue_or_default(queue, a.buffer.device());
-        const duet::Array x = nd(a), y = nd(b);
+        Queue& q = queue_or_default(queue, a.device());
         nb::gil_scoped_release release;
-        return from_nd(duet::matmul(q, x, y));
+        return duet::matmul(q, a, b);
       },
       nb::arg("a"), nb::arg("b"), nb::arg("queue").none() = nb::none());
   m.def(
       "_astype",
       [](const Array& a, nb::handle dtype, bool copy, nb::handle queue) {
         const ScalarType t = scalar_type_of_dtype(dtype);
-        if (t == a.dtype && !copy) return a;
-        return run(queue_or_default(queue, a.buffer.device()), duet::astype(nd(a), t));
+        if (t == a.dtype() && !copy) return a;
+        return run(queue_or_default(queue, a.device()), duet::astype(a, t));
       },
       nb::arg("a"), nb::arg("dtype"), nb::arg("copy") = true, nb::arg("queue").none() = nb::none());
   m.def(
       "_arange",
       [](double start, double stop, double step, nb::handle dtype, nb::handle device, nb::handle queue) {
         const Device& d = device_or_default(device);
-        return from_nd(
-            duet::arange(queue_or_default(queue, d), start, stop, step, scalar_type_of_dtype(dtype)));
+        return duet::arange(queue_or_default(queue, d), start, stop, step, scalar_type_of_dtype(dtype));
       },
       nb::arg("start"), nb::arg("stop"), nb::arg("step"), nb::arg("dtype"), nb::arg("device").none(),
       nb::arg("queue").none());
@@ -402,8 +397,8 @@ void bind_array_ops(nb::module_& m, nb::class_<Array>& array) {
       [](double start, double stop, std::size_t num, bool endpoint, nb::handle dtype, nb::handle device,
          nb::handle queue) {
         const Device& d = device_or_default(device);
-        return from_nd(duet::linspace(queue_or_default(queue, d), start, stop, num, endpoint,
-                                      scalar_type_of_dtype(dtype)));
+        return duet::linspace(queue_or_default(queue, d), start, stop, num, endpoint,
+                              scalar_type_of_dtype(dtype));
       },
       nb::arg("start"), nb::arg("stop"), nb::arg("num"), nb::arg("endpoint"), nb::arg("dtype"),
       nb::arg("device").none(), nb::arg("queue").none());
@@ -411,19 +406,18 @@ void bind_array_ops(nb::module_& m, nb::class_<Array>& array) {
   // The operators, evaluated on the device's default queue.
   def_operators(array, true);
   bind_expression(m);
-  array.def("__pos__", [](const Array& a) { return run(default_queue(a.buffer.device()), Expr(nd(a))); });
+  array.def("__pos__", [](const Array& a) { return run(default_queue(a.device()), Expr(a)); });
   array.def("__matmul__", [](nb::handle a, nb::handle b) -> nb::object {
     Array* other = nullptr;
     if (!nb::try_cast<Array*>(b, other) || !other) return not_implemented();
     const Array& self = nb::cast<Array&>(a);
-    Queue& q = default_queue(self.buffer.device());
-    const duet::Array x = nd(self), y = nd(*other);
-    duet::Array product;
+    Queue& q = default_queue(self.device());
+    Array product;
     {
       nb::gil_scoped_release release;
-      product = duet::matmul(q, x, y);
+      product = duet::matmul(q, self, *other);
     }
-    return nb::cast(from_nd(product));
+    return nb::cast(product);
   });
 }
 

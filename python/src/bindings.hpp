@@ -1,6 +1,6 @@
-// What the binding files of duet's Python module (_duet) share: the Array type, dtype names, the
-// default device and queue, and one bind_<topic>() per file. The bindings convert at the boundary and
-// call the C++ API; they re-implement nothing.
+// What the binding files of duet's Python module (_duet) share: arrays as kernel arguments, dtype
+// names, the default device and queue, and one bind_<topic>() per file. The bindings convert at the
+// boundary and call the C++ API; they re-implement nothing.
 #pragma once
 
 #include <nanobind/nanobind.h>
@@ -20,55 +20,22 @@ namespace duet::python {
 
 namespace nb = nanobind;
 
-// A device array: the device memory its elements lie in (a whole allocation, a view of one, or
-// memory imported through DLPack), its element type, its shape and, for strided views, its strides.
-// A C-contiguous array (no strides) is exactly its buffer, which kernels take as it is; a strided
-// view (a step, a transpose, a column) keeps the byte range its elements span plus its layout, as
-// duet::Array does, and is turned into one with nd() for the array operations (ndarray.cpp,
-// array_ops.cpp). Kernel arguments must be contiguous (contiguous_buffer()).
-struct Array {
-  RawBuffer buffer;
-  ScalarType dtype = ScalarType::unknown;
-  std::vector<std::size_t> shape;
-  std::vector<std::int64_t> strides;  // elements; empty for a C-contiguous array
-  std::int64_t offset = 0;            // elements from the buffer's start to element (0, ..., 0)
+// duet.Array is duet::Array itself (bound in array.cpp): a buffer, an element type and a layout,
+// so Python's views, operators and reductions are duet::Array's with nothing converted. Kernels
+// index their buffer arguments as C-contiguous arrays from the first byte, so an array becomes a
+// kernel argument as the exact byte range of its elements (contiguous_buffer).
 
-  Array() = default;
-  Array(RawBuffer b, ScalarType t, std::vector<std::size_t> s) : buffer(std::move(b)), dtype(t), shape(std::move(s)) {}
-  // A copy is another handle to the same memory, like a view of all of it.
-  Array(const Array& o)
-      : buffer(o.buffer.share()), dtype(o.dtype), shape(o.shape), strides(o.strides), offset(o.offset) {}
-  Array& operator=(const Array& o) {
-    if (this != &o) *this = Array(o);
-    return *this;
-  }
-  Array(Array&&) noexcept = default;
-  Array& operator=(Array&&) noexcept = default;
-
-  std::size_t size() const {
-    std::size_t n = 1;
-    for (std::size_t e : shape) n *= e;
-    return n;
-  }
-  std::size_t itemsize() const { return size_of(dtype); }
-  std::size_t nbytes() const { return size() * itemsize(); }
-  bool contiguous() const { return strides.empty(); }
-  // Elements of one step along the leading dimension.
-  std::size_t row_elements() const {
-    std::size_t n = 1;
-    for (std::size_t d = 1; d < shape.size(); ++d) n *= shape[d];
-    return n;
-  }
-};
-
-// The array as a duet::Array sharing its memory (any layout).
-duet::Array nd(const Array& a);
-// A duet::Array as the module's Array: contiguous ones become their exact byte range.
-Array from_nd(const duet::Array& a);
-// The buffer of a contiguous array, for kernel arguments; ArgumentError naming `what` for a
-// strided view (kernels index buffers as C-contiguous: passing a view's memory would give wrong
-// results), saying to call .copy() first.
-const RawBuffer& contiguous_buffer(const Array& a, const char* what);
+// Whether a's buffer is exactly its elements' bytes (an array made whole, not a view of one), so
+// kernels take a.buffer() as it is with no view made.
+inline bool exact(const Array& a) {
+  return a.offset() == 0 && a.buffer().bytes() == a.nbytes() && a.contiguous();
+}
+// The bytes of a contiguous array's elements, as a new handle sharing its memory (an empty range
+// for an empty array); ArgumentError naming `what` for a strided view (kernels read buffers in C
+// order: passing a view's memory would give wrong results), saying to call .copy() first.
+RawBuffer contiguous_buffer(const Array& a, const char* what);
+// Bytes from the start of the buffer's allocation to element (0, ..., 0).
+std::size_t first_byte(const Array& a);
 // a[key] for NumPy's basic indices (ndarray.cpp): a view. IndexError out of bounds.
 Array index_array(const Array& a, nb::handle key);
 
@@ -77,10 +44,10 @@ Array make_array(const Device& device, ScalarType dtype, std::vector<std::size_t
 // The typed buffer over an array's range, for the C++ calls that take Buffer<T> (shares memory).
 template <class T>
 Buffer<T> typed(const Array& a, const char* what) {
-  if (a.dtype != scalar_type_of<T>())
+  if (a.dtype() != scalar_type_of<T>())
     throw ArgumentError(std::string(what) + " must hold " + to_string(scalar_type_of<T>()) + " elements, not " +
-                        to_string(a.dtype));
-  return Buffer<T>::from_raw(contiguous_buffer(a, what).share());
+                        to_string(a.dtype()));
+  return Buffer<T>::from_raw(contiguous_buffer(a, what));
 }
 
 // The element type of anything numpy.dtype() takes (a type, a dtype, a string), by NumPy's names

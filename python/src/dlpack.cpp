@@ -61,7 +61,7 @@ void capsule_destructor(PyObject* capsule) {
 }
 
 nb::tuple dlpack_device(const Array& a) {
-  const DLDevice d = detail::dlpack_device_of(a.buffer.device());
+  const DLDevice d = detail::dlpack_device_of(a.device());
   return nb::make_tuple(static_cast<int>(d.device_type), d.device_id);
 }
 
@@ -72,13 +72,14 @@ nb::object export_capsule(const Array& a, nb::handle stream, nb::handle dl_devic
       throw nb::buffer_error("duet exports an array only on its own device (no cross-device copy)");
   }
   Array source = a;
-  Queue& q = default_queue(a.buffer.device());
+  Queue& q = default_queue(a.device());
   if (!copy.is_none() && nb::cast<bool>(copy)) {
     if (a.contiguous()) {
-      source = make_array(a.buffer.device(), a.dtype, a.shape);
-      if (a.nbytes()) q.copy_bytes(a.buffer, 0, source.buffer, 0, a.nbytes());
+      source = make_array(a.device(), a.dtype(), a.shape());
+      RawBuffer to = source.buffer().share();
+      if (a.nbytes()) q.copy_bytes(contiguous_buffer(a, "the array"), 0, to, 0, a.nbytes());
     } else {
-      source = from_nd(nd(a).copy(q));
+      source = a.copy(q);
     }
   }
   const bool no_sync = !stream.is_none() && PyLong_Check(stream.ptr()) && nb::cast<long long>(stream) == -1;
@@ -86,17 +87,29 @@ nb::object export_capsule(const Array& a, nb::handle stream, nb::handle dl_devic
     nb::gil_scoped_release release;
     q.finish();
   }
-  std::vector<std::int64_t> shape(source.shape.begin(), source.shape.end());
-  DLManagedTensor* managed = dispatch(source.dtype, [&](auto tag) {
+  std::vector<std::int64_t> shape(source.shape().begin(), source.shape().end());
+  // A contiguous array exports the exact range of its elements; a strided view the range they span
+  // (so the consumer pins only what it reads), with its strides (DLPack counts them in elements, as
+  // duet does) and the position of element (0, ..., 0) in that range.
+  RawBuffer range;
+  std::int64_t first = 0;  // element (0, ..., 0), counted from the range's start
+  if (source.contiguous()) {
+    range = contiguous_buffer(source, "the array");
+  } else {
+    const auto span = source.layout().span();  // a strided view has elements, so it has a span
+    const std::size_t item = source.itemsize();
+    range = source.buffer().view(static_cast<std::size_t>(span->first) * item,
+                                 static_cast<std::size_t>(span->second - span->first + 1) * item);
+    first = source.offset() - span->first;
+  }
+  DLManagedTensor* managed = dispatch(source.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return to_dlpack(Buffer<T>::from_raw(source.buffer.share()), shape);
+    return to_dlpack(Buffer<T>::from_raw(std::move(range)), shape);
   });
   if (!source.contiguous()) {
-    // A strided view exports its strides (DLPack counts them in elements, as duet does) and the
-    // position of element (0, ..., 0) in the exported range; the tensor owns these arrays.
-    DLTensor& t = managed->dl_tensor;
-    for (std::size_t k = 0; k < source.strides.size(); ++k) t.strides[k] = source.strides[k];
-    t.byte_offset += static_cast<std::uint64_t>(source.offset) * source.itemsize();
+    DLTensor& t = managed->dl_tensor;  // the tensor owns its strides
+    for (std::size_t k = 0; k < source.ndim(); ++k) t.strides[k] = source.strides()[k];
+    t.byte_offset += static_cast<std::uint64_t>(first) * source.itemsize();
   }
   PyObject* capsule = PyCapsule_New(managed, kCapsule, &capsule_destructor);
   if (!capsule) {
@@ -162,18 +175,19 @@ Array import(nb::handle obj, nb::handle device, nb::handle queue) {
     throw ArgumentError("from_dlpack: __dlpack__ did not return an unused 'dltensor' capsule");
   auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, kCapsule));
   const DLTensor& t = managed->dl_tensor;
-  Array a;
-  a.dtype = scalar_type_of_dl(t.dtype);
-  if (a.dtype == ScalarType::unknown)
+  const ScalarType dtype = scalar_type_of_dl(t.dtype);
+  if (dtype == ScalarType::unknown)
     throw ArgumentError("from_dlpack: " + detail::dlpack_dtype_name(t.dtype) + " elements are not supported");
-  for (int k = 0; k < t.ndim; ++k) a.shape.push_back(static_cast<std::size_t>(t.shape[k] < 0 ? 0 : t.shape[k]));
+  Shape shape;
+  for (int k = 0; k < t.ndim; ++k) shape.push_back(static_cast<std::size_t>(t.shape[k] < 0 ? 0 : t.shape[k]));
   auto* wrapped = new Wrapped();
   wrapped->inner = managed;
   wrapped->outer.dl_tensor = managed->dl_tensor;
   wrapped->outer.manager_ctx = wrapped;
   wrapped->outer.deleter = &Wrapped::deleter;
+  RawBuffer buffer;
   try {
-    a.buffer = dispatch(a.dtype, [&](auto tag) {
+    buffer = dispatch(dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;
       return std::move(duet::from_dlpack<T>(d, &wrapped->outer).raw());
     });
@@ -183,7 +197,7 @@ Array import(nb::handle obj, nb::handle device, nb::handle queue) {
   }
   // duet owns the tensor now (its deleter runs when the array's last handle is gone).
   PyCapsule_SetName(capsule, kUsedCapsule);
-  return a;
+  return Array(std::move(buffer), dtype, contiguous_layout(shape));
 }
 
 }  // namespace

@@ -14,12 +14,6 @@
 namespace duet::python {
 namespace {
 
-std::string shape_text(const std::vector<std::size_t>& shape) {
-  std::string s = "(";
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
-}
-
 // One operand as gemm sees it: its matrices' stored rows and columns, how many there are and how
 // far apart (0: one matrix for the whole batch).
 struct Operand {
@@ -27,14 +21,14 @@ struct Operand {
 };
 
 Operand operand(const Array& a, const char* what) {
-  if (a.shape.size() != 2 && a.shape.size() != 3)
+  if (a.ndim() != 2 && a.ndim() != 3)
     throw ArgumentError(std::string("gemm: ") + what + " must be a 2-D matrix or a 3-D batch of them, not " +
-                        std::to_string(a.shape.size()) + "-D " + shape_text(a.shape));
+                        std::to_string(a.ndim()) + "-D " + shape_text(a.shape()));
   Operand o;
-  o.rows = a.shape[a.shape.size() - 2];
-  o.cols = a.shape[a.shape.size() - 1];
-  if (a.shape.size() == 3) {
-    o.count = a.shape[0];
+  o.rows = a.shape()[a.ndim() - 2];
+  o.cols = a.shape()[a.ndim() - 1];
+  if (a.ndim() == 3) {
+    o.count = a.shape()[0];
     o.stride = o.count > 1 ? o.rows * o.cols : 0;
   }
   return o;
@@ -45,7 +39,7 @@ void call_gemm(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::si
                const Array& A, const Operand& a, const Array& B, const Operand& b, double beta,
                const Array& C, const Operand& c, std::size_t batch) {
   const Buffer<T> ba = typed<T>(A, "A"), bb = typed<T>(B, "B"), bc = typed<T>(C, "C");
-  if (batch == 1 && C.shape.size() == 2)
+  if (batch == 1 && C.ndim() == 2)
     gemm(q, op_a, op_b, M, N, K, static_cast<Scalar>(alpha), ba, a.cols, bb, b.cols,
          static_cast<Scalar>(beta), bc, c.cols);
   else
@@ -60,18 +54,18 @@ Array gemm_arrays(const Array& A, const Array& B, nb::handle out, double alpha, 
   const std::size_t K_b = trans_b ? b.cols : b.rows, N = trans_b ? b.rows : b.cols;
   if (K != K_b)
     throw ArgumentError("gemm: op(A) is " + std::to_string(M) + "x" + std::to_string(K) + " (A " +
-                        shape_text(A.shape) + (trans_a ? ", transposed" : "") + ") but op(B) is " +
-                        std::to_string(K_b) + "x" + std::to_string(N) + " (B " + shape_text(B.shape) +
+                        shape_text(A.shape()) + (trans_a ? ", transposed" : "") + ") but op(B) is " +
+                        std::to_string(K_b) + "x" + std::to_string(N) + " (B " + shape_text(B.shape()) +
                         (trans_b ? ", transposed" : "") + "): their inner dimensions differ");
   if (a.count > 1 && b.count > 1 && a.count != b.count)
     throw ArgumentError("gemm: A is a batch of " + std::to_string(a.count) + " matrices and B of " +
                         std::to_string(b.count) + ": batches must match, or one operand be a single matrix");
-  if (A.dtype != B.dtype)
-    throw ArgumentError(std::string("gemm: A holds ") + numpy_name(A.dtype) + " and B " +
-                        numpy_name(B.dtype) +
+  if (A.dtype() != B.dtype())
+    throw ArgumentError(std::string("gemm: A holds ") + numpy_name(A.dtype()) + " and B " +
+                        numpy_name(B.dtype()) +
                         ": both operands (and C) must have one dtype; convert one with astype");
   const std::size_t batch = std::max(a.count, b.count);
-  const bool batched = A.shape.size() == 3 || B.shape.size() == 3;
+  const bool batched = A.ndim() == 3 || B.ndim() == 3;
   std::vector<std::size_t> c_shape =
       batched ? std::vector<std::size_t>{batch, M, N} : std::vector<std::size_t>{M, N};
 
@@ -80,24 +74,25 @@ Array gemm_arrays(const Array& A, const Array& B, nb::handle out, double alpha, 
     if (beta != 0.0)
       throw ArgumentError("gemm: beta=" + std::to_string(beta) +
                           " reads C, but no C was given: pass the array to update as C, or leave beta at 0");
-    C = make_array(A.buffer.device(), A.dtype, c_shape);
+    C = make_array(A.device(), A.dtype(), c_shape);
   } else {
     C = nb::cast<Array&>(out);
-    if (C.shape != c_shape && !(batch == 1 && C.shape == std::vector<std::size_t>{M, N}))
-      throw ArgumentError("gemm: C must have shape " + shape_text(c_shape) + ", not " + shape_text(C.shape));
-    if (C.dtype != A.dtype)
-      throw ArgumentError(std::string("gemm: C holds ") + numpy_name(C.dtype) + " but A and B hold " +
-                          numpy_name(A.dtype));
+    if (C.shape() != c_shape && !(batch == 1 && C.shape() == std::vector<std::size_t>{M, N}))
+      throw ArgumentError("gemm: C must have shape " + shape_text(c_shape) + ", not " +
+                          shape_text(C.shape()));
+    if (C.dtype() != A.dtype())
+      throw ArgumentError(std::string("gemm: C holds ") + numpy_name(C.dtype()) + " but A and B hold " +
+                          numpy_name(A.dtype()));
   }
   const Operand c{M, N, batch, M * N};
   const Op op_a = trans_a ? Op::transpose : Op::none, op_b = trans_b ? Op::transpose : Op::none;
-  Queue& q = queue_or_default(queue, A.buffer.device());
-  visit_scalar_type(A.dtype, [&](auto tag) {
+  Queue& q = queue_or_default(queue, A.device());
+  visit_scalar_type(A.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (is_float(scalar_type_of<T>()))
       call_gemm<T, compute_type_t<T>>(q, op_a, op_b, M, N, K, alpha, A, a, B, b, beta, C, c, batch);
     else
-      throw ArgumentError(std::string("gemm: A and B hold ") + numpy_name(A.dtype) +
+      throw ArgumentError(std::string("gemm: A and B hold ") + numpy_name(A.dtype()) +
                           "; gemm takes float32, float64 (where the device has it) and float16");
   });
   return C;

@@ -32,24 +32,32 @@ Call split(nb::args args, nb::kwargs kwargs, const Device& device) {
   return c;
 }
 
-KernelArg to_arg(nb::handle v, const char* what) {
-  Array* array = nullptr;
-  if (nb::try_cast<Array*>(v, array) && array) {
+// A call's kernel arguments, with the byte ranges of its arrays they point to.
+struct Args {
+  std::vector<RawBuffer> ranges;
+  std::vector<KernelArg> list;
+
+  Args(const std::vector<nb::handle>& args, const char* what) {
+    ranges.reserve(args.size());  // never reallocated: the arguments point into it
+    list.reserve(args.size());
+    for (nb::handle v : args) {
+      Array* array = nullptr;
+      if (nb::try_cast<Array*>(v, array) && array)
+        list.push_back(buffer_arg(*array, what));
+      else
+        list.push_back(natural_scalar(v, what));
+    }
+  }
+  KernelArg buffer_arg(const Array& array, const char* what) {
     KernelArg a;
     a.kind = KernelArg::Kind::buffer;
-    a.buffer = &contiguous_buffer(*array, what);
-    a.type = array->dtype;
+    a.buffer = &ranges.emplace_back(contiguous_buffer(array, what));
+    a.type = array.dtype();
     return a;
   }
-  return natural_scalar(v, what);
-}
-
-std::vector<KernelArg> to_args(const std::vector<nb::handle>& args, const char* what) {
-  std::vector<KernelArg> out;
-  out.reserve(args.size());
-  for (nb::handle v : args) out.push_back(to_arg(v, what));
-  return out;
-}
+  Args(const Args&) = delete;
+  Args& operator=(const Args&) = delete;
+};
 
 nb::object result_value(ScalarType t, const unsigned char* bytes) {
   return visit_scalar_type(t, [bytes](auto tag) -> nb::object {
@@ -118,11 +126,12 @@ void bind_generators(nb::module_& m) {
               }
               if (!like)
                 throw ArgumentError(k.name() + ": pass the outputs, or at least one array input to size them by");
-              for (const GeneratedParam& out : k.outputs()) made.append(nb::cast(make_array(k.device(), out.type, like->shape)));
+              for (const GeneratedParam& out : k.outputs())
+                made.append(nb::cast(make_array(k.device(), out.type, like->shape())));
               for (nb::handle v : made) c.args.push_back(v);
             }
-            std::vector<KernelArg> list = to_args(c.args, k.name().c_str());
-            Event e = k.call(*c.queue, list);
+            const Args list(c.args, k.name().c_str());
+            Event e = k.call(*c.queue, list.list);
             if (nb::len(made) == 0) return nb::cast(e);
             return nb::len(made) == 1 ? nb::object(made[0]) : nb::object(nb::tuple(made));
           }, "k([queue,] *inputs, *outputs, queue=None) -> Event; leave the outputs out to have them allocated "
@@ -147,22 +156,23 @@ void bind_generators(nb::module_& m) {
            nb::arg("reduce_expr"), nb::arg("identity"), nb::arg("name") = "reduction", nb::arg("preamble") = "")
       .def("__call__", [](const ReductionKernel& k, nb::args args, nb::kwargs kwargs) {
             Call c = split(args, kwargs, k.device());
-            std::vector<KernelArg> list = to_args(c.args, k.name().c_str());
+            const Args list(c.args, k.name().c_str());
             unsigned char value[16] = {};
             {
               nb::gil_scoped_release release;  // blocking: waits for the queue
-              k.reduce_args(*c.queue, value, k.result_type(), size_of(k.result_type()), list);
+              k.reduce_args(*c.queue, value, k.result_type(), size_of(k.result_type()), list.list);
             }
             return result_value(k.result_type(), value);
           }, "k([queue,] *inputs, queue=None) -> the value (blocking), as reduce<R>")
       .def("reduce_into", [](const ReductionKernel& k, Array& result, nb::args args, nb::kwargs kwargs) {
             Call c = split(args, kwargs, k.device());
-            std::vector<KernelArg> list = to_args(c.args, k.name().c_str());
+            const Args list(c.args, k.name().c_str());
+            const RawBuffer range = contiguous_buffer(result, "the result");
             KernelArg r;
             r.kind = KernelArg::Kind::buffer;
-            r.buffer = &contiguous_buffer(result, "the result");
-            r.type = result.dtype;
-            return k.reduce_into_args(*c.queue, r, list);
+            r.buffer = &range;
+            r.type = result.dtype();
+            return k.reduce_into_args(*c.queue, r, list.list);
           }, "reduce_into(result, [queue,] *inputs, queue=None) -> Event: writes result[0]")
       .def("compile_ahead", [](const ReductionKernel& k, nb::handle kinds) { compile_ahead(k, kinds); },
            nb::arg("kinds").none() = nb::none(), "Compile the variants for these argument kinds now (None: every argument an array; a list of 'array' / 'scalar'; or a list of such lists), so the first call only enqueues")

@@ -134,13 +134,16 @@ ScalarType numpy_scalar_type(nb::handle v) {
 
 }  // namespace
 
-void convert_args(const Kernel& kernel, nb::handle args, std::size_t first, std::vector<KernelArg>& out) {
+void convert_args(const Kernel& kernel, nb::handle args, std::size_t first, std::vector<KernelArg>& out,
+                  std::vector<RawBuffer>& ranges) {
   const std::size_t count = nb::len(args) - first;
   const auto& signature = kernel.signature();
   if (signature && signature->params.size() != count)
     throw ArgumentError("kernel " + kernel.name() + " takes " + std::to_string(signature->params.size()) +
                         " arguments, " + std::to_string(count) + " given");
   out.resize(count);
+  ranges.clear();
+  ranges.resize(count);  // never reallocated in the loop: the arguments point into it
   PyObject* tuple = args.ptr();
   for (std::size_t i = 0; i < count; ++i) {
     nb::handle v(PyTuple_GET_ITEM(tuple, static_cast<Py_ssize_t>(first + i)));
@@ -150,9 +153,15 @@ void convert_args(const Kernel& kernel, nb::handle args, std::size_t first, std:
     Array* array = nullptr;
     if (nb::try_cast<Array*>(v, array) && array) {
       a.kind = KernelArg::Kind::buffer;
-      // The message is only built for a strided view: this is the measured launch path.
-      a.buffer = array->contiguous() ? &array->buffer : &contiguous_buffer(*array, describe(p, i).c_str());
-      a.type = array->dtype;
+      // A whole array is passed as it is; a view as the range of its elements, made here (the message
+      // is only built for a strided view: this is the measured launch path).
+      if (exact(*array)) {
+        a.buffer = &array->buffer();
+      } else {
+        ranges[i] = contiguous_buffer(*array, array->contiguous() ? "" : describe(p, i).c_str());
+        a.buffer = &ranges[i];
+      }
+      a.type = array->dtype();
       continue;  // kinds and element types are checked by launch_args against the declaration
     }
     if (p && p->kind == KernelParam::Kind::buffer)
@@ -200,8 +209,15 @@ Event launch(Queue& q, const Kernel& kernel, nb::handle args, std::size_t first)
   if (nb::len(args) < first + 2) throw ArgumentError("a launch takes a global size and a local size (or None)");
   const Range global = to_range(args[first], "the global size");
   const Range local = to_range(args[first + 1], "the local size");
-  thread_local std::vector<KernelArg> list;  // reused: no allocation per launch
-  convert_args(kernel, args, first + 2, list);
+  // Reused: no allocation per launch. The views' handles are dropped after the launch, so they pin
+  // no memory beyond it.
+  thread_local std::vector<KernelArg> list;
+  thread_local std::vector<RawBuffer> ranges;
+  struct Drop {
+    std::vector<RawBuffer>& ranges;
+    ~Drop() { ranges.clear(); }
+  } drop{ranges};
+  convert_args(kernel, args, first + 2, list, ranges);
   return q.launch_args(kernel, global, local, Span<const KernelArg>(list.data(), list.size()));
 }
 

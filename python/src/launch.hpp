@@ -7,8 +7,9 @@
 
 namespace duet::python {
 
-// Converts args[first:] for `kernel` into `out` (which keeps pointers to the Arrays' buffers: the
-// Python objects must outlive the launch call, which the argument tuple guarantees).
+// Converts args[first:] for `kernel` into `out`, which points to the Arrays' buffers (the Python
+// objects must outlive the launch call, which the argument tuple guarantees) and, for views, to the
+// ranges of their elements made in `ranges` (which must outlive it too).
 //   buffer parameter:  a duet.Array (its dtype is checked against the element type by the launch)
 //   integer scalar:    a Python or NumPy integer in the type's range (ArgumentError otherwise: no
 //                      silent truncation); a float is refused, even a whole one
@@ -17,7 +18,8 @@ namespace duet::python {
 // Values are range-checked by duet::convert_scalar, as C++'s generated kernels check theirs.
 // Kernels without a parsed signature (compile_native) take Arrays and NumPy scalars, whose type is
 // their dtype; a bare Python number there is an ArgumentError asking for numpy.int32(5) and the like.
-void convert_args(const Kernel& kernel, nb::handle args, std::size_t first, std::vector<KernelArg>& out);
+void convert_args(const Kernel& kernel, nb::handle args, std::size_t first, std::vector<KernelArg>& out,
+                  std::vector<RawBuffer>& ranges);
 
 // Launches `kernel` on `q`: args[first] is the global size, args[first + 1] the local size (None:
 // duet chooses), the rest the kernel's arguments.

@@ -1,7 +1,8 @@
-// duet.Array's NumPy-style views over duet::Array's layouts: basic indexing (integers, slices with
+// duet.Array's NumPy-style views, which are duet::Array's own: basic indexing (integers, slices with
 // any step, None, Ellipsis), .T, transpose, expand_dims, squeeze, reshape, strides. Views share
 // memory and cost no device work; the layout rules are duet::Array's (array_layout.hpp), so Python
-// and C++ agree. Operators and functions are in array_ops.cpp.
+// and C++ agree. Also the byte range an array passes to kernels. Operators and functions are in
+// array_ops.cpp.
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -14,39 +15,20 @@
 
 namespace duet::python {
 
-duet::Array nd(const Array& a) {
-  Layout layout;
-  layout.shape = a.shape;
-  layout.strides = a.contiguous() ? contiguous_layout(a.shape).strides : a.strides;
-  layout.offset = a.offset;
-  return duet::Array(a.buffer.share(), a.dtype, std::move(layout));
-}
-
-Array from_nd(const duet::Array& a) {
-  const std::size_t item = a.itemsize();
-  // No elements: no bytes (an empty view's offset may lie anywhere, even past the buffer's end).
-  if (a.size() == 0) return Array(a.buffer().view(0, 0), a.dtype(), a.shape());
-  if (a.contiguous()) {
-    // The exact byte range, as every contiguous Array is (kernels take it as it is).
-    return Array(a.buffer().view(static_cast<std::size_t>(a.offset()) * item, a.nbytes()), a.dtype(),
-                 a.shape());
-  }
-  // A strided view keeps the range its elements span, so the memory it pins is what it reads.
-  const auto span = a.layout().span();  // there are elements, so there is a span
-  const auto first = static_cast<std::size_t>(span->first);
-  Array out(a.buffer().view(first * item, static_cast<std::size_t>(span->second - span->first + 1) * item),
-            a.dtype(), a.shape());
-  out.strides = a.strides();
-  out.offset = a.offset() - span->first;
-  return out;
-}
-
-const RawBuffer& contiguous_buffer(const Array& a, const char* what) {
+RawBuffer contiguous_buffer(const Array& a, const char* what) {
   if (!a.contiguous())
     throw ArgumentError(std::string(what) +
                         " is a strided view (a step, a transpose or a column of an array): kernels read "
                         "buffers in C order, so pass a contiguous copy (.copy())");
-  return a.buffer;
+  if (exact(a)) return a.buffer().share();
+  // No elements: no bytes (an empty view's offset may lie anywhere, even past the buffer's end).
+  if (a.size() == 0) return a.buffer().view(0, 0);
+  return a.buffer().view(static_cast<std::size_t>(a.offset()) * a.itemsize(), a.nbytes());
+}
+
+std::size_t first_byte(const Array& a) {
+  const std::size_t elements = a.size() == 0 ? 0 : static_cast<std::size_t>(a.offset());
+  return a.buffer().offset() + elements * a.itemsize();
 }
 
 namespace {
@@ -78,8 +60,8 @@ Array index_array(const Array& a, nb::handle key) {
       ++named;
   }
   if (ellipses > 1) throw nb::index_error("an index can only have a single ellipsis ('...')");
-  if (named > a.shape.size())
-    throw nb::index_error(("too many indices for the array: it is " + std::to_string(a.shape.size()) +
+  if (named > a.ndim())
+    throw nb::index_error(("too many indices for the array: it is " + std::to_string(a.ndim()) +
                            "-dimensional, but " + std::to_string(named) + " were indexed")
                               .c_str());
   std::vector<IndexEntry> entries;
@@ -90,7 +72,7 @@ Array index_array(const Array& a, nb::handle key) {
     if (item.is_none()) {
       new_axes.push_back(out_axis++);
     } else if (item.ptr() == Py_Ellipsis) {
-      for (std::size_t r = 0; r < a.shape.size() - named; ++r, ++out_axis) entries.emplace_back(Slice{});
+      for (std::size_t r = 0; r < a.ndim() - named; ++r, ++out_axis) entries.emplace_back(Slice{});
     } else if (PySlice_Check(item.ptr())) {
       nb::object step = item.attr("step");
       Slice s{bound(item.attr("start")), bound(item.attr("stop")), step.is_none() ? 1 : to_int(step)};
@@ -99,7 +81,7 @@ Array index_array(const Array& a, nb::handle key) {
       ++out_axis;
     } else if (is_integer(item)) {
       const std::size_t axis = entries.size();
-      const auto extent = static_cast<std::int64_t>(a.shape[axis]);
+      const auto extent = static_cast<std::int64_t>(a.shape()[axis]);
       const std::int64_t i = to_int(item);
       if (i < -extent || i >= extent)
         throw nb::index_error(("index " + std::to_string(i) + " is out of bounds for axis " +
@@ -113,9 +95,9 @@ Array index_array(const Array& a, nb::handle key) {
           " (advanced indexing by arrays or booleans is not supported: use .get() and NumPy)");
     }
   }
-  duet::Array view = nd(a).index(entries);
+  Array view = a.index(entries);
   for (std::int64_t axis : new_axes) view = view.expand_dims(axis);
-  return from_nd(view);
+  return view;
 }
 
 namespace {
@@ -142,8 +124,7 @@ void bind_ndarray(nb::class_<Array>& array) {
           "strides",
           [](const Array& a) {
             nb::list l;
-            const duet::Array v = nd(a);
-            for (std::int64_t s : v.strides()) l.append(s * static_cast<std::int64_t>(a.itemsize()));
+            for (std::int64_t s : a.strides()) l.append(s * static_cast<std::int64_t>(a.itemsize()));
             return nb::tuple(l);
           },
           "Bytes per step along each axis, as NumPy's (negative for reversed axes)")
@@ -151,15 +132,15 @@ void bind_ndarray(nb::class_<Array>& array) {
                    "Whether the elements are one C-ordered range (what kernels take)")
       .def("__getitem__", &index_array, nb::arg("key").none())
       .def_prop_ro(
-          "T", [](const Array& a) { return from_nd(nd(a).T()); }, "The axes reversed (a view)")
+          "T", [](const Array& a) { return a.T(); }, "The axes reversed (a view)")
       .def_prop_ro(
           "mT",
           [](const Array& a) {
-            if (a.shape.size() < 2) throw ArgumentError("mT needs an array of at least 2 dimensions");
-            std::vector<std::size_t> axes(a.shape.size());
+            if (a.ndim() < 2) throw ArgumentError("mT needs an array of at least 2 dimensions");
+            std::vector<std::size_t> axes(a.ndim());
             for (std::size_t k = 0; k < axes.size(); ++k) axes[k] = k;
             std::swap(axes[axes.size() - 1], axes[axes.size() - 2]);
-            return from_nd(nd(a).transpose(axes));
+            return a.transpose(axes);
           },
           "The last two axes swapped (a view)")
       .def(
@@ -167,20 +148,19 @@ void bind_ndarray(nb::class_<Array>& array) {
           [](const Array& a, nb::args axes) {
             std::vector<std::size_t> perm;
             if (nb::len(nb::handle(axes)) > 0 && !(nb::len(nb::handle(axes)) == 1 && axes[0].is_none())) {
-              const std::size_t ndim = a.shape.size();
+              const std::size_t ndim = a.ndim();
               for (std::int64_t k : shape_args(axes))
                 perm.push_back(static_cast<std::size_t>(k < 0 ? k + static_cast<std::int64_t>(ndim) : k));
             }
-            return from_nd(nd(a).transpose(perm));
+            return a.transpose(perm);
           },
           "The axes permuted (a view): transpose() reverses them, transpose(1, 0, 2) or transpose((1, 0, 2)) "
           "names them")
       .def(
-          "expand_dims", [](const Array& a, std::int64_t axis) { return from_nd(nd(a).expand_dims(axis)); },
+          "expand_dims", [](const Array& a, std::int64_t axis) { return a.expand_dims(axis); },
           nb::arg("axis"), "A new axis of length 1 at `axis` (a view)")
       .def(
-          "squeeze",
-          [](const Array& a, std::optional<std::int64_t> axis) { return from_nd(nd(a).squeeze(axis)); },
+          "squeeze", [](const Array& a, std::optional<std::int64_t> axis) { return a.squeeze(axis); },
           nb::arg("axis").none() = nb::none(), "Axes of length 1 removed: all, or `axis` (a view)")
       .def(
           "reshape",
@@ -191,8 +171,7 @@ void bind_ndarray(nb::class_<Array>& array) {
                 throw ArgumentError("reshape takes only queue= by keyword");
               queue = v;
             }
-            const duet::Array v = nd(a);
-            return from_nd(v.reshape(queue_or_default(queue, a.buffer.device()), shape_args(dims)));
+            return a.reshape(queue_or_default(queue, a.device()), shape_args(dims));
           },
           "The same elements in C order with another shape (-1: the extent that fits): a view where the "
           "strides allow it (always for a contiguous array), else a contiguous copy");

@@ -11,12 +11,12 @@ namespace duet::python {
 void bind_random(nb::module_& m) {
   m.def("_random_fill", [](const std::string& kind, Array& out, std::uint64_t seed, std::uint64_t offset, double a,
                            double b, nb::handle queue) {
-    Queue& q = queue_or_default(queue, out.buffer.device());
+    Queue& q = queue_or_default(queue, out.device());
     if (kind == "bits") {
       Buffer<std::uint32_t> o = typed<std::uint32_t>(out, "out");
       return random::bits(q, o, seed, offset);
     }
-    if (out.dtype == ScalarType::f32) {
+    if (out.dtype() == ScalarType::f32) {
       Buffer<float> o = typed<float>(out, "out");
       return kind == "uniform" ? random::uniform(q, o, seed, offset, static_cast<float>(a), static_cast<float>(b))
                                : random::normal(q, o, seed, offset, static_cast<float>(a), static_cast<float>(b));
