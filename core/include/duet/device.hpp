@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -20,6 +21,7 @@ namespace duet {
 
 namespace detail {
 struct DeviceCore;
+struct Access;
 }
 class Queue;
 class Program;
@@ -125,15 +127,26 @@ class Device {
   // keeps its reference: retain it (clRetainContext) to keep it longer, never release duet's.
   std::uintptr_t native_context() const;
 
+  // Whether this handle names a device: false for Device(), true for what open() returns and
+  // copies of it.
+  bool valid() const noexcept { return core_ != nullptr; }
+  // Handles of one opened device (copies, or open() asked twice for one device) compare equal and
+  // hash alike (std::hash<Device>), so a Device can key a map.
   bool operator==(const Device& o) const noexcept { return core_ == o.core_; }
   bool operator!=(const Device& o) const noexcept { return core_ != o.core_; }
 
-  // Internal: the shared device state.
-  const std::shared_ptr<detail::DeviceCore>& core() const noexcept { return core_; }
-  explicit Device(std::shared_ptr<detail::DeviceCore> core) : core_(std::move(core)) {}
-
  private:
+  friend struct detail::Access;
+  friend struct std::hash<Device>;
+  explicit Device(std::shared_ptr<detail::DeviceCore> core) : core_(std::move(core)) {}
   std::shared_ptr<detail::DeviceCore> core_;
 };
 
 }  // namespace duet
+
+template <>
+struct std::hash<duet::Device> {
+  std::size_t operator()(const duet::Device& device) const noexcept {
+    return std::hash<const void*>()(device.core_.get());
+  }
+};

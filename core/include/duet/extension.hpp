@@ -127,7 +127,7 @@ std::shared_ptr<T> queue_state(const Queue& queue, std::string_view key, Make ma
 // order, so a released buffer is never reported as a size problem.
 template <class Buffer>
 void require_elements(const char* call, const char* what, const Buffer& buffer, std::size_t want) {
-  buffer.raw().impl(what);
+  buffer.raw().check_live(what);
   if (buffer.size() < want) {
     std::ostringstream s;
     s << call << ": " << what << " holds " << buffer.size() << " elements but the call needs " << want;

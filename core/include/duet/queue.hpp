@@ -67,6 +67,7 @@ struct Range {
 
 namespace detail {
 struct EventState;
+struct Access;
 }
 
 // A point in a queue's timeline: it completes when everything enqueued on its queue before it has
@@ -88,7 +89,6 @@ struct EventState;
 class Event {
  public:
   Event() = default;
-  explicit Event(std::shared_ptr<detail::EventState> state) : state_(std::move(state)) {}
   // Blocks until the event has completed.
   void wait() const;
   // Whether the event has completed; never blocks.
@@ -102,10 +102,12 @@ class Event {
   double duration_ms() const;
   bool valid() const noexcept { return state_ != nullptr; }
   const Device& device() const;
-  backend::EventImpl& impl() const;
 
  private:
+  friend struct detail::Access;
   friend double elapsed_ms(const Event& start, const Event& end);
+  explicit Event(std::shared_ptr<detail::EventState> state) : state_(std::move(state)) {}
+  backend::EventImpl& impl() const;
   std::shared_ptr<detail::EventState> state_;
 };
 
@@ -305,10 +307,11 @@ class Queue {
   RawMapping map_bytes(const RawBuffer& buffer, MapAccess access);
 
   struct State;
-  explicit Queue(std::shared_ptr<State> s) : state_(std::move(s)) {}
-  backend::QueueImpl& impl() const;
 
  private:
+  friend struct detail::Access;
+  explicit Queue(std::shared_ptr<State> s) : state_(std::move(s)) {}
+  backend::QueueImpl& impl() const;
   State& state() const;
   friend class RawMapping;
   friend std::shared_ptr<void> extension::queue_slot(const Queue&, std::string_view,
