@@ -24,6 +24,7 @@
 
 #include "duet/device.hpp"
 #include "duet/error.hpp"
+#include "duet/export.hpp"
 #include "duet/scalar_type.hpp"
 
 namespace duet {
@@ -37,7 +38,7 @@ struct Access;
 
 // The untyped part shared by every Buffer<T> and BufferView<T>: a byte range [offset(), offset() +
 // bytes()) of one device allocation.
-class RawBuffer {
+class DUET_API RawBuffer {
  public:
   RawBuffer() = default;
   // Allocates `bytes` on `device`; OutOfMemoryError when the device cannot provide them.

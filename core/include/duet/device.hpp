@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "duet/export.hpp"
+
 namespace duet {
 
 namespace detail {
@@ -27,7 +29,7 @@ class Queue;
 class Program;
 
 enum class DeviceKind { gpu, cpu, other };
-const char* to_string(DeviceKind kind);
+DUET_API const char* to_string(DeviceKind kind);
 
 struct DeviceInfo {
   std::string backend;        // "cuda" or "opencl"
@@ -67,12 +69,12 @@ struct BackendStatus {
   std::size_t device_count = 0;
 };
 
-std::vector<BackendStatus> backends();
+DUET_API std::vector<BackendStatus> backends();
 // The names of the backends duet knows ("cuda", "opencl"), built into this library or not, in order
 // of preference; unlike backends(), loads no driver.
-std::vector<std::string> backend_names();
+DUET_API std::vector<std::string> backend_names();
 // Every device of every backend that loaded, CUDA first, then OpenCL (platform order).
-std::vector<DeviceInfo> devices();
+DUET_API std::vector<DeviceInfo> devices();
 
 // How a queue is made (Device::queue).
 struct QueueOptions {
@@ -87,7 +89,7 @@ struct QueueOptions {
 // Compile-time values for a kernel, emitted as #define NAME VALUE before the source.
 using Defines = std::vector<std::pair<std::string, std::string>>;
 
-class Device {
+class DUET_API Device {
  public:
   // Honours DUET_BACKEND=cuda|opencl|auto (default auto) and DUET_DEVICE (index or name substring).
   // Without a device, the best one is taken: CUDA GPUs, then OpenCL GPUs, then CPUs. An index counts

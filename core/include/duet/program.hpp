@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "duet/device.hpp"
+#include "duet/export.hpp"
 #include "duet/scalar_type.hpp"
 
 namespace duet {
@@ -43,7 +44,7 @@ struct KernelSignature {
   bool requires_group_size() const noexcept { return required_group_size[0] != 0; }
 };
 
-class Kernel {
+class DUET_API Kernel {
  public:
   Kernel() = default;
   const std::string& name() const;
@@ -69,7 +70,7 @@ class Kernel {
   std::shared_ptr<const State> state_;
 };
 
-class Program {
+class DUET_API Program {
  public:
   Program() = default;
   // Throws KernelNotFoundError (listing the kernels the program has) when there is no such kernel.

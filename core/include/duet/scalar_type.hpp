@@ -6,15 +6,16 @@
 #include <string>
 #include <type_traits>
 
+#include "duet/export.hpp"
 #include "duet/half.hpp"
 
 namespace duet {
 
 enum class ScalarType { unknown, i8, u8, i16, u16, i32, u32, i64, u64, f16, f32, f64 };
 
-const char* to_string(ScalarType t);  // "float", "int", "ulong", ...
-std::size_t size_of(ScalarType t);    // 0 for unknown
-ScalarType scalar_type_from_name(const std::string& name);  // "float", "unsigned int", "uint"...
+DUET_API const char* to_string(ScalarType t);  // "float", "int", "ulong", ...
+DUET_API std::size_t size_of(ScalarType t);    // 0 for unknown
+DUET_API ScalarType scalar_type_from_name(const std::string& name);  // "float", "unsigned int", "uint"...
 
 template <class T>
 constexpr ScalarType scalar_type_of() {
