@@ -798,12 +798,12 @@ const Fault kFaults[] = {
      [](const duet::Device& dev) {
        const duet::Defines salt = {{"SALT", std::to_string(test_seed() % 100000)}};
        const char* source = "KERNEL void salted(GLOBAL int* x) { x[0] = SALT; }\n";
-       std::vector<const duet::backend::KernelImpl*> impls(8);
+       std::vector<duet::Kernel> kernels(8);
        check_threads(on_threads(8, [&](int t) -> std::string {
-         impls[static_cast<std::size_t>(t)] = &dev.compile(source, salt, "salted.duet").kernel("salted").impl();
+         kernels[static_cast<std::size_t>(t)] = dev.compile(source, salt, "salted.duet").kernel("salted");
          return {};
        }));
-       for (const auto* impl : impls) CHECK(impl == impls[0]);
+       for (const duet::Kernel& kernel : kernels) CHECK(kernel == kernels[0]);
      }},
     {"thread.compile_error_many_threads", "8 threads compile one broken source at the same moment",
      "CompileError in every thread (none hangs waiting for another's failed compile)",

@@ -198,13 +198,13 @@ TEST_CASE("ElementwiseKernel: variants are compiled once per kind combination an
     duet::ElementwiseKernel k(dev, "float x, float s", "float y", "y = x * s", "scale_variants");
     const duet::Kernel aa = k.kernel({A, A, A});
     const duet::Kernel as = k.kernel({A, S, A});
-    CHECK(&aa.impl() == &k.kernel({A, A, A}).impl());
-    CHECK(&aa.impl() != &as.impl());
+    CHECK(aa == k.kernel({A, A, A}));
+    CHECK(aa != as);
     const duet::ElementwiseKernel copy = k;
-    CHECK(&copy.kernel({A, S, A}).impl() == &as.impl());
+    CHECK(copy.kernel({A, S, A}) == as);
     // The same definition in another object shares the program through the device's cache.
     duet::ElementwiseKernel again(dev, "float x, float s", "float y", "y = x * s", "scale_variants");
-    CHECK(&again.kernel({A, S, A}).impl() == &as.impl());
+    CHECK(again.kernel({A, S, A}) == as);
     const std::string src = k.source({A, S, A});
     CHECK_CONTAINS(src, "KERNEL void duet_scale_variants(");
     CHECK_CONTAINS(src, "const float s");

@@ -610,7 +610,7 @@ Event run(Queue& q, const Array& out, const Expr& e) {
   return q.launch_args(kernel, Range(vector4 ? std::max<std::uint64_t>(n / 4, n % 4) : n), Range(), args);
 }
 
-bool same_memory(const Array& a, const Array& b) { return &a.buffer().impl() == &b.buffer().impl(); }
+bool same_memory(const Array& a, const Array& b) { return a.buffer().same_allocation(b.buffer()); }
 bool same_view(const Array& a, const Array& b) {
   return same_memory(a, b) && a.buffer().offset() == b.buffer().offset() &&
          a.layout().offset == b.layout().offset && a.shape() == b.shape() && a.strides() == b.strides() &&

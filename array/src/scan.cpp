@@ -172,7 +172,7 @@ Event scan_into(ScanOp op, Queue& q, const Array& in, std::optional<std::int64_t
   const bool same_view = out.buffer().offset() == in.buffer().offset() && out.offset() == in.offset() &&
                          out.shape() == in.shape() && out.strides() == in.strides() &&
                          out.itemsize() == in.itemsize();
-  if (&out.buffer().impl() == &in.buffer().impl() && !same_view)
+  if (out.buffer().same_allocation(in.buffer()) && !same_view)
     throw ArgumentError(
         call +
         ": out shares memory with the input without being the same view (elements would be read "

@@ -120,7 +120,7 @@ std::size_t extent(const char* call, const char* name, std::size_t rows, std::si
 
 template <class T>
 void check_operand_handle(const char* call, const char* name, const BufferView<T>& v, const Queue& q) {
-  v.raw().impl((std::string("operand ") + name + " of " + call).c_str());
+  v.raw().check_live((std::string("operand ") + name + " of " + call).c_str());
   if (v.device() != q.device())
     throw DeviceMismatchError(std::string(call) + ": " + name + " is a buffer of " + v.device().info().id() +
                               " (" + v.device().info().name + "), but the queue is of " +

@@ -39,7 +39,7 @@ RawBuffer::RawBuffer(const Device& device, std::size_t bytes) : device_(device),
   // A zero-length buffer is valid and owns no device memory; transfers of zero bytes are no-ops.
   const std::size_t guard = detail::guard_bytes(info);
   if (guard == 0) {
-    impl_ = device.core()->impl->allocate(bytes == 0 ? 1 : bytes);
+    impl_ = detail::Access::core(device)->impl->allocate(bytes == 0 ? 1 : bytes);
     return;
   }
   if (bytes > info.max_alloc_bytes - 2 * guard) {
@@ -50,7 +50,7 @@ RawBuffer::RawBuffer(const Device& device, std::size_t bytes) : device_(device),
       << info.max_alloc_bytes << " bytes); use smaller buffers, or unset DUET_CHECK";
     throw OutOfMemoryError(s.str(), bytes, info.memory_bytes);
   }
-  impl_ = device.core()->impl->allocate(guard + bytes + guard);
+  impl_ = detail::Access::core(device)->impl->allocate(guard + bytes + guard);
   offset_ = guard;
   guard_ = guard;
   detail::arm_guard_zones(device, *impl_, guard);
@@ -82,14 +82,14 @@ RawBuffer RawBuffer::wrap(const Device& device, std::uintptr_t native, std::size
                           std::size_t byte_offset, std::function<void()> on_release) {
   const DeviceInfo& info = device.info();  // ReleasedError-free: throws for an empty handle
   if (native == 0)
-    throw ArgumentError("cannot wrap a null " + std::string(device.core()->backend->native_buffer_type()) +
+    throw ArgumentError("cannot wrap a null " + std::string(detail::Access::core(device)->backend->native_buffer_type()) +
                         " as a buffer of " + info.id());
   if (byte_offset > static_cast<std::size_t>(-1) - bytes)
     throw BufferSizeError("a wrapped range of " + std::to_string(bytes) + " bytes at byte offset " +
                           std::to_string(byte_offset) + " does not fit in the address space");
   // A zero-length wrap still checks the handle: the driver is asked about one byte.
   std::shared_ptr<backend::BufferImpl> impl =
-      device.core()->impl->wrap(native, byte_offset + (bytes == 0 ? 1 : bytes));
+      detail::Access::core(device)->impl->wrap(native, byte_offset + (bytes == 0 ? 1 : bytes));
   RawBuffer out;
   if (on_release) {
     auto hook = std::make_shared<ReleaseHook>();
@@ -178,6 +178,12 @@ backend::BufferImpl& RawBuffer::impl(const char* what) const {
   return *impl_;
 }
 
+void RawBuffer::check_live(const char* what) const { impl(what); }
+
+bool RawBuffer::same_allocation(const RawBuffer& other) const {
+  return &impl("buffer") == &other.impl("buffer");
+}
+
 const Device& RawBuffer::device() const {
   impl("buffer");
   return device_;
@@ -197,7 +203,7 @@ RawHostBuffer::RawHostBuffer(const Device& device, std::size_t bytes) : device_(
   }
   // Like device buffers, an empty host buffer is valid; it still holds a (1-byte) allocation so
   // that data() is a real address.
-  impl_ = device.core()->impl->allocate_host(bytes == 0 ? 1 : bytes);
+  impl_ = detail::Access::core(device)->impl->allocate_host(bytes == 0 ? 1 : bytes);
   data_ = impl_->data();
 }
 

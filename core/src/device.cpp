@@ -58,7 +58,7 @@ Queue Device::queue(const QueueOptions& options) const {
   state->command_timing = options.command_timing;
   state->queue = std::make_shared<detail::LockedQueue>();
   state->queue->impl = core_->impl->create_queue();
-  return Queue(std::move(state));
+  return detail::Access::make_queue(std::move(state));
 }
 
 namespace {
@@ -74,7 +74,7 @@ std::string joined(const std::vector<std::string>& options) {
 std::shared_ptr<Program::State> build_program(const Device& device, const detail::AssembledSource& full,
                                               const std::string& name,
                                               const std::vector<std::string>& options) {
-  detail::DeviceCore& core = *device.core();
+  detail::DeviceCore& core = *detail::Access::core(device);
   const DeviceInfo& info = device.info();
   std::string key = joined(options) + '\n' + full.text();
 
@@ -234,7 +234,7 @@ Program Device::compile(std::string_view source_view, const Defines& defines,
     state->signatures = std::move(signatures);
     state->view_offsets = std::move(rewritten.offset_params);
   });
-  return Program(std::move(state));
+  return detail::Access::make_program(std::move(state));
 }
 
 Program Device::compile_native(std::string_view source_view, const std::vector<std::string>& options,
@@ -255,7 +255,7 @@ Program Device::compile_native(std::string_view source_view, const std::vector<s
     state->native_names = detail::native_kernel_names(source);
     state->native_signatures = detail::parse_native_signatures(source, core_->backend->native_kernel_markers());
   });
-  return Program(std::move(state));
+  return detail::Access::make_program(std::move(state));
 }
 
 }  // namespace duet

@@ -1,5 +1,6 @@
 // Messages of duet's error classes: built once here so every backend reports failures alike.
 #include "duet/error.hpp"
+#include "duet/version.hpp"
 
 #include <sstream>
 

@@ -132,7 +132,7 @@ void rebuild_names(SourceRegistry& r) {
 Kernel library_kernel(const Device& device, const char* library, const char* file, const char* kernel,
                       const Defines& defines) {
   SourceRegistry& r = source_registry();
-  detail::DeviceCore& core = *device.core();
+  detail::DeviceCore& core = *detail::Access::core(device);
   const bool clashed = r.clashed.load(std::memory_order_acquire);
   if (defines.empty() && !clashed) {
     // The launch fast path: callers pass string literals, so their addresses identify the kernel
@@ -251,7 +251,7 @@ Kernel builtin_kernel(const Device& device, const char* file, const char* kernel
 std::shared_ptr<void> device_slot(const Device& device, std::string_view key,
                                   const std::function<std::shared_ptr<void>()>& make) {
   device.info();  // ReleasedError for an empty handle
-  detail::DeviceCore& core = *device.core();
+  detail::DeviceCore& core = *detail::Access::core(device);
   // Made under the lock, so two threads never both make one; slots are few and made once.
   std::lock_guard<std::mutex> lock(core.slots_mutex);
   auto found = core.slots.find(key);

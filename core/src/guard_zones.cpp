@@ -15,7 +15,7 @@ constexpr unsigned char kFill = 0xCD;
 constexpr std::size_t kMinGuard = 256;
 
 backend::QueueImpl& guard_queue(const Device& device) {
-  DeviceCore& core = *device.core();
+  DeviceCore& core = *detail::Access::core(device);
   std::lock_guard<std::mutex> lock(core.guard_mutex);
   if (!core.guard_queue) core.guard_queue = core.impl->create_queue();
   return *core.guard_queue;
@@ -64,7 +64,7 @@ std::size_t guard_bytes(const DeviceInfo& info) {
 
 void arm_guard_zones(const Device& device, backend::BufferImpl& allocation, std::size_t guard) {
   backend::QueueImpl& q = guard_queue(device);
-  std::lock_guard<std::mutex> lock(device.core()->guard_mutex);
+  std::lock_guard<std::mutex> lock(detail::Access::core(device)->guard_mutex);
   const std::size_t total = allocation.bytes();
   q.fill(allocation, 0, guard, &kFill, 1);
   q.fill(allocation, total - guard, guard, &kFill, 1);
@@ -83,7 +83,7 @@ void check_guard_zones(const Device& device, backend::QueueImpl& queue, LaunchLo
     const RawBuffer& b = *args[i].buffer;
     const std::size_t guard = b.guard_bytes();
     if (guard == 0) continue;
-    backend::BufferImpl& impl = b.impl();
+    backend::BufferImpl& impl = detail::Access::buffer(b);
     bool again = false;
     for (const backend::BufferImpl* s : seen) again = again || s == &impl;
     if (again) continue;

@@ -57,7 +57,7 @@ std::optional<std::chrono::duration<double>> kernel_timeout() {
 }
 
 bool device_abandoned(const Device& device) {
-  return device.core() && device.core()->abandoned.load(std::memory_order_relaxed);
+  return detail::Access::core(device) && detail::Access::core(device)->abandoned.load(std::memory_order_relaxed);
 }
 
 void throw_if_abandoned(const Device& device) {
@@ -70,10 +70,10 @@ void throw_if_abandoned(const Device& device) {
 }
 
 void rethrow_driver_error(const Device& device, const LaunchLog* log, const DriverError& error) {
-  if (!device.core() || !device.core()->backend->is_kernel_fault(error)) throw error;
+  if (!detail::Access::core(device) || !detail::Access::core(device)->backend->is_kernel_fault(error)) throw error;
   std::vector<std::string> names;
   const std::string who = culprits(log, names);
-  const bool usable = device.core()->backend->survives_kernel_fault();
+  const bool usable = detail::Access::core(device)->backend->survives_kernel_fault();
   std::ostringstream m;
   m << who << " faulted on " << device.info().id() << " (" << device.info().name << "): " << error.native_name()
     << ", reported by " << error.call() << ". ";
@@ -101,8 +101,8 @@ void wait_for_event(const Device& device, const LaunchLog* log, backend::EventIm
   auto pause = std::chrono::microseconds(20);
   while (!watching_faults(device, log, [&] { return event.done(); })) {
     if (Clock::now() >= deadline) {
-      device.core()->abandoned = true;
-      device.core()->impl->abandon();
+      detail::Access::core(device)->abandoned = true;
+      detail::Access::core(device)->impl->abandon();
       std::vector<std::string> names;
       const std::string who = culprits(log, names);
       std::ostringstream m;

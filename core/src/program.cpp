@@ -89,7 +89,12 @@ const std::optional<KernelSignature>& Kernel::signature() const { return kernel_
 const Device& Kernel::device() const { return kernel_state(state_).device; }
 backend::KernelImpl& Kernel::impl() const { return *kernel_state(state_).impl; }
 
-const std::vector<std::size_t>& detail::view_offset_params(const Kernel& kernel) {
+bool Kernel::operator==(const Kernel& o) const noexcept {
+  if (!state_ || !o.state_) return state_ == o.state_;
+  return state_->impl == o.state_->impl;
+}
+
+const std::vector<std::size_t>& detail::Access::view_offset_params(const Kernel& kernel) {
   return kernel_state(kernel.state_).view_offset_params;
 }
 

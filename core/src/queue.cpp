@@ -57,7 +57,7 @@ void check_range(const RawBuffer& b, std::size_t offset, std::size_t bytes, cons
 void check_args(const Kernel& kernel, Span<const KernelArg> args) {
   const auto& sig = kernel.signature();
   if (!sig) {
-    int count = kernel.impl().arg_count();
+    int count = detail::Access::kernel(kernel).arg_count();
     if (count >= 0 && static_cast<std::size_t>(count) != args.size())
       throw ArgumentError("kernel '" + kernel.name() + "' takes " + std::to_string(count) +
                           " arguments but the launch passes " + std::to_string(args.size()));
@@ -168,7 +168,7 @@ Range checked_local_size(const Kernel& kernel, const Range& global, const Range&
 
 [[noreturn]] void misaligned_view(const Kernel& kernel, std::size_t i, std::size_t offset,
                                   const Device& device, const DeviceInfo& info) {
-  const std::string rule = device.core()->backend->view_alignment_rule();
+  const std::string rule = detail::Access::core(device)->backend->view_alignment_rule();
   std::ostringstream m;
   m << "argument " << (i + 1) << " of kernel '" << kernel.name() << "' is a view starting " << offset
     << " bytes into its buffer, but " << info.id() << " (" << info.name
@@ -188,13 +188,13 @@ Range checked_local_size(const Kernel& kernel, const Range& global, const Range&
 void translate_args(const Kernel& kernel, Span<const KernelArg> args, const Device& device,
                     const DeviceInfo& info, std::vector<backend::LaunchArg>& out,
                     std::vector<std::uint64_t>& offsets) {
-  const std::vector<std::size_t>& offset_params = detail::view_offset_params(kernel);
+  const std::vector<std::size_t>& offset_params = detail::Access::view_offset_params(kernel);
   out.assign(args.size(), backend::LaunchArg{});
   offsets.clear();
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i].kind == KernelArg::Kind::buffer) {
       const RawBuffer& b = *args[i].buffer;
-      out[i].buffer = &b.impl("buffer passed as a kernel argument");
+      out[i].buffer = &detail::Access::buffer(b, "buffer passed as a kernel argument");
       if (device != b.device())
         device_mismatch(device, b.device(), "buffer argument " + std::to_string(i + 1));
       out[i].offset = b.offset();
@@ -309,7 +309,7 @@ class EnqueueScope {
       s_.last->log = s_.queue->log;
       s_.last->origin = s_.queue;
     }
-    return Event(s_.last);
+    return detail::Access::make_event(s_.last);
   }
 
   Queue::State& s_;
@@ -347,7 +347,7 @@ Event Queue::launch_args(const Kernel& kernel, const Range& global, const Range&
   return scope.enqueue(
       [&](backend::QueueImpl& q) {
         if (empty) return;
-        q.launch(kernel.impl(), shape, backend_args);
+        q.launch(detail::Access::kernel(kernel), shape, backend_args);
         scope.launch_log().launched(kernel.name());
       },
       [&](backend::QueueImpl& q) {
@@ -359,7 +359,7 @@ Event Queue::launch_args(const Kernel& kernel, const Range& global, const Range&
 Event Queue::write_bytes(RawBuffer& dst, std::size_t offset, const void* src, std::size_t bytes,
                          const char* what) {
   EnqueueScope scope(state());
-  auto& impl = dst.impl("destination buffer");
+  auto& impl = detail::Access::buffer(dst, "destination buffer");
   check_same_device(scope.device(), dst.device(), "the destination buffer");
   check_range(dst, offset, bytes, what);
   if (bytes && src == nullptr) throw ArgumentError(std::string(what) + ": the host memory is null");
@@ -371,7 +371,7 @@ Event Queue::write_bytes(RawBuffer& dst, std::size_t offset, const void* src, st
 Event Queue::read_bytes(const RawBuffer& src, std::size_t offset, void* dst, std::size_t bytes,
                         const char* what) {
   EnqueueScope scope(state());
-  auto& impl = src.impl("source buffer");
+  auto& impl = detail::Access::buffer(src, "source buffer");
   check_same_device(scope.device(), src.device(), "the source buffer");
   check_range(src, offset, bytes, what);
   if (bytes && dst == nullptr) throw ArgumentError(std::string(what) + ": the host memory is null");
@@ -383,8 +383,8 @@ Event Queue::read_bytes(const RawBuffer& src, std::size_t offset, void* dst, std
 Event Queue::copy_bytes(const RawBuffer& src, std::size_t src_offset, RawBuffer& dst,
                         std::size_t dst_offset, std::size_t bytes) {
   EnqueueScope scope(state());
-  auto& src_impl = src.impl("source buffer");
-  auto& dst_impl = dst.impl("destination buffer");
+  auto& src_impl = detail::Access::buffer(src, "source buffer");
+  auto& dst_impl = detail::Access::buffer(dst, "destination buffer");
   check_same_device(scope.device(), src.device(), "the source buffer");
   check_same_device(scope.device(), dst.device(), "the destination buffer");
   check_range(src, src_offset, bytes, "copy source");
@@ -401,7 +401,7 @@ Event Queue::copy_bytes(const RawBuffer& src, std::size_t src_offset, RawBuffer&
 Event Queue::fill_bytes(RawBuffer& dst, std::size_t offset, std::size_t bytes, const void* pattern,
                         std::size_t pattern_size) {
   EnqueueScope scope(state());
-  auto& impl = dst.impl("buffer to fill");
+  auto& impl = detail::Access::buffer(dst, "buffer to fill");
   check_same_device(scope.device(), dst.device(), "the buffer to fill");
   if (pattern_size == 0 || pattern_size > 128 || (pattern_size & (pattern_size - 1)))
     throw ArgumentError("fill needs an element of 1, 2, 4, ... or 128 bytes, not " +
@@ -423,7 +423,7 @@ Event Queue::record() {
   e->point = true;
   e->impl = detail::watching_faults(scope.device(), e->log.get(), [&] { return scope.settled_queue().record(); });
   e->sequence = ++scope.locked_queue()->recorded;
-  return Event(std::move(e));
+  return detail::Access::make_event(std::move(e));
 }
 
 void Queue::wait(const Event& event) {
@@ -432,7 +432,7 @@ void Queue::wait(const Event& event) {
   // Recorded before this queue's lock is taken: a pending event takes its own queue's lock to be
   // recorded, and two threads making two queues wait for each other's events would otherwise each
   // hold one lock and wait for the other. The event is recorded where it belongs either way.
-  backend::EventImpl& impl = event.impl();
+  backend::EventImpl& impl = detail::Access::event(event);
   EnqueueScope scope(s);
   detail::watching_faults(s.device, s.queue->log.get(), [&] { scope.settled_queue().wait_for(impl); });
 }
@@ -446,7 +446,7 @@ void Queue::finish() {
   detail::LaunchLog& log = *s.queue->log;
   const std::uint64_t mark = log.mark();
   const std::uint64_t recorded = s.queue->recorded.load();
-  if (detail::kernel_timeout()) detail::wait_for_event(s.device, &log, record().impl());
+  if (detail::kernel_timeout()) detail::wait_for_event(s.device, &log, detail::Access::event(record()));
   detail::watching_faults(s.device, &log, [&] { s.queue->impl->finish(); });
   log.completed(mark);
   s.queue->completed_up_to(recorded);
@@ -461,7 +461,7 @@ std::uintptr_t Queue::native_handle() const {
 
 RawMapping Queue::map_bytes(const RawBuffer& buffer, MapAccess access) {
   EnqueueScope scope(state());
-  auto& impl = buffer.impl("buffer to map");
+  auto& impl = detail::Access::buffer(buffer, "buffer to map");
   check_same_device(scope.device(), buffer.device(), "the buffer to map");
   RawMapping m;
   scope.enqueue([&](backend::QueueImpl& q) {
@@ -488,7 +488,7 @@ Event Queue::unmap_bytes(RawMapping& m) {
   m.queue_.release();
   return scope.enqueue([&](backend::QueueImpl& q) {
     if (buffer.bytes())
-      q.unmap(buffer.impl("mapped buffer"), data, buffer.offset(), buffer.bytes(), m.access_);
+      q.unmap(detail::Access::buffer(buffer, "mapped buffer"), data, buffer.offset(), buffer.bytes(), m.access_);
   });
 }
 
@@ -537,8 +537,8 @@ Event RawMapping::unmap() {
 }
 
 Event copy_between(Queue& from_queue, const RawBuffer& src, Queue& to_queue, RawBuffer& dst) {
-  src.impl("source buffer");
-  dst.impl("destination buffer");
+  src.check_live("source buffer");
+  dst.check_live("destination buffer");
   const Device& from = from_queue.device();
   const Device& to = to_queue.device();
   check_same_device(from, src.device(), "the source buffer (of duet::copy's from_queue)");

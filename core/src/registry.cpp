@@ -151,7 +151,7 @@ Device select(const std::string& backend_in, const std::string& device_in) {
                                 return r;
                               }() +
                               "install an OpenCL driver such as pocl-opencl-icd, or an NVIDIA driver)");
-  if (device.empty()) return Device(list.front());
+  if (device.empty()) return detail::Access::make_device(list.front());
 
   if (is_index(device)) {
     // Digits only, but perhaps more than an unsigned long holds: such an index names no device.
@@ -162,9 +162,9 @@ Device select(const std::string& backend_in, const std::string& device_in) {
     }
     if (backend != "auto") {
       for (auto& c : list)
-        if (static_cast<std::size_t>(c->impl->info().index) == index) return Device(c);
+        if (static_cast<std::size_t>(c->impl->info().index) == index) return detail::Access::make_device(c);
     } else if (index < list.size()) {
-      return Device(list[index]);
+      return detail::Access::make_device(list[index]);
     }
     throw DeviceNotFoundError("device index " + device + " is out of range for backend '" + backend +
                               "' (" + std::to_string(list.size()) + " device(s)); " +
@@ -172,7 +172,7 @@ Device select(const std::string& backend_in, const std::string& device_in) {
   }
   const std::string needle = lower(device);
   for (auto& c : list)
-    if (named(c->impl->info(), needle)) return Device(c);
+    if (named(c->impl->info(), needle)) return detail::Access::make_device(c);
   throw DeviceNotFoundError("no device on backend '" + backend + "' matches '" + device + "'; " +
                             available_devices_text());
 }
@@ -223,7 +223,7 @@ std::vector<Device> Device::open_all() {
   std::vector<Device> out;
   for (auto& c : candidates(chosen.backend)) {
     const DeviceInfo& i = c->impl->info();
-    if (i.kind == chosen.kind && (needle.empty() || named(i, needle))) out.emplace_back(c);
+    if (i.kind == chosen.kind && (needle.empty() || named(i, needle))) out.push_back(detail::Access::make_device(c));
   }
   return out;
 }

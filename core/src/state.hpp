@@ -14,6 +14,7 @@
 #include <vector>
 #include <unordered_map>
 
+#include "access.hpp"
 #include "backend.hpp"
 #include "kernel_faults.hpp"
 #include "duet/program.hpp"

@@ -5,9 +5,9 @@
 #include <nanobind/stl/vector.h>
 
 #include <cctype>
-#include <map>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 
 #include "bindings.hpp"
 
@@ -17,19 +17,19 @@ const Device& default_device() {
   static std::mutex mutex;
   static Device device;
   std::lock_guard<std::mutex> lock(mutex);
-  if (!device.core()) device = Device::open();
+  if (!device.valid()) device = Device::open();
   return device;
 }
 
 Queue& default_queue(const Device& device) {
-  // Keyed by the shared device state, which duet keeps for the life of the process anyway. The
-  // queues are leaked on purpose: destroying them at exit, after the drivers may have unloaded,
-  // would be a crash waiting to happen.
+  // Keyed by the device (each queue keeps its device open anyway). The queues are leaked on
+  // purpose: destroying them at exit, after the drivers may have unloaded, would be a crash
+  // waiting to happen.
   static std::mutex mutex;
-  static auto* queues = new std::map<const void*, Queue>();
+  static auto* queues = new std::unordered_map<Device, Queue>();
   std::lock_guard<std::mutex> lock(mutex);
-  auto found = queues->find(device.core().get());
-  if (found == queues->end()) found = queues->emplace(device.core().get(), device.queue()).first;
+  auto found = queues->find(device);
+  if (found == queues->end()) found = queues->emplace(device, device.queue()).first;
   return found->second;
 }
 
@@ -155,7 +155,7 @@ void bind_device(nb::module_& m) {
       .def("__eq__", [](const Device& a, nb::handle b) {
             return nb::isinstance<Device>(b) && a == nb::cast<const Device&>(b);
           })
-      .def("__hash__", [](const Device& d) { return reinterpret_cast<std::uintptr_t>(d.core().get()); })
+      .def("__hash__", [](const Device& d) { return std::hash<Device>()(d); })
       .def("__repr__", &device_repr);
 }
 

@@ -89,7 +89,7 @@ void check_grid(const char* call, const Buffer<float>& u, const Buffer<float>& v
   extension::as_int(call, "ny", ny);
   extension::require_elements(call, "u", u, nx * ny);
   extension::require_elements(call, "v", v, nx * ny);
-  if (&u.raw().impl() == &v.raw().impl())
+  if (u.raw().same_allocation(v.raw()))
     throw ArgumentError(std::string(call) + ": u and v must be different buffers");
 }
 
@@ -178,7 +178,7 @@ void heat_pass(Queue& q, const Buffer<float>& u, Buffer<float>& v, const HeatWin
   const std::size_t cells = (w.y0 + w.ny) * w.pitch;
   extension::require_elements(call, "u", u, cells);
   extension::require_elements(call, "v", v, cells);
-  if (&u.raw().impl() == &v.raw().impl()) throw ArgumentError(std::string(call) + ": u and v must be different buffers");
+  if (u.raw().same_allocation(v.raw())) throw ArgumentError(std::string(call) + ": u and v must be different buffers");
   if (steps == 0 || w.store_nx == 0 || w.store_ny == 0) return;
   const HeatParams p = block_params_for(q.device().info());
   if (!block_fits(p, q.device().info()))

@@ -24,6 +24,7 @@
 
 #include "duet/device.hpp"
 #include "duet/error.hpp"
+#include "duet/export.hpp"
 #include "duet/scalar_type.hpp"
 
 namespace duet {
@@ -31,10 +32,13 @@ namespace duet {
 namespace backend {
 class BufferImpl;
 }
+namespace detail {
+struct Access;
+}
 
 // The untyped part shared by every Buffer<T> and BufferView<T>: a byte range [offset(), offset() +
 // bytes()) of one device allocation.
-class RawBuffer {
+class DUET_API RawBuffer {
  public:
   RawBuffer() = default;
   // Allocates `bytes` on `device`; OutOfMemoryError when the device cannot provide them.
@@ -100,11 +104,19 @@ class RawBuffer {
   // widened.offset(), as an argument of their own (see duet/extension.hpp, kernel_range).
   RawBuffer aligned_back(std::size_t alignment) const;
 
-  // Throws ReleasedError naming `what` when released; returns the backend object otherwise.
-  backend::BufferImpl& impl(const char* what = "buffer") const;
+  // Throws ReleasedError naming `what` ("the <what> was released or moved from") when this handle
+  // holds no memory: empty, released or moved from. The check every call taking a buffer makes
+  // first, so a released buffer is never reported as another problem.
+  void check_live(const char* what = "buffer") const;
+  // Whether this range and `other` lie in one device allocation (a buffer and its views, or views
+  // of one buffer), overlapping or not. ReleasedError when either handle holds no memory.
+  bool same_allocation(const RawBuffer& other) const;
   const Device& device() const;
 
  private:
+  friend struct detail::Access;
+  backend::BufferImpl& impl(const char* what) const;
+
   std::shared_ptr<backend::BufferImpl> impl_;
   Device device_;
   std::size_t bytes_ = 0;
@@ -252,7 +264,7 @@ class BufferView {
 
 template <class T>
 BufferView<T> Buffer<T>::view(std::size_t offset, std::size_t count) const {
-  raw_.impl("buffer to view");
+  raw_.check_live("buffer to view");
   BufferView<T>::check(offset, count, count_, "a view");
   return BufferView<T>(raw_.view(offset * sizeof(T), count * sizeof(T)), count, offset);
 }

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <string>
 
+#include "duet/export.hpp"
+
 namespace duet {
 
 struct CacheInfo {
@@ -20,7 +22,7 @@ struct CacheInfo {
   std::uint64_t bytes = 0;
 };
 
-CacheInfo cache_info();
+DUET_API CacheInfo cache_info();
 
 // What this process's compiles did: loaded from disk, compiled (not on disk or rejected), entries
 // the driver rejected or that were damaged or foreign, entries written.
@@ -30,9 +32,9 @@ struct CacheStats {
   std::size_t rejected = 0;
   std::size_t stored = 0;
 };
-CacheStats cache_stats();
+DUET_API CacheStats cache_stats();
 // Removes every entry, and the temporary files of writers that died before renaming theirs into
 // place; returns how many entries were removed.
-std::size_t clear_cache();
+DUET_API std::size_t clear_cache();
 
 }  // namespace duet

@@ -10,22 +10,26 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "duet/export.hpp"
+
 namespace duet {
 
 namespace detail {
 struct DeviceCore;
+struct Access;
 }
 class Queue;
 class Program;
 
 enum class DeviceKind { gpu, cpu, other };
-const char* to_string(DeviceKind kind);
+DUET_API const char* to_string(DeviceKind kind);
 
 struct DeviceInfo {
   std::string backend;        // "cuda" or "opencl"
@@ -65,12 +69,12 @@ struct BackendStatus {
   std::size_t device_count = 0;
 };
 
-std::vector<BackendStatus> backends();
+DUET_API std::vector<BackendStatus> backends();
 // The names of the backends duet knows ("cuda", "opencl"), built into this library or not, in order
 // of preference; unlike backends(), loads no driver.
-std::vector<std::string> backend_names();
+DUET_API std::vector<std::string> backend_names();
 // Every device of every backend that loaded, CUDA first, then OpenCL (platform order).
-std::vector<DeviceInfo> devices();
+DUET_API std::vector<DeviceInfo> devices();
 
 // How a queue is made (Device::queue).
 struct QueueOptions {
@@ -85,7 +89,7 @@ struct QueueOptions {
 // Compile-time values for a kernel, emitted as #define NAME VALUE before the source.
 using Defines = std::vector<std::pair<std::string, std::string>>;
 
-class Device {
+class DUET_API Device {
  public:
   // Honours DUET_BACKEND=cuda|opencl|auto (default auto) and DUET_DEVICE (index or name substring).
   // Without a device, the best one is taken: CUDA GPUs, then OpenCL GPUs, then CPUs. An index counts
@@ -125,15 +129,26 @@ class Device {
   // keeps its reference: retain it (clRetainContext) to keep it longer, never release duet's.
   std::uintptr_t native_context() const;
 
+  // Whether this handle names a device: false for Device(), true for what open() returns and
+  // copies of it.
+  bool valid() const noexcept { return core_ != nullptr; }
+  // Handles of one opened device (copies, or open() asked twice for one device) compare equal and
+  // hash alike (std::hash<Device>), so a Device can key a map.
   bool operator==(const Device& o) const noexcept { return core_ == o.core_; }
   bool operator!=(const Device& o) const noexcept { return core_ != o.core_; }
 
-  // Internal: the shared device state.
-  const std::shared_ptr<detail::DeviceCore>& core() const noexcept { return core_; }
-  explicit Device(std::shared_ptr<detail::DeviceCore> core) : core_(std::move(core)) {}
-
  private:
+  friend struct detail::Access;
+  friend struct std::hash<Device>;
+  explicit Device(std::shared_ptr<detail::DeviceCore> core) : core_(std::move(core)) {}
   std::shared_ptr<detail::DeviceCore> core_;
 };
 
 }  // namespace duet
+
+template <>
+struct std::hash<duet::Device> {
+  std::size_t operator()(const duet::Device& device) const noexcept {
+    return std::hash<const void*>()(device.core_.get());
+  }
+};

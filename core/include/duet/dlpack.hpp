@@ -190,7 +190,7 @@ std::size_t dlpack_import_count(const DeviceInfo& info, const DLTensor& t) {
 // buffer's offset into its cl_mem on OpenCL.
 template <class T>
 DLManagedTensor* to_dlpack(Buffer<T>&& buffer, std::vector<std::int64_t> shape = {}) {
-  buffer.raw().impl("buffer to export");  // ReleasedError first
+  buffer.raw().check_live("buffer to export");  // ReleasedError first
   const DLDevice device = detail::dlpack_device_of(buffer.device());
   if (shape.empty()) shape.push_back(static_cast<std::int64_t>(buffer.size()));
   // The extents' product, held at SIZE_MAX once it passes it: a product that wrapped around to a

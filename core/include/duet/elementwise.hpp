@@ -55,6 +55,7 @@
 
 #include "duet/buffer.hpp"
 #include "duet/device.hpp"
+#include "duet/export.hpp"
 #include "duet/program.hpp"
 #include "duet/queue.hpp"
 #include "duet/scalar_type.hpp"
@@ -71,7 +72,7 @@ struct GeneratedParam {
   std::string name;
 };
 
-class ElementwiseKernel {
+class DUET_API ElementwiseKernel {
  public:
   ElementwiseKernel() = default;
   // Parses and checks the lists, the body and the name (ArgumentError); compiles nothing yet.

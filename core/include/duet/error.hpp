@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "duet/export.hpp"
+
 namespace duet {
 
 enum class ErrorKind {
@@ -26,9 +28,9 @@ enum class ErrorKind {
   kernel_fault,         // a kernel faulted, wrote past a buffer (DUET_CHECK) or never ended
 };
 
-const char* to_string(ErrorKind kind);
+DUET_API const char* to_string(ErrorKind kind);
 
-class Error : public std::runtime_error {
+class DUET_API Error : public std::runtime_error {
  public:
   Error(ErrorKind kind, const std::string& message);
   ErrorKind kind() const noexcept { return kind_; }
@@ -37,38 +39,38 @@ class Error : public std::runtime_error {
   ErrorKind kind_;
 };
 
-struct ConfigError : Error {
+struct DUET_API ConfigError : Error {
   explicit ConfigError(const std::string& m) : Error(ErrorKind::config, m) {}
 };
-struct BackendUnavailableError : Error {
+struct DUET_API BackendUnavailableError : Error {
   explicit BackendUnavailableError(const std::string& m) : Error(ErrorKind::backend_unavailable, m) {}
 };
-struct DeviceNotFoundError : Error {
+struct DUET_API DeviceNotFoundError : Error {
   explicit DeviceNotFoundError(const std::string& m) : Error(ErrorKind::device_not_found, m) {}
 };
-struct KernelNotFoundError : Error {
+struct DUET_API KernelNotFoundError : Error {
   explicit KernelNotFoundError(const std::string& m) : Error(ErrorKind::kernel_not_found, m) {}
 };
-struct ArgumentError : Error {
+struct DUET_API ArgumentError : Error {
   explicit ArgumentError(const std::string& m) : Error(ErrorKind::argument, m) {}
 };
 // Event::duration_ms of an event that has no duration: one of Queue::record() (a point, not an
 // operation), or of a queue made without QueueOptions::command_timing. An ArgumentError, so its
 // kind is ErrorKind::argument.
-struct TimingUnavailableError : ArgumentError {
+struct DUET_API TimingUnavailableError : ArgumentError {
   explicit TimingUnavailableError(const std::string& m) : ArgumentError(m) {}
 };
-struct BufferSizeError : Error {
+struct DUET_API BufferSizeError : Error {
   explicit BufferSizeError(const std::string& m) : Error(ErrorKind::buffer_size, m) {}
 };
-struct DeviceMismatchError : Error {
+struct DUET_API DeviceMismatchError : Error {
   explicit DeviceMismatchError(const std::string& m) : Error(ErrorKind::device_mismatch, m) {}
 };
-struct ReleasedError : Error {
+struct DUET_API ReleasedError : Error {
   explicit ReleasedError(const std::string& m) : Error(ErrorKind::released, m) {}
 };
 
-class OutOfMemoryError : public Error {
+class DUET_API OutOfMemoryError : public Error {
  public:
   OutOfMemoryError(const std::string& m, std::uint64_t requested, std::uint64_t device_memory)
       : Error(ErrorKind::out_of_memory, m), requested_(requested), device_memory_(device_memory) {}
@@ -81,7 +83,7 @@ class OutOfMemoryError : public Error {
 };
 
 // A driver call failed. native_name is e.g. "CUDA_ERROR_LAUNCH_FAILED" or "CL_OUT_OF_RESOURCES".
-class DriverError : public Error {
+class DUET_API DriverError : public Error {
  public:
   DriverError(const std::string& backend, const std::string& call, long native_code,
               const std::string& native_name, const std::string& detail = {});
@@ -100,7 +102,7 @@ class DriverError : public Error {
 // compiler's whole log, once, so printing what() alone shows everything; log() is that same log on
 // its own, for programs that show it apart. line() is the first line of the user's own source (not
 // the prelude) that the log points at, or 0 when it names none.
-class CompileError : public Error {
+class DUET_API CompileError : public Error {
  public:
   CompileError(const std::string& backend, const std::string& source_name, const std::string& log,
                std::vector<std::string> options, int line);
@@ -128,7 +130,7 @@ class CompileError : public Error {
 //                  holds rather than hang when freeing it, and the process can report and exit.
 // kernels() names the kernel at fault when duet knows it (DUET_CHECK=1, or one launch since the
 // queue last finished); otherwise the kernels launched since then, oldest first.
-class KernelFaultError : public Error {
+class DUET_API KernelFaultError : public Error {
  public:
   enum class Fault { device_fault, out_of_bounds, timeout };
   KernelFaultError(Fault fault, const std::string& message, std::vector<std::string> kernels,

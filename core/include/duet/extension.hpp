@@ -30,6 +30,7 @@
 #include "duet/buffer.hpp"
 #include "duet/device.hpp"
 #include "duet/error.hpp"
+#include "duet/export.hpp"
 #include "duet/program.hpp"
 #include "duet/queue.hpp"
 
@@ -44,7 +45,7 @@ struct KernelSource {
 // for duet's modules ("duet.blas"), the target's name (or duet_embed_kernels' NAMESPACE) for users'.
 // A source's qualified name is "<namespace>/<stem>": "duet/vector_add", "duet.blas/gemm". A
 // literal type, so the generated `embedded_kernels` is a constant that needs no initialisation.
-class KernelLibrary {
+class DUET_API KernelLibrary {
  public:
   constexpr explicit KernelLibrary(const char* name) noexcept : name_(name) {}
   constexpr const char* name() const noexcept { return name_; }
@@ -75,7 +76,7 @@ class KernelLibrary {
 // ConfigError naming both targets and the files that hold them, until one of the two is unloaded.
 // Neither source is ever used in the other's place. The same text registered twice (one static
 // library linked into two shared ones) is the same source, not a clash.
-class KernelSourceRegistration {
+class DUET_API KernelSourceRegistration {
  public:
   KernelSourceRegistration(KernelLibrary library, const char* target, const KernelSource* sources,
                            std::size_t count) noexcept;
@@ -93,17 +94,17 @@ class KernelSourceRegistration {
 // ArgumentError naming the qualified names to use instead.
 
 // The registered source called `name` (resolved as above), or nullptr.
-const char* kernel_source(std::string_view name);
+DUET_API const char* kernel_source(std::string_view name);
 
 // Kernel `kernel` of the registered source `file` (resolved as above): KernelLibrary::kernel of the
 // library it resolves to. A library's own code uses its `embedded_kernels` instead, which never
 // resolves to another library's file.
-Kernel builtin_kernel(const Device& device, const char* file, const char* kernel, const Defines& defines = {});
+DUET_API Kernel builtin_kernel(const Device& device, const char* file, const char* kernel, const Defines& defines = {});
 
 // The object kept under `key` for `device`, made by `make` on first use (one call per device and
 // key, even when threads race). Keys are the module's own ("duet.blas.matmul").
-std::shared_ptr<void> device_slot(const Device& device, std::string_view key,
-                                  const std::function<std::shared_ptr<void>()>& make);
+DUET_API std::shared_ptr<void> device_slot(const Device& device, std::string_view key,
+                                           const std::function<std::shared_ptr<void>()>& make);
 
 template <class T, class Make>
 std::shared_ptr<T> device_state(const Device& device, std::string_view key, Make make) {
@@ -114,8 +115,8 @@ std::shared_ptr<T> device_state(const Device& device, std::string_view key, Make
 // freed with the queue's last copy: what a module keeps per queue, such as scratch memory that its
 // calls on one queue share because they run in order. Kept per device instead, anything holding
 // the queue or a buffer would keep the device's state alive from within, for good.
-std::shared_ptr<void> queue_slot(const Queue& queue, std::string_view key,
-                                 const std::function<std::shared_ptr<void>()>& make);
+DUET_API std::shared_ptr<void> queue_slot(const Queue& queue, std::string_view key,
+                                          const std::function<std::shared_ptr<void>()>& make);
 
 template <class T, class Make>
 std::shared_ptr<T> queue_state(const Queue& queue, std::string_view key, Make make) {
@@ -127,7 +128,7 @@ std::shared_ptr<T> queue_state(const Queue& queue, std::string_view key, Make ma
 // order, so a released buffer is never reported as a size problem.
 template <class Buffer>
 void require_elements(const char* call, const char* what, const Buffer& buffer, std::size_t want) {
-  buffer.raw().impl(what);
+  buffer.raw().check_live(what);
   if (buffer.size() < want) {
     std::ostringstream s;
     s << call << ": " << what << " holds " << buffer.size() << " elements but the call needs " << want;
@@ -137,7 +138,7 @@ void require_elements(const char* call, const char* what, const Buffer& buffer, 
 
 // `value` as an int, for kernels that index with int; ArgumentError naming `call` and `what` when it
 // does not fit.
-int as_int(const char* call, const char* what, std::size_t value);
+DUET_API int as_int(const char* call, const char* what, std::size_t value);
 
 // A buffer or view as a kernel takes it at any element offset, on every backend: `arg` is a view
 // of the same memory that starts where the device accepts a view argument (a multiple of

@@ -22,6 +22,7 @@
 #include <string>
 
 #include "duet/device.hpp"
+#include "duet/export.hpp"
 #include "duet/extension.hpp"
 #include "duet/program.hpp"
 
@@ -42,11 +43,11 @@ enum class Layout { grid_stride, blocked, vector4 };
 
 // The loop a device of `kind` takes: grid_stride on GPUs, blocked on CPUs (what DUET_ELEMENTWISE_LAYOUT
 // does not change: generate_source and ReductionKernel follow the device alone).
-Layout layout_for(DeviceKind kind);
+DUET_API Layout layout_for(DeviceKind kind);
 
 // The layout DUET_ELEMENTWISE_LAYOUT=grid_stride|blocked|vector4 forces, if any; ArgumentError for a
 // name that is no layout. The only place that reads the variable.
-std::optional<Layout> forced_layout();
+DUET_API std::optional<Layout> forced_layout();
 
 // The forms generated elementwise kernels take on a device of `kind`, DUET_ELEMENTWISE_LAYOUT
 // applied (ArgumentError as forced_layout).
@@ -62,7 +63,7 @@ struct Forms {
   // to run the GPUs' forms there.
   bool gpu_rows = true;
 };
-Forms forms_for(DeviceKind kind);
+DUET_API Forms forms_for(DeviceKind kind);
 
 // A table of values made once per key, even when threads race for a new key: the first makes it
 // while the others wait for that key alone (the table stays open for other keys). A `make` that

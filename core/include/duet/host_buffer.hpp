@@ -23,6 +23,7 @@
 
 #include "duet/device.hpp"
 #include "duet/error.hpp"
+#include "duet/export.hpp"
 #include "duet/span.hpp"
 
 namespace duet {
@@ -32,7 +33,7 @@ class HostMemoryImpl;
 }
 
 // The untyped part of HostBuffer<T>.
-class RawHostBuffer {
+class DUET_API RawHostBuffer {
  public:
   RawHostBuffer() = default;
   // Allocates `bytes` of pinned host memory for `device`; OutOfMemoryError when the system refuses.

@@ -9,15 +9,16 @@
 #include <string>
 
 #include "duet/buffer.hpp"
+#include "duet/export.hpp"
 #include "duet/queue.hpp"
 
 namespace duet {
 
 // c[i] = a[i] + b[i] for i < c.size(); a and b must hold at least c.size() elements.
-void vector_add(Queue& q, const Buffer<float>& a, const Buffer<float>& b, Buffer<float>& c);
+DUET_API void vector_add(Queue& q, const Buffer<float>& a, const Buffer<float>& b, Buffer<float>& c);
 
 // c[i] = a[i] * b[i] for i < c.size().
-void multiply(Queue& q, const Buffer<float>& a, const Buffer<float>& b, Buffer<float>& c);
+DUET_API void multiply(Queue& q, const Buffer<float>& a, const Buffer<float>& b, Buffer<float>& c);
 
 // The dialect source of a built-in kernel ("vector_add", "multiply", and those of the modules linked:
 // "heat" with duet::stencil, "matmul" with duet::blas), as embedded: every source registered by
@@ -26,12 +27,12 @@ void multiply(Queue& q, const Buffer<float>& a, const Buffer<float>& b, Buffer<f
 // source where duet has one, else the one library's that embeds it (the rule is
 // duet/extension.hpp's). nullptr for a name nobody registered; ArgumentError for a stem that two
 // users' libraries embed (qualify it); ConfigError while two libraries' registrations clash.
-const char* builtin_kernel_source(const char* name);
+DUET_API const char* builtin_kernel_source(const char* name);
 // The names of those sources, each source once by the shortest name that builtin_kernel_source()
 // resolves to it: its stem, or "<namespace>/<stem>" where the stem means another library's source
 // (or is ambiguous). Null-terminated, valid until libraries register or drop sources. ConfigError
 // while registrations clash.
-const char* const* builtin_kernel_names();
+DUET_API const char* const* builtin_kernel_names();
 
 // The former names of the two above, kept for one release.
 [[deprecated("use duet::builtin_kernel_source")]] inline const char* shared_kernel_source(const char* name) {
@@ -44,14 +45,14 @@ const char* const* builtin_kernel_names();
 // The dialect's prelude (core/kernels/prelude.h, installed as duet/dialect/prelude.h): the macros
 // every dialect source is compiled with, prepended by duet, with their documentation. Read it to see
 // what a macro expands to on each backend.
-const char* dialect_prelude();
+DUET_API const char* dialect_prelude();
 
 // Compile complete dialect source for `target` without a device, with a backend that can: "cuda"
 // compiles for an architecture ("sm_90") with NVRTC, without a GPU. Returns the size of the compiled
 // code; throws CompileError on failure, BackendUnavailableError when the backend was left out of this
 // build, cannot load its compiler or compiles only for open devices (OpenCL), ConfigError for an
 // unknown backend.
-std::size_t compile_offline(const std::string& backend, const std::string& source, const Defines& defines,
+DUET_API std::size_t compile_offline(const std::string& backend, const std::string& source, const Defines& defines,
                             const std::string& target, const std::string& name = "kernel.duet");
 
 // compile_offline("cuda", ...): the cubin's size.

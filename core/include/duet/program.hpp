@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "duet/device.hpp"
+#include "duet/export.hpp"
 #include "duet/scalar_type.hpp"
 
 namespace duet {
@@ -21,7 +22,7 @@ class KernelImpl;
 
 class Kernel;
 namespace detail {
-const std::vector<std::size_t>& view_offset_params(const Kernel& kernel);
+struct Access;
 }  // namespace detail
 
 // A kernel parameter as the dialect source declares it.
@@ -43,7 +44,7 @@ struct KernelSignature {
   bool requires_group_size() const noexcept { return required_group_size[0] != 0; }
 };
 
-class Kernel {
+class DUET_API Kernel {
  public:
   Kernel() = default;
   const std::string& name() const;
@@ -53,18 +54,23 @@ class Kernel {
   // argument count (and on CUDA each argument's size) is checked.
   const std::optional<KernelSignature>& signature() const;
   const Device& device() const;
-  backend::KernelImpl& impl() const;
+  // Whether two handles launch the same compiled kernel: copies, and kernels found again in a
+  // program compiled once and shared (Device::compile of the same source and defines), compare
+  // equal. Two empty handles are equal.
+  bool operator==(const Kernel& o) const noexcept;
+  bool operator!=(const Kernel& o) const noexcept { return !(*this == o); }
 
   struct State;
-  explicit Kernel(std::shared_ptr<const State> s) : state_(std::move(s)) {}
 
  private:
-  friend const std::vector<std::size_t>& detail::view_offset_params(const Kernel& kernel);
+  friend struct detail::Access;
   friend class Program;
+  explicit Kernel(std::shared_ptr<const State> s) : state_(std::move(s)) {}
+  backend::KernelImpl& impl() const;
   std::shared_ptr<const State> state_;
 };
 
-class Program {
+class DUET_API Program {
  public:
   Program() = default;
   // Throws KernelNotFoundError (listing the kernels the program has) when there is no such kernel.
@@ -82,9 +88,10 @@ class Program {
   void release() noexcept { state_.reset(); }
 
   struct State;
-  explicit Program(std::shared_ptr<State> s) : state_(std::move(s)) {}
 
  private:
+  friend struct detail::Access;
+  explicit Program(std::shared_ptr<State> s) : state_(std::move(s)) {}
   const State& state() const;
   std::shared_ptr<State> state_;
 };

@@ -33,6 +33,7 @@
 
 #include "duet/buffer.hpp"
 #include "duet/error.hpp"
+#include "duet/export.hpp"
 #include "duet/host_buffer.hpp"
 #include "duet/program.hpp"
 #include "duet/span.hpp"
@@ -67,7 +68,12 @@ struct Range {
 
 namespace detail {
 struct EventState;
+struct Access;
 }
+
+class Event;
+// (Declared before Event names it a friend, so that the friend is the exported function below.)
+DUET_API double elapsed_ms(const Event& start, const Event& end);
 
 // A point in a queue's timeline: it completes when everything enqueued on its queue before it has
 // completed. Every launch, transfer, fill, copy and unmap returns one; Queue::record() makes one
@@ -85,10 +91,9 @@ struct EventState;
 // before it had ended, or, if the queue had already run dry, when duet created the driver's event.
 // For a span with no idle time in it, record() both ends right after enqueueing (as a timing loop
 // does), or time single operations with duration_ms.
-class Event {
+class DUET_API Event {
  public:
   Event() = default;
-  explicit Event(std::shared_ptr<detail::EventState> state) : state_(std::move(state)) {}
   // Blocks until the event has completed.
   void wait() const;
   // Whether the event has completed; never blocks.
@@ -102,10 +107,12 @@ class Event {
   double duration_ms() const;
   bool valid() const noexcept { return state_ != nullptr; }
   const Device& device() const;
-  backend::EventImpl& impl() const;
 
  private:
+  friend struct detail::Access;
   friend double elapsed_ms(const Event& start, const Event& end);
+  explicit Event(std::shared_ptr<detail::EventState> state) : state_(std::move(state)) {}
+  backend::EventImpl& impl() const;
   std::shared_ptr<detail::EventState> state_;
 };
 
@@ -113,7 +120,7 @@ class Event {
 // what each point's time is). Waits for both. ArgumentError, before waiting, when the events
 // belong to different queues (their spans overlap and neither queue's time is measured) or to
 // different devices (their clocks differ); ReleasedError when either is empty.
-double elapsed_ms(const Event& start, const Event& end);
+DUET_API double elapsed_ms(const Event& start, const Event& end);
 
 // How a mapped range is used (Queue::map). `write` promises to overwrite the whole range, so its
 // old contents need not be fetched to the host (they are undefined in the mapping).
@@ -171,11 +178,11 @@ struct KernelArg {
 
 class Queue;
 namespace extension {
-std::shared_ptr<void> queue_slot(const Queue& queue, std::string_view key,
-                                 const std::function<std::shared_ptr<void>()>& make);
+DUET_API std::shared_ptr<void> queue_slot(const Queue& queue, std::string_view key,
+                                          const std::function<std::shared_ptr<void>()>& make);
 }
 
-class Queue {
+class DUET_API Queue {
  public:
   Queue() = default;
 
@@ -305,10 +312,11 @@ class Queue {
   RawMapping map_bytes(const RawBuffer& buffer, MapAccess access);
 
   struct State;
-  explicit Queue(std::shared_ptr<State> s) : state_(std::move(s)) {}
-  backend::QueueImpl& impl() const;
 
  private:
+  friend struct detail::Access;
+  explicit Queue(std::shared_ptr<State> s) : state_(std::move(s)) {}
+  backend::QueueImpl& impl() const;
   State& state() const;
   friend class RawMapping;
   friend std::shared_ptr<void> extension::queue_slot(const Queue&, std::string_view,
@@ -320,7 +328,7 @@ class Queue {
 // A mapped range of device memory (Queue::map): host-addressable until unmapped. Move-only. The
 // destructor unmaps if unmap() was not called (reporting a failure on stderr, since destructors
 // cannot throw); call unmap() to see errors and to get the event of the unmap.
-class RawMapping {
+class DUET_API RawMapping {
  public:
   RawMapping() = default;
   RawMapping(RawMapping&& o) noexcept;
@@ -386,7 +394,7 @@ Mapped<T> Queue::map(BufferView<T> view, MapAccess access) {
 //     place the two devices' queues can meet). The reads wait for the work enqueued before on
 //     from_queue; the writes are ordered after the work enqueued before on to_queue.
 // Returns an event of to_queue that completes when the copy has (already complete when staged).
-Event copy_between(Queue& from_queue, const RawBuffer& src, Queue& to_queue, RawBuffer& dst);
+DUET_API Event copy_between(Queue& from_queue, const RawBuffer& src, Queue& to_queue, RawBuffer& dst);
 
 template <class T>
 Event copy(Queue& from_queue, const Buffer<T>& src, Queue& to_queue, Buffer<T>& dst) {

@@ -56,13 +56,14 @@
 #include "duet/buffer.hpp"
 #include "duet/device.hpp"
 #include "duet/elementwise.hpp"
+#include "duet/export.hpp"
 #include "duet/program.hpp"
 #include "duet/queue.hpp"
 #include "duet/scalar_type.hpp"
 
 namespace duet {
 
-class ReductionKernel {
+class DUET_API ReductionKernel {
  public:
   ReductionKernel() = default;
   // Parses and checks everything but the expressions' C syntax (ArgumentError); compiles nothing yet.

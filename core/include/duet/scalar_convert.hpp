@@ -32,16 +32,16 @@ enum class ScalarFit {
 //                  value, rounded to nearest; infinities and NaN pass (they are floats too). half is
 //                  rounded through float, as duet::half::from_float does.
 // It formats nothing and allocates nothing, so it is cheap enough for every kernel launch.
-ScalarFit convert_scalar(const WideScalar& value, ScalarType to, void* out) noexcept;
+DUET_API ScalarFit convert_scalar(const WideScalar& value, ScalarType to, void* out) noexcept;
 
 // The same, with an ArgumentError on failure, e.g. "<what>: the value 300 (int) is out of the range
 // of uchar". `from` is the type the caller was given the value in (unknown: not named); `what`
 // names the argument.
-void convert_scalar(const WideScalar& value, ScalarType from, ScalarType to, void* out, const std::string& what);
+DUET_API void convert_scalar(const WideScalar& value, ScalarType from, ScalarType to, void* out, const std::string& what);
 
 // The ArgumentError convert_scalar() throws for a failed `fit`, for callers that convert with the
 // noexcept form first and format only on failure.
-ArgumentError scalar_conversion_error(const WideScalar& value, ScalarType from, ScalarType to, ScalarFit fit,
+DUET_API ArgumentError scalar_conversion_error(const WideScalar& value, ScalarType from, ScalarType to, ScalarFit fit,
                                       const std::string& what);
 
 }  // namespace duet

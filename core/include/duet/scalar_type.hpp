@@ -14,6 +14,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "duet/export.hpp"
 #include "duet/half.hpp"
 
 namespace duet {
@@ -64,14 +65,14 @@ template <class T>
 using compute_type_t = std::conditional_t<std::is_same_v<T, half>, float, T>;
 
 // The dialect's names: "char", "uchar", ..., "long", "ulong", "half", "float", "double".
-const char* to_string(ScalarType t);
+DUET_API const char* to_string(ScalarType t);
 // A dialect type as a kernel declares it ("float", "unsigned int", "uint", "long long", ...);
 // unknown for any other name.
-ScalarType scalar_type_from_name(const std::string& name);
+DUET_API ScalarType scalar_type_from_name(const std::string& name);
 // NumPy's names: "int8", ..., "uint64", "float16", "float32", "float64".
-const char* numpy_name(ScalarType t);
+DUET_API const char* numpy_name(ScalarType t);
 // The type NumPy calls `name` (numpy.dtype(x).name); unknown for any other name.
-ScalarType scalar_type_from_numpy_name(std::string_view name);
+DUET_API ScalarType scalar_type_from_numpy_name(std::string_view name);
 
 // The ScalarType of a C++ type (duet::half for f16); unknown for any other type, bool included.
 template <class T>

@@ -435,7 +435,7 @@ CheckedArgs check_args(const Device& device, const Queue& q, const std::vector<G
     const std::string arg =
         what + ": argument " + std::to_string(k + 1) + " ('" + dialect_type(p.type) + " " + p.name + "')";
     if (a.kind == KernelArg::Kind::buffer) {
-      a.buffer->impl("buffer passed as argument");  // ReleasedError first
+      a.buffer->check_live("buffer passed as argument");  // ReleasedError first
       if (a.type != p.type)
         throw ArgumentError(arg + " needs a Buffer<" + dialect_type(p.type) + "> or a value, but a Buffer<" +
                             to_string(a.type) + "> was passed");

@@ -17,6 +17,7 @@
 #include <limits>
 #include <mutex>
 
+#include "../access.hpp"
 #include "common.hpp"
 #include "duet/error.hpp"
 
@@ -307,9 +308,9 @@ struct ReductionKernel::State {
 
   std::shared_ptr<Scratch> scratch_for(Queue& q) {
     std::lock_guard<std::mutex> lock(scratch_mutex);
-    const void* key = &q.impl();
+    const void* key = &detail::Access::queue(q);
     for (const auto& s : scratch)
-      if (&s->queue.impl() == key) {
+      if (&detail::Access::queue(s->queue) == key) {
         s->last_use = ++clock;
         return s;
       }
@@ -469,7 +470,7 @@ Event ReductionKernel::reduce_into_args(Queue& q, const KernelArg& result,
   State& s = const_cast<State&>(state());
   if (result.kind != KernelArg::Kind::buffer)
     throw ArgumentError(s.spec.what + ": the result must be a Buffer<" + to_string(s.spec.result) + ">");
-  result.buffer->impl("result buffer");
+  result.buffer->check_live("result buffer");
   if (result.type != s.spec.result)
     throw ArgumentError(s.spec.what + " returns " + to_string(s.spec.result) +
                         ", but the result buffer is a Buffer<" + to_string(result.type) + ">");
