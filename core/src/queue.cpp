@@ -54,7 +54,7 @@ void check_range(const RawBuffer& b, std::size_t offset, std::size_t bytes, cons
   }
 }
 
-void check_args(const Kernel& kernel, Span<const KernelArg> args) {
+void check_launch_args(const Kernel& kernel, Span<const KernelArg> args) {
   const auto& sig = kernel.signature();
   if (!sig) {
     int count = detail::Access::kernel(kernel).arg_count();
@@ -181,7 +181,7 @@ Range checked_local_size(const Kernel& kernel, const Range& global, const Range&
 }
 
 // The arguments as the backend takes them, into `out` (the queue's scratch, so a launch allocates
-// nothing). Buffers are checked here, scalars against the kernel's parameters by check_args.
+// nothing). Buffers are checked here, scalars against the kernel's parameters by check_launch_args.
 // A kernel whose buffer parameters take byte offsets (view_offsets.hpp) gets each of those buffers
 // as its whole allocation and the view's offset among the arguments after the declared ones,
 // written to `offsets` (scratch too).
@@ -211,7 +211,7 @@ void translate_args(const Kernel& kernel, Span<const KernelArg> args, const Devi
       out[i].scalar_size = args[i].size;
     }
   }
-  // Only when the launch matches the declaration: check_args refuses it otherwise.
+  // Only when the launch matches the declaration: check_launch_args refuses it otherwise.
   if (offsets.size() != offset_params.size()) return;
   for (const std::uint64_t& offset : offsets) {
     backend::LaunchArg hidden;
@@ -341,7 +341,7 @@ Event Queue::launch_args(const Kernel& kernel, const Range& global, const Range&
   const Range local = checked_local_size(kernel, global, local_in, info);
   std::vector<backend::LaunchArg>& backend_args = scope.launch_scratch();
   translate_args(kernel, args, queue_device, info, backend_args, scope.offset_scratch());
-  check_args(kernel, args);
+  check_launch_args(kernel, args);
   const backend::LaunchShape shape = launch_shape(global, local);
   const bool empty = global[0] == 0 || global[1] == 0 || global[2] == 0;
   return scope.enqueue(

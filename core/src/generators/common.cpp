@@ -404,9 +404,9 @@ KernelArg convert_scalar(const KernelArg& a, ScalarType to, const std::string& w
   return out;
 }
 
-CheckedArgs check_args(const Device& device, const Queue& q, const std::vector<GeneratedParam>& params,
-                       std::size_t outputs_from, const std::vector<KernelArg>& args,
-                       const std::string& what) {
+CheckedArgs check_generated_args(const Device& device, const Queue& q, const std::vector<GeneratedParam>& params,
+                                 std::size_t outputs_from, const std::vector<KernelArg>& args,
+                                 const std::string& what) {
   const Device& qdev = q.device();
   if (qdev != device)
     throw DeviceMismatchError(what + " was made for " + device.info().id() + " (" + device.info().name +

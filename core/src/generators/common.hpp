@@ -95,8 +95,9 @@ struct CheckedArgs {
 };
 // params: every parameter in call order; outputs_from: the index of the first output (outputs must
 // be arrays).
-CheckedArgs check_args(const Device& device, const Queue& q, const std::vector<GeneratedParam>& params,
-                       std::size_t outputs_from, const std::vector<KernelArg>& args, const std::string& what);
+CheckedArgs check_generated_args(const Device& device, const Queue& q, const std::vector<GeneratedParam>& params,
+                                 std::size_t outputs_from, const std::vector<KernelArg>& args,
+                                 const std::string& what);
 // A scalar converted to `to` when that loses nothing; ArgumentError (`what`) otherwise.
 KernelArg convert_scalar(const KernelArg& a, ScalarType to, const std::string& what);
 

@@ -271,7 +271,7 @@ std::size_t ElementwiseKernel::compiled_variants() const { return state().varian
 Event ElementwiseKernel::call(Queue& q, const std::vector<KernelArg>& args) const {
   const State& s = state();
   detail::gen::CheckedArgs checked =
-      detail::gen::check_args(s.device, q, s.spec.all, s.spec.inputs.size(), args, s.spec.what);
+      detail::gen::check_generated_args(s.device, q, s.spec.all, s.spec.inputs.size(), args, s.spec.what);
   // Compiled even for n = 0, so that errors do not depend on n.
   const State::Compiled kernels = compiled(const_cast<State&>(s), checked.kinds);
   const Kernel& k = kernels.kernel;

@@ -340,7 +340,7 @@ struct ReductionKernel::State {
   // still held: the caller enqueues its read of the result slot before letting it go.
   Used enqueue(Queue& q, const std::vector<KernelArg>& args, const KernelArg* target_or_null) {
     detail::gen::CheckedArgs checked =
-        detail::gen::check_args(device, q, spec.inputs, spec.inputs.size(), args, spec.what);
+        detail::gen::check_generated_args(device, q, spec.inputs, spec.inputs.size(), args, spec.what);
     if (!checked.any_array)
       throw ArgumentError(spec.what +
                           " needs at least one input passed as a Buffer: the arrays give the length");
