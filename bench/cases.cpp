@@ -131,7 +131,7 @@ class Bench {
     out_.fp32_peak_gflops = fp32_peak_gflops_for(device.info());
     // The matmul tuning table's choice is recorded with the results.
     try {
-      const GemmTileChoice choice = matmul_choice(device.info());
+      const GemmTileChoice choice = gemm_tile_choice(device.info());
       out_.matmul_params = to_string(choice.params);
       out_.matmul_params_source = choice.source;
     } catch (const std::exception& e) {
@@ -411,11 +411,12 @@ class Bench {
     set_limit(m, out_.copy_gbs, "copy bandwidth");
 
     // The table's tolerance (builtins/builtins.cpp says why); the generated z = x + y has vector_add's.
-    finish_checked(m, sets, builtin_tolerance(add ? "vector_add" : "multiply", {n}), "every element", [&](int k) {
-      const std::vector<float> got = queue_.to_vector(s[k].dc);
-      return add ? reference::max_error_add(s[k].a, s[k].b, got)
-                 : reference::max_error_multiply(s[k].a, s[k].b, got);
-    });
+    finish_checked(m, sets, builtin_tolerance(add ? "vector_add" : "multiply", {n}), "every element",
+                   [&](int k) {
+                     const std::vector<float> got = queue_.to_vector(s[k].dc);
+                     return add ? reference::max_error_add(s[k].a, s[k].b, got)
+                                : reference::max_error_multiply(s[k].a, s[k].b, got);
+                   });
   }
 
   // --- reduction: a generated float sum, 4 bytes per element ----------------------------------------

@@ -70,7 +70,7 @@ def heat_step_launch(nx, ny, max_group):
 def matmul_launch(M, N, K, params):
     """blas/src/gemm.cpp, a plain float product on a device of kind cpu: gemm_cpu.duet, 2D,
     ((BM/TM)*(BN/TN) * tiles, 1) work-items in groups of ((BM/TM)*(BN/TN), 1), one group per BM x BN
-    tile; the parameters as defines (matmul_tile_defines: then A_SWIZZLE, GemmTile::swizzles_a),
+    tile; the parameters as defines (gemm_tile_defines: then A_SWIZZLE, GemmTile::swizzles_a),
     then gemm_cpu_defines' OP_A = OP_B = 0 and BETA_ZERO = 1."""
     threads = (params["BM"] // params["TM"]) * (params["BN"] // params["TN"])
     groups = ((M + params["BM"] - 1) // params["BM"]) * ((N + params["BN"] - 1) // params["BN"])
@@ -142,7 +142,7 @@ class Bench(PeerBench):
                 if info.get("name", "").strip() == self.device.name.strip() and info.get("backend") == "opencl":
                     if d.get("matmul_params"):
                         return parse_params(d["matmul_params"]), "duet JSON " + self.args.duet_json
-        # duet's last-resort built-in entry (blas/src/matmul_params.cpp).
+        # duet's last-resort built-in entry (blas/src/gemm_tiles.cpp).
         return dict(BM=32, BN=32, BK=8, TM=4, TN=4, WX=8), "fallback (no --duet-json for this device)"
 
     def kernel(self, file, name, defines):

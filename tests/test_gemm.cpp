@@ -390,7 +390,7 @@ TEST_CASE("gemm: the pipelined loop GPUs run, on every device (forced parameters
       // wrong, in either loop; with its own CPU tiles it computes them right, as PoCL 3.1 and 6.0
       // do with both.
       if (dev.info().kind == duet::DeviceKind::cpu) {
-        r = duet::matmul_choice(dev.info(), 150, 70).params;
+        r = duet::gemm_tile_choice(dev.info(), 150, 70).params;
         r.group_rows = rows;
       }
       Case plain{"group rows, matmul", kNone, kNone, 150, 70, 37};

@@ -61,7 +61,7 @@ GemmProblem problem(std::size_t M, std::size_t N, std::size_t K, Op op_a = Op::n
 
 GemmPlan plan(const duet::DeviceInfo& info, const GemmProblem& p, const GemmOptions& options = {}) {
   EnvGuard no_file("DUET_TUNING_FILE", "");
-  const GemmPlan result = duet::plan_gemm(info, duet::matmul_size_classes(info), p, options);
+  const GemmPlan result = duet::plan_gemm(info, duet::gemm_size_classes(info), p, options);
   // Every plan covers K with its slices, in whole BK steps when split.
   const bool tiled = result.kernel == GemmKernel::tiled || result.kernel == GemmKernel::tiled_cpu;
   if (tiled || result.kernel == GemmKernel::matmul || result.kernel == GemmKernel::gemv_dot ||

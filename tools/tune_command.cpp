@@ -67,7 +67,7 @@ std::vector<GemmTile> search_space(const DeviceInfo& info, bool quick) {
                 const int threads = p.threads();
                 if (threads < 64 || threads > (cpu ? 1024 : 512)) continue;
                 if (tm * tn > 128) continue;  // more accumulators than registers
-                if (!matmul_params_problem(p, info).empty()) continue;
+                if (!gemm_tile_problem(p, info).empty()) continue;
                 out.push_back(p);
               }
   return out;
@@ -133,7 +133,7 @@ std::vector<Candidate> list_candidates(const DeviceInfo& info, const GemmTile& i
         if (c.note.empty()) c.note = note;
         return;
       }
-    if (matmul_params_problem(p, info).empty()) candidates.push_back({p, note, {}, {}, false});
+    if (gemm_tile_problem(p, info).empty()) candidates.push_back({p, note, {}, {}, false});
   };
   add(in_use, "in use");
   for (const TuningEntry& e : tuning::builtin_entries())
@@ -284,7 +284,7 @@ int run(const TuneOptions& options) {
   const int runs = timed_runs(options, info);
   std::cout << "duet tune: matmul on " << info.id() << ": " << info.name << " (" << to_string(info.kind)
             << ", " << info.vendor << ", " << info.arch << ")\n";
-  const GemmTileChoice current = matmul_choice(info);
+  const GemmTileChoice current = gemm_tile_choice(info);
   std::cout << "in use now: " << to_string(current.params) << " (" << current.source << ")\n";
 
   std::vector<Candidate> candidates = list_candidates(info, current.params, options.quick);

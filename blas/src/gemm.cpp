@@ -58,7 +58,8 @@ struct State {
       if (found != kernels.end()) return found->second;
     }
     const GemmKernelSource s = source();
-    Kernel k = embedded_kernels.kernel(device, s.file.c_str(), s.name.c_str(), s.defines);  // outside the lock
+    Kernel k =
+        embedded_kernels.kernel(device, s.file.c_str(), s.name.c_str(), s.defines);  // outside the lock
     std::lock_guard<std::mutex> lock(mutex);
     return kernels.emplace(key, k).first->second;
   }
@@ -67,7 +68,7 @@ struct State {
 std::shared_ptr<State> state_for(const Device& device) {
   return extension::device_state<State>(device, "duet.blas.gemm", [&] {
     auto s = std::make_shared<State>();
-    s->classes = matmul_size_classes(device.info());  // reads the tuning file
+    s->classes = gemm_size_classes(device.info());  // reads the tuning file
     return s;
   });
 }
@@ -393,8 +394,8 @@ void launch_tiled(const GemmCall<T>& g, const Operands<T>& o, const Kernel& kern
   g.q.launch(kernel, Range(groups * threads, nb * plan.splits), Range(threads, 1), o.a.range.arg,
              std::uint64_t(o.a.range.offset + b0 * g.sa), o.lda, std::uint64_t(g.sa), o.b.range.arg,
              std::uint64_t(o.b.range.offset + b0 * g.sb), o.ldb, std::uint64_t(g.sb), o.c.range.arg,
-             std::uint64_t(o.c.range.offset + b0 * g.sc), o.ldc, std::uint64_t(g.sc), W, o.m, o.n, o.k, g.alpha,
-             g.beta, plan.splits, k_chunk);
+             std::uint64_t(o.c.range.offset + b0 * g.sc), o.ldc, std::uint64_t(g.sc), W, o.m, o.n, o.k,
+             g.alpha, g.beta, plan.splits, k_chunk);
 }
 
 // gemv.duet over matrices b0 .. b0 + nb - 1: the matrix, the vector and the output as the kernel
@@ -481,7 +482,7 @@ Defines gemm_defines(const GemmTile& p, ScalarType type, Op op_a, Op op_b, bool 
   const bool tb = op_b == Op::transpose;
   const bool f32 = type == ScalarType::f32;
   Defines d = type_defines(type);
-  const Defines tiles = matmul_tile_defines(p);
+  const Defines tiles = gemm_tile_defines(p);
   d.insert(d.end(), tiles.begin(), tiles.end());
   d.insert(d.end(), {{"OP_A", op_a == Op::transpose ? "1" : "0"},
                      {"OP_B", tb ? "1" : "0"},
@@ -496,7 +497,7 @@ Defines gemm_cpu_defines(const GemmTile& p, ScalarType type, Op op_a, Op op_b, b
   if (type != ScalarType::f32 && type != ScalarType::f64)
     throw ArgumentError(std::string("gemm_cpu_defines: ") + to_string(type) + " is not float or double");
   Defines d = type_defines(type);
-  const Defines tiles = matmul_tile_defines(p);
+  const Defines tiles = gemm_tile_defines(p);
   d.insert(d.end(), tiles.begin(), tiles.end());
   d.insert(d.end(), {{"OP_A", op_a == Op::transpose ? "1" : "0"},
                      {"OP_B", op_b == Op::transpose ? "1" : "0"},

@@ -130,7 +130,9 @@ double filled(const GemmProblem& p, const GemmTile& t) {
 // else the one it fills most.
 const GemmTileChoice* tile_choice(const std::vector<GemmSizeClass>& classes, const GemmProblem& p,
                                 const DeviceInfo& device, const GemmTileChoice& fallback) {
-  auto runs = [&](const GemmTileChoice& c) { return gemm_params_problem(c.params, 4, p.op_b, device).empty(); };
+  auto runs = [&](const GemmTileChoice& c) {
+    return gemm_params_problem(c.params, 4, p.op_b, device).empty();
+  };
   const std::size_t mn = p.M * p.N;
   const GemmTileChoice* chosen = nullptr;
   for (const GemmSizeClass& c : classes)
@@ -358,7 +360,7 @@ std::string gemm_params_problem(const GemmTile& p, std::size_t element_bytes, Op
                                 const DeviceInfo& device) {
   DeviceInfo no_memory_limit = device;
   no_memory_limit.local_memory_bytes = 0;  // checked below with gemm.duet's layout
-  std::string problem = matmul_params_problem(p, no_memory_limit);
+  std::string problem = gemm_tile_problem(p, no_memory_limit);
   if (!problem.empty()) return problem;
   const std::size_t bytes = gemm_shared_bytes(p, element_bytes, op_b);
   if (device.local_memory_bytes > 0 && bytes > device.local_memory_bytes)

@@ -1,6 +1,6 @@
 // matmul: C = A * B, the simple form of gemm (gemm.cpp), which runs the register-blocked dialect
 // kernel of blas/kernels/matmul.duet for it where one slice of K suffices (on CPUs gemm_cpu.duet),
-// with the tile sizes the tuning table gives for the size of C (matmul_params.cpp,
+// with the tile sizes the tuning table gives for the size of C (gemm_tiles.cpp,
 // tuning_file.cpp). matmul_with and matmul_prepare run that kernel with explicit parameters, as
 // plan_matmul_with (gemm_plan.cpp) says.
 #include <algorithm>
@@ -16,7 +16,7 @@
 
 namespace duet {
 
-Defines matmul_tile_defines(const GemmTile& p) {
+Defines gemm_tile_defines(const GemmTile& p) {
   return {{"BM", std::to_string(p.bm)},
           {"BN", std::to_string(p.bn)},
           {"BK", std::to_string(p.bk)},
@@ -30,7 +30,7 @@ Defines matmul_tile_defines(const GemmTile& p) {
 
 Defines matmul_defines(const GemmTile& p, std::size_t N, std::size_t K) {
   // float4 accesses need rows that start 16-byte aligned: K % 4 for A, N % 4 for B and C.
-  Defines d = matmul_tile_defines(p);
+  Defines d = gemm_tile_defines(p);
   d.insert(d.end(), {{"VEC_A", K % 4 ? "0" : "1"}, {"VEC_B", N % 4 ? "0" : "1"}});
   return d;
 }
@@ -38,7 +38,7 @@ Defines matmul_defines(const GemmTile& p, std::size_t N, std::size_t K) {
 namespace {
 
 void check_params(const char* call, const Device& device, const GemmTile& p) {
-  const std::string problem = matmul_params_problem(p, device.info());
+  const std::string problem = gemm_tile_problem(p, device.info());
   if (!problem.empty()) throw ArgumentError(std::string(call) + ": parameters not usable: " + problem);
 }
 

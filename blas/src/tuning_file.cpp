@@ -165,7 +165,7 @@ std::optional<TuningEntry> parse_entry(const std::string& line) {
     if (!known) throw ConfigError("backend=" + s.backend + " is not " + names);
   }
   // The rules that hold on every device (a device's own limits are checked when it is chosen).
-  const std::string problem = matmul_params_problem(p, DeviceInfo{});
+  const std::string problem = gemm_tile_problem(p, DeviceInfo{});
   if (!problem.empty()) throw ConfigError(problem);
   return entry;
 }
@@ -240,7 +240,8 @@ const TuningEntry* best_entry(const std::vector<TuningEntry>& entries, const Dev
   return best_entry(entries, device, 0);
 }
 
-const TuningEntry* best_entry(const std::vector<TuningEntry>& entries, const DeviceInfo& device, std::size_t mn) {
+const TuningEntry* best_entry(const std::vector<TuningEntry>& entries, const DeviceInfo& device,
+                              std::size_t mn) {
   // Ranked by device specificity, then by size: a covering max_mn beats none, a smaller one a
   // larger one; the later of equal entries wins (a file's later lines override earlier ones).
   auto better_or_equal = [](const TuningSelector& a, const TuningSelector& b) {
@@ -251,7 +252,7 @@ const TuningEntry* best_entry(const std::vector<TuningEntry>& entries, const Dev
   const TuningEntry* best = nullptr;
   for (const TuningEntry& e : entries) {
     if (!e.selector.matches(device) || !e.selector.covers(mn) ||
-        !matmul_params_problem(e.params, device).empty())
+        !gemm_tile_problem(e.params, device).empty())
       continue;
     if (!best || better_or_equal(e.selector, best->selector)) best = &e;
   }

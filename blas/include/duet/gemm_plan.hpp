@@ -29,7 +29,7 @@
 //      kGemvAxpySliceRows where that makes more; slices of at least kGemvDotMinChunk (dot) or
 //      kGemvAxpyMinChunk (axpy) elements, at most kMaxSplits. gemv_axpy's slices are whole steps
 //      of its runs (kGemvAxpyRows * kGemvAxpyRuns rows).
-//   4. Otherwise tiled, with the tile parameters of the size class of M * N (matmul_size_classes:
+//   4. Otherwise tiled, with the tile parameters of the size class of M * N (gemm_size_classes:
 //      the tuning table's max_mn entries; GemmOptions::params overrides) for float and half, and
 //      double_params() for double. Where C would fill less than kTileFill of those tiles (64 x
 //      65536 in 128 x 256 tiles: half), the largest of the device's other classes' tiles and
@@ -242,13 +242,13 @@ int resident_groups(const GemmTile& p, const DeviceInfo& device, std::size_t ele
 
 // Empty when the tiled kernel (gemm.duet) compiles and launches with `p` for elements of
 // `element_bytes` bytes of arithmetic (4: float and half, 8: double) and this op_b; otherwise
-// the rule p breaks. matmul_params_problem's rules, with gemm.duet's shared memory.
+// the rule p breaks. gemm_tile_problem's rules, with gemm.duet's shared memory.
 std::string gemm_params_problem(const GemmTile& p, std::size_t element_bytes, Op op_b,
                                 const DeviceInfo& device);
 // Bytes of shared memory gemm.duet declares with p.
 std::size_t gemm_shared_bytes(const GemmTile& p, std::size_t element_bytes, Op op_b);
 
-// The plan for `problem` on `device`, with the tile parameters of `classes` (matmul_size_classes
+// The plan for `problem` on `device`, with the tile parameters of `classes` (gemm_size_classes
 // of the device: ascending max_mn, the last with max_mn 0 for every other size). ArgumentError for a
 // forced path that cannot serve the problem (gemv without M == 1 or N == 1) or forced parameters
 // the device cannot run.

@@ -1,5 +1,5 @@
 // Tuned kernel parameters. duet::matmul takes its tile sizes from a table of entries per device
-// (blas/src/matmul_params.cpp): an entry for the device's name, else for its architecture, else for its
+// (blas/src/gemm_tiles.cpp): an entry for the device's name, else for its architecture, else for its
 // vendor and kind, else for its kind, else the default, so the kernel always compiles with some parameters on
 // unknown hardware. A tuning file can override the table: the file named by DUET_TUNING_FILE (set but empty:
 // no file), else $XDG_CONFIG_HOME/duet/tuning.txt, else ~/.config/duet/tuning.txt. `duet tune` searches the
@@ -22,7 +22,7 @@
 // that match a device, the one with the most specific device selector wins; between those equally specific,
 // one with max_mn that covers the product beats one without, and the smallest such max_mn wins.
 //
-// Everything here is thread-safe. The file is read by matmul_choice() each time it is called;
+// Everything here is thread-safe. The file is read by gemm_tile_choice() each time it is called;
 // duet::matmul calls it once per device and keeps the answer, so a program sees the file as it was
 // when it first multiplied on that device.
 #pragma once
@@ -68,7 +68,7 @@ std::string to_string(const GemmTile& p);
 
 // Empty when the kernel compiles and launches with `p` on `device`; otherwise the rule `p` breaks
 // (tile shapes, work-group size, shared memory).
-std::string matmul_params_problem(const GemmTile& p, const DeviceInfo& device);
+std::string gemm_tile_problem(const GemmTile& p, const DeviceInfo& device);
 
 // The parameters duet::matmul uses on `device`, and where they came from ("built-in entry
 // arch=sm_90", "/home/me/.config/duet/tuning.txt:3"). Entries the device cannot run are passed over.
@@ -76,10 +76,10 @@ struct GemmTileChoice {
   GemmTile params;
   std::string source;
 };
-GemmTileChoice matmul_choice(const DeviceInfo& device);
+GemmTileChoice gemm_tile_choice(const DeviceInfo& device);
 // The same for one product size: entries with max_mn >= M * N join in (see the top of the file).
-GemmTileChoice matmul_choice(const DeviceInfo& device, std::size_t M, std::size_t N);
-inline GemmTile matmul_params(const DeviceInfo& device) { return matmul_choice(device).params; }
+GemmTileChoice gemm_tile_choice(const DeviceInfo& device, std::size_t M, std::size_t N);
+inline GemmTile gemm_tile(const DeviceInfo& device) { return gemm_tile_choice(device).params; }
 
 // Every size class of `device` at once, with one reading of the tuning file: the choice for C of
 // at most max_mn elements, ascending, for each max_mn among the entries that match the device;
@@ -88,11 +88,11 @@ struct GemmSizeClass {
   std::size_t max_mn;
   GemmTileChoice choice;
 };
-std::vector<GemmSizeClass> matmul_size_classes(const DeviceInfo& device);
+std::vector<GemmSizeClass> gemm_size_classes(const DeviceInfo& device);
 
 // duet::matmul with explicit parameters (for `duet tune` and tests): the same checks and kernel
 // (on devices of kind cpu gemm_cpu.duet, through gemm with GemmPath::tiled and `p`), asynchronous
-// like every launch. ArgumentError when matmul_params_problem(p, device) is not empty.
+// like every launch. ArgumentError when gemm_tile_problem(p, device) is not empty.
 void matmul_with(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<float>& C, std::size_t M,
                  std::size_t N, std::size_t K, const GemmTile& p);
 
@@ -102,12 +102,32 @@ void matmul_with(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffe
 Defines matmul_defines(const GemmTile& p, std::size_t N, std::size_t K);
 // The tile defines of `p` that matmul and gemm kernels share: BM, BN, BK, TM, TN, WX, PIPELINE,
 // GROUP_ROWS and A_SWIZZLE (the layout of the A slice in shared memory, which shared_bytes() counts).
-Defines matmul_tile_defines(const GemmTile& p);
+Defines gemm_tile_defines(const GemmTile& p);
 
 // Compiles (or finds in the cache) the kernel matmul_with would launch for these N and K (which
 // decide matmul.duet's vector loads), without launching it: lets a caller compile several in
 // parallel.
 void matmul_prepare(const Device& device, const GemmTile& p, std::size_t N, std::size_t K);
+
+// The former names of gemm_tile_problem, gemm_tile_choice, gemm_tile, gemm_size_classes and
+// gemm_tile_defines, kept for one release.
+[[deprecated("use duet::gemm_tile_problem")]] inline std::string matmul_params_problem(
+    const GemmTile& p, const DeviceInfo& device) {
+  return gemm_tile_problem(p, device);
+}
+[[deprecated("use duet::gemm_tile_choice")]] inline GemmTileChoice matmul_choice(const DeviceInfo& device) {
+  return gemm_tile_choice(device);
+}
+[[deprecated("use duet::gemm_tile")]] inline GemmTile matmul_params(const DeviceInfo& device) {
+  return gemm_tile(device);
+}
+[[deprecated("use duet::gemm_size_classes")]] inline std::vector<GemmSizeClass> matmul_size_classes(
+    const DeviceInfo& device) {
+  return gemm_size_classes(device);
+}
+[[deprecated("use duet::gemm_tile_defines")]] inline Defines matmul_tile_defines(const GemmTile& p) {
+  return gemm_tile_defines(p);
+}
 
 // Which devices an entry of the tuning table or file is for; an empty field matches every device.
 struct TuningSelector {
@@ -165,7 +185,8 @@ const std::vector<TuningEntry>& builtin_entries();
 // parameters the device can run (the later of equally specific ones); nullptr when none does.
 const TuningEntry* best_entry(const std::vector<TuningEntry>& entries, const DeviceInfo& device);
 // The same among the entries that cover a product with `mn` elements in C (TuningSelector::covers).
-const TuningEntry* best_entry(const std::vector<TuningEntry>& entries, const DeviceInfo& device, std::size_t mn);
+const TuningEntry* best_entry(const std::vector<TuningEntry>& entries, const DeviceInfo& device,
+                              std::size_t mn);
 
 // An entry for exactly this device (its name and backend).
 TuningEntry entry_for_device(const DeviceInfo& device, const GemmTile& params);

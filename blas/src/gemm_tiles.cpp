@@ -78,7 +78,7 @@ std::string to_string(const GemmTile& p) {
   return s.str();
 }
 
-std::string matmul_params_problem(const GemmTile& p, const DeviceInfo& device) {
+std::string gemm_tile_problem(const GemmTile& p, const DeviceInfo& device) {
   std::ostringstream s;
   if (p.bm < 4 || p.bn < 4 || p.bk < 4 || p.tm < 4 || p.tn < 4 || p.bm > 1024 || p.bn > 1024 || p.bk > 256)
     s << "BM, BN in [4, 1024], BK in [4, 256] and TM, TN >= 4 are needed";
@@ -109,7 +109,7 @@ const std::vector<TuningEntry>& builtin_entries() {
   static const std::vector<TuningEntry> entries = [] {
     std::vector<TuningEntry> out;
     for (const char* line : kBuiltin) {
-      std::optional<TuningEntry> e = parse_entry(line);  // tests/test_matmul_params.cpp parses each
+      std::optional<TuningEntry> e = parse_entry(line);  // tests/test_gemm_tiles.cpp parses each
       if (e) {
         e->origin = "built-in";
         out.push_back(*e);
@@ -140,7 +140,7 @@ GemmTileChoice choose(const std::vector<TuningEntry>& file, const DeviceInfo& de
     if (!e.selector.matches(device) || !e.selector.covers(mn) ||
         (best && e.selector.specificity() < best->selector.specificity()))
       continue;
-    const std::string problem = matmul_params_problem(e.params, device);
+    const std::string problem = gemm_tile_problem(e.params, device);
     if (!problem.empty())
       warnings.push_back(e.origin + ": not usable on " + device.name + ": " + problem + "; entry ignored");
   }
@@ -160,9 +160,9 @@ void report(std::vector<std::string> warnings) {
 
 }  // namespace
 
-GemmTileChoice matmul_choice(const DeviceInfo& device) { return matmul_choice(device, 0, 0); }
+GemmTileChoice gemm_tile_choice(const DeviceInfo& device) { return gemm_tile_choice(device, 0, 0); }
 
-GemmTileChoice matmul_choice(const DeviceInfo& device, std::size_t M, std::size_t N) {
+GemmTileChoice gemm_tile_choice(const DeviceInfo& device, std::size_t M, std::size_t N) {
   std::vector<std::string> warnings;
   const std::vector<TuningEntry> file = file_entries(warnings);
   GemmTileChoice choice = choose(file, device, M * N, warnings);
@@ -170,7 +170,7 @@ GemmTileChoice matmul_choice(const DeviceInfo& device, std::size_t M, std::size_
   return choice;
 }
 
-std::vector<GemmSizeClass> matmul_size_classes(const DeviceInfo& device) {
+std::vector<GemmSizeClass> gemm_size_classes(const DeviceInfo& device) {
   std::vector<std::string> warnings;
   const std::vector<TuningEntry> file = file_entries(warnings);
   // The choice can only change at the max_mn of an entry that matches the device.

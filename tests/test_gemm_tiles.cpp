@@ -170,7 +170,7 @@ TEST_CASE("the built-in table parses and falls back from device to architecture,
   CHECK(table.size() >= 5);
   for (const TuningEntry& e : table) {
     INFO(duet::tuning::format_entry(e));
-    CHECK(duet::matmul_params_problem(e.params, duet::DeviceInfo{}).empty());
+    CHECK(duet::gemm_tile_problem(e.params, duet::DeviceInfo{}).empty());
     // Every entry compiles and fits a common GPU: 256 work-items, 48 KiB of shared memory (the
     // CPU entry a CPU's 4096 and 64 KiB at least, which PoCL has).
     CHECK(e.params.threads() <= 256);
@@ -180,7 +180,7 @@ TEST_CASE("the built-in table parses and falls back from device to architecture,
   using duet::DeviceKind;
   auto source_of = [](const duet::DeviceInfo& info) {
     EnvGuard no_file("DUET_TUNING_FILE", "");
-    return duet::matmul_choice(info).source;
+    return duet::gemm_tile_choice(info).source;
   };
   const auto h100 = fake_device("cuda", "NVIDIA H100 80GB HBM3", "NVIDIA", "sm_90", DeviceKind::gpu);
   CHECK_CONTAINS(source_of(h100), "device=\"NVIDIA H100 80GB HBM3\" backend=cuda");
@@ -209,8 +209,8 @@ TEST_CASE("the built-in table parses and falls back from device to architecture,
   tiny.max_group_size = 64;
   tiny.local_memory_bytes = 8 * 1024;
   EnvGuard no_file("DUET_TUNING_FILE", "");
-  const duet::GemmTile p = duet::matmul_params(tiny);
-  CHECK(duet::matmul_params_problem(p, tiny).empty());
+  const duet::GemmTile p = duet::gemm_tile(tiny);
+  CHECK(duet::gemm_tile_problem(p, tiny).empty());
 }
 
 TEST_CASE("the tuning file overrides the table; a bad file is ignored with a warning") {
@@ -220,11 +220,11 @@ TEST_CASE("the tuning file overrides the table; a bad file is ignored with a war
   EnvGuard env("DUET_TUNING_FILE", file.c_str());
 
   // No file: the table.
-  CHECK_CONTAINS(duet::matmul_choice(h100).source, "built-in");
+  CHECK_CONTAINS(duet::gemm_tile_choice(h100).source, "built-in");
 
   // A file entry for any GPU beats even the table's entry for this device name.
   write_text(file, "matmul kind=gpu BM=64 BN=128 BK=8 TM=8 TN=8 WX=16 PIPELINE=0\n");
-  duet::GemmTileChoice c = duet::matmul_choice(h100);
+  duet::GemmTileChoice c = duet::gemm_tile_choice(h100);
   CHECK(c.params == params(64, 128, 8, 8, 8, 16));
   CHECK(c.source == file + ":1");
 
@@ -234,25 +234,25 @@ TEST_CASE("the tuning file overrides the table; a bad file is ignored with a war
              "matmul device=\"nvidia h100 80gb hbm3\" BM=128 BN=64 BK=8 TM=8 TN=8 WX=8 PIPELINE=0\n"
              "matmul kind=cpu BM=32 BN=32 BK=8 TM=4 TN=4 WX=8 PIPELINE=0\n"
              "matmul device=\"NVIDIA H100 80GB HBM3\" BM=128 BN=128 BK=16 TM=8 TN=8 WX=8 PIPELINE=0\n");
-  c = duet::matmul_choice(h100);
+  c = duet::gemm_tile_choice(h100);
   CHECK(c.params == params(128, 128, 16, 8, 8, 8));
   CHECK(c.source == file + ":4");
 
   // An entry the device cannot run (too much shared memory) is passed over.
   write_text(file,
              "matmul device=\"NVIDIA H100 80GB HBM3\" BM=256 BN=256 BK=32 TM=16 TN=16 WX=8 PIPELINE=0\n");
-  CHECK_CONTAINS(duet::matmul_choice(h100).source, "built-in");
+  CHECK_CONTAINS(duet::gemm_tile_choice(h100).source, "built-in");
 
   // Malformed content, a directory in place of the file, or no file at all: the table, no error.
   write_text(file, "matmul device=\"unterminated BM=1\n\x01\x02garbage\n");
-  CHECK_CONTAINS(duet::matmul_choice(h100).source, "built-in");
+  CHECK_CONTAINS(duet::gemm_tile_choice(h100).source, "built-in");
   {
     EnvGuard dir_env("DUET_TUNING_FILE", dir.path().c_str());
-    CHECK_CONTAINS(duet::matmul_choice(h100).source, "built-in");
+    CHECK_CONTAINS(duet::gemm_tile_choice(h100).source, "built-in");
   }
   {
     EnvGuard missing("DUET_TUNING_FILE", (dir.path() + "/no/such/file.txt").c_str());
-    CHECK_CONTAINS(duet::matmul_choice(h100).source, "built-in");
+    CHECK_CONTAINS(duet::gemm_tile_choice(h100).source, "built-in");
   }
 }
 
@@ -265,14 +265,14 @@ TEST_CASE("max_mn entries serve products up to that size; the most specific devi
              "matmul kind=gpu BM=64 BN=128 BK=8 TM=8 TN=8 WX=16 PIPELINE=0\n"
              "matmul kind=gpu max_mn=65536 BM=64 BN=64 BK=8 TM=4 TN=4 WX=8 PIPELINE=0\n"
              "matmul kind=gpu max_mn=4096 BM=32 BN=32 BK=8 TM=4 TN=4 WX=8 PIPELINE=0\n");
-  CHECK(duet::matmul_choice(gpu).params == params(64, 128, 8, 8, 8, 16));
-  CHECK(duet::matmul_choice(gpu, 64, 64).params == params(32, 32, 8, 4, 4, 8));
-  CHECK(duet::matmul_choice(gpu, 1, 1).params == params(32, 32, 8, 4, 4, 8));
-  CHECK(duet::matmul_choice(gpu, 65, 64).params == params(64, 64, 8, 4, 4, 8));
-  CHECK(duet::matmul_choice(gpu, 256, 256).params == params(64, 64, 8, 4, 4, 8));
-  CHECK(duet::matmul_choice(gpu, 257, 256).params == params(64, 128, 8, 8, 8, 16));
-  CHECK(duet::matmul_choice(gpu, 256, 256).source == file + ":2");
-  const std::vector<duet::GemmSizeClass> classes = duet::matmul_size_classes(gpu);
+  CHECK(duet::gemm_tile_choice(gpu).params == params(64, 128, 8, 8, 8, 16));
+  CHECK(duet::gemm_tile_choice(gpu, 64, 64).params == params(32, 32, 8, 4, 4, 8));
+  CHECK(duet::gemm_tile_choice(gpu, 1, 1).params == params(32, 32, 8, 4, 4, 8));
+  CHECK(duet::gemm_tile_choice(gpu, 65, 64).params == params(64, 64, 8, 4, 4, 8));
+  CHECK(duet::gemm_tile_choice(gpu, 256, 256).params == params(64, 64, 8, 4, 4, 8));
+  CHECK(duet::gemm_tile_choice(gpu, 257, 256).params == params(64, 128, 8, 8, 8, 16));
+  CHECK(duet::gemm_tile_choice(gpu, 256, 256).source == file + ":2");
+  const std::vector<duet::GemmSizeClass> classes = duet::gemm_size_classes(gpu);
   std::vector<std::size_t> limits;
   for (const duet::GemmSizeClass& c : classes) limits.push_back(c.max_mn);
   CHECK(limits == std::vector<std::size_t>{4096, 65536, 0});
@@ -286,14 +286,14 @@ TEST_CASE("max_mn entries serve products up to that size; the most specific devi
   write_text(file,
              "matmul kind=gpu max_mn=4096 BM=32 BN=32 BK=8 TM=4 TN=4 WX=8 PIPELINE=0\n"
              "matmul device=\"NVIDIA H100 80GB HBM3\" BM=128 BN=128 BK=16 TM=8 TN=8 WX=8 PIPELINE=0\n");
-  CHECK(duet::matmul_choice(h100, 64, 64).params == params(128, 128, 16, 8, 8, 8));
+  CHECK(duet::gemm_tile_choice(h100, 64, 64).params == params(128, 128, 16, 8, 8, 8));
 
   // The built-in H100 entries: small tiles up to 2^21 elements of C, large ones beyond.
   write_text(file, "");
-  CHECK(duet::matmul_choice(h100, 1024, 1024).params.bn == 128);
-  CHECK(duet::matmul_choice(h100, 1024, 2048).params.bn == 128);
-  CHECK(duet::matmul_choice(h100, 2048, 2048).params.bn == 256);
-  CHECK(duet::matmul_choice(h100).params.bn == 256);
+  CHECK(duet::gemm_tile_choice(h100, 1024, 1024).params.bn == 128);
+  CHECK(duet::gemm_tile_choice(h100, 1024, 2048).params.bn == 128);
+  CHECK(duet::gemm_tile_choice(h100, 2048, 2048).params.bn == 256);
+  CHECK(duet::gemm_tile_choice(h100).params.bn == 256);
 
   // The entry's text round-trips with its size.
   const auto e =
@@ -342,7 +342,7 @@ TEST_CASE("save_entry replaces the entry for the same device and keeps every oth
 
   // What was saved is what the device then uses.
   EnvGuard env("DUET_TUNING_FILE", file.c_str());
-  CHECK(duet::matmul_params(h100) == params(128, 64, 16, 8, 8, 8));
+  CHECK(duet::gemm_tile(h100) == params(128, 64, 16, 8, 8, 8));
 }
 
 TEST_SUITE_END();
@@ -366,7 +366,7 @@ TEST_CASE(
     for (std::size_t M : {std::size_t{31}, std::size_t{41}}) {
       const std::size_t N = 37, K = 53;
       CAPTURE(M);
-      auto rng = make_rng("matmul_size_classes", M);
+      auto rng = make_rng("gemm_size_classes", M);
       const std::vector<float> A = random_floats(rng, M * K), B = random_floats(rng, K * N);
       std::vector<double> want, abs_dot;
       reference_matmul(A, B, M, N, K, want, abs_dot);
@@ -396,12 +396,12 @@ TEST_CASE("matmul with every parameter set of the table matches a double-precisi
     const duet::DeviceInfo& info = dev.info();
     std::vector<GemmTile> sets;
     auto add = [&](const GemmTile& p) {
-      if (!duet::matmul_params_problem(p, info).empty()) return;
+      if (!duet::gemm_tile_problem(p, info).empty()) return;
       for (const GemmTile& q : sets)
         if (q == p) return;
       sets.push_back(p);
     };
-    add(duet::matmul_params(info));
+    add(duet::gemm_tile(info));
     for (const TuningEntry& e : duet::tuning::builtin_entries())
       if (e.selector.kind == "cpu") add(e.params);
     const std::size_t all_cases = sets.size();  // the sets that also run the mixed float4 cases
