@@ -139,8 +139,8 @@ Kernel library_kernel(const Device& device, const char* library, const char* fil
     // without building a key.
     std::lock_guard<std::mutex> lock(core.builtin_mutex);
     for (const auto& entry : core.plain_kernels)
-      if (entry.library == library && entry.file == file && entry.kernel == kernel && entry.file_name == file &&
-          entry.kernel_name == kernel)
+      if (entry.library == library && entry.file == file && entry.kernel == kernel &&
+          std::strcmp(entry.file_name.c_str(), file) == 0 && std::strcmp(entry.kernel_name.c_str(), kernel) == 0)
         return entry.compiled;
   }
   // The library is part of the key: two libraries' files of one name are two sources.
