@@ -15,6 +15,8 @@
 // copies share the memory. Thread-safe like the buffers it is made of.
 #pragma once
 
+#include "duet/export.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -31,7 +33,7 @@
 
 namespace duet {
 
-class Array {
+class DUET_API Array {
  public:
   Array() = default;
   // An array over `buffer` (which it keeps alive) with `layout` counted in elements of `dtype`.
@@ -104,14 +106,14 @@ class Array {
 
 // Copies src's elements into dst's (same shape and dtype; either may be any view), on q.
 // ArgumentError for different shapes or dtypes, DeviceMismatchError for another device.
-Event copy_into(Queue& q, const Array& src, const Array& dst);
+DUET_API Event copy_into(Queue& q, const Array& src, const Array& dst);
 
 // --- creation: every array is new and contiguous, on q's device ----------------------------------
 // Uninitialised.
-Array empty(const Device& device, const Shape& shape, ScalarType dtype = ScalarType::f32);
+DUET_API Array empty(const Device& device, const Shape& shape, ScalarType dtype = ScalarType::f32);
 // Every element `value`, converted to dtype as a C cast would (ArgumentError when it does not fit
 // an integer dtype).
-Array full(Queue& q, const Shape& shape, double value, ScalarType dtype = ScalarType::f32);
+DUET_API Array full(Queue& q, const Shape& shape, double value, ScalarType dtype = ScalarType::f32);
 inline Array zeros(Queue& q, const Shape& shape, ScalarType dtype = ScalarType::f32) {
   return full(q, shape, 0.0, dtype);
 }
@@ -120,10 +122,11 @@ inline Array ones(Queue& q, const Shape& shape, ScalarType dtype = ScalarType::f
 }
 // start, start + step, ... below stop (above it for a negative step), as numpy.arange: element i
 // is start + i * step computed in double and converted. ArgumentError for step 0.
-Array arange(Queue& q, double start, double stop, double step = 1.0, ScalarType dtype = ScalarType::f32);
+DUET_API Array arange(Queue& q, double start, double stop, double step = 1.0,
+                      ScalarType dtype = ScalarType::f32);
 // num values from start to stop (stop included when endpoint), as numpy.linspace.
-Array linspace(Queue& q, double start, double stop, std::size_t num, bool endpoint = true,
-               ScalarType dtype = ScalarType::f32);
+DUET_API Array linspace(Queue& q, double start, double stop, std::size_t num, bool endpoint = true,
+                        ScalarType dtype = ScalarType::f32);
 // The host's elements (C order) in a new array of `shape` (their count must match). Returns once
 // the data has been copied, so `data` may be a temporary (it waits for q's work up to the copy).
 template <class T>
@@ -138,9 +141,9 @@ Array from_host(Queue& q, Span<const T> data, const Shape& shape) {
 }
 // Random arrays from duet::random (float32 or float64): uniform in [low, high), normal(mean, stddev);
 // (seed, offset) name the stream as there.
-Array uniform(Queue& q, const Shape& shape, std::uint64_t seed, std::uint64_t offset = 0, double low = 0.0,
-              double high = 1.0, ScalarType dtype = ScalarType::f32);
-Array normal(Queue& q, const Shape& shape, std::uint64_t seed, std::uint64_t offset = 0, double mean = 0.0,
-             double stddev = 1.0, ScalarType dtype = ScalarType::f32);
+DUET_API Array uniform(Queue& q, const Shape& shape, std::uint64_t seed, std::uint64_t offset = 0,
+                       double low = 0.0, double high = 1.0, ScalarType dtype = ScalarType::f32);
+DUET_API Array normal(Queue& q, const Shape& shape, std::uint64_t seed, std::uint64_t offset = 0,
+                      double mean = 0.0, double stddev = 1.0, ScalarType dtype = ScalarType::f32);
 
 }  // namespace duet

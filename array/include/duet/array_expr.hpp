@@ -20,6 +20,8 @@
 // wraps to itself; overflow wraps.
 #pragma once
 
+#include "duet/export.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -30,7 +32,7 @@
 
 namespace duet {
 
-class Expr {
+class DUET_API Expr {
  public:
   struct Node;
   // An array leaf (views of any layout).
@@ -54,11 +56,11 @@ class Expr {
 };
 
 // The element type NumPy gives an operation on arrays of types a and b (neither weak).
-ScalarType promote_types(ScalarType a, ScalarType b);
+DUET_API ScalarType promote_types(ScalarType a, ScalarType b);
 
 // Operators: Expr with Expr (or Array), and with plain numbers on either side.
 #define DUET_EXPR_BINARY(op, name)                                             \
-  Expr name(const Expr& a, const Expr& b);                                     \
+  DUET_API Expr name(const Expr& a, const Expr& b);                            \
   inline Expr operator op(const Expr& a, const Expr& b) { return name(a, b); } \
   template <class S, class = std::enable_if_t<std::is_arithmetic_v<S>>>        \
   Expr operator op(const Expr& a, S b) {                                       \
@@ -92,60 +94,60 @@ inline Expr operator&(const Array& a, const Array& b) { return bitwise_and(a, b)
 inline Expr operator|(const Array& a, const Array& b) { return bitwise_or(a, b); }
 inline Expr operator^(const Array& a, const Array& b) { return bitwise_xor(a, b); }
 
-Expr negative(const Expr& a);
+DUET_API Expr negative(const Expr& a);
 inline Expr operator-(const Expr& a) { return negative(a); }
-Expr abs(const Expr& a);
-Expr sqrt(const Expr& a);
-Expr exp(const Expr& a);
-Expr log(const Expr& a);
-Expr sin(const Expr& a);
-Expr cos(const Expr& a);
-Expr tanh(const Expr& a);
-Expr floor(const Expr& a);
-Expr ceil(const Expr& a);
+DUET_API Expr abs(const Expr& a);
+DUET_API Expr sqrt(const Expr& a);
+DUET_API Expr exp(const Expr& a);
+DUET_API Expr log(const Expr& a);
+DUET_API Expr sin(const Expr& a);
+DUET_API Expr cos(const Expr& a);
+DUET_API Expr tanh(const Expr& a);
+DUET_API Expr floor(const Expr& a);
+DUET_API Expr ceil(const Expr& a);
 // ~a: the bits flipped (integers only; ArgumentError naming a float dtype).
-Expr invert(const Expr& a);
+DUET_API Expr invert(const Expr& a);
 inline Expr operator~(const Expr& a) { return invert(a); }
 // a == 0 as uint8 0/1 (NaN counts as true, as in numpy).
-Expr logical_not(const Expr& a);
+DUET_API Expr logical_not(const Expr& a);
 // An operand of the functions of two or three operands: an expression, an array or a plain number.
 // (The one-operand functions take expressions only, so that sqrt(2.0) stays std::sqrt's.)
-struct Operand {
+struct DUET_API Operand {
   Expr expr;
   Operand(const Expr& e) : expr(e) {}   // NOLINT(google-explicit-constructor)
   Operand(const Array& a) : expr(a) {}  // NOLINT(google-explicit-constructor)
   template <class S, class = std::enable_if_t<std::is_arithmetic_v<S>>>
   Operand(S value) : expr(Expr::scalar(value)) {}  // NOLINT(google-explicit-constructor)
 };
-Expr maximum(const Operand& a, const Operand& b);  // NaN propagates, as numpy.maximum
-Expr minimum(const Operand& a, const Operand& b);
+DUET_API Expr maximum(const Operand& a, const Operand& b);  // NaN propagates, as numpy.maximum
+DUET_API Expr minimum(const Operand& a, const Operand& b);
 // Python's //: floor(a / b) (numpy.floor_divide; x // 0 is 0 for integers, inf or NaN for floats).
-Expr floor_divide(const Operand& a, const Operand& b);
+DUET_API Expr floor_divide(const Operand& a, const Operand& b);
 // a ** b. Integers: exact, by repeated squaring, wrapping on overflow. A negative integer exponent
 // given as a plain number is an ArgumentError (numpy's ValueError); one inside an array (decided
 // only on the device) gives what truncating the real value 1 / a**|b| toward zero gives: 1 for
 // a == 1, +-1 for a == -1, and 0 otherwise (0 ** -1 too), so no element can trap.
-Expr power(const Operand& a, const Operand& b);
+DUET_API Expr power(const Operand& a, const Operand& b);
 // The truth of a and of b (nonzero, NaN included) combined, as uint8 0/1.
-Expr logical_and(const Operand& a, const Operand& b);
-Expr logical_or(const Operand& a, const Operand& b);
-Expr logical_xor(const Operand& a, const Operand& b);
+DUET_API Expr logical_and(const Operand& a, const Operand& b);
+DUET_API Expr logical_or(const Operand& a, const Operand& b);
+DUET_API Expr logical_xor(const Operand& a, const Operand& b);
 // a shifted by b bits (integers only). A count below 0 or of the type's bits or more shifts every
 // bit out, as numpy's (C leaves it undefined): 0, or -1 for a negative value shifted right.
-Expr left_shift(const Operand& a, const Operand& b);
-Expr right_shift(const Operand& a, const Operand& b);
+DUET_API Expr left_shift(const Operand& a, const Operand& b);
+DUET_API Expr right_shift(const Operand& a, const Operand& b);
 // cond ? a : b elementwise (cond nonzero), a and b promoted together.
-Expr where(const Operand& cond, const Operand& a, const Operand& b);
-Expr clip(const Operand& a, const Operand& low, const Operand& high);
+DUET_API Expr where(const Operand& cond, const Operand& a, const Operand& b);
+DUET_API Expr clip(const Operand& a, const Operand& low, const Operand& high);
 // The values converted to `dtype` (C conversion: floats to integers truncate).
-Expr astype(const Expr& a, ScalarType dtype);
+DUET_API Expr astype(const Expr& a, ScalarType dtype);
 
 // A new contiguous array with the expression's values, on q.
-Array evaluate(Queue& q, const Expr& e);
+DUET_API Array evaluate(Queue& q, const Expr& e);
 // The expression's values into `out` (any view whose shape is the broadcast shape; the values are
 // converted to out's dtype). `out` may also be an input: the result is as if the inputs were read
 // first (a copy is made where out overlaps an input it is not identical to).
-Event assign(Queue& q, const Array& out, const Expr& e);
+DUET_API Event assign(Queue& q, const Array& out, const Expr& e);
 
 // numpy.outer: result[i, j] = a.flat[i] * b.flat[j] (C order), a new contiguous array of shape
 // (a.size(), b.size()) with multiply's dtype. One fused kernel that broadcasts a (with b.ndim() axes
@@ -154,7 +156,7 @@ Event assign(Queue& q, const Array& out, const Expr& e);
 // the fused kernel's 6 uneven axes: copy one first). It lives with the expressions rather than with
 // matmul (duet/array_linalg.hpp): it is an elementwise product with no sum in it, so gemm has
 // nothing to add, and here it needs only duet::array.
-Array outer(Queue& q, const Array& a, const Array& b);
+DUET_API Array outer(Queue& q, const Array& a, const Array& b);
 
 // The dialect kernel evaluate() would run for `e` writing `out_dtype` (for tests and debugging).
 // `vector4` (flat, every operand of 4-byte elements): the form GPUs run where every operand starts
@@ -162,7 +164,7 @@ Array outer(Queue& q, const Array& a, const Array& b);
 // `narrow_index`, the index arithmetic in 32 bits, as evaluate() runs outputs of fewer than 2^32
 // elements; `rows`, a work-item per element of the innermost axis looping over the rows, as
 // evaluate() runs layouts whose innermost axis (collapsed) has 32 elements or more.
-std::string fused_source(const Expr& e, ScalarType out_dtype, bool flat, bool vector4 = false,
+DUET_API std::string fused_source(const Expr& e, ScalarType out_dtype, bool flat, bool vector4 = false,
                          bool narrow_index = false, bool rows = false);
 
 }  // namespace duet

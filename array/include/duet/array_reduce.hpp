@@ -8,6 +8,8 @@
 // launch (one work-group per output element) on q, and returns a new array.
 #pragma once
 
+#include "duet/export.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,9 +20,9 @@
 namespace duet {
 
 enum class ReduceOp { sum, prod, mean, min, max, argmin, argmax, all, any };
-const char* to_string(ReduceOp op);
+DUET_API const char* to_string(ReduceOp op);
 
-Array reduce(Queue& q, ReduceOp op, const Array& a, std::optional<std::int64_t> axis = std::nullopt,
+DUET_API Array reduce(Queue& q, ReduceOp op, const Array& a, std::optional<std::int64_t> axis = std::nullopt,
              bool keepdims = false);
 // Over several axes at once (numpy's tuple of axes; negative ones count from the end): the result
 // keeps the other axes in order. ArgumentError for an axis out of range or listed twice, and for
@@ -28,12 +30,12 @@ Array reduce(Queue& q, ReduceOp op, const Array& a, std::optional<std::int64_t> 
 // alone (sum's dtype, as numpy's axis=()). The reduced axes are merged into one run: as a view where
 // their strides allow it (trailing axes of a contiguous array, say), else through a copy with the
 // reduced axes last. One launch besides that copy.
-Array reduce(Queue& q, ReduceOp op, const Array& a, const std::vector<std::int64_t>& axes,
+DUET_API Array reduce(Queue& q, ReduceOp op, const Array& a, const std::vector<std::int64_t>& axes,
              bool keepdims = false);
 // The dtype reduce() gives for `op` over arrays of `dtype` (numpy's).
-ScalarType reduction_dtype(ReduceOp op, ScalarType dtype);
+DUET_API ScalarType reduction_dtype(ReduceOp op, ScalarType dtype);
 // The dialect kernel reduce() runs for `op` over arrays of `dtype` (for tests and debugging).
-std::string reduction_source(ReduceOp op, ScalarType dtype);
+DUET_API std::string reduction_source(ReduceOp op, ScalarType dtype);
 
 #define DUET_ARRAY_REDUCTION(name)                                                             \
   inline Array name(Queue& q, const Array& a, std::optional<std::int64_t> axis = std::nullopt, \

@@ -13,6 +13,8 @@
 // work-group busy and is slow on a GPU, though correct.
 #pragma once
 
+#include "duet/export.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -21,20 +23,20 @@
 
 namespace duet {
 
-Array cumsum(Queue& q, const Array& a, std::optional<std::int64_t> axis = std::nullopt);
+DUET_API Array cumsum(Queue& q, const Array& a, std::optional<std::int64_t> axis = std::nullopt);
 // The same into `out`, any view of the result's shape (numpy's out=): the sums are made in the
 // result dtype above and converted to out's as they are stored. out may be `a` itself (the same
 // view, with a dtype of the same size) for an in-place scan; another view sharing a's memory is an
 // ArgumentError, as is a shape that differs.
-Event cumsum(Queue& q, const Array& a, std::optional<std::int64_t> axis, const Array& out);
+DUET_API Event cumsum(Queue& q, const Array& a, std::optional<std::int64_t> axis, const Array& out);
 // The dialect kernel cumsum() runs over arrays of `dtype` (for tests and debugging).
-std::string cumsum_source(ScalarType dtype);
+DUET_API std::string cumsum_source(ScalarType dtype);
 
 // Cumulative products, as numpy.cumprod: everything as cumsum above (the same kernel with * for +,
 // prod's dtypes, which are sum's), products in place of sums. Integers wrap as numpy's int64 and
 // uint64 do.
-Array cumprod(Queue& q, const Array& a, std::optional<std::int64_t> axis = std::nullopt);
-Event cumprod(Queue& q, const Array& a, std::optional<std::int64_t> axis, const Array& out);
-std::string cumprod_source(ScalarType dtype);
+DUET_API Array cumprod(Queue& q, const Array& a, std::optional<std::int64_t> axis = std::nullopt);
+DUET_API Event cumprod(Queue& q, const Array& a, std::optional<std::int64_t> axis, const Array& out);
+DUET_API std::string cumprod_source(ScalarType dtype);
 
 }  // namespace duet

@@ -16,6 +16,8 @@
 // (the operands swap places, and so do M and N; the ops stay with their operands).
 #pragma once
 
+#include "duet/export.hpp"
+
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -30,8 +32,8 @@ namespace duet {
 
 // C = A * B, row-major float32: A is M x K, B is K x N, C is M x N. Any sizes >= 1 (0 is an
 // ArgumentError). The same as gemm(q, Op::none, Op::none, M, N, K, 1, A, K, B, N, 0, C, N).
-void matmul(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<float>& C, std::size_t M,
-            std::size_t N, std::size_t K);
+DUET_API void matmul(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<float>& C,
+                     std::size_t M, std::size_t N, std::size_t K);
 
 // General matrix product, BLAS semantics, row-major:
 //     C = alpha * op(A) * op(B) + beta * C
@@ -53,61 +55,66 @@ void matmul(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<flo
 // its row width 5 ..."; sizes whose extent overflows; sizes past the kernels' int range; C
 // overlapping itself across a batch), BufferSizeError naming the operand and what it needs. C may
 // not overlap A or B (not checked).
-void gemm(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, float alpha,
-          const BufferView<float>& A, std::size_t lda, const BufferView<float>& B, std::size_t ldb,
-          float beta, const BufferView<float>& C, std::size_t ldc, const GemmOptions& options = {});
-void gemm(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, double alpha,
-          const BufferView<double>& A, std::size_t lda, const BufferView<double>& B, std::size_t ldb,
-          double beta, const BufferView<double>& C, std::size_t ldc, const GemmOptions& options = {});
-void gemm(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, float alpha,
-          const BufferView<half>& A, std::size_t lda, const BufferView<half>& B, std::size_t ldb, float beta,
-          const BufferView<half>& C, std::size_t ldc, const GemmOptions& options = {});
+DUET_API void gemm(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, float alpha,
+                   const BufferView<float>& A, std::size_t lda, const BufferView<float>& B, std::size_t ldb,
+                   float beta, const BufferView<float>& C, std::size_t ldc, const GemmOptions& options = {});
+DUET_API void gemm(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, double alpha,
+                   const BufferView<double>& A, std::size_t lda, const BufferView<double>& B, std::size_t ldb,
+                   double beta, const BufferView<double>& C, std::size_t ldc,
+                   const GemmOptions& options = {});
+DUET_API void gemm(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, float alpha,
+                   const BufferView<half>& A, std::size_t lda, const BufferView<half>& B, std::size_t ldb,
+                   float beta, const BufferView<half>& C, std::size_t ldc, const GemmOptions& options = {});
 
 // `batch` independent products, C_i = alpha op(A_i) op(B_i) + beta C_i for i < batch, with A_i
 // starting stride_a elements after A_{i-1} (likewise B and C). Any stride of A and B, 0 included
 // (one matrix for the whole batch); C's stride must keep the outputs apart (stride_c >=
 // (M - 1) * ldc + N, else ArgumentError). batch == 0 does nothing. Everything else as gemm.
-void gemm_strided_batched(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K,
-                          float alpha, const BufferView<float>& A, std::size_t lda, std::size_t stride_a,
-                          const BufferView<float>& B, std::size_t ldb, std::size_t stride_b, float beta,
-                          const BufferView<float>& C, std::size_t ldc, std::size_t stride_c,
-                          std::size_t batch, const GemmOptions& options = {});
-void gemm_strided_batched(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K,
-                          double alpha, const BufferView<double>& A, std::size_t lda, std::size_t stride_a,
-                          const BufferView<double>& B, std::size_t ldb, std::size_t stride_b, double beta,
-                          const BufferView<double>& C, std::size_t ldc, std::size_t stride_c,
-                          std::size_t batch, const GemmOptions& options = {});
-void gemm_strided_batched(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K,
-                          float alpha, const BufferView<half>& A, std::size_t lda, std::size_t stride_a,
-                          const BufferView<half>& B, std::size_t ldb, std::size_t stride_b, float beta,
-                          const BufferView<half>& C, std::size_t ldc, std::size_t stride_c, std::size_t batch,
-                          const GemmOptions& options = {});
+DUET_API void gemm_strided_batched(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K,
+                                   float alpha, const BufferView<float>& A, std::size_t lda,
+                                   std::size_t stride_a, const BufferView<float>& B, std::size_t ldb,
+                                   std::size_t stride_b, float beta, const BufferView<float>& C,
+                                   std::size_t ldc, std::size_t stride_c, std::size_t batch,
+                                   const GemmOptions& options = {});
+DUET_API void gemm_strided_batched(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K,
+                                   double alpha, const BufferView<double>& A, std::size_t lda,
+                                   std::size_t stride_a, const BufferView<double>& B, std::size_t ldb,
+                                   std::size_t stride_b, double beta, const BufferView<double>& C,
+                                   std::size_t ldc, std::size_t stride_c, std::size_t batch,
+                                   const GemmOptions& options = {});
+DUET_API void gemm_strided_batched(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K,
+                                   float alpha, const BufferView<half>& A, std::size_t lda,
+                                   std::size_t stride_a, const BufferView<half>& B, std::size_t ldb,
+                                   std::size_t stride_b, float beta, const BufferView<half>& C,
+                                   std::size_t ldc, std::size_t stride_c, std::size_t batch,
+                                   const GemmOptions& options = {});
 
 // The defines gemm compiles its kernels with (for offline compiles: compile_for_cuda_arch with
 // builtin_kernel_source("gemm"), "gemv", "gemm_reduce"). `type`: f32, f64 or f16; vec_*: the
 // operand's rows start 16-byte aligned (float only; see blas/kernels/gemm.duet).
-Defines gemm_defines(const GemmTile& p, ScalarType type, Op op_a, Op op_b, bool vec_a, bool vec_b,
-                     bool vec_c);
-Defines gemv_defines(ScalarType type, bool vec_w, bool vec_x);
-Defines gemm_reduce_defines(ScalarType type);
+DUET_API Defines gemm_defines(const GemmTile& p, ScalarType type, Op op_a, Op op_b, bool vec_a, bool vec_b,
+                              bool vec_c);
+DUET_API Defines gemv_defines(ScalarType type, bool vec_w, bool vec_x);
+DUET_API Defines gemm_reduce_defines(ScalarType type);
 // gemm_cpu.duet's defines (float and double on devices of kind cpu, duet::matmul's products
 // included; OpenCL C only): the element type (f32 or f64, else ArgumentError), the tiles, the ops,
 // and whether beta is 0 (or K split), which leaves every read of C out of the program.
-Defines gemm_cpu_defines(const GemmTile& p, ScalarType type, Op op_a, Op op_b, bool beta_zero);
+DUET_API Defines gemm_cpu_defines(const GemmTile& p, ScalarType type, Op op_a, Op op_b, bool beta_zero);
 
 // The kernel a plan's main launch compiles for `problem`: its source (blas/kernels/<file>.duet),
 // its name and defines (from the plan's kernel, tiles and flags), as gemm compiles it: for offline
 // compiles and for compiling ahead of a call.
-struct GemmKernelSource {
+struct DUET_API GemmKernelSource {
   std::string file, name;
   Defines defines;
 };
-GemmKernelSource gemm_kernel_source(const GemmProblem& problem, const GemmPlan& plan);
+DUET_API GemmKernelSource gemm_kernel_source(const GemmProblem& problem, const GemmPlan& plan);
 
 // The plan gemm would follow on q's device for these arguments (see gemm_plan.hpp), without
 // enqueueing anything: for benchmarks and tests that report or check which kernel ran. The plan's
 // kernel is the one that runs (tiled_cpu on CPUs); its flags are the call's where `problem` says
 // what the call's operands are (beta_zero, aligned_a/b/c, plain).
-GemmPlan gemm_plan_for(const Device& device, const GemmProblem& problem, const GemmOptions& options = {});
+DUET_API GemmPlan gemm_plan_for(const Device& device, const GemmProblem& problem,
+                                const GemmOptions& options = {});
 
 }  // namespace duet

@@ -91,6 +91,7 @@
 #include <vector>
 
 #include "duet/device.hpp"
+#include "duet/export.hpp"
 #include "duet/scalar_type.hpp"
 #include "duet/tuning.hpp"
 
@@ -98,18 +99,18 @@ namespace duet {
 
 // How an operand enters the product: as stored, or transposed.
 enum class Op { none, transpose };
-const char* to_string(Op op);  // "none", "transpose"
+DUET_API const char* to_string(Op op);  // "none", "transpose"
 
 // Which kernel a gemm call may use: automatic (the rule), or one forced for tests and tuning.
 enum class GemmPath { automatic, tiled, split_k, gemv };
-const char* to_string(GemmPath path);
+DUET_API const char* to_string(GemmPath path);
 
 // The kernel a plan runs (see the top of the file).
 enum class GemmKernel { none, scale, matmul, tiled, tiled_cpu, gemv_dot, gemv_axpy };
-const char* to_string(GemmKernel kernel);  // "none", "scale", "matmul", "tiled", "tiled_cpu", ...
+DUET_API const char* to_string(GemmKernel kernel);  // "none", "scale", "matmul", "tiled", "tiled_cpu", ...
 
 // What the rule looks at in a call.
-struct GemmProblem {
+struct DUET_API GemmProblem {
   ScalarType type = ScalarType::f32;  // f32, f64 or f16
   Op op_a = Op::none, op_b = Op::none;
   std::size_t M = 0, N = 0, K = 0, batch = 1;
@@ -128,7 +129,7 @@ struct GemmProblem {
 enum class GemmEdges { automatic, apart, whole };
 
 // Forcing a kernel (tests, benchmarks, tuning); the default lets the rule choose.
-struct GemmOptions {
+struct DUET_API GemmOptions {
   GemmPath path = GemmPath::automatic;
   // GemmPath::split_k: the number of K slices (0: the rule's count, at least 2 where K allows).
   // The count may come out lower where K is short: slices are whole multiples of BK.
@@ -139,7 +140,7 @@ struct GemmOptions {
   GemmEdges edges = GemmEdges::automatic;
 };
 
-struct GemmPlan {
+struct DUET_API GemmPlan {
   GemmKernel kernel = GemmKernel::none;
   GemmTile params;      // matmul and tiled: the tile parameters
   int splits = 1;           // slices of K (tiled and gemv); > 1: a workspace and gemm_reduce
@@ -211,53 +212,53 @@ constexpr std::size_t kReduceItemsPerUnit = 1024;  // work-items per GPU unit th
 // The work-items that share each of `outputs` sums of `splits` slices in gemm_reduce.duet: 1 on
 // CPUs and where the outputs alone give every GPU unit kReduceItemsPerUnit; else the power of two
 // that comes closest without going over, at most kReduceMaxLanes and `splits`.
-int reduce_lanes(const DeviceInfo& device, std::size_t outputs, int splits);
+DUET_API int reduce_lanes(const DeviceInfo& device, std::size_t outputs, int splits);
 
 // Whether float and double tiled products on `device` run gemm_cpu.duet (GemmKernel::tiled_cpu),
 // where a work-item computes in vectors of its contiguous columns: devices of kind cpu.
-bool uses_cpu_form(const DeviceInfo& device);
+DUET_API bool uses_cpu_form(const DeviceInfo& device);
 
 // Whether gemm.duet XOR-swizzles its B slice in shared memory (B_SWIZZLE) instead of padding it:
 // where B is transposed (its runs along k are scattered into the slice) and each row of the slice
 // holds whole multiples of 8 vectors of the work-items' reads (TX a multiple of 8). The one home of
 // that rule: gemm_defines() hands it to the kernel, gemm_shared_bytes() counts its layout.
-bool gemm_swizzles_b(const GemmTile& p, Op op_b);
+DUET_API bool gemm_swizzles_b(const GemmTile& p, Op op_b);
 
 // K per slice at least, for the tiled kernels' split-K on `device`.
-std::size_t split_min_chunk(const DeviceInfo& device);
+DUET_API std::size_t split_min_chunk(const DeviceInfo& device);
 
 // Tiles for tiny float products on OpenCL GPUs (rule step 4, kTinyProductFlops): 32 x 32 x 32 of
 // 4 x 4, pipelined; one slice of K.
-GemmTile tiny_params();
+DUET_API GemmTile tiny_params();
 
 // Tile parameters for double: on GPUs 64 x 64 tiles of 4 x 4 (a quarter of the float tiles'
 // accumulators, each of which takes two registers); on CPUs the float CPU entry's 64 x 64 x 16, 4 x 8.
-GemmTile double_params(const DeviceInfo& device);
+DUET_API GemmTile double_params(const DeviceInfo& device);
 
 // How many groups of the tiled kernel with `p` one compute unit is estimated to run at once: 1 on
 // CPUs; on GPUs 64 Ki registers shared by the groups' work-items at 2 TM TN + 32 registers each
 // (accumulators and fragments, addresses), twice the accumulators' share for 8-byte arithmetic,
 // between 1 and 4 (ptxas reports 255 for 8 x 16 and 167 for 8 x 8 floats on sm_90).
-int resident_groups(const GemmTile& p, const DeviceInfo& device, std::size_t element_bytes = 4);
+DUET_API int resident_groups(const GemmTile& p, const DeviceInfo& device, std::size_t element_bytes = 4);
 
 // Empty when the tiled kernel (gemm.duet) compiles and launches with `p` for elements of
 // `element_bytes` bytes of arithmetic (4: float and half, 8: double) and this op_b; otherwise
 // the rule p breaks. gemm_tile_problem's rules, with gemm.duet's shared memory.
-std::string gemm_params_problem(const GemmTile& p, std::size_t element_bytes, Op op_b,
+DUET_API std::string gemm_params_problem(const GemmTile& p, std::size_t element_bytes, Op op_b,
                                 const DeviceInfo& device);
 // Bytes of shared memory gemm.duet declares with p.
-std::size_t gemm_shared_bytes(const GemmTile& p, std::size_t element_bytes, Op op_b);
+DUET_API std::size_t gemm_shared_bytes(const GemmTile& p, std::size_t element_bytes, Op op_b);
 
 // The plan for `problem` on `device`, with the tile parameters of `classes` (gemm_size_classes
 // of the device: ascending max_mn, the last with max_mn 0 for every other size). ArgumentError for a
 // forced path that cannot serve the problem (gemv without M == 1 or N == 1) or forced parameters
 // the device cannot run.
-GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<GemmSizeClass>& classes,
+DUET_API GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<GemmSizeClass>& classes,
                    const GemmProblem& problem, const GemmOptions& options = {});
 
 // The plan of duet::matmul_with, which runs duet::matmul's kernel with tiles `p` on a plain
 // product (`problem`) in one slice: matmul.duet, or gemm_cpu.duet where the device takes the CPU
 // form (the plan gemm makes for GemmPath::tiled with `p`).
-GemmPlan plan_matmul_with(const DeviceInfo& device, const GemmProblem& problem, const GemmTile& p);
+DUET_API GemmPlan plan_matmul_with(const DeviceInfo& device, const GemmProblem& problem, const GemmTile& p);
 
 }  // namespace duet

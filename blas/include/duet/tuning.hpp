@@ -27,6 +27,8 @@
 // when it first multiplied on that device.
 #pragma once
 
+#include "duet/export.hpp"
+
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -47,7 +49,7 @@ namespace duet {
 // of that many tile rows, so that the groups running at once share slices of A and B in the cache
 // (8 unless an entry says otherwise). CPUs' float and double kernel, gemm_cpu.duet, reads neither
 // WX nor PIPELINE.
-struct GemmTile {
+struct DUET_API GemmTile {
   int bm = 32, bn = 32, bk = 8, tm = 4, tn = 4, wx = 8, pipeline = 0, group_rows = 8;
 
   int threads() const { return (bm / tm) * (bn / tn); }
@@ -64,50 +66,50 @@ struct GemmTile {
 };
 
 // "BM=128 BN=128 BK=8 TM=8 TN=8 WX=8 PIPELINE=1", and " GROUP_ROWS=n" where it is not 8.
-std::string to_string(const GemmTile& p);
+DUET_API std::string to_string(const GemmTile& p);
 
 // Empty when the kernel compiles and launches with `p` on `device`; otherwise the rule `p` breaks
 // (tile shapes, work-group size, shared memory).
-std::string gemm_tile_problem(const GemmTile& p, const DeviceInfo& device);
+DUET_API std::string gemm_tile_problem(const GemmTile& p, const DeviceInfo& device);
 
 // The parameters duet::matmul uses on `device`, and where they came from ("built-in entry
 // arch=sm_90", "/home/me/.config/duet/tuning.txt:3"). Entries the device cannot run are passed over.
-struct GemmTileChoice {
+struct DUET_API GemmTileChoice {
   GemmTile params;
   std::string source;
 };
-GemmTileChoice gemm_tile_choice(const DeviceInfo& device);
+DUET_API GemmTileChoice gemm_tile_choice(const DeviceInfo& device);
 // The same for one product size: entries with max_mn >= M * N join in (see the top of the file).
-GemmTileChoice gemm_tile_choice(const DeviceInfo& device, std::size_t M, std::size_t N);
+DUET_API GemmTileChoice gemm_tile_choice(const DeviceInfo& device, std::size_t M, std::size_t N);
 inline GemmTile gemm_tile(const DeviceInfo& device) { return gemm_tile_choice(device).params; }
 
 // Every size class of `device` at once, with one reading of the tuning file: the choice for C of
 // at most max_mn elements, ascending, for each max_mn among the entries that match the device;
 // last, max_mn = 0 and the choice for any other size. duet::matmul keeps this per device.
-struct GemmSizeClass {
+struct DUET_API GemmSizeClass {
   std::size_t max_mn;
   GemmTileChoice choice;
 };
-std::vector<GemmSizeClass> gemm_size_classes(const DeviceInfo& device);
+DUET_API std::vector<GemmSizeClass> gemm_size_classes(const DeviceInfo& device);
 
 // duet::matmul with explicit parameters (for `duet tune` and tests): the same checks and kernel
 // (on devices of kind cpu gemm_cpu.duet, through gemm with GemmPath::tiled and `p`), asynchronous
 // like every launch. ArgumentError when gemm_tile_problem(p, device) is not empty.
-void matmul_with(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<float>& C, std::size_t M,
-                 std::size_t N, std::size_t K, const GemmTile& p);
+DUET_API void matmul_with(Queue& q, const Buffer<float>& A, const Buffer<float>& B, Buffer<float>& C,
+                          std::size_t M, std::size_t N, std::size_t K, const GemmTile& p);
 
 // The defines the matmul kernel (blas/kernels/matmul.duet) is compiled with for `p`, N and K (which
 // decide its float4 accesses): what matmul_with and duet::matmul compile where their plan runs
 // GemmKernel::matmul (uses_cpu_form() false, duet/gemm_plan.hpp), for offline compiles.
-Defines matmul_defines(const GemmTile& p, std::size_t N, std::size_t K);
+DUET_API Defines matmul_defines(const GemmTile& p, std::size_t N, std::size_t K);
 // The tile defines of `p` that matmul and gemm kernels share: BM, BN, BK, TM, TN, WX, PIPELINE,
 // GROUP_ROWS and A_SWIZZLE (the layout of the A slice in shared memory, which shared_bytes() counts).
-Defines gemm_tile_defines(const GemmTile& p);
+DUET_API Defines gemm_tile_defines(const GemmTile& p);
 
 // Compiles (or finds in the cache) the kernel matmul_with would launch for these N and K (which
 // decide matmul.duet's vector loads), without launching it: lets a caller compile several in
 // parallel.
-void matmul_prepare(const Device& device, const GemmTile& p, std::size_t N, std::size_t K);
+DUET_API void matmul_prepare(const Device& device, const GemmTile& p, std::size_t N, std::size_t K);
 
 // The former names of gemm_tile_problem, gemm_tile_choice, gemm_tile, gemm_size_classes and
 // gemm_tile_defines, kept for one release.
@@ -130,7 +132,7 @@ void matmul_prepare(const Device& device, const GemmTile& p, std::size_t N, std:
 }
 
 // Which devices an entry of the tuning table or file is for; an empty field matches every device.
-struct TuningSelector {
+struct DUET_API TuningSelector {
   std::string device;      // the whole name, case-insensitive
   std::string arch;        // case-insensitive
   std::string vendor;      // part of the vendor name, case-insensitive
@@ -151,7 +153,7 @@ struct TuningSelector {
 };
 
 // One entry of the tuning table or file: which devices, which tiles.
-struct TuningEntry {
+struct DUET_API TuningEntry {
   TuningSelector selector;
   GemmTile params;
   std::string origin;  // "built-in" or "<file>:<line>"
@@ -161,40 +163,40 @@ namespace tuning {
 
 // One line of the format above. nullopt for blank and comment lines; throws ConfigError for a
 // malformed one, saying what is wrong with it.
-std::optional<TuningEntry> parse_entry(const std::string& line);
+DUET_API std::optional<TuningEntry> parse_entry(const std::string& line);
 // The line for `entry` (without a newline), which parse_entry reads back as the same entry. Throws
 // ConfigError for a selector value holding a double quote or a line break, which the format cannot hold.
-std::string format_entry(const TuningEntry& entry);
+DUET_API std::string format_entry(const TuningEntry& entry);
 
 // The entries of a tuning file's text. Malformed lines are left out, each with a warning
 // "<name>:<line>: ..." in `warnings`.
-std::vector<TuningEntry> parse_file_text(const std::string& text, const std::string& name,
+DUET_API std::vector<TuningEntry> parse_file_text(const std::string& text, const std::string& name,
                                    std::vector<std::string>& warnings);
 
 // DUET_TUNING_FILE, else $XDG_CONFIG_HOME/duet/tuning.txt, else $HOME/.config/duet/tuning.txt;
 // empty when DUET_TUNING_FILE is set but empty, or when none of the variables is set.
-std::string tuning_file_path();
+DUET_API std::string tuning_file_path();
 // The entries of the file at `path`: none when it does not exist. A file that cannot be read and
 // malformed lines give warnings, never errors.
-std::vector<TuningEntry> read_file(const std::string& path, std::vector<std::string>& warnings);
+DUET_API std::vector<TuningEntry> read_file(const std::string& path, std::vector<std::string>& warnings);
 
 // The built-in table, most specific entries first.
-const std::vector<TuningEntry>& builtin_entries();
+DUET_API const std::vector<TuningEntry>& builtin_entries();
 
 // The entry that applies to `device` among `entries`: the most specific that matches and whose
 // parameters the device can run (the later of equally specific ones); nullptr when none does.
-const TuningEntry* best_entry(const std::vector<TuningEntry>& entries, const DeviceInfo& device);
+DUET_API const TuningEntry* best_entry(const std::vector<TuningEntry>& entries, const DeviceInfo& device);
 // The same among the entries that cover a product with `mn` elements in C (TuningSelector::covers).
-const TuningEntry* best_entry(const std::vector<TuningEntry>& entries, const DeviceInfo& device,
+DUET_API const TuningEntry* best_entry(const std::vector<TuningEntry>& entries, const DeviceInfo& device,
                               std::size_t mn);
 
 // An entry for exactly this device (its name and backend).
-TuningEntry entry_for_device(const DeviceInfo& device, const GemmTile& params);
+DUET_API TuningEntry entry_for_device(const DeviceInfo& device, const GemmTile& params);
 
 // Writes `entry` into the file at `path`, replacing the lines with the same selector and keeping
 // every other line; creates the file and its directory when missing. The file is replaced
 // atomically. Throws ConfigError when it cannot be written.
-void save_entry(const std::string& path, const TuningEntry& entry);
+DUET_API void save_entry(const std::string& path, const TuningEntry& entry);
 
 }  // namespace tuning
 }  // namespace duet

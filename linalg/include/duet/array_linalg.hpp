@@ -16,11 +16,13 @@
 // operands of one dtype (ArgumentError naming both otherwise: convert with astype).
 #pragma once
 
+#include "duet/export.hpp"
+
 #include "duet/array.hpp"
 
 namespace duet {
 
-Array matmul(Queue& q, const Array& a, const Array& b);
+DUET_API Array matmul(Queue& q, const Array& a, const Array& b);
 // numpy.dot for 1-D and 2-D operands: matmul.
 inline Array dot(Queue& q, const Array& a, const Array& b) { return matmul(q, a, b); }
 

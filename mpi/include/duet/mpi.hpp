@@ -11,6 +11,8 @@
 // calls it, in the same order, with the same arguments. A Grid2D is used by one thread at a time.
 #pragma once
 
+#include "duet/export.hpp"
+
 #include <mpi.h>
 
 #include <array>
@@ -30,7 +32,7 @@ namespace duet::mpi {
 
 // ---- devices ---------------------------------------------------------------------------------
 
-struct DeviceOptions {
+struct DUET_API DeviceOptions {
   // Let several ranks of one node share a GPU (each rank still opens one device). Without it, more
   // ranks on a node than GPUs is a ConfigError naming both counts. CPU devices are always shared.
   // DUET_MPI_SHARE_DEVICES=1 sets it too.
@@ -41,24 +43,24 @@ struct DeviceOptions {
 // Device::open() would pick (so DUET_BACKEND applies), counting only devices whose name, vendor or
 // platform contains DUET_DEVICE when it is a name, or the one device DUET_DEVICE numbers. Ranks of
 // one node are told apart with MPI_Comm_split_type(MPI_COMM_TYPE_SHARED). Collective over `comm`.
-Device open_device(MPI_Comm comm, const DeviceOptions& options = {});
+DUET_API Device open_device(MPI_Comm comm, const DeviceOptions& options = {});
 
 // Runs `body` on every rank of `comm`. An exception on any rank ends the whole job: that rank prints
 // "duet: error on rank R of N: <message>" on stderr and calls MPI_Abort, so the other ranks never
 // wait for it in a collective. Returns body's value when it returns normally.
-int run_or_abort(MPI_Comm comm, const std::function<int()>& body);
+DUET_API int run_or_abort(MPI_Comm comm, const std::function<int()>& body);
 
 // ---- grids -----------------------------------------------------------------------------------
 
 enum class Side { west = 0, east = 1, south = 2, north = 3 };  // -x, +x, -y, +y
 
-struct GridOptions {
+struct DUET_API GridOptions {
   int halo = 1;                 // ghost cells on each side that has a neighbour, >= 1
   std::array<int, 2> dims{};    // ranks along x and y; 0: chosen (MPI_Dims_create, then whatever fits)
 };
 
 // A rectangle of cells: [x0, x0 + nx) x [y0, y0 + ny).
-struct Rect {
+struct DUET_API Rect {
   std::size_t x0 = 0, y0 = 0, nx = 0, ny = 0;
   std::size_t cells() const { return nx * ny; }
 };
@@ -67,9 +69,10 @@ struct Rect {
 // Cartesian topology. Tiles differ in size by at most one cell along each direction. A
 // decomposition whose tiles would be thinner than the halo is passed over; a grid too small for
 // any is a ConfigError naming the sizes, the halo and the rank count.
-class Grid2D {
+class DUET_API Grid2D {
  public:
-  Grid2D(MPI_Comm comm, const Device& device, std::size_t nx, std::size_t ny, const GridOptions& options = {});
+  Grid2D(MPI_Comm comm, const Device& device, std::size_t nx, std::size_t ny,
+         const GridOptions& options = {});
   ~Grid2D();
   Grid2D(Grid2D&&) noexcept;
   Grid2D& operator=(Grid2D&&) noexcept;
@@ -133,7 +136,7 @@ class Grid2D {
 // removed only after that, so a run killed at any moment leaves at least one good checkpoint. A
 // restart may use any number of ranks.
 
-struct CheckpointHeader {
+struct DUET_API CheckpointHeader {
   std::size_t nx = 0, ny = 0;
   float r = 0.0f;
   long long step = 0;
@@ -142,21 +145,22 @@ struct CheckpointHeader {
 
 // Writes `local`'s tiles into `directory` (created if missing) as the checkpoint of `step`, then
 // removes older checkpoints but the one before it. Returns the file's path. Collective.
-std::string save_checkpoint(const Grid2D& grid, Queue& q, const Buffer<float>& local, const std::string& directory,
-                            long long step, float r);
+DUET_API std::string save_checkpoint(const Grid2D& grid, Queue& q, const Buffer<float>& local,
+                                     const std::string& directory, long long step, float r);
 
 // The header of the newest checkpoint in `directory` whose header reads back (read on rank 0 and
 // broadcast); empty when there is none. Files passed over are added to `refused` as "path: why".
 // Collective over `comm`.
-std::optional<CheckpointHeader> newest_checkpoint(MPI_Comm comm, const std::string& directory,
+DUET_API std::optional<CheckpointHeader> newest_checkpoint(MPI_Comm comm, const std::string& directory,
                                                   std::vector<std::string>* refused = nullptr);
 
 // Reads the newest checkpoint of `directory` that is whole (its size and its checksum match its
 // header) and of the grid's size into `local`'s tiles (the halo is left as it was). A truncated or
 // damaged file is passed over, named with the reason in `refused`, for the one before it.
 // ConfigError when none is usable. Collective.
-CheckpointHeader load_checkpoint(const Grid2D& grid, Queue& q, Buffer<float>& local, const std::string& directory,
-                                 std::vector<std::string>* refused = nullptr);
+DUET_API CheckpointHeader load_checkpoint(const Grid2D& grid, Queue& q, Buffer<float>& local,
+                                          const std::string& directory,
+                                          std::vector<std::string>* refused = nullptr);
 
 // ---- the heat solver on a grid ---------------------------------------------------------------
 
@@ -173,11 +177,12 @@ enum class Overlap { automatic, on, off };
 // Overlap) and each rank steps its local array between exchanges. On return u holds the final
 // field, and `q` has all the work after it. The result is bitwise the one duet::heat gives on one
 // device, whatever the overlap.
-void heat(Grid2D& grid, Queue& q, Buffer<float>& u, Buffer<float>& v, float r, int steps,
+DUET_API void heat(Grid2D& grid, Queue& q, Buffer<float>& u, Buffer<float>& v, float r, int steps,
           Overlap overlap = Overlap::automatic);
 
 // max |after - before| over the whole grid's cells (a NaN anywhere gives NaN): each rank reduces
 // its tile on the device, then MPI_Allreduce. Collective.
-float max_change(const Grid2D& grid, Queue& q, const Buffer<float>& before, const Buffer<float>& after);
+DUET_API float max_change(const Grid2D& grid, Queue& q, const Buffer<float>& before,
+                          const Buffer<float>& after);
 
 }  // namespace duet::mpi

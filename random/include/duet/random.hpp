@@ -23,6 +23,8 @@
 // Thread-safe like Queue::launch.
 #pragma once
 
+#include "duet/export.hpp"
+
 #include <array>
 #include <cstdint>
 
@@ -32,31 +34,34 @@
 
 namespace duet::random {
 
-Event bits(Queue& q, Buffer<std::uint32_t>& out, std::uint64_t seed, std::uint64_t offset = 0);
-Event uniform(Queue& q, Buffer<float>& out, std::uint64_t seed, std::uint64_t offset = 0, float low = 0.0f,
-              float high = 1.0f);
-Event uniform(Queue& q, Buffer<double>& out, std::uint64_t seed, std::uint64_t offset = 0, double low = 0.0,
-              double high = 1.0);
-Event normal(Queue& q, Buffer<float>& out, std::uint64_t seed, std::uint64_t offset = 0, float mean = 0.0f,
-             float stddev = 1.0f);
-Event normal(Queue& q, Buffer<double>& out, std::uint64_t seed, std::uint64_t offset = 0, double mean = 0.0,
-             double stddev = 1.0);
+DUET_API Event bits(Queue& q, Buffer<std::uint32_t>& out, std::uint64_t seed, std::uint64_t offset = 0);
+DUET_API Event uniform(Queue& q, Buffer<float>& out, std::uint64_t seed, std::uint64_t offset = 0,
+                       float low = 0.0f, float high = 1.0f);
+DUET_API Event uniform(Queue& q, Buffer<double>& out, std::uint64_t seed, std::uint64_t offset = 0,
+                       double low = 0.0, double high = 1.0);
+DUET_API Event normal(Queue& q, Buffer<float>& out, std::uint64_t seed, std::uint64_t offset = 0,
+                      float mean = 0.0f, float stddev = 1.0f);
+DUET_API Event normal(Queue& q, Buffer<double>& out, std::uint64_t seed, std::uint64_t offset = 0,
+                      double mean = 0.0, double stddev = 1.0);
 
 // The generator's dialect source (DEVICE functions duet_philox4x32_10, duet_philox_block,
 // duet_uniform_float, duet_normal2_float, ... and the fill kernels): prepend it to a source of your
 // own to draw numbers inside your kernels.
-const char* source();
+DUET_API const char* source();
 
 // The host reference: the same numbers computed on the CPU, bit for bit.
 namespace host {
 // One Philox4x32-10 block: counter {c0, c1, c2, c3}, key {k0, k1}.
-std::array<std::uint32_t, 4> philox4x32_10(std::array<std::uint32_t, 4> counter,
+DUET_API std::array<std::uint32_t, 4> philox4x32_10(std::array<std::uint32_t, 4> counter,
                                            std::array<std::uint32_t, 2> key);
-void bits(Span<std::uint32_t> out, std::uint64_t seed, std::uint64_t offset = 0);
-void uniform(Span<float> out, std::uint64_t seed, std::uint64_t offset = 0, float low = 0.0f, float high = 1.0f);
-void uniform(Span<double> out, std::uint64_t seed, std::uint64_t offset = 0, double low = 0.0, double high = 1.0);
-void normal(Span<float> out, std::uint64_t seed, std::uint64_t offset = 0, float mean = 0.0f, float stddev = 1.0f);
-void normal(Span<double> out, std::uint64_t seed, std::uint64_t offset = 0, double mean = 0.0,
+DUET_API void bits(Span<std::uint32_t> out, std::uint64_t seed, std::uint64_t offset = 0);
+DUET_API void uniform(Span<float> out, std::uint64_t seed, std::uint64_t offset = 0, float low = 0.0f,
+                      float high = 1.0f);
+DUET_API void uniform(Span<double> out, std::uint64_t seed, std::uint64_t offset = 0, double low = 0.0,
+                      double high = 1.0);
+DUET_API void normal(Span<float> out, std::uint64_t seed, std::uint64_t offset = 0, float mean = 0.0f,
+                     float stddev = 1.0f);
+DUET_API void normal(Span<double> out, std::uint64_t seed, std::uint64_t offset = 0, double mean = 0.0,
             double stddev = 1.0);
 }  // namespace host
 
