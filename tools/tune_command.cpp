@@ -14,17 +14,23 @@
 #include <thread>
 #include <vector>
 
+#include "case_inputs.hpp"
+#include "case_timing.hpp"
 #include "commands.hpp"
-#include "duet/duet.hpp"
 #include "cpu_reference.hpp"
 #include "duet/blas.hpp"
-#include "fixed_inputs.hpp"
+#include "duet/duet.hpp"
 #include "report.hpp"
 #include "table.hpp"
-#include "timing.hpp"
 
 namespace duet::tool {
 namespace {
+
+// The built-in kernels' fixed inputs and timing: `duet tune` checks and times with the same.
+using builtins::kMatmulSampleSeed;
+using builtins::random_floats;
+using builtins::time_runs;
+using builtins::Timing;
 
 struct TuneOptions {
   std::string device;
