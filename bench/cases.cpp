@@ -54,9 +54,9 @@ double builtin_tolerance(const char* kernel, const builtins::Problem& problem) {
 }
 
 // The benchmark's own cases, beside the built-in kernels: the generators, launch overhead, arrays.
-const char* const kOwnCases[] = {"elementwise",    "reduction",      "launch",        "array_axpy",
-                                 "array_add_row",  "array_sum_rows", "array_sum_cols", "array_sum_all",
-                                 "array_slice"};
+const char* const kOwnCases[] = {"elementwise",    "reduction",      "launch",        "array_launch",
+                                 "array_axpy",     "array_add_row",  "array_sum_rows", "array_sum_cols",
+                                 "array_sum_all",  "array_slice"};
 
 // The second copy ceiling: a plain copy kernel, one float4 per work-item. A driver's copy is not
 // always the fastest way to move memory (PoCL's is a single-threaded memcpy), so the ceiling is the
@@ -160,6 +160,8 @@ class Bench {
         guarded([&] { heat_case(plan_.heat_side, plan_.heat_steps, plan_.heat_runs); });
       } else if (kernel == "launch") {
         guarded([&] { launch_case(); });
+      } else if (kernel == "array_launch") {
+        guarded([&] { array_launch_case(); });
       } else if (kernel == "array_axpy") {
         for (const std::size_t n : plan_.vector_n) guarded([&] { array_axpy_case(n); });
       } else if (kernel == "array_sum_rows" || kernel == "array_sum_cols" || kernel == "array_sum_all") {
@@ -826,6 +828,44 @@ class Bench {
              " us per launch; host time includes finish()";
     const std::vector<float> got = queue_.to_vector(dc);
     m.max_error = std::fabs(double(got[0]) - (1.5 + 2.25));
+    m.tolerance = 0.0;
+    m.check = "the one element";
+    m.ok = m.max_error <= m.tolerance;
+    finish_row(m);
+  }
+
+  // --- array operations' overhead: back-to-back fused z = a * x + y on one element, host wall
+  // clock: what an Array adds to a launch (the expression's kernel lookup, the order between
+  // queues' bookkeeping), against `launch` above.
+  void array_launch_case() {
+    const int launches = plan_.launches;
+    Measurement& m = start("array_launch", std::to_string(launches) + " operations");
+    m.sets = 1;
+    const std::vector<float> x{1.5f}, y{2.25f};
+    const float a = 2.0f;
+    Array dx = array_of(x, {1}), dy = array_of(y, {1});
+    Array dz = full(queue_, {1}, std::numeric_limits<double>::quiet_NaN());
+    for (int w = 0; w < std::min(launches, 100); ++w) assign(queue_, dz, a * dx + dy);
+    queue_.finish();
+
+    using Clock = std::chrono::steady_clock;
+    std::vector<double> host_ms;
+    for (int rep = 0; rep < plan_.launch_reps; ++rep) {
+      const auto begin = Clock::now();
+      for (int l = 0; l < launches; ++l) assign(queue_, dz, a * dx + dy);
+      queue_.finish();
+      host_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - begin).count());
+    }
+    const Stats host = summarize(host_ms);
+    m.median_ms = host.median_ms;
+    m.min_ms = host.min_ms;
+    m.runs = host.runs;
+    m.work = launches;
+    m.unit = "us/op";
+    m.value = host.median_ms * 1e3 / launches;
+    m.note = "host time includes finish()";
+    const std::vector<float> got = dz.to_vector<float>(queue_);
+    m.max_error = std::fabs(double(got[0]) - (2.0 * 1.5 + 2.25));
     m.tolerance = 0.0;
     m.check = "the one element";
     m.ok = m.max_error <= m.tolerance;

@@ -29,7 +29,7 @@ import sys
 KEPT_MARK = "<!-- kept: report.py carries what follows over when it writes this file again -->"
 
 KERNEL_ORDER = ["copy", "copy_kernel", "vector_add", "multiply", "elementwise", "reduction", "matmul", "heat_step", "heat",
-                "launch", "array_axpy", "array_add_row", "array_sum_rows", "array_sum_cols", "array_sum_all",
+                "launch", "array_launch", "array_axpy", "array_add_row", "array_sum_rows", "array_sum_cols", "array_sum_all",
                 "array_slice"]
 PEER_NAMES = {"cupy": "CuPy", "pyopencl": "PyOpenCL", "numpy": "numpy"}
 
@@ -58,7 +58,7 @@ def speed_ratio(a, b):
     """How much faster row a is than row b (>1: a faster)."""
     if not a or not b or not finite(a.get("value")) or not finite(b.get("value")) or b["value"] == 0:
         return float("nan")
-    if a.get("unit") == "us/launch":
+    if a.get("unit") in ("us/launch", "us/op"):
         return b["value"] / a["value"] if a["value"] else float("nan")
     return a["value"] / b["value"]
 

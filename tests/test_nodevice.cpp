@@ -157,13 +157,13 @@ TEST_CASE("error kinds, scalar types and the version") {
         duet::ErrorKind::compile, duet::ErrorKind::kernel_not_found, duet::ErrorKind::argument,
         duet::ErrorKind::buffer_size, duet::ErrorKind::out_of_memory, duet::ErrorKind::device_mismatch,
         duet::ErrorKind::released, duet::ErrorKind::driver,
-        duet::ErrorKind::kernel_fault}) {
+        duet::ErrorKind::kernel_fault, duet::ErrorKind::unordered_access}) {
     const char* s = duet::to_string(k);
     REQUIRE(s != nullptr);
     CHECK(std::strlen(s) > 0);
     kinds.insert(s);
   }
-  CHECK(kinds.size() == 12);
+  CHECK(kinds.size() == 13);
 
   CHECK(std::string(duet::to_string(duet::ScalarType::f32)) == "float");
   CHECK(std::string(duet::to_string(duet::ScalarType::i32)) == "int");

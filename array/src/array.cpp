@@ -138,6 +138,7 @@ Array::Array(RawBuffer buffer, ScalarType dtype, Layout layout)
     throw ArgumentError("Array: " + std::to_string(layout_.shape.size()) + " axes but " +
                         std::to_string(layout_.strides.size()) + " strides");
   element_count(layout_.shape, "Array: the shape");
+  if (buffer_.valid()) buffer_.order_between_queues();
   if (const auto span = layout_.span()) {
     const std::int64_t elements = static_cast<std::int64_t>(buffer_.bytes() / size_of(dtype_));
     if (span->first < 0 || span->second >= elements)

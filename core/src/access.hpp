@@ -34,6 +34,7 @@ struct Access {
   static Program make_program(std::shared_ptr<Program::State> s) { return Program(std::move(s)); }
   static Queue make_queue(std::shared_ptr<Queue::State> s) { return Queue(std::move(s)); }
   static Event make_event(std::shared_ptr<EventState> s) { return Event(std::move(s)); }
+  static const std::shared_ptr<EventState>& event_state(const Event& e) noexcept { return e.state_; }
 };
 
 }  // namespace duet::detail

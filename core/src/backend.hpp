@@ -15,6 +15,7 @@
 #include "duet/device.hpp"
 #include "duet/error.hpp"
 #include "duet/queue.hpp"
+#include "queue_order.hpp"
 #include "source_map.hpp"
 
 namespace duet::backend {
@@ -35,6 +36,10 @@ class BufferImpl {
   // Whether the byte `byte_offset` into the allocation lies at a multiple of `alignment` (a power
   // of two) in device memory: wrapped memory may start anywhere.
   virtual bool aligned_at(std::size_t byte_offset, std::size_t alignment) const = 0;
+
+  // The core's record of which queues may still be using which bytes (queue_order.hpp); backends
+  // never touch it.
+  detail::BufferAccesses accesses;
 };
 
 // Pinned host memory (DeviceImpl::allocate_host), freed when the object is destroyed.

@@ -40,6 +40,7 @@ RawBuffer::RawBuffer(const Device& device, std::size_t bytes) : device_(device),
   const std::size_t guard = detail::guard_bytes(info);
   if (guard == 0) {
     impl_ = detail::Access::core(device)->impl->allocate(bytes == 0 ? 1 : bytes);
+    if (detail::checked_mode()) impl_->accesses.set_mode(detail::BufferAccesses::Mode::checked);
     return;
   }
   if (bytes > info.max_alloc_bytes - 2 * guard) {
@@ -53,6 +54,7 @@ RawBuffer::RawBuffer(const Device& device, std::size_t bytes) : device_(device),
   impl_ = detail::Access::core(device)->impl->allocate(guard + bytes + guard);
   offset_ = guard;
   guard_ = guard;
+  impl_->accesses.set_mode(detail::BufferAccesses::Mode::checked);
   detail::arm_guard_zones(device, *impl_, guard);
 }
 
@@ -90,6 +92,7 @@ RawBuffer RawBuffer::wrap(const Device& device, std::uintptr_t native, std::size
   // A zero-length wrap still checks the handle: the driver is asked about one byte.
   std::shared_ptr<backend::BufferImpl> impl =
       detail::Access::core(device)->impl->wrap(native, byte_offset + (bytes == 0 ? 1 : bytes));
+  if (detail::checked_mode()) impl->accesses.set_mode(detail::BufferAccesses::Mode::checked);
   RawBuffer out;
   if (on_release) {
     auto hook = std::make_shared<ReleaseHook>();
@@ -140,6 +143,14 @@ RawBuffer RawBuffer::aligned_back(std::size_t alignment) const {
     out.bytes_ = bytes_ + back;
   }
   return out;
+}
+
+void RawBuffer::order_between_queues() {
+  impl("buffer to order between queues").accesses.set_mode(detail::BufferAccesses::Mode::ordered);
+}
+
+bool RawBuffer::ordered_between_queues() const {
+  return impl("buffer").accesses.mode() == detail::BufferAccesses::Mode::ordered;
 }
 
 bool RawBuffer::owns_memory() const { return impl("buffer").owns_memory(); }

@@ -52,12 +52,12 @@ Queue Device::queue() const { return queue(QueueOptions{}); }
 
 Queue Device::queue(const QueueOptions& options) const {
   const auto& i = info();  // throws on an empty handle
-  (void)i;
   auto state = std::make_shared<Queue::State>();
   state->device = *this;
   state->command_timing = options.command_timing;
   state->queue = std::make_shared<detail::LockedQueue>();
   state->queue->impl = core_->impl->create_queue();
+  state->queue->label = "queue " + std::to_string(++core_->queues_made) + " of " + i.id();
   return detail::Access::make_queue(std::move(state));
 }
 

@@ -20,6 +20,7 @@ const char* to_string(ErrorKind kind) {
     case ErrorKind::released: return "released";
     case ErrorKind::driver: return "driver";
     case ErrorKind::kernel_fault: return "kernel_fault";
+    case ErrorKind::unordered_access: return "unordered_access";
   }
   return "unknown";
 }

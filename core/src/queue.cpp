@@ -9,6 +9,7 @@
 
 #include "guard_zones.hpp"
 #include "kernel_faults.hpp"
+#include "queue_order.hpp"
 #include "state.hpp"
 
 namespace duet {
@@ -221,6 +222,24 @@ void translate_args(const Kernel& kernel, Span<const KernelArg> args, const Devi
   }
 }
 
+// A launch's buffers for the order between queues: the dialect's (and a native kernel's declared)
+// const parameters are reads, every other buffer may be written. Buffers that the checks below will
+// refuse are left out.
+void use_kernel_args(detail::CrossQueueOrder& order, const Device& device, const Kernel& kernel,
+                     Span<const KernelArg> args) {
+  const std::optional<KernelSignature>* sig = nullptr;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const KernelArg& a = args[i];
+    if (a.kind != KernelArg::Kind::buffer || !a.buffer || !a.buffer->valid() || a.buffer->device() != device)
+      continue;
+    detail::BufferAccesses& accesses = detail::Access::buffer(*a.buffer).accesses;
+    if (accesses.mode() == detail::BufferAccesses::Mode::off) continue;
+    if (!sig) sig = &kernel.signature();
+    const bool read = *sig && i < (*sig)->params.size() && (*sig)->params[i].is_const;
+    order.add(accesses, a.buffer->offset(), a.buffer->offset() + a.buffer->bytes(), !read, a.buffer->bytes());
+  }
+}
+
 // The global size rounded up to whole groups, as the backends launch it.
 backend::LaunchShape launch_shape(const Range& global, const Range& local) {
   backend::LaunchShape shape;
@@ -258,6 +277,14 @@ class EnqueueScope {
   detail::LaunchLog& launch_log() { return *s_.queue->log; }
   const std::shared_ptr<detail::LaunchLog>& launch_log_shared() const { return s_.queue->log; }
   const std::shared_ptr<detail::LockedQueue>& locked_queue() const { return s_.queue; }
+  // The number of the latest operation enqueued (the one enqueue() just did).
+  std::uint64_t operation() const { return s_.queue->operations.load(std::memory_order_relaxed); }
+
+  // The order between queues (queue_order.hpp): waits `order` asked for, before the operation.
+  void wait_for_other_queues(detail::CrossQueueOrder& order) {
+    if (order.empty()) return;
+    detail::watching_faults(s_.device, s_.queue->log.get(), [&] { order.wait(settled_queue(), *s_.queue); });
+  }
 
   // Enqueues op(backend queue), then after(backend queue), and returns the operation's (pending)
   // event. On a queue with command timing the backend times op's commands alone: `after` is work
@@ -275,6 +302,10 @@ class EnqueueScope {
     });
     Event event = pending_event();
     if (s_.command_timing) s_.last->command_time = std::move(time);
+    const std::uint64_t operation = s_.queue->operations.load(std::memory_order_relaxed) + 1;
+    s_.queue->operations.store(operation, std::memory_order_relaxed);
+    s_.last->operation = operation;
+    s_.last->clock = s_.queue->clock;
     return event;
   }
   template <class Op>
@@ -333,7 +364,15 @@ Event Queue::launch_args(const Kernel& kernel, const Range& global, const Range&
 
 Event Queue::launch_args(const Kernel& kernel, const Range& global, const Range& local_in,
                          Span<const KernelArg> args) {
-  EnqueueScope scope(state());
+  State& s = state();
+  detail::CrossQueueOrder order("kernel");
+  use_kernel_args(order, s.device, kernel, args);
+  if (!order.empty()) {
+    order.set_name(&kernel.name());
+    order.prepare(s.queue);
+  }
+  EnqueueScope scope(s);
+  scope.wait_for_other_queues(order);
   const Device& queue_device = scope.device();
   if (queue_device != kernel.device())
     device_mismatch(queue_device, kernel.device(), "kernel '" + kernel.name() + "'");
@@ -344,7 +383,7 @@ Event Queue::launch_args(const Kernel& kernel, const Range& global, const Range&
   check_launch_args(kernel, args);
   const backend::LaunchShape shape = launch_shape(global, local);
   const bool empty = global[0] == 0 || global[1] == 0 || global[2] == 0;
-  return scope.enqueue(
+  Event event = scope.enqueue(
       [&](backend::QueueImpl& q) {
         if (empty) return;
         q.launch(detail::Access::kernel(kernel), shape, backend_args);
@@ -354,64 +393,95 @@ Event Queue::launch_args(const Kernel& kernel, const Range& global, const Range&
         if (!empty && detail::checked_mode())
           detail::check_guard_zones(queue_device, q, scope.launch_log(), kernel, args);
       });
+  if (!order.empty()) order.remember(s.queue, scope.operation());
+  return event;
 }
 
 Event Queue::write_bytes(RawBuffer& dst, std::size_t offset, const void* src, std::size_t bytes,
                          const char* what) {
-  EnqueueScope scope(state());
+  State& s = state();
   auto& impl = detail::Access::buffer(dst, "destination buffer");
-  check_same_device(scope.device(), dst.device(), "the destination buffer");
+  check_same_device(s.device, dst.device(), "the destination buffer");
   check_range(dst, offset, bytes, what);
   if (bytes && src == nullptr) throw ArgumentError(std::string(what) + ": the host memory is null");
-  return scope.enqueue([&](backend::QueueImpl& q) {
+  detail::CrossQueueOrder order("write from the host");
+  order.add(impl.accesses, dst.offset() + offset, dst.offset() + offset + bytes, true, dst.bytes());
+  if (!order.empty()) order.prepare(s.queue);
+  EnqueueScope scope(s);
+  scope.wait_for_other_queues(order);
+  Event event = scope.enqueue([&](backend::QueueImpl& q) {
     if (bytes) q.write(impl, dst.offset() + offset, src, bytes);
   });
+  if (!order.empty()) order.remember(s.queue, scope.operation());
+  return event;
 }
 
 Event Queue::read_bytes(const RawBuffer& src, std::size_t offset, void* dst, std::size_t bytes,
                         const char* what) {
-  EnqueueScope scope(state());
+  State& s = state();
   auto& impl = detail::Access::buffer(src, "source buffer");
-  check_same_device(scope.device(), src.device(), "the source buffer");
+  check_same_device(s.device, src.device(), "the source buffer");
   check_range(src, offset, bytes, what);
   if (bytes && dst == nullptr) throw ArgumentError(std::string(what) + ": the host memory is null");
-  return scope.enqueue([&](backend::QueueImpl& q) {
+  detail::CrossQueueOrder order("read to the host");
+  order.add(impl.accesses, src.offset() + offset, src.offset() + offset + bytes, false, src.bytes());
+  if (!order.empty()) order.prepare(s.queue);
+  EnqueueScope scope(s);
+  scope.wait_for_other_queues(order);
+  Event event = scope.enqueue([&](backend::QueueImpl& q) {
     if (bytes) q.read(impl, src.offset() + offset, dst, bytes);
   });
+  if (!order.empty()) order.remember(s.queue, scope.operation());
+  return event;
 }
 
 Event Queue::copy_bytes(const RawBuffer& src, std::size_t src_offset, RawBuffer& dst,
                         std::size_t dst_offset, std::size_t bytes) {
-  EnqueueScope scope(state());
+  State& s = state();
   auto& src_impl = detail::Access::buffer(src, "source buffer");
   auto& dst_impl = detail::Access::buffer(dst, "destination buffer");
-  check_same_device(scope.device(), src.device(), "the source buffer");
-  check_same_device(scope.device(), dst.device(), "the destination buffer");
+  check_same_device(s.device, src.device(), "the source buffer");
+  check_same_device(s.device, dst.device(), "the destination buffer");
   check_range(src, src_offset, bytes, "copy source");
   check_range(dst, dst_offset, bytes, "copy destination");
   // Views make offsets relative; the overlap check compares positions in the allocation.
   const std::size_t from = src.offset() + src_offset, to = dst.offset() + dst_offset;
   if (&src_impl == &dst_impl && bytes && from < to + bytes && to < from + bytes)
     throw ArgumentError("copy source and destination ranges overlap in the same buffer");
-  return scope.enqueue([&](backend::QueueImpl& q) {
+  detail::CrossQueueOrder order("copy");
+  order.add(src_impl.accesses, from, from + bytes, false, src.bytes());
+  order.add(dst_impl.accesses, to, to + bytes, true, dst.bytes());
+  if (!order.empty()) order.prepare(s.queue);
+  EnqueueScope scope(s);
+  scope.wait_for_other_queues(order);
+  Event event = scope.enqueue([&](backend::QueueImpl& q) {
     if (bytes) q.copy(src_impl, from, dst_impl, to, bytes);
   });
+  if (!order.empty()) order.remember(s.queue, scope.operation());
+  return event;
 }
 
 Event Queue::fill_bytes(RawBuffer& dst, std::size_t offset, std::size_t bytes, const void* pattern,
                         std::size_t pattern_size) {
-  EnqueueScope scope(state());
+  State& s = state();
   auto& impl = detail::Access::buffer(dst, "buffer to fill");
-  check_same_device(scope.device(), dst.device(), "the buffer to fill");
+  check_same_device(s.device, dst.device(), "the buffer to fill");
   if (pattern_size == 0 || pattern_size > 128 || (pattern_size & (pattern_size - 1)))
     throw ArgumentError("fill needs an element of 1, 2, 4, ... or 128 bytes, not " +
                         std::to_string(pattern_size));
   if ((dst.offset() + offset) % pattern_size || bytes % pattern_size)
     throw ArgumentError("fill range must be whole elements, aligned to the element size in the allocation");
   check_range(dst, offset, bytes, "fill");
-  return scope.enqueue([&](backend::QueueImpl& q) {
+  detail::CrossQueueOrder order("fill");
+  order.add(impl.accesses, dst.offset() + offset, dst.offset() + offset + bytes, true, dst.bytes());
+  if (!order.empty()) order.prepare(s.queue);
+  EnqueueScope scope(s);
+  scope.wait_for_other_queues(order);
+  Event event = scope.enqueue([&](backend::QueueImpl& q) {
     if (bytes) q.fill(impl, dst.offset() + offset, bytes, pattern, pattern_size);
   });
+  if (!order.empty()) order.remember(s.queue, scope.operation());
+  return event;
 }
 
 Event Queue::record() {
@@ -423,6 +493,8 @@ Event Queue::record() {
   e->point = true;
   e->impl = detail::watching_faults(scope.device(), e->log.get(), [&] { return scope.settled_queue().record(); });
   e->sequence = ++scope.locked_queue()->recorded;
+  e->operation = scope.operation();
+  e->clock = scope.locked_queue()->clock;
   return detail::Access::make_event(std::move(e));
 }
 
@@ -433,8 +505,16 @@ void Queue::wait(const Event& event) {
   // recorded, and two threads making two queues wait for each other's events would otherwise each
   // hold one lock and wait for the other. The event is recorded where it belongs either way.
   backend::EventImpl& impl = detail::Access::event(event);
+  const detail::EventState& e = *detail::Access::event_state(event);
   EnqueueScope scope(s);
   detail::watching_faults(s.device, s.queue->log.get(), [&] { scope.settled_queue().wait_for(impl); });
+  // The order this gives (queue_order.hpp): this queue's later work comes after the event's point.
+  const std::shared_ptr<detail::LockedQueue> origin = e.origin.lock();
+  if (origin == s.queue || (!origin && !e.clock)) return;
+  std::shared_ptr<const detail::QueueClock> clock =
+      detail::QueueClock::joined(s.queue->clock, e.clock, origin, e.operation);
+  std::lock_guard<std::mutex> lock(s.queue->clock_mutex);
+  s.queue->clock = std::move(clock);
 }
 
 // Without the lock: the backends allow finish() beside any other call, and waiting for the device
@@ -446,10 +526,25 @@ void Queue::finish() {
   detail::LaunchLog& log = *s.queue->log;
   const std::uint64_t mark = log.mark();
   const std::uint64_t recorded = s.queue->recorded.load();
+  const std::uint64_t operations = s.queue->operations.load();
+  const std::shared_ptr<const detail::QueueClock> clock = s.queue->clock_now();
   if (detail::kernel_timeout()) detail::wait_for_event(s.device, &log, detail::Access::event(record()));
   detail::watching_faults(s.device, &log, [&] { s.queue->impl->finish(); });
   log.completed(mark);
   s.queue->completed_up_to(recorded);
+  detail::host_reached(*s.queue, operations, clock.get());
+}
+
+void Queue::order_after(const RawBuffer& buffer, bool write) {
+  State& s = state();
+  auto& impl = detail::Access::buffer(buffer, "buffer to order after");
+  check_same_device(s.device, buffer.device(), "the buffer to order after");
+  detail::CrossQueueOrder order("order_after");
+  order.add(impl.accesses, buffer.offset(), buffer.offset() + buffer.bytes(), write, buffer.bytes());
+  if (order.empty()) return;
+  order.prepare(s.queue, true);
+  EnqueueScope scope(s);
+  scope.wait_for_other_queues(order);
 }
 
 std::uintptr_t Queue::native_handle() const {
@@ -460,9 +555,16 @@ std::uintptr_t Queue::native_handle() const {
 }
 
 RawMapping Queue::map_bytes(const RawBuffer& buffer, MapAccess access) {
-  EnqueueScope scope(state());
+  State& s = state();
   auto& impl = detail::Access::buffer(buffer, "buffer to map");
-  check_same_device(scope.device(), buffer.device(), "the buffer to map");
+  check_same_device(s.device, buffer.device(), "the buffer to map");
+  // The host may write a mapping until it is unmapped, so a map for writing is a write already.
+  detail::CrossQueueOrder order("map");
+  order.add(impl.accesses, buffer.offset(), buffer.offset() + buffer.bytes(), access != MapAccess::read,
+            buffer.bytes());
+  if (!order.empty()) order.prepare(s.queue);
+  EnqueueScope scope(s);
+  scope.wait_for_other_queues(order);
   RawMapping m;
   scope.enqueue([&](backend::QueueImpl& q) {
     if (!buffer.bytes()) return;
@@ -471,6 +573,9 @@ RawMapping Queue::map_bytes(const RawBuffer& buffer, MapAccess access) {
     m.data_ = q.map(impl, buffer.offset(), buffer.bytes(), access);
     scope.locked_queue()->completed_up_to(scope.locked_queue()->recorded.load());  // the map waited for them
   });
+  if (!order.empty()) order.remember(s.queue, scope.operation());
+  // The map waited for everything before it and for its own copy to the host.
+  detail::host_reached(*s.queue, scope.operation(), s.queue->clock.get());
   m.queue_ = *this;
   m.buffer_ = buffer.share();
   m.bytes_ = buffer.bytes();
@@ -479,17 +584,26 @@ RawMapping Queue::map_bytes(const RawBuffer& buffer, MapAccess access) {
 }
 
 Event Queue::unmap_bytes(RawMapping& m) {
-  EnqueueScope scope(state());
+  State& s = state();
   // The mapping is over once this is called, whatever the driver answers: its address must not be
   // used again, and a second unmap of it would be an error of its own.
   RawBuffer buffer = std::move(m.buffer_);
   void* data = m.data_;
   m.data_ = nullptr;
   m.queue_.release();
-  return scope.enqueue([&](backend::QueueImpl& q) {
+  detail::CrossQueueOrder order("unmap");
+  if (m.access_ != MapAccess::read)
+    order.add(detail::Access::buffer(buffer, "mapped buffer").accesses, buffer.offset(),
+              buffer.offset() + buffer.bytes(), true, buffer.bytes());
+  if (!order.empty()) order.prepare(s.queue);
+  EnqueueScope scope(s);
+  scope.wait_for_other_queues(order);
+  Event event = scope.enqueue([&](backend::QueueImpl& q) {
     if (buffer.bytes())
       q.unmap(detail::Access::buffer(buffer, "mapped buffer"), data, buffer.offset(), buffer.bytes(), m.access_);
   });
+  if (!order.empty()) order.remember(s.queue, scope.operation());
+  return event;
 }
 
 RawMapping::RawMapping(RawMapping&& o) noexcept
@@ -600,7 +714,10 @@ void Event::wait() const {
   const detail::EventState& s = event_state(state_);
   backend::EventImpl& e = impl();
   detail::wait_for_event(s.device, s.log.get(), e);
-  if (const auto queue = s.origin.lock()) queue->completed_up_to(s.sequence);
+  if (const auto queue = s.origin.lock()) {
+    queue->completed_up_to(s.sequence);
+    detail::host_reached(*queue, s.operation, s.clock.get());
+  }
 }
 
 bool Event::done() const {
@@ -609,7 +726,10 @@ bool Event::done() const {
   if (const auto queue = s.origin.lock(); queue && s.sequence <= queue->completed.load()) return true;
   const bool done = detail::watching_faults(s.device, s.log.get(), [&] { return e.done(); });
   if (done)
-    if (const auto queue = s.origin.lock()) queue->completed_up_to(s.sequence);
+    if (const auto queue = s.origin.lock()) {
+      queue->completed_up_to(s.sequence);
+      detail::host_reached(*queue, s.operation, s.clock.get());
+    }
   return done;
 }
 

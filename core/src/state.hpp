@@ -50,6 +50,7 @@ struct DeviceCore {
   std::map<std::string, std::shared_ptr<void>, std::less<>> slots;
   // Set when a kernel outran DUET_KERNEL_TIMEOUT (see kernel_faults.hpp).
   std::atomic<bool> abandoned{false};
+  std::atomic<std::uint64_t> queues_made{0};  // numbers the device's queues for messages
   // DUET_CHECK=1: the queue that arms new buffers' guard zones (see guard_zones.cpp).
   std::mutex guard_mutex;
   std::shared_ptr<backend::QueueImpl> guard_queue;
@@ -93,12 +94,31 @@ namespace detail {
 // highest number known complete from a wait, a finish or a blocking map. Event::done() answers
 // from it first, since a driver may report an earlier event as still running for a while after a
 // later point has been waited for (NVIDIA's OpenCL does, after a blocking map).
+//
+// For the order between queues (queue_order.hpp), operations are numbered too: `operations` counts
+// those enqueued (written under `mutex`), `operations_done` is the highest the host knows complete,
+// and `clock` says which other queues' operations this queue's later work is ordered after.
 struct LockedQueue {
   std::mutex mutex;
   std::shared_ptr<backend::QueueImpl> impl;
   std::shared_ptr<LaunchLog> log = std::make_shared<LaunchLog>();  // its own lock
   std::atomic<std::uint64_t> recorded{0};
   std::atomic<std::uint64_t> completed{0};
+  const std::uint64_t id = next_id();  // unique in the process
+  std::string label;                    // "queue 2 of opencl:0", for messages
+  std::atomic<std::uint64_t> operations{0};
+  std::atomic<std::uint64_t> operations_done{0};
+  std::mutex clock_mutex;  // written under `mutex` too, so enqueues read it without this one
+  std::shared_ptr<const QueueClock> clock;
+
+  std::shared_ptr<const QueueClock> clock_now() {
+    std::lock_guard<std::mutex> lock(clock_mutex);
+    return clock;
+  }
+  static std::uint64_t next_id() {
+    static std::atomic<std::uint64_t> next{0};
+    return ++next;
+  }
 
   // Everything recorded up to `sequence` has completed.
   void completed_up_to(std::uint64_t sequence) {
@@ -124,6 +144,10 @@ struct EventState {
   std::uint64_t sequence = 0;  // its number among its queue's recorded events; set with impl
   // Set before the event is handed out, then constant (a reused spare was held by no one).
   bool point = false;  // made by Queue::record(): a point, not an operation, so no duration
+  // Set with the event like `point`: the number of the last operation of its queue it covers and
+  // that queue's clock then (queue_order.hpp).
+  std::uint64_t operation = 0;
+  std::shared_ptr<const QueueClock> clock;
   std::shared_ptr<backend::CommandTimeImpl> command_time;  // on a queue with command timing
 
   // For a caller that holds queue->mutex already: an enqueue settling the event before its own.

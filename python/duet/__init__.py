@@ -23,7 +23,8 @@ from . import _duet
 from . import errors
 from .errors import (ArgumentError, BackendUnavailableError, BufferSizeError, CompileError,
                      ConfigError, DeviceMismatchError, DeviceNotFoundError, DriverError, Error,
-                     KernelFaultError, KernelNotFoundError, OutOfMemoryError, ReleasedError)
+                     KernelFaultError, KernelNotFoundError, OutOfMemoryError, ReleasedError,
+                     UnorderedAccessError)
 
 _duet._register_errors(errors.BY_KIND)
 
@@ -50,7 +51,7 @@ __all__ = [
     "CompileError", "ConfigError", "Device", "DeviceInfo", "DeviceMismatchError", "DeviceNotFoundError",
     "DriverError", "ElementwiseKernel", "Error", "Event", "HAVE_DLPACK", "Kernel", "KernelFaultError",
     "KernelNotFoundError", "KernelParam", "OutOfMemoryError", "Program", "Queue", "ReductionKernel",
-    "ReleasedError", "Timer", "asarray", "backends", "default_device", "devices", "elapsed_ms", "empty",
+    "ReleasedError", "Timer", "UnorderedAccessError", "asarray", "backends", "default_device", "devices", "elapsed_ms", "empty",
     "errors", "from_dlpack", "full", "gemm", "heat", "heat_step", "kernel_names", "kernel_source",
     "multiply", "ones", "pinned_empty", "random", "vector_add", "zeros", "empty_like", "zeros_like",
     "fuse", "Expression",

@@ -67,6 +67,10 @@ class KernelFaultError(Error):
     """A kernel faulted, wrote out of bounds (DUET_CHECK=1) or never ended: .fault, .kernels."""
 
 
+class UnorderedAccessError(Error):
+    """DUET_CHECK=1: two queues use the same bytes of a buffer with nothing ordering them."""
+
+
 BY_KIND = {
     "config": ConfigError,
     "backend_unavailable": BackendUnavailableError,
@@ -80,6 +84,7 @@ BY_KIND = {
     "released": ReleasedError,
     "driver": DriverError,
     "kernel_fault": KernelFaultError,
+    "unordered_access": UnorderedAccessError,
 }
 for _kind, _cls in BY_KIND.items():
     _cls.kind = _kind

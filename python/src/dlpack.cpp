@@ -3,11 +3,11 @@
 // DLPack's header is found (DUET_PYTHON_DLPACK); elsewhere the calls raise BackendUnavailableError.
 //
 // Streams. As consumer, duet hands the producer the native stream of its default queue for the
-// device (CUDA), so the producer orders its pending work before duet's. As producer, duet finishes
-// the array device's default queue before handing the tensor over, for any consumer stream other than
-// -1: duet's public API has no way to make a foreign stream wait on one of its events, and
-// finishing is correct for every stream (work the caller put on other duet queues is the caller's to
-// finish, as in C++).
+// device (CUDA), so the producer orders its pending work before duet's. As producer, duet makes the
+// array device's default queue wait for the writes other queues have pending on the array, then
+// finishes it, before handing the tensor over, for any consumer stream other than -1: duet's public
+// API has no way to make a foreign stream wait on one of its events, and finishing is correct for
+// every stream.
 // Host tensors (NumPy, kDLCPU) are copied to the device: a device array cannot live in host memory.
 #include <nanobind/stl/string.h>
 
@@ -85,6 +85,7 @@ nb::object export_capsule(const Array& a, nb::handle stream, nb::handle dl_devic
   const bool no_sync = !stream.is_none() && PyLong_Check(stream.ptr()) && nb::cast<long long>(stream) == -1;
   if (!no_sync) {
     nb::gil_scoped_release release;
+    q.order_after(source.buffer());  // writes pending on other queues too
     q.finish();
   }
   std::vector<std::int64_t> shape(source.shape().begin(), source.shape().end());

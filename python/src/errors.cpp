@@ -77,7 +77,7 @@ void bind_errors(nb::module_& m) {
   });
   m.def("_error_kinds", [] {
     nb::list kinds;
-    for (int k = 0; k <= static_cast<int>(ErrorKind::kernel_fault); ++k)
+    for (int k = 0; k <= static_cast<int>(ErrorKind::unordered_access); ++k)
       kinds.append(nb::str(to_string(static_cast<ErrorKind>(k))));
     return kinds;
   });

@@ -5,7 +5,7 @@
 # and carried along: .baseline/ is ignored by git). Builds it in <build>-baseline (the duet command
 # and duet-gemm-bench), then, round by round, with the order of the two sides swapped every round so
 # that any drift of the machine falls on both alike:
-#   `duet bench --kernels launch,vector_add,heat` on each device of AB_DEVICES (default cuda:0 and
+#   `duet bench --kernels launch,vector_add,heat` (AB_KERNELS) on each device of AB_DEVICES (default cuda:0 and
 #   opencl:NVIDIA, those present; else PoCL), AB_ROUNDS rounds (3);
 #   the float cases of bench/gemm/suite.txt (this checkout's list, for both sides) with
 #   duet-gemm-bench on AB_GEMM_DEVICE (cuda:0; none: skip), and cuBLAS through CuPy beside them
@@ -44,7 +44,7 @@ phase_ab() {
       for spec in $devices_ab; do
         name=${spec//:/-}
         logged "$dir/bench-$side-$name-$round.log" "${tree[$side]}/duet" bench --device "$spec" \
-          --kernels launch,vector_add,heat "${bench_args[@]}" --json "$dir/bench-$side-$name-$round.json" ||
+          --kernels "${AB_KERNELS:-launch,vector_add,heat}" "${bench_args[@]}" --json "$dir/bench-$side-$name-$round.json" ||
           fail "duet bench, $side, $spec, round $round"
       done
     done

@@ -20,7 +20,7 @@ import statistics
 import sys
 
 SIDES = ("baseline", "current")
-TIME_UNITS = ("us/launch", "ms", "us")
+TIME_UNITS = ("us/launch", "us/op", "ms", "us")
 
 
 def load(path):

@@ -75,6 +75,17 @@ class DUET_API RawBuffer {
   std::size_t guard_bytes() const noexcept { return guard_; }
   // false for memory adopted with wrap(): duet never frees it.
   bool owns_memory() const;
+  // Makes the memory (the whole allocation, through every handle of it, views included) order
+  // itself between queues, as every Array's does: from now on an operation on one queue that uses
+  // bytes another queue's pending operation writes (or, for a write, reads or writes) first makes
+  // its queue wait for that operation, on the device (cuStreamWaitEvent, an OpenCL barrier; the
+  // host never blocks). Without it, buffers follow CUDA streams and OpenCL queues: you order
+  // queues yourself with events, and DUET_CHECK=1 reports an unordered use (UnorderedAccessError).
+  // Launches count a kernel's const buffer parameters as reads and every other buffer as written.
+  // Memory duet does not see used (native handles, DLPack consumers, wraps of the same memory made
+  // separately) is not ordered. Cannot be undone.
+  void order_between_queues();
+  bool ordered_between_queues() const;
   // The native memory handle, as an integer. CUDA: the CUdeviceptr of this range's first byte
   // (offset() included). OpenCL: the cl_mem of the whole allocation (add offset() yourself, or make
   // a sub-buffer); duet keeps its reference, so retain it if you keep it longer than the buffer.
@@ -185,6 +196,8 @@ class Buffer {
     count_ = 0;
   }
   const Device& device() const { return raw_.device(); }
+  // See RawBuffer::order_between_queues.
+  void order_between_queues() { raw_.order_between_queues(); }
   static constexpr ScalarType element_type() { return scalar_type_of<T>(); }
 
   RawBuffer& raw() noexcept { return raw_; }

@@ -26,6 +26,7 @@ enum class ErrorKind {
   released,             // use of a released or moved-from object
   driver,               // any other failure reported by the driver
   kernel_fault,         // a kernel faulted, wrote past a buffer (DUET_CHECK) or never ended
+  unordered_access,     // DUET_CHECK: two queues use the same bytes with nothing ordering them
 };
 
 DUET_API const char* to_string(ErrorKind kind);
@@ -68,6 +69,14 @@ struct DUET_API DeviceMismatchError : Error {
 };
 struct DUET_API ReleasedError : Error {
   explicit ReleasedError(const std::string& m) : Error(ErrorKind::released, m) {}
+};
+// Under DUET_CHECK=1: an operation on one queue uses bytes of a buffer that an operation on another
+// queue writes (or, for a write, reads or writes), and nothing orders the two (no Queue::wait for its
+// event, no finish or wait on the host in between). The message names the buffer's size, both
+// queues and both operations. Memory that orders itself (Array, RawBuffer::order_between_queues)
+// never raises it.
+struct DUET_API UnorderedAccessError : Error {
+  explicit UnorderedAccessError(const std::string& m) : Error(ErrorKind::unordered_access, m) {}
 };
 
 class DUET_API OutOfMemoryError : public Error {

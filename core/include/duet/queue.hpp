@@ -294,6 +294,12 @@ class DUET_API Queue {
   void wait(const Event& event);
   // Blocks until everything enqueued so far, by any thread, has completed.
   void finish();
+  // Makes this queue's later work wait, on the device, for the operations other queues have pending
+  // on `buffer`'s bytes: their writes, and with `write` their reads too; what an operation on
+  // memory that orders itself does first (RawBuffer::order_between_queues). For memory about to be
+  // used where duet does not see it (a DLPack consumer, native work on native_handle()). Knows of
+  // pending work only on memory that orders itself, or on any memory under DUET_CHECK=1.
+  void order_after(const RawBuffer& buffer, bool write = false);
 
   // The native queue, as an integer: the CUstream (CUDA) or cl_command_queue (OpenCL). Work you
   // enqueue on it yourself runs in order with duet's work on this queue; events duet handed out
