@@ -13,6 +13,7 @@
 #include <duet/array_linalg.hpp>
 #include <duet/duet.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "devices.hpp"
@@ -358,5 +359,55 @@ TEST_CASE("DUET_CHECK finds raw buffers used by two queues without order") {
     while (!done.done()) {
     }
     q2.to_vector(y);  // the host saw the fill complete
+  });
+}
+
+TEST_CASE("queues on several threads share memory that orders itself") {
+  for_each_device([](const duet::Device& device) {
+    // Each thread reads one shared buffer, written first on another queue, into its own, on its own
+    // queue, many times: the shared buffer's bookkeeping is used by every thread at once.
+    duet::Program program = device.compile(kSource);
+    duet::Kernel twice = program.kernel("twice");
+    const std::size_t n = 211;
+    const auto count = static_cast<unsigned>(n);
+    auto rng = make_rng("queue order threads");
+    const std::vector<float> x0 = random_floats(rng, n);
+    duet::Buffer<float> x(device, n);
+    x.order_between_queues();
+    duet::Queue writer = device.queue();
+    writer.write(x, duet::Span<const float>(x0));
+    constexpr int kThreads = 4, kRounds = 25;
+    std::vector<duet::Buffer<float>> outputs;
+    for (int t = 0; t < kThreads; ++t) outputs.emplace_back(device, n);
+    std::vector<std::string> problems(kThreads);
+    std::vector<std::thread> pool;
+    for (int t = 0; t < kThreads; ++t) {
+      pool.emplace_back([&, t] {
+        try {
+          duet::Queue q = device.queue();
+          duet::Buffer<float>& y = outputs[static_cast<std::size_t>(t)];
+          for (int r = 0; r < kRounds; ++r) {
+            q.fill(y, kNaN);
+            q.launch(twice, duet::Range(n), duet::Range(), x, y, count);
+            if (r % 5 == 4) {
+              const std::vector<float> got = q.to_vector(y);
+              for (std::size_t i = 0; i < n; ++i)
+                if (got[i] != 2.0f * x0[i]) {
+                  problems[static_cast<std::size_t>(t)] = "element " + std::to_string(i) + " in round " +
+                                                          std::to_string(r) + ": " + std::to_string(got[i]);
+                  return;
+                }
+            }
+          }
+        } catch (const std::exception& e) {
+          problems[static_cast<std::size_t>(t)] = e.what();
+        }
+      });
+    }
+    for (std::thread& th : pool) th.join();
+    for (int t = 0; t < kThreads; ++t) {
+      INFO("thread ", t);
+      CHECK(problems[static_cast<std::size_t>(t)] == "");
+    }
   });
 }
