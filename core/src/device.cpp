@@ -109,6 +109,20 @@ std::shared_ptr<Program::State> build_program(const Device& device, const detail
     detail::log_debug(std::string("program cache ") + (program ? "hit" : "entry rejected by the driver") +
                       ": " + name + " on " + info.id());
   }
+  // Other processes sharing the cache may be compiling the same program right now: the first to
+  // take the entry's lock compiles it, the others wait for it and load what it stored.
+  detail::CacheEntryLock entry_lock;
+  if (!program) {
+    entry_lock = detail::cache_lock(disk_key);
+    if (entry_lock.held())
+      if (auto binary = detail::cache_load(disk_key, true)) {
+        program = core.impl->load_binary(*binary, name);
+        if (!program) detail::cache_count_rejected();
+        detail::log_debug(std::string("program cache ") +
+                          (program ? "hit after another process compiled it" : "entry rejected by the driver") +
+                          ": " + name + " on " + info.id());
+      }
+  }
   if (!program) {
     detail::log_debug("program cache miss: compiling " + name + " on " + info.id());
     backend::BuildResult built = core.impl->build(full, name, options);

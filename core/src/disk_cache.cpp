@@ -12,7 +12,9 @@
 #include <random>
 #include <signal.h>
 #include <sstream>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <dirent.h>
 
@@ -150,7 +152,7 @@ std::optional<std::string> cache_decode(const std::string& data, const std::stri
   return payload;
 }
 
-std::optional<std::string> cache_load(const std::string& key) {
+std::optional<std::string> cache_load(const std::string& key, bool again) {
   State& s = state();
   std::string path;
   {
@@ -162,7 +164,7 @@ std::optional<std::string> cache_load(const std::string& key) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0) {
     std::lock_guard<std::mutex> lock(s.mutex);
-    ++s.stats.misses;
+    if (!again) ++s.stats.misses;
     return std::nullopt;
   }
   std::string data;
@@ -182,10 +184,11 @@ std::optional<std::string> cache_load(const std::string& key) {
   std::lock_guard<std::mutex> lock(s.mutex);
   if (!payload) {
     ++s.stats.rejected;
-    ++s.stats.misses;
+    if (!again) ++s.stats.misses;
     return std::nullopt;
   }
   ++s.stats.hits;
+  if (again) --s.stats.misses;
   return payload;
 }
 
@@ -222,6 +225,42 @@ void cache_store(const std::string& key, const std::string& payload) {
   }
   ++s.stats.stored;
   log_debug("program cache: stored " + path);
+}
+
+CacheEntryLock::~CacheEntryLock() {
+  if (fd_ >= 0) close(fd_);  // closing the descriptor releases the flock
+}
+
+CacheEntryLock& CacheEntryLock::operator=(CacheEntryLock&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = o.fd_;
+    o.fd_ = -1;
+  }
+  return *this;
+}
+
+CacheEntryLock cache_lock(const std::string& key) {
+  State& s = state();
+  std::string path;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    resolve(s);
+    if (!s.enabled || !make_directories(s.directory)) return CacheEntryLock();
+    path = path_for(s, key) + ".lock";
+  }
+  // Never through a symbolic link someone put under the name; only the owner may open it.
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return CacheEntryLock();
+  int locked;
+  do {
+    locked = flock(fd, LOCK_EX);
+  } while (locked != 0 && errno == EINTR);
+  if (locked != 0) {
+    close(fd);
+    return CacheEntryLock();
+  }
+  return CacheEntryLock(fd);
 }
 
 void cache_count_rejected() {
@@ -289,10 +328,16 @@ std::size_t clear_cache() {
   for_each_entry(dir, [&](const std::string& path) { removed += std::remove(path.c_str()) == 0; });
   // The temporary files of writers that died before their rename (<entry>.tmp.<pid>.<n>) are no
   // entries, but nothing else would ever remove them; those of live writers are theirs to rename.
+  // The entries' lock files go too: one still held only lets a waiter compile again.
   if (DIR* d = opendir(dir.c_str())) {
     const std::string marker = std::string(detail::kSuffix) + ".tmp.";
+    const std::string lock = std::string(detail::kSuffix) + ".lock";
     while (dirent* e = readdir(d)) {
       const std::string name = e->d_name;
+      if (name.size() > lock.size() && name.compare(name.size() - lock.size(), lock.size(), lock) == 0) {
+        std::remove((dir + "/" + name).c_str());
+        continue;
+      }
       const std::size_t at = name.find(marker);
       if (at == std::string::npos) continue;
       const long pid = std::strtol(name.c_str() + at + marker.size(), nullptr, 10);

@@ -7,13 +7,35 @@
 
 namespace duet::detail {
 
-// The payload stored under `key`, or nothing (absent, damaged, another key, cache off).
-std::optional<std::string> cache_load(const std::string& key);
+// The payload stored under `key`, or nothing (absent, damaged, another key, cache off). `again`: a
+// second look after a miss counted already (see CacheEntryLock), so only a hit changes the stats.
+std::optional<std::string> cache_load(const std::string& key, bool again = false);
 // Stores `payload` under `key`; failures turn the cache off for this process.
 void cache_store(const std::string& key, const std::string& payload);
 
 // Counts a program the driver refused to load from a cache entry.
 void cache_count_rejected();
+
+// An exclusive lock, across processes, on the entry for one key (flock on "<entry>.lock" in the
+// cache folder), so that processes sharing the cache compile a program once: MPI ranks of a node,
+// or test runs side by side, all miss an empty cache at once. The first to hold the lock compiles
+// and stores the program; the others wait for it and then load the entry. Not held (no waiting,
+// each process compiles) when the cache is off or the lock file cannot be made. The kernel drops
+// the lock with the process, so one that dies while compiling blocks nobody.
+class CacheEntryLock {
+ public:
+  CacheEntryLock() = default;
+  explicit CacheEntryLock(int fd) : fd_(fd) {}
+  CacheEntryLock(CacheEntryLock&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  CacheEntryLock& operator=(CacheEntryLock&& o) noexcept;
+  CacheEntryLock(const CacheEntryLock&) = delete;
+  ~CacheEntryLock();
+  bool held() const noexcept { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+};
+CacheEntryLock cache_lock(const std::string& key);
 
 // The file format itself, without files (cache_store and cache_load use these; the fuzzer calls them
 // directly). cache_encode: the bytes of an entry holding `payload` under `key`. cache_decode: the
