@@ -23,6 +23,7 @@ struct HeatOptions {
   std::string device;
   std::string size = "512";  // "N" (N x N cells) or "NXxNY"
   int halo = 6;              // under mpirun: ghost cells exchanged every `halo` steps
+  std::string dims;          // under mpirun: "PXxPY", ranks along x and y; empty: duet chooses
   std::string overlap = "auto";  // under mpirun: step the tiles while halos travel (auto: on GPUs)
   int steps = 1000;
   int repeat = 1;                // timed runs of `steps` steps, one after the other; the median is reported

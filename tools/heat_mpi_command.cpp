@@ -37,7 +37,7 @@ struct MpiSession {
 // exchange: compare a hash of the options first.
 void check_same_options(const HeatOptions& o) {
   std::ostringstream text;
-  text << o.size << ' ' << o.steps << ' ' << o.repeat << ' ' << o.halo << ' ' << o.overlap << ' ' << o.r << ' ' << o.initial << ' '
+  text << o.size << ' ' << o.steps << ' ' << o.repeat << ' ' << o.halo << ' ' << o.dims << ' ' << o.overlap << ' ' << o.r << ' ' << o.initial << ' '
        << o.checkpoint << ' ' << o.every << ' ' << o.restart << ' ' << o.until << ' ' << o.check_every;
   const unsigned long long mine = std::hash<std::string>()(text.str());
   unsigned long long low = 0, high = 0;
@@ -140,6 +140,7 @@ int run(const HeatOptions& options) {
   const Device device = options.device.empty() ? mpi::open_device(MPI_COMM_WORLD) : Device::open(options.device);
   mpi::GridOptions grid_options;
   grid_options.halo = options.halo;
+  if (!options.dims.empty()) std::sscanf(options.dims.c_str(), "%dx%d", &grid_options.dims[0], &grid_options.dims[1]);
   mpi::Grid2D grid(MPI_COMM_WORLD, device, start.size.nx, start.size.ny, grid_options);
   Queue q = device.queue();
   const bool root = grid.rank() == 0;

@@ -2,6 +2,7 @@
 // failure into "duet: error: ..." and exit code 1. With no subcommand, `duet` means `duet run`, and
 // options given without one (`duet --quick`) are run's.
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <functional>
@@ -64,6 +65,15 @@ int main(int argc, char** argv) {
                        "under mpirun: step each tile while its halo travels (auto: on GPUs, off on CPUs)")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
+  heat_app->add_option("--dims", heat.dims, "under mpirun: ranks along x and y, PXxPY (e.g. 1x4; 0 lets duet "
+                       "choose that one); default: duet chooses")
+      ->check([](const std::string& v) {
+        int px = 0, py = 0;
+        char x = 0, extra = 0;
+        return std::sscanf(v.c_str(), "%d%c%d%c", &px, &x, &py, &extra) == 3 && x == 'x' && px >= 0 && py >= 0
+                   ? std::string()
+                   : "--dims takes PXxPY, two counts of ranks (0: chosen by duet), e.g. 2x2";
+      });
   heat_app->add_option("--halo", heat.halo, "under mpirun: ghost cells exchanged every this many steps")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
