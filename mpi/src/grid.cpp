@@ -1,7 +1,8 @@
 // Grid2D: choosing the decomposition, this rank's tile and local array, and the index mapping. The
-// decomposition is worked out from the arguments alone (MPI_Dims_create is local), so every rank
-// reaches the same answer, or the same error, without talking to the others first.
+// decomposition is worked out from the arguments alone, so every rank reaches the same answer, or
+// the same error, without talking to the others first.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <sstream>
 #include <utility>
@@ -45,9 +46,33 @@ bool fits(std::size_t nx, std::size_t ny, int halo, int px, int py) {
   return enough(nx, px) && enough(ny, py);
 }
 
-// Ranks along x and y: the requested ones, else MPI_Dims_create's balanced choice where it fits,
-// else the fitting factorisation with the least cut (cells on tile edges), so thin grids still
-// decompose (1000 x 5 on 4 ranks: 4 x 1).
+// What one halo exchange costs a rank, by the way halo.cpp makes it, in microseconds: the model the
+// rank grid is chosen by.
+//   - Each pair of sides that has neighbours (x: west and east, y: south and north) is a phase of
+//     its own: pack launches, copies to and from pinned memory, and a wait on the host for them, which
+//     drains the queue and leaves the device idle until the host enqueues again. That fixed price
+//     dwarfs the bytes of any strip but the largest, so fewer phases come first: strips (1 x N or
+//     N x 1) have one, a 2 x 2 grid has two.
+//   - Each strip then costs its bytes at the staging rate. A row strip (y sides) is whole rows of the
+//     local array, read contiguously; a column strip (x sides) has a few cells of every row, which
+//     the pack kernel reads a memory sector at a time: several times the bytes it keeps.
+// Among strips, rows are thus cheaper than columns of the same length; for very long strips (many
+// ranks, huge grids) the bytes win and 2-D grids come back, as they should.
+constexpr double kPhaseMicroseconds = 300.0;
+constexpr double kStagingBytesPerMicrosecond = 20e3;  // pinned staging, both ways: ~20 GB/s
+constexpr double kColumnReadFactor = 8.0;              // a 4-byte cell per 32-byte sector
+
+double exchange_cost(std::size_t nx, std::size_t ny, int halo, int px, int py) {
+  const double h = halo, tile_x = std::ceil(double(nx) / px), tile_y = std::ceil(double(ny) / py);
+  double cost = 0.0;
+  if (px > 1) cost += kPhaseMicroseconds + 2.0 * kColumnReadFactor * h * tile_y * 4.0 / kStagingBytesPerMicrosecond;
+  if (py > 1) cost += kPhaseMicroseconds + 2.0 * h * (tile_x + 2.0 * h) * 4.0 / kStagingBytesPerMicrosecond;
+  return cost;
+}
+
+// Ranks along x and y: the requested ones, else the fitting factorisation the exchange model above
+// finds cheapest, the smaller cut (cells on tile edges) breaking ties. Thin grids still decompose
+// (1000 x 5 on 4 ranks: 4 x 1).
 std::array<int, 2> choose_dims(std::size_t nx, std::size_t ny, int halo, int ranks, std::array<int, 2> want) {
   std::ostringstream why;
   why << "cannot decompose a " << nx << " x " << ny << " grid with halo " << halo << " over " << ranks
@@ -57,17 +82,15 @@ std::array<int, 2> choose_dims(std::size_t nx, std::size_t ny, int halo, int ran
       (want[0] && want[1] && want[0] * want[1] != ranks))
     throw ConfigError(why.str() + ": dims " + std::to_string(want[0]) + " x " + std::to_string(want[1]) +
                       " do not multiply to the rank count (0 lets duet choose)");
-  int balanced[2] = {want[0], want[1]};
-  check_mpi(MPI_Dims_create(ranks, 2, balanced), "MPI_Dims_create");
-  if (fits(nx, ny, halo, balanced[0], balanced[1])) return {balanced[0], balanced[1]};
   std::array<int, 2> best{0, 0};
-  double best_cut = std::numeric_limits<double>::infinity();
+  double best_cost = std::numeric_limits<double>::infinity(), best_cut = best_cost;
   for (int px = 1; px <= ranks; ++px) {
     if (ranks % px) continue;
     const int py = ranks / px;
     if ((want[0] && px != want[0]) || (want[1] && py != want[1]) || !fits(nx, ny, halo, px, py)) continue;
+    const double cost = exchange_cost(nx, ny, halo, px, py);
     const double cut = double(px - 1) * double(ny) + double(py - 1) * double(nx);
-    if (cut < best_cut) best_cut = cut, best = {px, py};
+    if (cost < best_cost || (cost == best_cost && cut < best_cut)) best_cost = cost, best_cut = cut, best = {px, py};
   }
   if (best[0] == 0)
     throw ConfigError(why.str() + ": every split leaves a tile narrower than the halo (each tile needs at "

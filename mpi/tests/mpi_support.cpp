@@ -55,6 +55,20 @@ bool some_split_fits(std::size_t nx, std::size_t ny, int halo, int ranks) {
   return false;
 }
 
+std::vector<std::array<int, 2>> dims_to_test(std::size_t nx, std::size_t ny, int halo, int ranks) {
+  std::vector<std::array<int, 2>> out{{0, 0}};
+  const auto wide_enough = [&](std::size_t n, int parts) {
+    const std::size_t smallest = n / static_cast<std::size_t>(parts);
+    return smallest >= 1 && (parts == 1 || smallest >= static_cast<std::size_t>(halo));
+  };
+  for (int px = 2; px < ranks; ++px)
+    if (ranks % px == 0 && ranks / px > 1 && wide_enough(nx, px) && wide_enough(ny, ranks / px)) {
+      out.push_back({px, ranks / px});
+      break;
+    }
+  return out;
+}
+
 std::string describe(std::size_t nx, std::size_t ny, int halo) {
   std::ostringstream s;
   s << nx << " x " << ny << " grid, halo " << halo << ", " << world_size() << " rank(s)";

@@ -11,6 +11,7 @@
 #include <doctest/doctest.h>
 #include <mpi.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <duet/mpi.hpp>
@@ -43,6 +44,9 @@ std::vector<duet::mpi::Rect> all_tiles(const duet::mpi::Grid2D& grid);
 // Whether some px x py = ranks split gives tiles at least `halo` cells across wherever they have a
 // neighbour (and at least one cell everywhere): the grids Grid2D must accept.
 bool some_split_fits(std::size_t nx, std::size_t ny, int halo, int ranks);
+// The rank grids a test runs on: {0, 0} (duet chooses, often strips) and, where the rank count has
+// one that fits, a grid with ranks along both axes, so corners travel through both phases.
+std::vector<std::array<int, 2>> dims_to_test(std::size_t nx, std::size_t ny, int halo, int ranks);
 
 std::string describe(std::size_t nx, std::size_t ny, int halo);
 std::string describe(const duet::mpi::Rect& r);

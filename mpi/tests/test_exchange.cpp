@@ -67,29 +67,30 @@ const Size kSizes[] = {{23, 17}, {5, 40}, {40, 5}, {2, 2}, {97, 61}, {1, 1}};
 TEST_CASE("halo exchange: every local cell holds its owner's value, corners included") {
   const int ranks = mpitest::world_size();
   for (const Size& s : kSizes)
-    for (int halo : {1, 2, 3}) {
-      if (!mpitest::some_split_fits(s.nx, s.ny, halo, ranks)) continue;
-      INFO(mpitest::describe(s.nx, s.ny, halo));
-      Grid2D grid(MPI_COMM_WORLD, mpitest::device(), s.nx, s.ny, GridOptions{halo, {0, 0}});
-      duet::Queue q = mpitest::device().queue();
-      duet::Buffer<float> local = grid.make_local();
+    for (int halo : {1, 2, 3})
+      for (const std::array<int, 2>& dims : mpitest::dims_to_test(s.nx, s.ny, halo, ranks)) {
+        if (!mpitest::some_split_fits(s.nx, s.ny, halo, ranks)) continue;
+        INFO(mpitest::describe(s.nx, s.ny, halo), ", dims asked ", dims[0], " x ", dims[1]);
+        Grid2D grid(MPI_COMM_WORLD, mpitest::device(), s.nx, s.ny, GridOptions{halo, dims});
+        duet::Queue q = mpitest::device().queue();
+        duet::Buffer<float> local = grid.make_local();
 
-      const auto first = [&](std::size_t x, std::size_t y) { return mpitest::cell_value(s.nx, x, y); };
-      const std::vector<float> before = owned_cells(grid, first);
-      q.write(local, before);
-      grid.exchange_halos(q, local);
-      check_local_cells(grid, q.to_vector(local), first, "exchange_halos");
+        const auto first = [&](std::size_t x, std::size_t y) { return mpitest::cell_value(s.nx, x, y); };
+        const std::vector<float> before = owned_cells(grid, first);
+        q.write(local, before);
+        grid.exchange_halos(q, local);
+        check_local_cells(grid, q.to_vector(local), first, "exchange_halos");
 
-      // Other values, a fresh poison in the halo, and the two halves of the exchange apart.
-      const auto second = [&](std::size_t x, std::size_t y) {
-        return -3.0f * mpitest::cell_value(s.nx, x, y);
-      };
-      const std::vector<float> again = owned_cells(grid, second);
-      q.write(local, again);
-      grid.begin_exchange(q, local);
-      grid.finish_exchange(q, local);
-      check_local_cells(grid, q.to_vector(local), second, "begin_exchange + finish_exchange");
-    }
+        // Other values, a fresh poison in the halo, and the two halves of the exchange apart.
+        const auto second = [&](std::size_t x, std::size_t y) {
+          return -3.0f * mpitest::cell_value(s.nx, x, y);
+        };
+        const std::vector<float> again = owned_cells(grid, second);
+        q.write(local, again);
+        grid.begin_exchange(q, local);
+        grid.finish_exchange(q, local);
+        check_local_cells(grid, q.to_vector(local), second, "begin_exchange + finish_exchange");
+      }
 }
 
 TEST_CASE("gather and scatter: a round trip from any root, tiles only, halo untouched") {

@@ -31,8 +31,9 @@ constexpr float kR = 0.23f;
 // `steps` distributed steps from `initial` (read on rank 0), gathered on rank 0.
 std::vector<float> distributed_heat(const std::vector<float>& initial, std::size_t nx, std::size_t ny,
                                     int halo, int steps,
-                                    duet::mpi::Overlap overlap = duet::mpi::Overlap::automatic) {
-  Grid2D grid(MPI_COMM_WORLD, mpitest::device(), nx, ny, GridOptions{halo, {0, 0}});
+                                    duet::mpi::Overlap overlap = duet::mpi::Overlap::automatic,
+                                    std::array<int, 2> dims = {0, 0}) {
+  Grid2D grid(MPI_COMM_WORLD, mpitest::device(), nx, ny, GridOptions{halo, dims});
   duet::Queue q = mpitest::device().queue();
   duet::Buffer<float> u = grid.make_local(), v = grid.make_local();
   q.fill(u, kPoison);
@@ -73,12 +74,13 @@ TEST_CASE("distributed heat is bitwise equal to duet::heat on one device") {
       for (int halo : {1, 2, 3, 5}) {
         if (!mpitest::some_split_fits(s.nx, s.ny, halo, ranks)) continue;
         // Both ways of spending the exchange: after it, and the tile while it travels.
-        for (duet::mpi::Overlap overlap : {duet::mpi::Overlap::off, duet::mpi::Overlap::on}) {
-          INFO(mpitest::describe(s.nx, s.ny, halo), ", ", steps, " steps, overlap ",
-               overlap == duet::mpi::Overlap::on ? "on" : "off");
-          const std::vector<float> got = distributed_heat(initial, s.nx, s.ny, halo, steps, overlap);
-          if (root) mpitest::check_bitwise(got, want, s.nx, "mpi::heat against duet::heat");
-        }
+        for (duet::mpi::Overlap overlap : {duet::mpi::Overlap::off, duet::mpi::Overlap::on})
+          for (const std::array<int, 2>& dims : mpitest::dims_to_test(s.nx, s.ny, halo, ranks)) {
+            INFO(mpitest::describe(s.nx, s.ny, halo), ", ", steps, " steps, overlap ",
+                 overlap == duet::mpi::Overlap::on ? "on" : "off", ", dims asked ", dims[0], " x ", dims[1]);
+            const std::vector<float> got = distributed_heat(initial, s.nx, s.ny, halo, steps, overlap, dims);
+            if (root) mpitest::check_bitwise(got, want, s.nx, "mpi::heat against duet::heat");
+          }
       }
     }
   }
