@@ -46,27 +46,26 @@ bool fits(std::size_t nx, std::size_t ny, int halo, int px, int py) {
   return enough(nx, px) && enough(ny, py);
 }
 
-// What one halo exchange costs a rank, by the way halo.cpp makes it, in microseconds: the model the
-// rank grid is chosen by.
-//   - Each pair of sides that has neighbours (x: west and east, y: south and north) is a phase of
-//     its own: pack launches, copies to and from pinned memory, and a wait on the host for them, which
-//     drains the queue and leaves the device idle until the host enqueues again. That fixed price
-//     dwarfs the bytes of any strip but the largest, so fewer phases come first: strips (1 x N or
-//     N x 1) have one, a 2 x 2 grid has two.
-//   - Each strip then costs its bytes at the staging rate. A row strip (y sides) is whole rows of the
-//     local array, read contiguously; a column strip (x sides) has a few cells of every row, which
-//     the pack kernel reads a memory sector at a time: several times the bytes it keeps.
-// Among strips, rows are thus cheaper than columns of the same length; for very long strips (many
-// ranks, huge grids) the bytes win and 2-D grids come back, as they should.
-constexpr double kPhaseMicroseconds = 300.0;
-constexpr double kStagingBytesPerMicrosecond = 20e3;  // pinned staging, both ways: ~20 GB/s
-constexpr double kColumnReadFactor = 8.0;              // a 4-byte cell per 32-byte sector
+// What one halo exchange costs the busiest rank, by the way halo.cpp makes it, in microseconds: the
+// model the rank grid is chosen by.
+//   - Each strip is packed, copied to pinned memory, carried by MPI through host memory and copied
+//     and unpacked at the other end: its bytes pass through memory several times at rates far below
+//     the device's, which makes them the main cost. A rank in the middle of a row of three or more
+//     has two strips in that direction, one at an end only one.
+//   - Each direction with neighbours (x: west and east, y: south and north) is a phase of its own,
+//     with launches and a wait on the host: a fixed price, small beside the bytes of large strips
+//     but what decides among small ones.
+// Column strips (x sides) read a few cells of every row where row strips read whole rows; on GPUs
+// the pack kernel hides most of that difference, so the model prices their bytes alike.
+constexpr double kPhaseMicroseconds = 60.0;
+constexpr double kStripBytesPerMicrosecond = 3.3e3;  // end to end through host memory: ~3.3 GB/s
 
 double exchange_cost(std::size_t nx, std::size_t ny, int halo, int px, int py) {
   const double h = halo, tile_x = std::ceil(double(nx) / px), tile_y = std::ceil(double(ny) / py);
+  const auto strips = [](int parts) { return parts > 2 ? 2.0 : parts - 1.0; };
   double cost = 0.0;
-  if (px > 1) cost += kPhaseMicroseconds + 2.0 * kColumnReadFactor * h * tile_y * 4.0 / kStagingBytesPerMicrosecond;
-  if (py > 1) cost += kPhaseMicroseconds + 2.0 * h * (tile_x + 2.0 * h) * 4.0 / kStagingBytesPerMicrosecond;
+  if (px > 1) cost += kPhaseMicroseconds + strips(px) * h * tile_y * 4.0 / kStripBytesPerMicrosecond;
+  if (py > 1) cost += kPhaseMicroseconds + strips(py) * h * (tile_x + 2.0 * h) * 4.0 / kStripBytesPerMicrosecond;
   return cost;
 }
 
