@@ -183,8 +183,11 @@ std::optional<std::string> cache_load(const std::string& key, bool again) {
   if (!payload) log_debug("program cache: " + path + " " + problem + "; rebuilding");
   std::lock_guard<std::mutex> lock(s.mutex);
   if (!payload) {
-    ++s.stats.rejected;
-    if (!again) ++s.stats.misses;
+    // A second look counts nothing new: the first one counted this miss and this entry already.
+    if (!again) {
+      ++s.stats.misses;
+      ++s.stats.rejected;
+    }
     return std::nullopt;
   }
   ++s.stats.hits;
@@ -263,12 +266,12 @@ CacheEntryLock cache_lock(const std::string& key) {
   return CacheEntryLock(fd);
 }
 
-void cache_count_rejected() {
+void cache_count_rejected(bool again) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   --s.stats.hits;
-  ++s.stats.rejected;
   ++s.stats.misses;
+  if (!again) ++s.stats.rejected;
 }
 
 }  // namespace detail
