@@ -9,6 +9,8 @@ namespace duet::detail {
 
 // The payload stored under `key`, or nothing (absent, damaged, another key, cache off). `again`: a
 // second look after a miss counted already (see CacheEntryLock), so only a hit changes the stats.
+// An entry that could have been planted (a symbolic link, another owner's file, writable by others)
+// is never read: a miss, counted in CacheStats::ignored.
 std::optional<std::string> cache_load(const std::string& key, bool again = false);
 // Stores `payload` under `key`; failures turn the cache off for this process.
 void cache_store(const std::string& key, const std::string& payload);
