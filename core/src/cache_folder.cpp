@@ -36,7 +36,8 @@ FolderProblem check_one(const std::string& path, const struct stat& st, bool cac
   const uid_t me = geteuid();
   if (!S_ISDIR(st.st_mode)) return {path + " is not a folder " + about(st), elsewhere};
   if (st.st_uid != me && (cache || st.st_uid != 0))
-    return {path + " belongs to " + owner_name(st.st_uid) + ", not to you (" + owner_name(me) + ") " + about(st),
+    return {path + " belongs to " + owner_name(st.st_uid) + " (mode " + octal_mode(st.st_mode) + "), not to you (" +
+                owner_name(me) + ")",
             elsewhere};
   if ((st.st_mode & kOthersWrite) != 0 && (cache || (st.st_mode & S_ISVTX) == 0))
     return {path + " is writable by " + who_can_write(st.st_mode) + " " + about(st),

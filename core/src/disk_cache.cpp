@@ -73,7 +73,12 @@ void refuse(State& s, const std::string& why) {
   log_debug("program cache off: " + why);
 }
 
-// Creates the folder if it is missing, opens it and checks it (see cache_folder.hpp); the cache is
+// Whether `a` and `b` describe the same folder, with the same owner and mode.
+bool same_folder(const struct stat& a, const struct stat& b) {
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino && a.st_uid == b.st_uid && a.st_mode == b.st_mode;
+}
+
+// Creates the folder if it is missing, checks it and opens it (see cache_folder.hpp); the cache is
 // on only when all of that works. A folder others could write is worth a warning that is always
 // printed: the user meant to have a cache and must act to get it back.
 void open_folder(State& s) {
@@ -83,23 +88,27 @@ void open_folder(State& s) {
   if (!real) return refuse(s, "cannot open " + s.directory + ": " + std::strerror(errno));
   s.real = real;
   std::free(real);
-  // O_NOFOLLOW: the resolved path holds no symbolic link, unless one was planted since.
-  const int fd = open(s.real.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return refuse(s, "cannot open " + s.directory + ": " + std::strerror(errno));
-  if (fstat(fd, &s.folder) != 0) {
-    const std::string why = std::strerror(errno);
-    close(fd);
-    return refuse(s, "cannot open " + s.directory + ": " + why);
-  }
+  // Checked before it is opened, so that a folder of another user that we may not even read is
+  // reported as such.
+  if (lstat(s.real.c_str(), &s.folder) != 0) return refuse(s, "cannot open " + s.directory + ": " + std::strerror(errno));
   s.have_folder = true;
+  if (!S_ISDIR(s.folder.st_mode)) return refuse(s, "cannot open " + s.directory + ": " + std::strerror(ENOTDIR));
   const FolderProblem problem = check_cache_folder(s.real, s.folder, home_folder());
   if (!problem.problem.empty()) {
-    close(fd);
     refuse(s, "not private: " + problem.problem);
     log_warning("not using the program cache in " + s.directory + ": " + problem.problem +
                 "; whoever can write there could plant a program that duet would run. To use it, " +
                 problem.advice + ". Compiles go on without the cache.");
     return;
+  }
+  // O_NOFOLLOW: the resolved path holds no symbolic link, unless one was planted since; and what
+  // was opened must be what was checked.
+  const int fd = open(s.real.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return refuse(s, "cannot open " + s.directory + ": " + std::strerror(errno));
+  struct stat opened;
+  if (fstat(fd, &opened) != 0 || !same_folder(opened, s.folder)) {
+    close(fd);
+    return refuse(s, "cannot open " + s.directory + ": it changed while it was checked");
   }
   s.dir_fd = fd;
   s.enabled = true;
@@ -294,7 +303,7 @@ std::optional<std::string> cache_load(const std::string& key, bool again) {
   if (found.exists && found.untrusted.empty()) {
     payload = cache_decode(found.data, key, problem);
     if (!payload) log_debug("program cache: " + path + " " + problem + "; rebuilding");
-  } else if (!found.untrusted.empty()) {
+  } else if (!found.untrusted.empty() && !again) {
     log_debug("program cache: ignoring " + path + ", which " + found.untrusted + "; compiling");
   }
   std::lock_guard<std::mutex> lock(s.mutex);
