@@ -47,7 +47,7 @@ struct State {
   std::string directory;
   std::string disabled_reason;
   std::string real;  // the folder, symbolic links followed
-  struct stat folder {};  // its fstat, when it could be opened
+  struct stat folder {};  // its lstat, when there was something to look at
   bool have_folder = false;
   int dir_fd = -1;  // the folder, open once it passed the check; never closed after that
 };
