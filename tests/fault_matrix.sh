@@ -339,8 +339,10 @@ chmod 555 "$DUET_CACHE_DIR"
 as_user=()
 if [[ $(id -u) -eq 0 ]]; then
   # root writes anywhere: run as nobody, whose home is somewhere it may write (PoCL caches there).
+  # The cache folder and its entry become nobody's, since the cache uses no folder of another user.
   mkdir -p "$dir/home"
   chown 65534:65534 "$dir/home"
+  chown -R 65534:65534 "$DUET_CACHE_DIR"
   as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$dir/home")
 fi
 if [[ ${#as_user[@]} -gt 0 ]] && ! "${as_user[@]}" "$driver" open >/dev/null 2>&1; then
@@ -361,7 +363,7 @@ fault_case cache.dir_is_file "DUET_CACHE_DIR naming a regular file, then a path 
   "works, the cache off naming the reason (Not a directory); the file untouched"
 echo "not a directory" >"$dir/file"
 drive DUET_CACHE_DIR="$dir/file" run 3
-expect_ok "exact" "cache=off (cannot write" "Not a directory"
+expect_ok "exact" "cache=off (cannot open" "Not a directory"
 drive DUET_CACHE_DIR="$dir/file/sub" run 3
 expect_ok "exact" "cache=off (cannot create" "Not a directory"
 want "the file was changed" test "$(cat "$dir/file")" = "not a directory"

@@ -1,8 +1,10 @@
-// `duet cache`: where the compiled-program cache is and what it holds (`show`), emptying it
+// `duet cache`: where the compiled-program cache is, who owns it, whether it is in use and what it
+// holds, entries it will not load included (`show`), emptying it
 // (`clear`), and compiling every built-in kernel source on one device while timing each program
 // (`warm`): run it twice and the second run shows what a program costs when it comes from disk.
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <cstdio>
 #include <iostream>
 
 #include "commands.hpp"
@@ -12,12 +14,24 @@
 namespace duet::tool {
 namespace {
 
+std::string octal(unsigned mode) {
+  char text[8];
+  std::snprintf(text, sizeof text, "%04o", mode);
+  return text;
+}
+
 void show() {
   const CacheInfo info = cache_info();
-  std::cout << "directory: " << (info.directory.empty() ? "(none)" : info.directory) << '\n'
-            << "state:     " << (info.enabled ? "on" : "off: " + info.disabled_reason) << '\n'
+  std::cout << "directory: " << (info.directory.empty() ? "(none)" : info.directory);
+  if (!info.resolved.empty() && info.resolved != info.directory) std::cout << " (-> " << info.resolved << ")";
+  std::cout << '\n';
+  if (!info.owner.empty()) std::cout << "owner:     " << info.owner << ", mode " << octal(info.mode) << '\n';
+  std::cout << "state:     " << (info.enabled ? "on" : "off: " + info.disabled_reason) << '\n'
             << "entries:   " << info.entries << " (" << fixed(static_cast<double>(info.bytes) / 1048576.0, 2)
             << " MiB)\n";
+  if (info.ignored.empty()) return;
+  std::cout << "ignored:   " << info.ignored.size() << " never loaded:\n";
+  for (const std::string& entry : info.ignored) std::cout << "  " << entry << '\n';
 }
 
 int warm(const std::string& spec) {
@@ -63,7 +77,10 @@ int cache_command(const std::vector<std::string>& args) {
     return app.exit(e);
   }
   if (action == "clear") {
-    std::cout << "removed " << clear_cache() << " entries from " << cache_info().directory << '\n';
+    const std::size_t removed = clear_cache();
+    const CacheInfo info = cache_info();
+    std::cout << "removed " << removed << " entries from " << info.directory << '\n';
+    if (!info.enabled) std::cout << "the cache is off here (" << info.disabled_reason << ")\n";
     return 0;
   }
   if (action == "warm") return warm(device);

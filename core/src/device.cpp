@@ -117,7 +117,7 @@ std::shared_ptr<Program::State> build_program(const Device& device, const detail
     if (entry_lock.held())
       if (auto binary = detail::cache_load(disk_key, true)) {
         program = core.impl->load_binary(*binary, name);
-        if (!program) detail::cache_count_rejected();
+        if (!program) detail::cache_count_rejected(true);
         detail::log_debug(std::string("program cache ") +
                           (program ? "hit after another process compiled it" : "entry rejected by the driver") +
                           ": " + name + " on " + info.id());

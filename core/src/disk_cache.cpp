@@ -1,5 +1,8 @@
 // On-disk program cache (see disk_cache.hpp and duet/cache.hpp). Files are named by a 64-bit FNV-1a
 // hash of the key; the key itself is inside, so equal hashes of different keys are only misses.
+// The folder is checked once per process (cache_folder.hpp) and then held open: every entry is
+// reached through that descriptor (openat, renameat), so a folder or parent replaced later changes
+// nothing for this process.
 #include "disk_cache.hpp"
 
 #include <atomic>
@@ -7,17 +10,16 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <mutex>
 #include <random>
 #include <signal.h>
-#include <sstream>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <dirent.h>
 
+#include "cache_folder.hpp"
 #include "duet/cache.hpp"
 #include "log.hpp"
 
@@ -44,6 +46,10 @@ struct State {
   bool enabled = false;
   std::string directory;
   std::string disabled_reason;
+  std::string real;  // the folder, symbolic links followed
+  struct stat folder {};  // its lstat, when there was something to look at
+  bool have_folder = false;
+  int dir_fd = -1;  // the folder, open once it passed the check; never closed after that
 };
 
 State& state() {
@@ -51,17 +57,61 @@ State& state() {
   return s;
 }
 
-bool make_directories(const std::string& path) {
-  std::string partial;
-  std::stringstream parts(path);
-  std::string part;
-  if (!path.empty() && path[0] == '/') partial = "/";
-  while (std::getline(parts, part, '/')) {
-    if (part.empty()) continue;
-    partial += part + "/";
-    if (mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) return false;
+// The user's home, symbolic links followed: the check of the cache folder's parents stops there.
+std::string home_folder() {
+  const char* home = std::getenv("HOME");
+  if (!home || !*home) return {};
+  char* real = realpath(home, nullptr);
+  if (!real) return {};
+  std::string path = real;
+  std::free(real);
+  return path;
+}
+
+void refuse(State& s, const std::string& why) {
+  s.disabled_reason = why;
+  log_debug("program cache off: " + why);
+}
+
+// Whether `a` and `b` describe the same folder, with the same owner and mode.
+bool same_folder(const struct stat& a, const struct stat& b) {
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino && a.st_uid == b.st_uid && a.st_mode == b.st_mode;
+}
+
+// Creates the folder if it is missing, checks it and opens it (see cache_folder.hpp); the cache is
+// on only when all of that works. A folder others could write is worth a warning that is always
+// printed: the user meant to have a cache and must act to get it back.
+void open_folder(State& s) {
+  if (!make_private_directories(s.directory)) return refuse(s, "cannot create " + s.directory + ": " + std::strerror(errno));
+  // Checked where a symbolic link points: the link's target is the folder that will be read.
+  char* real = realpath(s.directory.c_str(), nullptr);
+  if (!real) return refuse(s, "cannot open " + s.directory + ": " + std::strerror(errno));
+  s.real = real;
+  std::free(real);
+  // Checked before it is opened, so that a folder of another user that we may not even read is
+  // reported as such.
+  if (lstat(s.real.c_str(), &s.folder) != 0) return refuse(s, "cannot open " + s.directory + ": " + std::strerror(errno));
+  s.have_folder = true;
+  if (!S_ISDIR(s.folder.st_mode)) return refuse(s, "cannot open " + s.directory + ": " + std::strerror(ENOTDIR));
+  const FolderProblem problem = check_cache_folder(s.real, s.folder, home_folder());
+  if (!problem.problem.empty()) {
+    refuse(s, "not private: " + problem.problem);
+    log_warning("not using the program cache in " + s.directory + ": " + problem.problem +
+                "; whoever can write there could plant a program that duet would run. To use it, " +
+                problem.advice + ". Compiles go on without the cache.");
+    return;
   }
-  return true;
+  // O_NOFOLLOW: the resolved path holds no symbolic link, unless one was planted since; and what
+  // was opened must be what was checked.
+  const int fd = open(s.real.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return refuse(s, "cannot open " + s.directory + ": " + std::strerror(errno));
+  struct stat opened;
+  if (fstat(fd, &opened) != 0 || !same_folder(opened, s.folder)) {
+    close(fd);
+    return refuse(s, "cannot open " + s.directory + ": it changed while it was checked");
+  }
+  s.dir_fd = fd;
+  s.enabled = true;
 }
 
 // Reads the environment once: where the cache lives and whether it is on.
@@ -83,7 +133,7 @@ void resolve(State& s) {
     s.disabled_reason = "no DUET_CACHE_DIR, XDG_CACHE_HOME or HOME to put it in";
     return;
   }
-  s.enabled = true;
+  open_folder(s);
 }
 
 void disable(State& s, const std::string& why) {
@@ -93,10 +143,59 @@ void disable(State& s, const std::string& why) {
   log_debug("program cache turned off: " + why);
 }
 
-std::string path_for(const State& s, const std::string& key) {
+// The entry's file name in the cache folder.
+std::string entry_name(const std::string& key) {
   char name[32];
   std::snprintf(name, sizeof name, "%016llx", static_cast<unsigned long long>(fnv1a(key)));
-  return s.directory + "/" + name + kSuffix;
+  return name + std::string(kSuffix);
+}
+
+// Why the entry `name` must not be loaded, from what is under the name itself (never through a
+// symbolic link); empty when it may be, or when there is nothing.
+std::string untrusted_name(int dir, const std::string& name) {
+  struct stat st;
+  if (fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return {};
+  return untrusted_entry(st);
+}
+
+// The whole file; empty when a read fails (then it is rebuilt like a damaged entry).
+std::string read_all(int fd) {
+  std::string data;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = read(fd, buffer, sizeof buffer);
+    if (n == 0) return data;
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return {};
+    data.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
+bool write_all(int fd, const std::string& data) {
+  std::size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EIO;
+      return false;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// Creates the temporary file "<entry>.tmp.<pid>.<n>" for an entry. O_EXCL never opens what is
+// there already, a planted symbolic link included; on a name that a dead writer left behind (pids
+// come round again, in containers soon) the next n is tried.
+int create_temp(int dir, const std::string& name, std::string& temp) {
+  static std::atomic<unsigned> counter{0};
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    temp = name + ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++);
+    const int fd = openat(dir, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  return -1;
 }
 
 void put_u64(std::string& out, std::uint64_t v) {
@@ -152,39 +251,69 @@ std::optional<std::string> cache_decode(const std::string& data, const std::stri
   return payload;
 }
 
+namespace {
+
+// What is under the entry's name: its bytes, or why it must not be loaded, or nothing at all.
+struct Found {
+  bool exists = false;
+  std::string data;
+  std::string untrusted;
+};
+
+Found open_entry(int dir, const std::string& name) {
+  Found found;
+  // O_NOFOLLOW: never through a planted symbolic link; O_NONBLOCK: a FIFO under the name must not
+  // hang the open. The opened file's own fstat decides, so what is checked is what is read.
+  const int fd = openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    // Absent, or unreadable: a link or a file of another owner is reported as such, else a miss.
+    found.untrusted = errno == ENOENT ? std::string() : untrusted_name(dir, name);
+    found.exists = !found.untrusted.empty();
+    return found;
+  }
+  found.exists = true;
+  struct stat st;
+  // Only a regular file can be an entry: something else under the name (a directory, a FIFO) is
+  // rebuilt like a damaged entry.
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    found.untrusted = untrusted_entry(st);
+    if (found.untrusted.empty()) found.data = read_all(fd);
+  }
+  close(fd);
+  return found;
+}
+
+}  // namespace
+
 std::optional<std::string> cache_load(const std::string& key, bool again) {
   State& s = state();
-  std::string path;
+  int dir;
+  std::string name, path;
   {
     std::lock_guard<std::mutex> lock(s.mutex);
     resolve(s);
     if (!s.enabled) return std::nullopt;
-    path = path_for(s, key);
+    dir = s.dir_fd;
+    name = entry_name(key);
+    path = s.directory + "/" + name;
   }
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) {
-    std::lock_guard<std::mutex> lock(s.mutex);
-    if (!again) ++s.stats.misses;
-    return std::nullopt;
-  }
-  std::string data;
-  // Only a regular file can be an entry: something else under the name (a directory, a FIFO) is
-  // rebuilt like a damaged entry, and a read that fails (libstdc++ throws for a directory) too.
-  if (S_ISREG(st.st_mode)) {
-    try {
-      std::ifstream in(path, std::ios::binary);
-      if (in) data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    } catch (const std::exception&) {
-      data.clear();
-    }
-  }
+  const Found found = open_entry(dir, name);
   std::string problem;
-  std::optional<std::string> payload = cache_decode(data, key, problem);
-  if (!payload) log_debug("program cache: " + path + " " + problem + "; rebuilding");
+  std::optional<std::string> payload;
+  if (found.exists && found.untrusted.empty()) {
+    payload = cache_decode(found.data, key, problem);
+    if (!payload) log_debug("program cache: " + path + " " + problem + "; rebuilding");
+  } else if (!found.untrusted.empty() && !again) {
+    log_debug("program cache: ignoring " + path + ", which " + found.untrusted + "; compiling");
+  }
   std::lock_guard<std::mutex> lock(s.mutex);
   if (!payload) {
-    ++s.stats.rejected;
-    if (!again) ++s.stats.misses;
+    // A second look counts nothing new: the first one counted this miss and this entry already.
+    if (!again) {
+      ++s.stats.misses;
+      s.stats.ignored += !found.untrusted.empty();
+      s.stats.rejected += found.exists && found.untrusted.empty();
+    }
     return std::nullopt;
   }
   ++s.stats.hits;
@@ -198,29 +327,32 @@ void cache_store(const std::string& key, const std::string& payload) {
   std::lock_guard<std::mutex> lock(s.mutex);
   resolve(s);
   if (!s.enabled) return;
-  if (!make_directories(s.directory)) {
-    disable(s, "cannot create " + s.directory + ": " + std::strerror(errno));
+  const std::string data = cache_encode(key, payload);
+  const std::string name = entry_name(key);
+  const std::string path = s.directory + "/" + name;
+  std::string temp;
+  const int fd = create_temp(s.dir_fd, name, temp);
+  if (fd < 0) {
+    disable(s, "cannot write " + s.directory + "/" + temp + ": " + std::strerror(errno));
     return;
   }
-  const std::string data = cache_encode(key, payload);
-  const std::string path = path_for(s, key);
-  static std::atomic<unsigned> counter{0};
-  const std::string temp = path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++);
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out.write(data.data(), static_cast<std::streamsize>(data.size()));
-    out.close();
-    if (!out) {
-      const std::string why = std::strerror(errno);  // from the call that failed: open or write
-      std::remove(temp.c_str());
-      disable(s, "cannot write " + temp + ": " + why);
-      return;
-    }
+  bool written = write_all(fd, data);
+  int error = errno;  // from the call that failed: write, or else close
+  if (close(fd) != 0 && written) {
+    written = false;
+    error = errno;
   }
-  // rename() replaces atomically: a reader sees the old file or the new one, never half of one.
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::remove(temp.c_str());
-    disable(s, "cannot rename into " + path + ": " + std::strerror(errno));
+  if (!written) {
+    unlinkat(s.dir_fd, temp.c_str(), 0);
+    disable(s, "cannot write " + s.directory + "/" + temp + ": " + std::strerror(error));
+    return;
+  }
+  // rename() replaces atomically: a reader sees the old file or the new one, never half of one. It
+  // replaces a symbolic link or another's file under the name too, and never writes through it.
+  if (renameat(s.dir_fd, temp.c_str(), s.dir_fd, name.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    unlinkat(s.dir_fd, temp.c_str(), 0);
+    disable(s, "cannot rename into " + path + ": " + why);
     return;
   }
   ++s.stats.stored;
@@ -242,15 +374,16 @@ CacheEntryLock& CacheEntryLock::operator=(CacheEntryLock&& o) noexcept {
 
 CacheEntryLock cache_lock(const std::string& key) {
   State& s = state();
-  std::string path;
+  int dir;
   {
     std::lock_guard<std::mutex> lock(s.mutex);
     resolve(s);
-    if (!s.enabled || !make_directories(s.directory)) return CacheEntryLock();
-    path = path_for(s, key) + ".lock";
+    if (!s.enabled) return CacheEntryLock();
+    dir = s.dir_fd;
   }
   // Never through a symbolic link someone put under the name; only the owner may open it.
-  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  const std::string name = entry_name(key) + ".lock";
+  const int fd = openat(dir, name.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return CacheEntryLock();
   int locked;
   do {
@@ -263,29 +396,49 @@ CacheEntryLock cache_lock(const std::string& key) {
   return CacheEntryLock(fd);
 }
 
-void cache_count_rejected() {
+void cache_count_rejected(bool again) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   --s.stats.hits;
-  ++s.stats.rejected;
   ++s.stats.misses;
+  if (!again) ++s.stats.rejected;
 }
 
 }  // namespace detail
 
 namespace {
 
+bool ends_with(const std::string& name, const std::string& suffix) {
+  return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Calls f(name) for each file name in the folder `dir`, read through a descriptor of its own.
 template <class F>
-void for_each_entry(const std::string& dir, F&& f) {
-  DIR* d = opendir(dir.c_str());
-  if (!d) return;
-  while (dirent* e = readdir(d)) {
-    std::string name = e->d_name;
-    const std::string suffix = detail::kSuffix;
-    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
-      f(dir + "/" + name);
+void for_each_name(int dir, F&& f) {
+  if (dir < 0) return;
+  const int fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR* d = fd >= 0 ? fdopendir(fd) : nullptr;
+  if (!d) {
+    if (fd >= 0) close(fd);
+    return;
   }
+  while (dirent* e = readdir(d)) f(std::string(e->d_name));
   closedir(d);
+}
+
+// Entries that may be loaded, their bytes, and those that may not be (each "<name> <why>").
+void count_entries(int dir, CacheInfo& info) {
+  for_each_name(dir, [&](const std::string& name) {
+    struct stat st;
+    if (!ends_with(name, detail::kSuffix) || fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return;
+    const std::string why = detail::untrusted_entry(st);
+    if (!why.empty()) {
+      info.ignored.push_back(name + " " + why);
+      return;
+    }
+    ++info.entries;
+    info.bytes += static_cast<std::uint64_t>(st.st_size);
+  });
 }
 
 }  // namespace
@@ -299,53 +452,56 @@ CacheStats cache_stats() {
 CacheInfo cache_info() {
   auto& s = detail::state();
   CacheInfo info;
+  int dir = -1;
   {
     std::lock_guard<std::mutex> lock(s.mutex);
     detail::resolve(s);
     info.directory = s.directory;
+    info.resolved = s.real;
     info.enabled = s.enabled;
     info.disabled_reason = s.disabled_reason;
-  }
-  for_each_entry(info.directory, [&](const std::string& path) {
-    struct stat st;
-    if (stat(path.c_str(), &st) == 0) {
-      ++info.entries;
-      info.bytes += static_cast<std::uint64_t>(st.st_size);
+    if (s.have_folder) {
+      info.owner = detail::owner_name(s.folder.st_uid);
+      info.mode = static_cast<unsigned>(s.folder.st_mode & 07777);
     }
-  });
+    // A folder that failed the check is only read here, to say what is in it.
+    dir = s.dir_fd >= 0 ? dup(s.dir_fd)
+          : s.have_folder ? open(s.real.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                          : -1;
+  }
+  count_entries(dir, info);
+  if (dir >= 0) close(dir);
   return info;
 }
 
 std::size_t clear_cache() {
   auto& s = detail::state();
-  std::string dir;
+  int dir;
   {
     std::lock_guard<std::mutex> lock(s.mutex);
     detail::resolve(s);
-    dir = s.directory;
+    dir = s.dir_fd;
   }
   std::size_t removed = 0;
-  for_each_entry(dir, [&](const std::string& path) { removed += std::remove(path.c_str()) == 0; });
-  // The temporary files of writers that died before their rename (<entry>.tmp.<pid>.<n>) are no
-  // entries, but nothing else would ever remove them; those of live writers are theirs to rename.
-  // The entries' lock files go too: one still held only lets a waiter compile again.
-  if (DIR* d = opendir(dir.c_str())) {
-    const std::string marker = std::string(detail::kSuffix) + ".tmp.";
-    const std::string lock = std::string(detail::kSuffix) + ".lock";
-    while (dirent* e = readdir(d)) {
-      const std::string name = e->d_name;
-      if (name.size() > lock.size() && name.compare(name.size() - lock.size(), lock.size(), lock) == 0) {
-        std::remove((dir + "/" + name).c_str());
-        continue;
-      }
-      const std::size_t at = name.find(marker);
-      if (at == std::string::npos) continue;
-      const long pid = std::strtol(name.c_str() + at + marker.size(), nullptr, 10);
-      if (pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
-        std::remove((dir + "/" + name).c_str());
+  const std::string marker = std::string(detail::kSuffix) + ".tmp.";
+  const std::string lock = std::string(detail::kSuffix) + ".lock";
+  for_each_name(dir, [&](const std::string& name) {
+    if (ends_with(name, detail::kSuffix)) {
+      removed += unlinkat(dir, name.c_str(), 0) == 0;
+      return;
     }
-    closedir(d);
-  }
+    // The entries' lock files go too: one still held only lets a waiter compile again.
+    if (ends_with(name, lock)) {
+      unlinkat(dir, name.c_str(), 0);
+      return;
+    }
+    // The temporary files of writers that died before their rename (<entry>.tmp.<pid>.<n>) are no
+    // entries, but nothing else would ever remove them; those of live writers are theirs to rename.
+    const std::size_t at = name.find(marker);
+    if (at == std::string::npos) return;
+    const long pid = std::strtol(name.c_str() + at + marker.size(), nullptr, 10);
+    if (pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) unlinkat(dir, name.c_str(), 0);
+  });
   return removed;
 }
 

@@ -9,12 +9,15 @@ namespace duet::detail {
 
 // The payload stored under `key`, or nothing (absent, damaged, another key, cache off). `again`: a
 // second look after a miss counted already (see CacheEntryLock), so only a hit changes the stats.
+// An entry that could have been planted (a symbolic link, another owner's file, writable by others)
+// is never read: a miss, counted in CacheStats::ignored.
 std::optional<std::string> cache_load(const std::string& key, bool again = false);
 // Stores `payload` under `key`; failures turn the cache off for this process.
 void cache_store(const std::string& key, const std::string& payload);
 
-// Counts a program the driver refused to load from a cache entry.
-void cache_count_rejected();
+// Counts a program the driver refused to load from a cache entry; `again` as for cache_load: the
+// entry a second look finds is, all but always, the one the first look counted already.
+void cache_count_rejected(bool again = false);
 
 // An exclusive lock, across processes, on the entry for one key (flock on "<entry>.lock" in the
 // cache folder), so that processes sharing the cache compile a program once: MPI ranks of a node,

@@ -16,11 +16,20 @@ bool debug_enabled() {
   return enabled;
 }
 
-void log_debug(const std::string& message) {
-  if (!debug_enabled()) return;
+namespace {
+
+void print(const std::string& line) {
   static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);
-  std::cerr << "duet: " << message << '\n';
+  std::cerr << line << '\n';
 }
+
+}  // namespace
+
+void log_debug(const std::string& message) {
+  if (debug_enabled()) print("duet: " + message);
+}
+
+void log_warning(const std::string& message) { print("duet: warning: " + message); }
 
 }  // namespace duet::detail

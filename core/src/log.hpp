@@ -8,5 +8,7 @@ namespace duet::detail {
 
 bool debug_enabled();
 void log_debug(const std::string& message);
+// Always printed: for what the user must act on (a program cache folder others can write).
+void log_warning(const std::string& message);
 
 }  // namespace duet::detail
