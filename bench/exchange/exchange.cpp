@@ -1,0 +1,169 @@
+// duet-exchange-bench: what one halo exchange costs, beside what its bytes cost on each link it
+// uses, all measured in the same run. Two ranks (mpirun -np 2), one strip size after another:
+//   exchange rows      Grid2D::exchange_halos on a 1 x 2 grid whose strips are `bytes` of one row
+//                      (halo 1): pack, staging, MPI, unpack, and the host's wait for them;
+//   exchange columns   the same on a 2 x 1 grid: strips of one cell per row;
+//   MPI one way        half an MPI ping-pong of `bytes` of pinned host memory;
+//   device to host, host to device, device to device
+//                      one copy of `bytes` on this rank's device, timed with its events.
+// Each figure is the median of --runs after warm-up, in microseconds; an exchange is timed on the
+// host from a barrier to the end of finish(), which is what a solver's step waits for. Rank 0
+// prints a table and, with --json, one line per size.
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <duet/duet.hpp>
+#include <duet/host_buffer.hpp>
+#include <duet/mpi.hpp>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+double microseconds_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+}
+
+// The exchange on a grid of two tiles whose strips hold `cells` cells: rows (1 x 2) or columns (2 x 1).
+double exchange_us(const duet::Device& device, std::size_t cells, bool rows, int runs) {
+  const std::size_t across = 8;  // the other extent: enough for halo 1
+  const std::size_t nx = rows ? cells : 2 * across, ny = rows ? 2 * across : cells;
+  duet::mpi::GridOptions options;
+  options.halo = 1;
+  options.dims = rows ? std::array<int, 2>{1, 2} : std::array<int, 2>{2, 1};
+  duet::mpi::Grid2D grid(MPI_COMM_WORLD, device, nx, ny, options);
+  duet::Queue q = device.queue();
+  duet::Buffer<float> local = grid.make_local();
+  q.fill(local, 1.0f);
+  for (int w = 0; w < 3; ++w) grid.exchange_halos(q, local);
+  q.finish();
+  std::vector<double> times;
+  for (int r = 0; r < runs; ++r) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const auto start = Clock::now();
+    grid.exchange_halos(q, local);
+    q.finish();
+    times.push_back(microseconds_since(start));
+  }
+  return median(times);
+}
+
+// Half of an MPI ping-pong of `bytes` of pinned host memory between ranks 0 and 1.
+double mpi_one_way_us(const duet::Device& device, std::size_t bytes, int runs) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  duet::RawHostBuffer buffer(device, bytes);
+  const int count = static_cast<int>(bytes);
+  std::vector<double> times;
+  for (int r = 0; r < runs + 3; ++r) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const auto start = Clock::now();
+    if (rank == 0) {
+      MPI_Send(buffer.data(), count, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+      MPI_Recv(buffer.data(), count, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (rank == 1) {
+      MPI_Recv(buffer.data(), count, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(buffer.data(), count, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+    }
+    if (r >= 3) times.push_back(microseconds_since(start) / 2.0);
+  }
+  return median(times);
+}
+
+struct Copies {
+  double to_host = 0, to_device = 0, on_device = 0;
+};
+
+// One copy of `bytes` each way through pinned memory, and one within the device, by its events.
+Copies copies_us(const duet::Device& device, std::size_t bytes, int runs) {
+  duet::Queue q = device.queue(duet::QueueOptions{true});
+  duet::RawBuffer a(device, bytes), b(device, bytes);
+  duet::RawHostBuffer host(device, bytes);
+  std::vector<double> to_host, to_device, on_device;
+  for (int r = 0; r < runs + 3; ++r) {
+    const double d2h = q.read_bytes(a, 0, host.data(), bytes, "read").duration_ms();
+    const double h2d = q.write_bytes(b, 0, host.data(), bytes, "write").duration_ms();
+    const double d2d = q.copy_bytes(a, 0, b, 0, bytes).duration_ms();
+    if (r < 3) continue;
+    to_host.push_back(d2h * 1e3);
+    to_device.push_back(h2d * 1e3);
+    on_device.push_back(d2d * 1e3);
+  }
+  return {median(to_host), median(to_device), median(on_device)};
+}
+
+std::vector<std::size_t> default_sizes(bool smoke) {
+  if (smoke) return {1024, 65536};
+  std::vector<std::size_t> sizes;
+  for (std::size_t b = 1024; b <= (std::size_t(4) << 20); b *= 4) sizes.push_back(b);
+  return sizes;
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"duet-exchange-bench: one halo exchange against the links it uses (mpirun -np 2)"};
+  std::vector<std::size_t> sizes;
+  int runs = 50;
+  bool smoke = false;
+  std::string json;
+  app.add_option("--sizes", sizes, "strip sizes in bytes (default 1 KiB, 4 KiB, ... 4 MiB)");
+  app.add_option("--runs", runs, "timed runs per figure")->check(CLI::Range(1, 100000));
+  app.add_flag("--smoke", smoke, "two small sizes and 3 runs: checks the program, measures nothing");
+  app.add_option("--json", json, "write one JSON line per size here (rank 0)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  int ranks = 1, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (ranks != 2) {
+    if (rank == 0) std::fprintf(stderr, "duet-exchange-bench needs exactly 2 ranks (mpirun -np 2), not %d\n", ranks);
+    return 2;
+  }
+  if (smoke) runs = 3;
+  if (sizes.empty()) sizes = default_sizes(smoke);
+  const duet::Device device = duet::mpi::open_device(MPI_COMM_WORLD);
+  std::ofstream out;
+  if (rank == 0 && !json.empty()) out.open(json);
+  if (rank == 0)
+    std::printf("%s: %s, 2 ranks, median of %d runs, microseconds\n\n| strip bytes | exchange rows | exchange "
+                "columns | MPI one way | device to host | host to device | device to device |\n|---|---|---|---|---|---|---|\n",
+                device.info().id().c_str(), device.info().name.c_str(), runs);
+  for (const std::size_t bytes : sizes) {
+    const std::size_t cells = std::max<std::size_t>(bytes / sizeof(float), 2);
+    const double rows = exchange_us(device, cells, true, runs);
+    const double columns = exchange_us(device, cells, false, runs);
+    const double mpi = mpi_one_way_us(device, cells * sizeof(float), runs);
+    const Copies c = copies_us(device, cells * sizeof(float), runs);
+    if (rank != 0) continue;
+    std::printf("| %zu | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", cells * sizeof(float), rows, columns, mpi,
+                c.to_host, c.to_device, c.on_device);
+    if (out)
+      out << "{\"device\": \"" << device.info().id() << "\", \"bytes\": " << cells * sizeof(float)
+          << ", \"exchange_rows_us\": " << rows << ", \"exchange_columns_us\": " << columns
+          << ", \"mpi_one_way_us\": " << mpi << ", \"device_to_host_us\": " << c.to_host
+          << ", \"host_to_device_us\": " << c.to_device << ", \"device_to_device_us\": " << c.on_device << "}\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  const int code = duet::mpi::run_or_abort(MPI_COMM_WORLD, [&] { return run(argc, argv); });
+  MPI_Finalize();
+  return code;
+}

@@ -1,0 +1,21 @@
+# shellcheck shell=bash disable=SC2154  # build, python, out, summary, repo, start: set by scripts/gpu.sh
+# exchange: one halo exchange against the links it uses (duet-exchange-bench, two ranks), on the
+# CUDA backend and on NVIDIA's OpenCL, strips of 1 KiB to 4 MiB. One rank per GPU where there are
+# two; on one GPU the ranks share it (DUET_MPI_SHARE_DEVICES=1), which still compares the paths.
+# EXCHANGE_ARGS: more arguments (--runs N, --sizes ...).
+phase_exchange() {
+  local dir=$1 backend device share=0
+  [ -x "$build/duet-exchange-bench" ] || { fail "duet-exchange-bench was not built (no MPI found)"; return; }
+  [ "$(grep -cE '^ *cuda:[0-9]' <<< "$devices")" -lt 2 ] && share=1
+  for backend in cuda opencl; do
+    device=
+    [ "$backend" = opencl ] && device=NVIDIA
+    [ "$backend" = cuda ] && ! has cuda && continue
+    # shellcheck disable=SC2086  # EXCHANGE_ARGS: arguments, split on spaces
+    DUET_BACKEND=$backend DUET_DEVICE=$device DUET_MPI_SHARE_DEVICES=$share \
+      mpirun --oversubscribe --bind-to none -np 2 "$build/duet-exchange-bench" \
+      --json "$dir/exchange-$backend.jsonl" ${EXCHANGE_ARGS:-} > "$dir/exchange-$backend.md" 2>&1 ||
+      fail "duet-exchange-bench on $backend"
+    { echo; cat "$dir/exchange-$backend.md"; } >> "$summary"
+  done
+}
