@@ -24,14 +24,14 @@ namespace duet::mpi {
 
 void pack(Queue& q, const Buffer<float>& local, std::size_t local_nx, const Rect& rect, Buffer<float>& packed) {
   const Kernel kernel = embedded_kernels.kernel(q.device(), "halo", "pack_rect");
-  q.launch(kernel, Range(rect.nx, rect.ny), Range(), local, static_cast<int>(local_nx),
+  q.launch(kernel, Range(rect.cells()), Range(), local, static_cast<int>(local_nx),
            static_cast<int>(rect.x0), static_cast<int>(rect.y0), static_cast<int>(rect.nx),
            static_cast<int>(rect.ny), packed);
 }
 
 void unpack(Queue& q, const Buffer<float>& packed, std::size_t local_nx, const Rect& rect, Buffer<float>& local) {
   const Kernel kernel = embedded_kernels.kernel(q.device(), "halo", "unpack_rect");
-  q.launch(kernel, Range(rect.nx, rect.ny), Range(), packed, static_cast<int>(local_nx),
+  q.launch(kernel, Range(rect.cells()), Range(), packed, static_cast<int>(local_nx),
            static_cast<int>(rect.x0), static_cast<int>(rect.y0), static_cast<int>(rect.nx),
            static_cast<int>(rect.ny), local);
 }
