@@ -149,6 +149,11 @@ void RawBuffer::order_between_queues() {
   impl("buffer to order between queues").accesses.set_mode(detail::BufferAccesses::Mode::ordered);
 }
 
+void RawBuffer::exempt_from_queue_check() {
+  detail::BufferAccesses& a = impl("buffer to exempt from the queue check").accesses;
+  if (a.mode() == detail::BufferAccesses::Mode::checked) a.set_mode(detail::BufferAccesses::Mode::off);
+}
+
 bool RawBuffer::ordered_between_queues() const {
   return impl("buffer").accesses.mode() == detail::BufferAccesses::Mode::ordered;
 }

@@ -86,6 +86,11 @@ class DUET_API RawBuffer {
   // separately) is not ordered. Cannot be undone.
   void order_between_queues();
   bool ordered_between_queues() const;
+  // Leaves the memory out of DUET_CHECK's race detector: for memory that queues share by cells the
+  // detector cannot see, which judges a launch by the whole buffer it is given (one queue's kernel
+  // steps a tile while another queue unpacks the halo around it, say), where it would report a race
+  // that is not there. Memory that orders itself keeps doing so. Cannot be undone.
+  void exempt_from_queue_check();
   // The native memory handle, as an integer. CUDA: the CUdeviceptr of this range's first byte
   // (offset() included). OpenCL: the cl_mem of the whole allocation (add offset() yourself, or make
   // a sub-buffer); duet keeps its reference, so retain it if you keep it longer than the buffer.
