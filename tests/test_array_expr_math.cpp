@@ -92,7 +92,7 @@ const Unary kUnary[] = {
     {"atanh", duet::atanh, [](double v) { return std::atanh(v); }, -0.99, 0.99},
     {"square", duet::square, [](double v) { return v * v; }, -10, 10},
     {"reciprocal", duet::reciprocal, [](double v) { return 1 / v; }, 0.1, 10},
-    {"sign", duet::sign, [](double v) { return v > 0 ? 1.0 : v < 0 ? -1.0 : v; }, -2, 2},
+    {"sign", duet::sign, [](double v) { return v > 0 ? 1.0 : v < 0 ? -1.0 : v == 0 ? 0.0 : v; }, -2, 2},
 };
 // Every special value, each function's own special cases among them (log1p(-1), atanh(+-1), ...).
 const std::vector<double> kSpecial{kNaN, -kNaN, kInf, -kInf, 0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, 2.5, -2.5};

@@ -112,8 +112,11 @@ struct Writer {
       return name + "(" + x + ")";
     }
     if (n.op == "sign") {
-      // A float's zeros and NaN are their own sign (the array API's special cases).
-      if (is_float(t)) return "(" + x + " > 0 ? (" + cname(t) + ")1 : " + x + " < 0 ? (" + cname(t) + ")-1 : " + x + ")";
+      // A float's zeros give +0 (as numpy's) and a NaN itself (the array API's special cases).
+      const std::string T = cname(t);
+      if (is_float(t))
+        return "(" + x + " > 0 ? (" + T + ")1 : " + x + " < 0 ? (" + T + ")-1 : " + x + " == 0 ? (" + T + ")0 : " + x +
+               ")";
       return "((" + cname(t) + ")((" + x + " > 0) - (" + x + " < 0)))";
     }
     // sqrt, exp, log, sin, ..., floor, ceil, trunc, rint on a float type: the same names on both

@@ -127,7 +127,7 @@ DUET_API Expr atanh(const Expr& a);
 DUET_API Expr square(const Expr& a);
 // 1 / a: float, as true division.
 DUET_API Expr reciprocal(const Expr& a);
-// -1, 0 or 1 in a's dtype; a float's zeros and NaN come back as they are (-0 stays -0).
+// -1, 0 or 1 in a's dtype; a float's -0 gives +0 (as numpy's), a NaN NaN.
 DUET_API Expr sign(const Expr& a);
 // Predicates, as uint8 0/1 like the comparisons: isnan, isinf (either sign), isfinite (neither
 // NaN nor infinite: every integer), signbit (the sign bit set: -0 and a NaN of negative sign
