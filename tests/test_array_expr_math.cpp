@@ -92,7 +92,10 @@ const Unary kUnary[] = {
     {"atanh", duet::atanh, [](double v) { return std::atanh(v); }, -0.99, 0.99},
     {"square", duet::square, [](double v) { return v * v; }, -10, 10},
     {"reciprocal", duet::reciprocal, [](double v) { return 1 / v; }, 0.1, 10},
-    {"sign", duet::sign, [](double v) { return v > 0 ? 1.0 : v < 0 ? -1.0 : v == 0 ? 0.0 : v; }, -2, 2},
+    {"sign", duet::sign, [](double v) { return v > 0    ? 1.0
+                                               : v < 0  ? -1.0
+                                               : v == 0 ? 0.0
+                                                        : v; }, -2, 2},
 };
 // Every special value, each function's own special cases among them (log1p(-1), atanh(+-1), ...).
 const std::vector<double> kSpecial{kNaN, -kNaN, kInf, -kInf, 0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, 2.5, -2.5};
@@ -230,7 +233,8 @@ TEST_CASE("array expressions, more math: integers") {
     CHECK(duet::square(I).dtype() == ScalarType::i32);
     CHECK(duet::evaluate(q, duet::square(I)).to_vector<std::int32_t>(q) ==
           std::vector<std::int32_t>{49, 1, 0, 9, static_cast<std::int32_t>(46341u * 46341u)});
-    CHECK(duet::evaluate(q, duet::sign(I)).to_vector<std::int32_t>(q) == std::vector<std::int32_t>{-1, -1, 0, 1, 1});
+    CHECK(duet::evaluate(q, duet::sign(I)).to_vector<std::int32_t>(q) ==
+          std::vector<std::int32_t>{-1, -1, 0, 1, 1});
     const Array U = duet::from_host<std::uint8_t>(q, std::vector<std::uint8_t>{0, 1, 255}, {3});
     CHECK(duet::evaluate(q, duet::sign(U)).to_vector<std::uint8_t>(q) == std::vector<std::uint8_t>{0, 1, 1});
     CHECK(duet::evaluate(q, duet::isnan(I)).to_vector<std::uint8_t>(q) == std::vector<std::uint8_t>(5, 0));

@@ -115,8 +115,8 @@ struct Writer {
       // A float's zeros give +0 (as numpy's) and a NaN itself (the array API's special cases).
       const std::string T = cname(t);
       if (is_float(t))
-        return "(" + x + " > 0 ? (" + T + ")1 : " + x + " < 0 ? (" + T + ")-1 : " + x + " == 0 ? (" + T + ")0 : " + x +
-               ")";
+        return "(" + x + " > 0 ? (" + T + ")1 : " + x + " < 0 ? (" + T + ")-1 : " + x + " == 0 ? (" + T +
+               ")0 : " + x + ")";
       return "((" + cname(t) + ")((" + x + " > 0) - (" + x + " < 0)))";
     }
     // sqrt, exp, log, sin, ..., floor, ceil, trunc, rint on a float type: the same names on both

@@ -15,7 +15,8 @@ The API: devices(), backends(), Device, Program, Kernel, Queue, Event, elapsed_m
 semantics: strided views, operators, @) with empty/zeros/ones/full/arange/linspace/asarray/from_dlpack,
 the array API's elementwise functions and reductions (duet.sqrt, duet.where, duet.sum, ...: see
 duet/_array_api.py), its dtypes and their facts (duet.float32, result_type, finfo, ...: duet/_dtypes.py),
-its shape and creation functions (reshape, concat, eye, ...: duet/_shape.py), duet.fuse (a function's elementwise arithmetic as one kernel), ElementwiseKernel, ReductionKernel, matmul, gemm, heat,
+its shape and creation functions (reshape, concat, eye, ...: duet/_shape.py), duet.fuse (a
+function's elementwise arithmetic as one kernel), ElementwiseKernel, ReductionKernel, matmul, gemm, heat,
 heat_step, vector_add, multiply, duet.random, and the exceptions of duet.errors. The README's Python
 section says more; every call's docstring says what it does.
 """

@@ -90,7 +90,8 @@ sign = _unary("sign", "-1, 0 or 1 in x's dtype (a float's -0 gives +0, NaN gives
 isnan = _unary("isnan", "Whether x is NaN, as uint8 0/1")
 isinf = _unary("isinf", "Whether x is +inf or -inf, as uint8 0/1")
 isfinite = _unary("isfinite", "Whether x is neither NaN nor infinite (every integer is), as uint8 0/1")
-signbit = _unary("signbit", "Whether x's sign bit is set (-0.0 and a negative NaN too; an integer's: x < 0), as uint8 0/1")
+signbit = _unary("signbit",
+                 "Whether x's sign bit is set (-0.0 and a negative NaN too; an integer's: x < 0), as uint8 0/1")
 atan2 = _binary("atan2", "The angle of the point (x2, x1), in [-pi, pi] (float)")
 hypot = _binary("hypot", "sqrt(x1**2 + x2**2) without overflow (float)")
 copysign = _binary("copysign", "|x1| with x2's sign (float)")

@@ -183,7 +183,8 @@ void bind_broadcast_view(nb::module_& m) {
       [](const Array& a, const std::vector<std::int64_t>& dims) {
         Shape shape;
         for (const std::int64_t d : dims) {
-          if (d < 0) throw ArgumentError("broadcast_to: a shape has no negative extents (" + std::to_string(d) + ")");
+          if (d < 0)
+            throw ArgumentError("broadcast_to: a shape has no negative extents (" + std::to_string(d) + ")");
           shape.push_back(static_cast<std::size_t>(d));
         }
         if (shape.size() < a.ndim())
@@ -200,8 +201,9 @@ void bind_broadcast_view(nb::module_& m) {
           const std::size_t from = a.shape()[k], to = shape[lead + k];
           if (from != to && from != 1)
             throw ArgumentError("broadcast_to: shape " + shape_text(a.shape()) + " does not broadcast to " +
-                                shape_text(shape) + " (axis " + std::to_string(k) + ": " + std::to_string(from) +
-                                " to " + std::to_string(to) + "; only axes of length 1 stretch)");
+                                shape_text(shape) + " (axis " + std::to_string(k) + ": " +
+                                std::to_string(from) + " to " + std::to_string(to) +
+                                "; only axes of length 1 stretch)");
           l.strides[lead + k] = from == to ? a.strides()[k] : 0;
         }
         return Array(a.buffer().share(), a.dtype(), std::move(l));

@@ -154,8 +154,8 @@ def test_predicates(device, name, dtype):
     else:
         info = np.iinfo(dtype)
         a = np.array([info.min, info.max, 0, 1], dtype)
-    for x, d in [(a, duet.asarray(a, device)), (a[::-2], duet.asarray(a, device)[::-2]), (a[:0], duet.asarray(a[:0], device)),
-                 (a[3], duet.asarray(a[3], device))]:
+    d = duet.asarray(a, device)
+    for x, d in [(a, d), (a[::-2], d[::-2]), (a[:0], d[:0]), (a[3], d[3])]:
         # uint8 0/1, as the comparisons (duet has no bool dtype yet).
         check(getattr(duet, name)(d), PREDICATES[name](x).astype("uint8"))
 
