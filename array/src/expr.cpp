@@ -1,6 +1,7 @@
 // The expression tree of duet/array_expr.hpp: each node's broadcast shape and NumPy dtype, worked
 // out as it is built, so an error names the operation that caused it.
 #include <algorithm>
+#include <cmath>
 
 #include "expr_node.hpp"
 
@@ -175,8 +176,58 @@ Expr cos(const Expr& a) { return function("cos", a); }
 Expr tanh(const Expr& a) { return function("tanh", a); }
 Expr floor(const Expr& a) { return function("floor", a); }
 Expr ceil(const Expr& a) { return function("ceil", a); }
+Expr trunc(const Expr& a) { return function("trunc", a); }
+Expr round(const Expr& a) { return function("rint", a); }
+Expr log2(const Expr& a) { return function("log2", a); }
+Expr log10(const Expr& a) { return function("log10", a); }
+Expr log1p(const Expr& a) { return function("log1p", a); }
+Expr expm1(const Expr& a) { return function("expm1", a); }
+Expr tan(const Expr& a) { return function("tan", a); }
+Expr sinh(const Expr& a) { return function("sinh", a); }
+Expr cosh(const Expr& a) { return function("cosh", a); }
+Expr asin(const Expr& a) { return function("asin", a); }
+Expr acos(const Expr& a) { return function("acos", a); }
+Expr atan(const Expr& a) { return function("atan", a); }
+Expr asinh(const Expr& a) { return function("asinh", a); }
+Expr acosh(const Expr& a) { return function("acosh", a); }
+Expr atanh(const Expr& a) { return function("atanh", a); }
+Expr square(const Expr& a) { return multiply(a, a); }
+Expr reciprocal(const Expr& a) { return divide(Expr::float_scalar(1.0), a); }
+Expr sign(const Expr& a) {
+  return make(NodeKind::unary, "sign", {a.node()}, a.dtype(), a.node()->weak, a.shape());
+}
+
+// The predicates are comparisons, so they share the comparisons' kernel code and uint8 dtype. An
+// integer is never NaN nor infinite: its answers are comparisons of the value with itself, which
+// keep the result's shape and device without computing in a float type.
+Expr isnan(const Expr& a) { return not_equal(a, a); }
+Expr isinf(const Expr& a) {
+  if (!is_float(a.dtype())) return not_equal(a, a);
+  return equal(abs(a), Expr::float_scalar(HUGE_VAL));
+}
+Expr isfinite(const Expr& a) {
+  if (!is_float(a.dtype())) return equal(a, a);
+  return less(abs(a), Expr::float_scalar(HUGE_VAL));  // false for NaN and both infinities
+}
+// copysign carries the sign bit of -0 and of a NaN, which no comparison of a itself sees.
+Expr signbit(const Expr& a) {
+  if (!is_float(a.dtype())) return less(a, Expr::int_scalar(0));
+  return less(copysign(Expr::float_scalar(1.0), a), Expr::int_scalar(0));
+}
+
 Expr maximum(const Operand& a, const Operand& b) { return arithmetic("max", a.expr, b.expr); }
 Expr minimum(const Operand& a, const Operand& b) { return arithmetic("min", a.expr, b.expr); }
+
+// The functions of two floats: the operands' promoted type, made a float type as one-operand
+// functions make theirs.
+static Expr float_binary(const char* op, const Expr& a, const Expr& b) {
+  const Expr e = arithmetic(op, a, b);
+  return make(NodeKind::binary, op, {a.node(), b.node()}, float_for(e.dtype()), e.node()->weak, e.shape());
+}
+Expr atan2(const Operand& y, const Operand& x) { return float_binary("atan2", y.expr, x.expr); }
+Expr hypot(const Operand& a, const Operand& b) { return float_binary("hypot", a.expr, b.expr); }
+Expr copysign(const Operand& a, const Operand& b) { return float_binary("copysign", a.expr, b.expr); }
+Expr logaddexp(const Operand& a, const Operand& b) { return float_binary("logaddexp", a.expr, b.expr); }
 
 Expr floor_divide(const Operand& a, const Operand& b) { return arithmetic("//", a.expr, b.expr); }
 Expr remainder(const Expr& a, const Expr& b) { return arithmetic("%", a, b); }

@@ -111,7 +111,17 @@ struct Writer {
                       cname(t) + ")-x : x; }\n";
       return name + "(" + x + ")";
     }
-    return n.op + "(" + x + ")";  // sqrt, exp, log, sin, cos, tanh, floor, ceil on a float type
+    if (n.op == "sign") {
+      // A float's zeros give +0 (as numpy's) and a NaN itself (the array API's special cases).
+      const std::string T = cname(t);
+      if (is_float(t))
+        return "(" + x + " > 0 ? (" + T + ")1 : " + x + " < 0 ? (" + T + ")-1 : " + x + " == 0 ? (" + T +
+               ")0 : " + x + ")";
+      return "((" + cname(t) + ")((" + x + " > 0) - (" + x + " < 0)))";
+    }
+    // sqrt, exp, log, sin, ..., floor, ceil, trunc, rint on a float type: the same names on both
+    // backends.
+    return n.op + "(" + x + ")";
   }
 
   std::string binary(const Expr::Node& n, ScalarType as) {
@@ -123,6 +133,17 @@ struct Writer {
       return helper(n.op, t, "  return (" + beats + (is_float(t) ? " || a != a" : "") + ") ? a : b;\n", a, b);
     }
     if (n.op == "pow" && is_float(t)) return "pow(" + a + ", " + b + ")";
+    if (n.op == "atan2" || n.op == "hypot" || n.op == "copysign") return n.op + "(" + a + ", " + b + ")";
+    if (n.op == "logaddexp") {
+      // The larger plus log1p(exp(-|a - b|)): exp never overflows. The infinities first, where
+      // a - b would be inf - inf.
+      const std::string T = cname(t);
+      return helper("logaddexp", t,
+                    "  if (a != a || b != b) return a + b;\n  const " + T + " m = a > b ? a : b;\n" +
+                        "  if (m == (" + T + ")INFINITY || m == -(" + T + ")INFINITY) return m;\n" +
+                        "  return m + log1p(exp(-fabs(a - b)));\n",
+                    a, b);
+    }
     if (n.op == "pow") return helper("ipow", t, integer_power(t), a, b);
     if (n.op == "//")
       return helper("floordiv", t, is_float(t) ? float_floor_divide(t) : integer_floor_divide(t), a, b);

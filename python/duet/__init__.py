@@ -14,7 +14,9 @@
 The API: devices(), backends(), Device, Program, Kernel, Queue, Event, elapsed_ms, Array (NumPy's
 semantics: strided views, operators, @) with empty/zeros/ones/full/arange/linspace/asarray/from_dlpack,
 the array API's elementwise functions and reductions (duet.sqrt, duet.where, duet.sum, ...: see
-duet/_array_api.py), duet.fuse (a function's elementwise arithmetic as one kernel), ElementwiseKernel, ReductionKernel, matmul, gemm, heat,
+duet/_array_api.py), its dtypes and their facts (duet.float32, result_type, finfo, ...: duet/_dtypes.py),
+its shape and creation functions (reshape, concat, eye, ...: duet/_shape.py), duet.fuse (a
+function's elementwise arithmetic as one kernel), ElementwiseKernel, ReductionKernel, matmul, gemm, heat,
 heat_step, vector_add, multiply, duet.random, and the exceptions of duet.errors. The README's Python
 section says more; every call's docstring says what it does.
 """
@@ -45,6 +47,17 @@ from ._array_api import (abs, add, all, any, arange, argmax, argmin, astype, bit
                          exp, floor, greater, greater_equal, less, less_equal, linspace, log, matmul, max, maximum,
                          mean, min, minimum, multiply, negative, not_equal, positive, pow, power, prod, sin,
                          sqrt, subtract, sum, tanh, tensordot, vecdot, where)
+from ._array_api import (acos, acosh, asin, asinh, atan, atan2, atanh, copysign, cosh, expm1, hypot, isfinite,
+                         isinf, isnan, log1p, log2, log10, logaddexp, reciprocal, round, sign, signbit, sinh,
+                         square, tan, trunc)
+from . import _dtypes, _shape
+from ._dtypes import (__array_namespace_info__, can_cast, e, finfo, float32, float64, iinfo, inf, int8, int16,
+                      int32, int64, isdtype, nan, newaxis, pi, result_type, uint8, uint16, uint32, uint64)
+from ._shape import (broadcast_to, concat, expand_dims, eye, flip, full_like, matrix_transpose, moveaxis,
+                     ones_like, permute_dims, reshape, squeeze, stack, tril, triu)
+
+# The array API version duet's namespace follows (Array.__array_namespace__ takes "2023.12" too).
+__array_api_version__ = "2024.12"
 
 __all__ = [
     "Array", "ArgumentError", "BackendStatus", "BackendUnavailableError", "BufferSizeError",
@@ -55,7 +68,7 @@ __all__ = [
     "errors", "from_dlpack", "full", "gemm", "heat", "heat_step", "kernel_names", "kernel_source",
     "multiply", "ones", "pinned_empty", "random", "vector_add", "zeros", "empty_like", "zeros_like",
     "fuse", "Expression",
-] + [name for name in _array_api.__all__ if name != "multiply"]
+] + [name for name in _array_api.__all__ if name != "multiply"] + _dtypes.__all__ + _shape.__all__
 
 
 def zeros(shape, dtype="float32", device=None, queue=None):
@@ -68,11 +81,11 @@ def ones(shape, dtype="float32", device=None, queue=None):
     return full(shape, 1, dtype, device, queue)
 
 
-def empty_like(a, dtype=None):
-    """An uninitialised array of a's shape, dtype (unless given) and device."""
-    return empty(a.shape, a.dtype if dtype is None else dtype, a.device)
+def empty_like(a, dtype=None, *, device=None):
+    """An uninitialised array of a's shape, dtype and device (unless given)."""
+    return empty(a.shape, a.dtype if dtype is None else dtype, a.device if device is None else device)
 
 
-def zeros_like(a, dtype=None, queue=None):
-    """An array of zeros of a's shape, dtype (unless given) and device."""
-    return full(a.shape, 0, a.dtype if dtype is None else dtype, a.device, queue)
+def zeros_like(a, dtype=None, queue=None, *, device=None):
+    """An array of zeros of a's shape, dtype and device (unless given)."""
+    return full(a.shape, 0, a.dtype if dtype is None else dtype, a.device if device is None else device, queue)

@@ -6,8 +6,9 @@ __array_namespace__.
 Eager: each call evaluates at once, as one kernel on `queue` (default: the default queue of the
 operands' device), and returns a new duet.Array; inside a function decorated with duet.fuse
 (duet/_fuse.py) the elementwise functions take and give duet.Expressions, evaluated together. Python numbers are weak scalars (2 keeps an
-array's dtype); lists and NumPy arrays are copied to the device. Comparisons give uint8 0/1 arrays
-(duet has no bool dtype); pow takes floating types only.
+array's dtype); lists and NumPy arrays are copied to the device. Comparisons and the predicates
+(isnan, isinf, isfinite, signbit) give uint8 0/1 arrays (duet has no bool dtype yet); pow takes
+floating types only.
 """
 
 import builtins
@@ -22,6 +23,9 @@ __all__ = [
     "equal", "exp", "floor", "greater", "greater_equal", "less", "less_equal", "linspace", "log", "max",
     "matmul", "maximum", "mean", "min", "minimum", "multiply", "negative", "not_equal", "positive", "pow", "power",
     "prod", "sin", "sqrt", "subtract", "sum", "tanh", "tensordot", "vecdot", "where",
+    "trunc", "round", "log2", "log10", "log1p", "expm1", "tan", "sinh", "cosh", "asin", "acos", "atan", "asinh",
+    "acosh", "atanh", "square", "reciprocal", "sign", "isnan", "isinf", "isfinite", "signbit", "atan2", "hypot",
+    "copysign", "logaddexp",
 ]
 
 
@@ -65,6 +69,33 @@ def _integers_unchanged(f):
 
 floor = _integers_unchanged(_floor)
 ceil = _integers_unchanged(_ceil)
+trunc = _integers_unchanged(_unary("trunc", "Rounded toward zero"))
+round = _integers_unchanged(_unary("round", "Rounded to the nearest integer, halves to the even one"))
+log2 = _unary("log2", "The base-2 logarithm")
+log10 = _unary("log10", "The base-10 logarithm")
+log1p = _unary("log1p", "log(1 + x), exact for small x")
+expm1 = _unary("expm1", "exp(x) - 1, exact for small x")
+tan = _unary("tan", "The tangent")
+sinh = _unary("sinh", "The hyperbolic sine")
+cosh = _unary("cosh", "The hyperbolic cosine")
+asin = _unary("asin", "The inverse sine, in [-pi/2, pi/2]")
+acos = _unary("acos", "The inverse cosine, in [0, pi]")
+atan = _unary("atan", "The inverse tangent, in [-pi/2, pi/2]")
+asinh = _unary("asinh", "The inverse hyperbolic sine")
+acosh = _unary("acosh", "The inverse hyperbolic cosine")
+atanh = _unary("atanh", "The inverse hyperbolic tangent")
+square = _unary("square", "x * x in x's dtype (integers wrap)")
+reciprocal = _unary("reciprocal", "1 / x (true division: a float result)")
+sign = _unary("sign", "-1, 0 or 1 in x's dtype (a float's -0 gives +0, NaN gives NaN)")
+isnan = _unary("isnan", "Whether x is NaN, as uint8 0/1")
+isinf = _unary("isinf", "Whether x is +inf or -inf, as uint8 0/1")
+isfinite = _unary("isfinite", "Whether x is neither NaN nor infinite (every integer is), as uint8 0/1")
+signbit = _unary("signbit",
+                 "Whether x's sign bit is set (-0.0 and a negative NaN too; an integer's: x < 0), as uint8 0/1")
+atan2 = _binary("atan2", "The angle of the point (x2, x1), in [-pi, pi] (float)")
+hypot = _binary("hypot", "sqrt(x1**2 + x2**2) without overflow (float)")
+copysign = _binary("copysign", "|x1| with x2's sign (float)")
+logaddexp = _binary("logaddexp", "log(exp(x1) + exp(x2)) without overflow (float)")
 
 add = _binary("add", "x1 + x2")
 subtract = _binary("subtract", "x1 - x2")
@@ -312,9 +343,11 @@ def _install():
     A.__array_ufunc__ = None
 
     def __array_namespace__(self, /, *, api_version=None):
-        """The namespace of duet's array functions: the duet module."""
-        if api_version not in (None, "2023.12"):
-            raise _duet_argument_error(f"duet follows array API 2023.12, not {api_version}")
+        """The namespace of duet's array functions: the duet module (api_version None, "2024.12" or
+        "2023.12": duet's functions follow 2024.12, whose changes from 2023.12 only add)."""
+        if api_version not in (None, "2024.12", "2023.12"):
+            raise _duet_argument_error(f"duet's array namespace follows array API 2024.12 (and takes "
+                                       f"\"2023.12\"), not {api_version!r}")
         import duet
         return duet
     A.__array_namespace__ = __array_namespace__

@@ -222,6 +222,7 @@ void bind_array(nb::module_& m) {
       .def("__repr__", &array_repr);
   bind_array_dlpack(array);
   bind_ndarray(array);
+  bind_broadcast_view(m);
   bind_array_ops(m, array);
 
   m.def("empty", [](nb::handle shape, nb::handle dtype, nb::handle device) {

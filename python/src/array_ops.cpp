@@ -123,6 +123,32 @@ const Op& find_op(const std::string& name) {
       {"tanh", {1, [](auto& x) { return duet::tanh(x[0]); }}},
       {"floor", {1, [](auto& x) { return duet::floor(x[0]); }}},
       {"ceil", {1, [](auto& x) { return duet::ceil(x[0]); }}},
+      {"trunc", {1, [](auto& x) { return duet::trunc(x[0]); }}},
+      {"round", {1, [](auto& x) { return duet::round(x[0]); }}},
+      {"log2", {1, [](auto& x) { return duet::log2(x[0]); }}},
+      {"log10", {1, [](auto& x) { return duet::log10(x[0]); }}},
+      {"log1p", {1, [](auto& x) { return duet::log1p(x[0]); }}},
+      {"expm1", {1, [](auto& x) { return duet::expm1(x[0]); }}},
+      {"tan", {1, [](auto& x) { return duet::tan(x[0]); }}},
+      {"sinh", {1, [](auto& x) { return duet::sinh(x[0]); }}},
+      {"cosh", {1, [](auto& x) { return duet::cosh(x[0]); }}},
+      {"asin", {1, [](auto& x) { return duet::asin(x[0]); }}},
+      {"acos", {1, [](auto& x) { return duet::acos(x[0]); }}},
+      {"atan", {1, [](auto& x) { return duet::atan(x[0]); }}},
+      {"asinh", {1, [](auto& x) { return duet::asinh(x[0]); }}},
+      {"acosh", {1, [](auto& x) { return duet::acosh(x[0]); }}},
+      {"atanh", {1, [](auto& x) { return duet::atanh(x[0]); }}},
+      {"square", {1, [](auto& x) { return duet::square(x[0]); }}},
+      {"reciprocal", {1, [](auto& x) { return duet::reciprocal(x[0]); }}},
+      {"sign", {1, [](auto& x) { return duet::sign(x[0]); }}},
+      {"isnan", {1, [](auto& x) { return duet::isnan(x[0]); }}},
+      {"isinf", {1, [](auto& x) { return duet::isinf(x[0]); }}},
+      {"isfinite", {1, [](auto& x) { return duet::isfinite(x[0]); }}},
+      {"signbit", {1, [](auto& x) { return duet::signbit(x[0]); }}},
+      {"atan2", {2, [](auto& x) { return duet::atan2(x[0], x[1]); }}},
+      {"hypot", {2, [](auto& x) { return duet::hypot(x[0], x[1]); }}},
+      {"copysign", {2, [](auto& x) { return duet::copysign(x[0], x[1]); }}},
+      {"logaddexp", {2, [](auto& x) { return duet::logaddexp(x[0], x[1]); }}},
       {"where", {3, [](auto& x) { return where(x[0], x[1], x[2]); }}},
       {"clip", {3, [](auto& x) { return clip(x[0], x[1], x[2]); }}},
   };
@@ -376,6 +402,16 @@ void bind_array_ops(nb::module_& m, nb::class_<Array>& array) {
         return duet::matmul(q, a, b);
       },
       nb::arg("a"), nb::arg("b"), nb::arg("queue").none() = nb::none());
+  m.def(
+      "_assign",
+      [](const Array& out, const Array& value, nb::handle queue) {
+        // Broadcast and converted to out's dtype on the device (concat and stack fill their result
+        // this way, on the caller's queue).
+        Queue& q = queue_or_default(queue, out.device());
+        nb::gil_scoped_release release;
+        duet::assign(q, out, Expr(value));
+      },
+      nb::arg("out"), nb::arg("value"), nb::arg("queue").none() = nb::none());
   m.def(
       "_astype",
       [](const Array& a, nb::handle dtype, bool copy, nb::handle queue) {

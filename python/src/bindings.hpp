@@ -82,6 +82,8 @@ void bind_random(nb::module_& m);
 // NumPy-style views and methods of duet.Array (ndarray.cpp) and the array functions: operators,
 // elementwise math, reductions, matmul, creation (array_ops.cpp).
 void bind_ndarray(nb::class_<Array>& array);
+// duet._broadcast_to: a view whose stretched axes step 0 (ndarray.cpp).
+void bind_broadcast_view(nb::module_& m);
 void bind_array_ops(nb::module_& m, nb::class_<Array>& array);
 
 }  // namespace duet::python

@@ -1,8 +1,8 @@
 // duet.Array's NumPy-style views, which are duet::Array's own: basic indexing (integers, slices with
-// any step, None, Ellipsis), .T, transpose, expand_dims, squeeze, reshape, strides. Views share
-// memory and cost no device work; the layout rules are duet::Array's (array_layout.hpp), so Python
-// and C++ agree. Also the byte range an array passes to kernels. Operators and functions are in
-// array_ops.cpp.
+// any step, None, Ellipsis), .T, transpose, expand_dims, squeeze, reshape, strides, and
+// broadcast_to's view (stretched axes step 0). Views share memory and cost no device work; the
+// layout rules are duet::Array's (array_layout.hpp), so Python and C++ agree. Also the byte range
+// an array passes to kernels. Operators and functions are in array_ops.cpp.
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -175,6 +175,40 @@ void bind_ndarray(nb::class_<Array>& array) {
           },
           "The same elements in C order with another shape (-1: the extent that fits): a view where the "
           "strides allow it (always for a contiguous array), else a contiguous copy");
+}
+
+void bind_broadcast_view(nb::module_& m) {
+  m.def(
+      "_broadcast_to",
+      [](const Array& a, const std::vector<std::int64_t>& dims) {
+        Shape shape;
+        for (const std::int64_t d : dims) {
+          if (d < 0)
+            throw ArgumentError("broadcast_to: a shape has no negative extents (" + std::to_string(d) + ")");
+          shape.push_back(static_cast<std::size_t>(d));
+        }
+        if (shape.size() < a.ndim())
+          throw ArgumentError("broadcast_to: an array of shape " + shape_text(a.shape()) +
+                              " cannot lose axes (target shape " + shape_text(shape) + ")");
+        // A repeated element is one element read again: the stretched axes step 0, as NumPy's
+        // broadcast views, so nothing is copied.
+        Layout l;
+        l.shape = shape;
+        l.offset = a.offset();
+        l.strides.assign(shape.size(), 0);
+        const std::size_t lead = shape.size() - a.ndim();
+        for (std::size_t k = 0; k < a.ndim(); ++k) {
+          const std::size_t from = a.shape()[k], to = shape[lead + k];
+          if (from != to && from != 1)
+            throw ArgumentError("broadcast_to: shape " + shape_text(a.shape()) + " does not broadcast to " +
+                                shape_text(shape) + " (axis " + std::to_string(k) + ": " +
+                                std::to_string(from) + " to " + std::to_string(to) +
+                                "; only axes of length 1 stretch)");
+          l.strides[lead + k] = from == to ? a.strides()[k] : 0;
+        }
+        return Array(a.buffer().share(), a.dtype(), std::move(l));
+      },
+      nb::arg("x"), nb::arg("shape"));
 }
 
 }  // namespace duet::python

@@ -105,6 +105,37 @@ DUET_API Expr cos(const Expr& a);
 DUET_API Expr tanh(const Expr& a);
 DUET_API Expr floor(const Expr& a);
 DUET_API Expr ceil(const Expr& a);
+// More of the dialect's math (C99's on both backends, so C99's special cases: NaN in, NaN out;
+// log1p(-1) is -inf; atanh(+-1) is +-inf; ...), integers computed in the float type that holds
+// them. trunc rounds toward 0; round to the nearest integer, halves to the even one (rint).
+DUET_API Expr trunc(const Expr& a);
+DUET_API Expr round(const Expr& a);
+DUET_API Expr log2(const Expr& a);
+DUET_API Expr log10(const Expr& a);
+DUET_API Expr log1p(const Expr& a);
+DUET_API Expr expm1(const Expr& a);
+DUET_API Expr tan(const Expr& a);
+DUET_API Expr sinh(const Expr& a);
+DUET_API Expr cosh(const Expr& a);
+DUET_API Expr asin(const Expr& a);
+DUET_API Expr acos(const Expr& a);
+DUET_API Expr atan(const Expr& a);
+DUET_API Expr asinh(const Expr& a);
+DUET_API Expr acosh(const Expr& a);
+DUET_API Expr atanh(const Expr& a);
+// a * a in a's dtype (integers wrap).
+DUET_API Expr square(const Expr& a);
+// 1 / a: float, as true division.
+DUET_API Expr reciprocal(const Expr& a);
+// -1, 0 or 1 in a's dtype; a float's -0 gives +0 (as numpy's), a NaN NaN.
+DUET_API Expr sign(const Expr& a);
+// Predicates, as uint8 0/1 like the comparisons: isnan, isinf (either sign), isfinite (neither
+// NaN nor infinite: every integer), signbit (the sign bit set: -0 and a NaN of negative sign
+// too; an integer's is a < 0).
+DUET_API Expr isnan(const Expr& a);
+DUET_API Expr isinf(const Expr& a);
+DUET_API Expr isfinite(const Expr& a);
+DUET_API Expr signbit(const Expr& a);
 // ~a: the bits flipped (integers only; ArgumentError naming a float dtype).
 DUET_API Expr invert(const Expr& a);
 inline Expr operator~(const Expr& a) { return invert(a); }
@@ -121,6 +152,15 @@ struct DUET_API Operand {
 };
 DUET_API Expr maximum(const Operand& a, const Operand& b);  // NaN propagates, as numpy.maximum
 DUET_API Expr minimum(const Operand& a, const Operand& b);
+// Functions of two floats (integers promoted, then computed in the float type that holds them), C99's
+// special cases: atan2(y, x) the angle of (x, y) in [-pi, pi]; hypot(a, b) sqrt(a*a + b*b) without
+// overflow (inf if either is infinite, NaN or not); copysign(a, b) |a| with b's sign;
+// logaddexp(a, b) log(exp(a) + exp(b)) without overflow (NaN if either is NaN, else +inf if either
+// is +inf, -inf if both are -inf).
+DUET_API Expr atan2(const Operand& y, const Operand& x);
+DUET_API Expr hypot(const Operand& a, const Operand& b);
+DUET_API Expr copysign(const Operand& a, const Operand& b);
+DUET_API Expr logaddexp(const Operand& a, const Operand& b);
 // Python's //: floor(a / b) (numpy.floor_divide; x // 0 is 0 for integers, inf or NaN for floats).
 DUET_API Expr floor_divide(const Operand& a, const Operand& b);
 // a ** b. Integers: exact, by repeated squaring, wrapping on overflow. A negative integer exponent
