@@ -58,7 +58,7 @@ bool fits(std::size_t nx, std::size_t ny, int halo, int px, int py) {
 // Column strips (x sides) read a few cells of every row where row strips read whole rows; on GPUs
 // the pack kernel hides most of that difference, so the model prices their bytes alike.
 constexpr double kPhaseMicroseconds = 60.0;
-constexpr double kStripBytesPerMicrosecond = 3.3e3;  // end to end through host memory: ~3.3 GB/s
+constexpr double kStripBytesPerMicrosecond = 3.3e3;  // end to end through host memory
 
 double exchange_cost(std::size_t nx, std::size_t ny, int halo, int px, int py) {
   const double h = halo, tile_x = std::ceil(double(nx) / px), tile_y = std::ceil(double(ny) / py);
