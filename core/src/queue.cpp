@@ -268,6 +268,15 @@ backend::LaunchShape launch_shape(const Range& global, const Range& local) {
 class EnqueueScope {
  public:
   explicit EnqueueScope(Queue::State& s) : s_(s), lock_(s.queue->mutex) { detail::throw_if_abandoned(s.device); }
+  // An operation on buffers that may be ordered between queues (queue_order.hpp): `order` is prepared
+  // before the queue's lock is taken (it may record on other queues), its waits are enqueued first,
+  // and enqueue() remembers the operation's uses.
+  EnqueueScope(Queue::State& s, detail::CrossQueueOrder& order)
+      : s_(s), order_(prepared(s, order)), lock_(s.queue->mutex) {
+    detail::throw_if_abandoned(s.device);
+    if (order_)
+      detail::watching_faults(s_.device, s_.queue->log.get(), [&] { order_->wait(settled_queue(), *s_.queue); });
+  }
   EnqueueScope(const EnqueueScope&) = delete;
   EnqueueScope& operator=(const EnqueueScope&) = delete;
 
@@ -279,12 +288,6 @@ class EnqueueScope {
   const std::shared_ptr<detail::LockedQueue>& locked_queue() const { return s_.queue; }
   // The number of the latest operation enqueued (the one enqueue() just did).
   std::uint64_t operation() const { return s_.queue->operations.load(std::memory_order_relaxed); }
-
-  // The order between queues (queue_order.hpp): waits `order` asked for, before the operation.
-  void wait_for_other_queues(detail::CrossQueueOrder& order) {
-    if (order.empty()) return;
-    detail::watching_faults(s_.device, s_.queue->log.get(), [&] { order.wait(settled_queue(), *s_.queue); });
-  }
 
   // Enqueues op(backend queue), then after(backend queue), and returns the operation's (pending)
   // event. On a queue with command timing the backend times op's commands alone: `after` is work
@@ -306,6 +309,7 @@ class EnqueueScope {
     s_.queue->operations.store(operation, std::memory_order_relaxed);
     s_.last->operation = operation;
     s_.last->clock = s_.queue->clock;
+    if (order_) order_->remember(s_.queue, operation);
     return event;
   }
   template <class Op>
@@ -343,7 +347,14 @@ class EnqueueScope {
     return detail::Access::make_event(s_.last);
   }
 
+  static detail::CrossQueueOrder* prepared(Queue::State& s, detail::CrossQueueOrder& order) {
+    if (order.empty()) return nullptr;
+    order.prepare(s.queue);
+    return &order;
+  }
+
   Queue::State& s_;
+  detail::CrossQueueOrder* order_ = nullptr;  // before lock_: prepared without the lock
   std::lock_guard<std::mutex> lock_;
 };
 
@@ -367,12 +378,8 @@ Event Queue::launch_args(const Kernel& kernel, const Range& global, const Range&
   State& s = state();
   detail::CrossQueueOrder order("kernel");
   use_kernel_args(order, s.device, kernel, args);
-  if (!order.empty()) {
-    order.set_name(&kernel.name());
-    order.prepare(s.queue);
-  }
-  EnqueueScope scope(s);
-  scope.wait_for_other_queues(order);
+  if (!order.empty()) order.set_name(&kernel.name());
+  EnqueueScope scope(s, order);
   const Device& queue_device = scope.device();
   if (queue_device != kernel.device())
     device_mismatch(queue_device, kernel.device(), "kernel '" + kernel.name() + "'");
@@ -383,7 +390,7 @@ Event Queue::launch_args(const Kernel& kernel, const Range& global, const Range&
   check_launch_args(kernel, args);
   const backend::LaunchShape shape = launch_shape(global, local);
   const bool empty = global[0] == 0 || global[1] == 0 || global[2] == 0;
-  Event event = scope.enqueue(
+  return scope.enqueue(
       [&](backend::QueueImpl& q) {
         if (empty) return;
         q.launch(detail::Access::kernel(kernel), shape, backend_args);
@@ -393,8 +400,6 @@ Event Queue::launch_args(const Kernel& kernel, const Range& global, const Range&
         if (!empty && detail::checked_mode())
           detail::check_guard_zones(queue_device, q, scope.launch_log(), kernel, args);
       });
-  if (!order.empty()) order.remember(s.queue, scope.operation());
-  return event;
 }
 
 Event Queue::write_bytes(RawBuffer& dst, std::size_t offset, const void* src, std::size_t bytes,
@@ -406,14 +411,10 @@ Event Queue::write_bytes(RawBuffer& dst, std::size_t offset, const void* src, st
   if (bytes && src == nullptr) throw ArgumentError(std::string(what) + ": the host memory is null");
   detail::CrossQueueOrder order("write from the host");
   order.add(impl.accesses, dst.offset() + offset, dst.offset() + offset + bytes, true, dst.bytes());
-  if (!order.empty()) order.prepare(s.queue);
-  EnqueueScope scope(s);
-  scope.wait_for_other_queues(order);
-  Event event = scope.enqueue([&](backend::QueueImpl& q) {
+  EnqueueScope scope(s, order);
+  return scope.enqueue([&](backend::QueueImpl& q) {
     if (bytes) q.write(impl, dst.offset() + offset, src, bytes);
   });
-  if (!order.empty()) order.remember(s.queue, scope.operation());
-  return event;
 }
 
 Event Queue::read_bytes(const RawBuffer& src, std::size_t offset, void* dst, std::size_t bytes,
@@ -425,14 +426,10 @@ Event Queue::read_bytes(const RawBuffer& src, std::size_t offset, void* dst, std
   if (bytes && dst == nullptr) throw ArgumentError(std::string(what) + ": the host memory is null");
   detail::CrossQueueOrder order("read to the host");
   order.add(impl.accesses, src.offset() + offset, src.offset() + offset + bytes, false, src.bytes());
-  if (!order.empty()) order.prepare(s.queue);
-  EnqueueScope scope(s);
-  scope.wait_for_other_queues(order);
-  Event event = scope.enqueue([&](backend::QueueImpl& q) {
+  EnqueueScope scope(s, order);
+  return scope.enqueue([&](backend::QueueImpl& q) {
     if (bytes) q.read(impl, src.offset() + offset, dst, bytes);
   });
-  if (!order.empty()) order.remember(s.queue, scope.operation());
-  return event;
 }
 
 Event Queue::copy_bytes(const RawBuffer& src, std::size_t src_offset, RawBuffer& dst,
@@ -451,14 +448,10 @@ Event Queue::copy_bytes(const RawBuffer& src, std::size_t src_offset, RawBuffer&
   detail::CrossQueueOrder order("copy");
   order.add(src_impl.accesses, from, from + bytes, false, src.bytes());
   order.add(dst_impl.accesses, to, to + bytes, true, dst.bytes());
-  if (!order.empty()) order.prepare(s.queue);
-  EnqueueScope scope(s);
-  scope.wait_for_other_queues(order);
-  Event event = scope.enqueue([&](backend::QueueImpl& q) {
+  EnqueueScope scope(s, order);
+  return scope.enqueue([&](backend::QueueImpl& q) {
     if (bytes) q.copy(src_impl, from, dst_impl, to, bytes);
   });
-  if (!order.empty()) order.remember(s.queue, scope.operation());
-  return event;
 }
 
 Event Queue::fill_bytes(RawBuffer& dst, std::size_t offset, std::size_t bytes, const void* pattern,
@@ -474,14 +467,10 @@ Event Queue::fill_bytes(RawBuffer& dst, std::size_t offset, std::size_t bytes, c
   check_range(dst, offset, bytes, "fill");
   detail::CrossQueueOrder order("fill");
   order.add(impl.accesses, dst.offset() + offset, dst.offset() + offset + bytes, true, dst.bytes());
-  if (!order.empty()) order.prepare(s.queue);
-  EnqueueScope scope(s);
-  scope.wait_for_other_queues(order);
-  Event event = scope.enqueue([&](backend::QueueImpl& q) {
+  EnqueueScope scope(s, order);
+  return scope.enqueue([&](backend::QueueImpl& q) {
     if (bytes) q.fill(impl, dst.offset() + offset, bytes, pattern, pattern_size);
   });
-  if (!order.empty()) order.remember(s.queue, scope.operation());
-  return event;
 }
 
 Event Queue::record() {
@@ -542,9 +531,8 @@ void Queue::order_after(const RawBuffer& buffer, bool write) {
   detail::CrossQueueOrder order("order_after");
   order.add(impl.accesses, buffer.offset(), buffer.offset() + buffer.bytes(), write, buffer.bytes());
   if (order.empty()) return;
-  order.prepare(s.queue, true);
-  EnqueueScope scope(s);
-  scope.wait_for_other_queues(order);
+  order.always_wait();
+  EnqueueScope scope(s, order);
 }
 
 std::uintptr_t Queue::native_handle() const {
@@ -562,9 +550,7 @@ RawMapping Queue::map_bytes(const RawBuffer& buffer, MapAccess access) {
   detail::CrossQueueOrder order("map");
   order.add(impl.accesses, buffer.offset(), buffer.offset() + buffer.bytes(), access != MapAccess::read,
             buffer.bytes());
-  if (!order.empty()) order.prepare(s.queue);
-  EnqueueScope scope(s);
-  scope.wait_for_other_queues(order);
+  EnqueueScope scope(s, order);
   RawMapping m;
   scope.enqueue([&](backend::QueueImpl& q) {
     if (!buffer.bytes()) return;
@@ -573,7 +559,6 @@ RawMapping Queue::map_bytes(const RawBuffer& buffer, MapAccess access) {
     m.data_ = q.map(impl, buffer.offset(), buffer.bytes(), access);
     scope.locked_queue()->completed_up_to(scope.locked_queue()->recorded.load());  // the map waited for them
   });
-  if (!order.empty()) order.remember(s.queue, scope.operation());
   // The map waited for everything before it and for its own copy to the host.
   detail::host_reached(*s.queue, scope.operation(), s.queue->clock.get());
   m.queue_ = *this;
@@ -595,15 +580,11 @@ Event Queue::unmap_bytes(RawMapping& m) {
   if (m.access_ != MapAccess::read)
     order.add(detail::Access::buffer(buffer, "mapped buffer").accesses, buffer.offset(),
               buffer.offset() + buffer.bytes(), true, buffer.bytes());
-  if (!order.empty()) order.prepare(s.queue);
-  EnqueueScope scope(s);
-  scope.wait_for_other_queues(order);
-  Event event = scope.enqueue([&](backend::QueueImpl& q) {
+  EnqueueScope scope(s, order);
+  return scope.enqueue([&](backend::QueueImpl& q) {
     if (buffer.bytes())
       q.unmap(detail::Access::buffer(buffer, "mapped buffer"), data, buffer.offset(), buffer.bytes(), m.access_);
   });
-  if (!order.empty()) order.remember(s.queue, scope.operation());
-  return event;
 }
 
 RawMapping::RawMapping(RawMapping&& o) noexcept

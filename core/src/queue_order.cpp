@@ -71,7 +71,7 @@ std::string CrossQueueOrder::description() const {
   return name_ ? std::string(what_) + " '" + *name_ + "'" : std::string(what_);
 }
 
-void CrossQueueOrder::prepare(const std::shared_ptr<LockedQueue>& queue, bool always_wait) {
+void CrossQueueOrder::prepare(const std::shared_ptr<LockedQueue>& queue) {
   const std::shared_ptr<const QueueClock> clock = queue->clock_now();
   auto ordered_after = [&](const BufferAccesses::Entry& e) {
     return e.queue->operations_done.load() >= e.operation || (clock && clock->covers(e.queue->id) >= e.operation);
@@ -79,7 +79,7 @@ void CrossQueueOrder::prepare(const std::shared_ptr<LockedQueue>& queue, bool al
   for (const Use& use : uses_) {
     BufferAccesses& a = *use.accesses;
     std::lock_guard<std::mutex> lock(a.mutex_);
-    const bool checked = a.mode() == BufferAccesses::Mode::checked && !always_wait;
+    const bool checked = a.mode() == BufferAccesses::Mode::checked && !always_wait_;
     for (const BufferAccesses::Entry& e : a.entries_) {
       if (e.queue == queue || !(use.write || e.write) || !overlap(use.begin, use.end, e.begin, e.end) ||
           ordered_after(e))

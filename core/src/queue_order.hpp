@@ -101,8 +101,9 @@ class CrossQueueOrder {
   // Finds the other queues' pending uses these conflict with that `queue` is not yet ordered
   // after. Ordered memory: records an event on each such queue for wait(). Checked memory: throws
   // UnorderedAccessError. Takes no queue's lock but briefly each other queue's, to record.
-  // `always_wait`: checked memory gets waits too, not an error (Queue::order_after asks for them).
-  void prepare(const std::shared_ptr<LockedQueue>& queue, bool always_wait = false);
+  // Checked memory gets waits too, not an error (Queue::order_after asks for them).
+  void always_wait() noexcept { always_wait_ = true; }
+  void prepare(const std::shared_ptr<LockedQueue>& queue);
   // Under `queue`'s lock, before the operation: makes it wait for the events prepare recorded.
   void wait(backend::QueueImpl& impl, LockedQueue& queue);
   // Under `queue`'s lock, after the operation numbered `operation` was enqueued.
@@ -126,6 +127,7 @@ class CrossQueueOrder {
 
   const char* what_;
   const std::string* name_;
+  bool always_wait_ = false;
   std::vector<Use> uses_;
   std::vector<Wait> waits_;
 };
