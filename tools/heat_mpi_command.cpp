@@ -95,6 +95,28 @@ mpi::Overlap overlap_of(const HeatOptions& options) {
 
 // The steps from `from` to options.steps, with checkpoints and convergence checks where they fall.
 // Returns the step reached.
+// How each edge of the grid carries its halo, one line per pair of neighbours (from the rank on
+// its west or south side), gathered on rank 0; empty elsewhere.
+std::string halo_paths(const mpi::Grid2D& grid) {
+  std::ostringstream mine;
+  for (mpi::Side side : {mpi::Side::east, mpi::Side::north}) {
+    if (grid.neighbour(side) == MPI_PROC_NULL) continue;
+    mine << "  ranks " << grid.rank() << " - " << grid.neighbour(side) << " ("
+         << (side == mpi::Side::east ? "x" : "y") << "): " << mpi::to_string(grid.path(side)) << '\n';
+  }
+  const std::string text = mine.str();
+  int ranks = 1;
+  MPI_Comm_size(grid.comm(), &ranks);
+  const int length = static_cast<int>(text.size());
+  std::vector<int> lengths(static_cast<std::size_t>(ranks)), offsets(static_cast<std::size_t>(ranks));
+  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, grid.comm());
+  int total = 0;
+  for (int r = 0; r < ranks; ++r) offsets[static_cast<std::size_t>(r)] = total, total += lengths[static_cast<std::size_t>(r)];
+  std::string all(static_cast<std::size_t>(grid.rank() == 0 ? total : 0), '\0');
+  MPI_Gatherv(text.data(), length, MPI_CHAR, &all[0], lengths.data(), offsets.data(), MPI_CHAR, 0, grid.comm());
+  return all;
+}
+
 long long run_managed(const HeatOptions& options, mpi::Grid2D& grid, Queue& q, Buffer<float>& u, Buffer<float>& v,
                       float r, long long from, bool root) {
   long long step = from;
@@ -144,6 +166,7 @@ int run(const HeatOptions& options) {
   mpi::Grid2D grid(MPI_COMM_WORLD, device, start.size.nx, start.size.ny, grid_options);
   Queue q = device.queue();
   const bool root = grid.rank() == 0;
+  const std::string paths = halo_paths(grid);
   if (root) {
     int ranks = 1;
     MPI_Comm_size(grid.comm(), &ranks);
@@ -152,6 +175,7 @@ int run(const HeatOptions& options) {
               << "grid " << start.size.nx << "x" << start.size.ny << ", " << options.steps << " steps, halo "
               << grid.halo() << ", overlap " << options.overlap << ", r = " << start.r << ", initial field: "
               << (options.restart.empty() ? options.initial : "checkpoint") << '\n';
+    if (!paths.empty()) std::cout << "halo paths:\n" << paths;
   }
   Buffer<float> u = grid.make_local(), v = grid.make_local();
   if (options.restart.empty()) {

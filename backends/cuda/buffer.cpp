@@ -19,9 +19,18 @@ CudaBuffer::CudaBuffer(std::shared_ptr<const CudaDevice> device, CUcontext ctx, 
 CudaBuffer::CudaBuffer(Wrapped, std::shared_ptr<const CudaDevice> device, CUdeviceptr ptr, std::size_t bytes)
     : device_(std::move(device)), ptr_(ptr), bytes_(bytes), owns_(false) {}
 
+CudaBuffer::CudaBuffer(Imported, std::shared_ptr<const CudaDevice> device, CUcontext ctx, CUdeviceptr base,
+                       CUdeviceptr ptr, std::size_t bytes)
+    : device_(std::move(device)), ctx_(ctx), ptr_(ptr), bytes_(bytes), owns_(false), imported_base_(base) {}
+
 CudaBuffer::~CudaBuffer() {
-  if (!owns_) return;  // the memory belongs to whoever allocated it
   if (device_->abandoned()) return;
+  if (imported_base_) {
+    ContextGuard guard(ctx_, std::nothrow);
+    if (guard.ok()) DUET_CU_NOTHROW(cuIpcCloseMemHandle, imported_base_);
+    return;
+  }
+  if (!owns_) return;  // the memory belongs to whoever allocated it
   ContextGuard guard(ctx_, std::nothrow);
   if (guard.ok()) DUET_CU_NOTHROW(cuMemFree, ptr_);
 }

@@ -21,6 +21,11 @@ class CudaBuffer final : public BufferImpl {
   // Adopts `ptr` (checked by CudaDevice::wrap) without taking ownership.
   struct Wrapped {};
   CudaBuffer(Wrapped, std::shared_ptr<const CudaDevice> device, CUdeviceptr ptr, std::size_t bytes);
+  // Memory another process exported, opened with cuIpcOpenMemHandle at `base` in `ctx`; `ptr` lies
+  // within it. Closed (cuIpcCloseMemHandle), never freed, when the buffer goes.
+  struct Imported {};
+  CudaBuffer(Imported, std::shared_ptr<const CudaDevice> device, CUcontext ctx, CUdeviceptr base, CUdeviceptr ptr,
+             std::size_t bytes);
   ~CudaBuffer() override;
   CudaBuffer(const CudaBuffer&) = delete;
   CudaBuffer& operator=(const CudaBuffer&) = delete;
@@ -42,6 +47,7 @@ class CudaBuffer final : public BufferImpl {
   CUdeviceptr ptr_ = 0;
   std::size_t bytes_;
   bool owns_ = true;
+  CUdeviceptr imported_base_ = 0;  // non-zero for imported memory
 };
 
 }  // namespace duet::backend::cuda

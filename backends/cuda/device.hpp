@@ -34,6 +34,10 @@ class CudaDevice final : public DeviceImpl, public std::enable_shared_from_this<
                     const std::vector<std::string>& options) override;
   std::shared_ptr<ProgramImpl> load_binary(const std::string& binary, const std::string& name) override;
   std::string compiler_identity() const override;
+  // CUDA IPC (interprocess.cpp).
+  std::string interprocess_unavailable() const override;
+  std::string export_memory(const BufferImpl& buffer, std::size_t offset) override;
+  std::shared_ptr<BufferImpl> import_memory(const std::string& handle, std::size_t bytes) override;
 
   // The retained primary context; retains it on the first call. Throws DriverError on failure.
   CUcontext context() const;

@@ -65,11 +65,19 @@
   X(cuModuleGetFunction)             \
   X(cuLaunchKernel)
 
-// Entries older drivers lack; their pointers stay null there and callers check before use.
+// Entries older drivers lack; their pointers stay null there and callers check before use. The
+// interprocess calls (memory shared with other processes, and the stream memory operations that
+// signal between them) are optional too: a driver without them still runs everything else.
+#define DUET_CUDA_DRIVER_INTERPROCESS(X) \
+  X(cuIpcGetMemHandle)                   \
+  X(cuIpcOpenMemHandle)                  \
+  X(cuIpcCloseMemHandle)                 \
+  X(cuStreamWriteValue32)                \
+  X(cuStreamWaitValue32)
 #if CUDA_VERSION >= 12040
-#define DUET_CUDA_DRIVER_OPTIONAL(X) X(cuFuncGetParamInfo)
+#define DUET_CUDA_DRIVER_OPTIONAL(X) X(cuFuncGetParamInfo) DUET_CUDA_DRIVER_INTERPROCESS(X)
 #else
-#define DUET_CUDA_DRIVER_OPTIONAL(X)
+#define DUET_CUDA_DRIVER_OPTIONAL(X) DUET_CUDA_DRIVER_INTERPROCESS(X)
 #endif
 
 namespace duet::backend::cuda {

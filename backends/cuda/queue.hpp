@@ -44,6 +44,9 @@ class CudaQueue final : public QueueImpl {
   void* map(BufferImpl& buffer, std::size_t offset, std::size_t bytes, MapAccess access) override;
   void unmap(BufferImpl& buffer, void* host, std::size_t offset, std::size_t bytes, MapAccess access) override;
   std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(stream_); }
+  // Stream memory operations (interprocess.cpp).
+  void signal(BufferImpl& flags, std::size_t offset, std::uint32_t value) override;
+  void wait_signal(const BufferImpl& flags, std::size_t offset, std::uint32_t value) override;
 
  private:
   // Pinned staging memory of an unmap whose copy back to the device may still run.

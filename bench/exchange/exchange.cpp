@@ -4,6 +4,8 @@
 //                      (halo 1): pack, staging, MPI, unpack, and the host's wait for them;
 //   exchange columns   the same on a 2 x 1 grid: strips of one cell per row;
 //   MPI one way        half an MPI ping-pong of `bytes` of pinned host memory;
+//   peer copy          one copy of `bytes` from rank 0's device into rank 1's memory, mapped
+//                      through CUDA IPC, timed with rank 0's events (where the devices share memory);
 //   device to host, host to device, device to device
 //                      one copy of `bytes` on this rank's device, timed with its events.
 // Each figure is the median of --runs after warm-up, in microseconds; an exchange is timed on the
@@ -35,8 +37,13 @@ double microseconds_since(Clock::time_point start) {
   return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
 }
 
+struct Exchange {
+  double us = 0;
+  duet::mpi::HaloPath path = duet::mpi::HaloPath::none;
+};
+
 // The exchange on a grid of two tiles whose strips hold `cells` cells: rows (1 x 2) or columns (2 x 1).
-double exchange_us(const duet::Device& device, std::size_t cells, bool rows, int runs) {
+Exchange exchange_us(const duet::Device& device, std::size_t cells, bool rows, int runs) {
   const std::size_t across = 8;  // the other extent: enough for halo 1
   const std::size_t nx = rows ? cells : 2 * across, ny = rows ? 2 * across : cells;
   duet::mpi::GridOptions options;
@@ -56,6 +63,37 @@ double exchange_us(const duet::Device& device, std::size_t cells, bool rows, int
     q.finish();
     times.push_back(microseconds_since(start));
   }
+  const duet::mpi::Side edge = grid.rank() == 0 ? (rows ? duet::mpi::Side::north : duet::mpi::Side::east)
+                                                : (rows ? duet::mpi::Side::south : duet::mpi::Side::west);
+  return {median(times), grid.path(edge)};
+}
+
+// One copy of `bytes` from rank 0's device straight into rank 1's memory, by rank 0's events; -1
+// where the devices cannot share memory.
+double peer_copy_us(const duet::Device& device, std::size_t bytes, int runs) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const int able = duet::interprocess_unavailable(device).empty() ? 1 : 0;
+  int both = 0;
+  MPI_Allreduce(&able, &both, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!both) return -1;
+  duet::RawBuffer mine(device, bytes);
+  std::string handle = rank == 1 ? duet::export_to_process(mine) : std::string();
+  int length = static_cast<int>(handle.size());
+  MPI_Bcast(&length, 1, MPI_INT, 1, MPI_COMM_WORLD);
+  handle.resize(static_cast<std::size_t>(length));
+  MPI_Bcast(&handle[0], length, MPI_CHAR, 1, MPI_COMM_WORLD);
+  std::vector<double> times;
+  if (rank == 0) {
+    duet::RawBuffer theirs = duet::import_from_process(device, handle, bytes);
+    duet::Queue q = device.queue(duet::QueueOptions{true});
+    for (int r = 0; r < runs + 3; ++r) {
+      const double ms = q.copy_bytes(mine, 0, theirs, 0, bytes).duration_ms();
+      if (r >= 3) times.push_back(ms * 1e3);
+    }
+    q.finish();
+  }
+  MPI_Barrier(MPI_COMM_WORLD);  // rank 1's memory outlives rank 0's mapping of it
   return median(times);
 }
 
@@ -138,21 +176,27 @@ int run(int argc, char** argv) {
   std::ofstream out;
   if (rank == 0 && !json.empty()) out.open(json);
   if (rank == 0)
-    std::printf("%s: %s, 2 ranks, median of %d runs, microseconds\n\n| strip bytes | exchange rows | exchange "
-                "columns | MPI one way | device to host | host to device | device to device |\n|---|---|---|---|---|---|---|\n",
+    std::printf("%s: %s, 2 ranks, median of %d runs, microseconds\n\n| strip bytes | path | exchange rows | exchange "
+                "columns | peer copy | MPI one way | device to host | host to device | device to device |\n"
+                "|---|---|---|---|---|---|---|---|---|\n",
                 device.info().id().c_str(), device.info().name.c_str(), runs);
   for (const std::size_t bytes : sizes) {
     const std::size_t cells = std::max<std::size_t>(bytes / sizeof(float), 2);
-    const double rows = exchange_us(device, cells, true, runs);
-    const double columns = exchange_us(device, cells, false, runs);
+    const Exchange rows = exchange_us(device, cells, true, runs);
+    const Exchange columns = exchange_us(device, cells, false, runs);
+    const double peer = peer_copy_us(device, cells * sizeof(float), runs);
     const double mpi = mpi_one_way_us(device, cells * sizeof(float), runs);
     const Copies c = copies_us(device, cells * sizeof(float), runs);
     if (rank != 0) continue;
-    std::printf("| %zu | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", cells * sizeof(float), rows, columns, mpi,
-                c.to_host, c.to_device, c.on_device);
+    char peer_text[32] = "-";
+    if (peer >= 0) std::snprintf(peer_text, sizeof peer_text, "%.1f", peer);
+    std::printf("| %zu | %s | %.1f | %.1f | %s | %.1f | %.1f | %.1f | %.1f |\n", cells * sizeof(float),
+                duet::mpi::to_string(rows.path), rows.us, columns.us, peer_text, mpi, c.to_host, c.to_device,
+                c.on_device);
     if (out)
       out << "{\"device\": \"" << device.info().id() << "\", \"bytes\": " << cells * sizeof(float)
-          << ", \"exchange_rows_us\": " << rows << ", \"exchange_columns_us\": " << columns
+          << ", \"path\": \"" << duet::mpi::to_string(rows.path) << "\", \"exchange_rows_us\": " << rows.us
+          << ", \"exchange_columns_us\": " << columns.us << ", \"peer_copy_us\": " << peer
           << ", \"mpi_one_way_us\": " << mpi << ", \"device_to_host_us\": " << c.to_host
           << ", \"host_to_device_us\": " << c.to_device << ", \"device_to_device_us\": " << c.on_device << "}\n";
   }

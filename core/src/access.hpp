@@ -30,6 +30,14 @@ struct Access {
   // The declared parameters of `kernel` that take a view's byte offset (view_offsets.hpp).
   static const std::vector<std::size_t>& view_offset_params(const Kernel& kernel);
 
+  // A buffer of `device` over all of `impl` from its first byte (a fresh allocation or import).
+  static RawBuffer make_buffer(const Device& device, std::shared_ptr<backend::BufferImpl> impl, std::size_t bytes) {
+    RawBuffer out;
+    out.impl_ = std::move(impl);
+    out.device_ = device;
+    out.bytes_ = bytes;
+    return out;
+  }
   static Kernel make_kernel(std::shared_ptr<const Kernel::State> s) { return Kernel(std::move(s)); }
   static Program make_program(std::shared_ptr<Program::State> s) { return Program(std::move(s)); }
   static Queue make_queue(std::shared_ptr<Queue::State> s) { return Queue(std::move(s)); }

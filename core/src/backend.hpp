@@ -152,6 +152,18 @@ class QueueImpl {
                      MapAccess access) = 0;
   // CUstream / cl_command_queue, as an integer.
   virtual std::uintptr_t native_handle() const = 0;
+
+  // Signals between processes (DeviceImpl::interprocess_unavailable is empty where they work), on
+  // 32-bit words of `flags` at byte `offset` (a multiple of 4): signal() stores `value` once the
+  // queue's earlier work is done and its writes are visible to other devices of the machine, and
+  // wait_signal() holds the queue's later work, on the device, until the word equals `value`. The
+  // host never blocks.
+  virtual void signal(BufferImpl& flags, std::size_t offset, std::uint32_t value) {
+    (void)flags, (void)offset, (void)value;
+  }
+  virtual void wait_signal(const BufferImpl& flags, std::size_t offset, std::uint32_t value) {
+    (void)flags, (void)offset, (void)value;
+  }
 };
 
 struct BuildResult {
@@ -192,6 +204,24 @@ class DeviceImpl {
   // objects must not wait for the device (freeing memory a kernel may use does, on some drivers).
   // They are leaked instead, so that the process can end.
   virtual void abandon() {}
+
+  // Memory shared with other processes of this machine (CUDA IPC): empty where this device can
+  // export and import it and signal between processes (QueueImpl::signal), else why not. Core
+  // calls the two below only where it is empty.
+  virtual std::string interprocess_unavailable() const { return "its backend cannot share device memory between processes"; }
+  // The allocation of `buffer` (owned by this device) as bytes another process passes to
+  // import_memory, with `offset` bytes into it where the shared range starts.
+  virtual std::string export_memory(const BufferImpl& buffer, std::size_t offset) {
+    (void)buffer, (void)offset;
+    return {};
+  }
+  // Memory another process exported, mapped into this device's context for as long as the
+  // returned buffer lives; `bytes` must not exceed what was exported. Throws DriverError where the
+  // driver refuses (no peer path between the two devices, a handle of this same process).
+  virtual std::shared_ptr<BufferImpl> import_memory(const std::string& handle, std::size_t bytes) {
+    (void)handle, (void)bytes;
+    return nullptr;
+  }
 };
 
 // What a backend's probe found: its devices, or why it is not available.

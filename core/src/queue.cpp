@@ -535,6 +535,46 @@ void Queue::order_after(const RawBuffer& buffer, bool write) {
   EnqueueScope scope(s, order);
 }
 
+namespace {
+
+// The word a signal stores or waits for: on a device that signals between processes, aligned, in range.
+backend::BufferImpl& signal_word(const Queue::State& s, const RawBuffer& flags, std::size_t offset,
+                                 const char* call) {
+  auto& impl = detail::Access::buffer(flags, "signal word's buffer");
+  check_same_device(s.device, flags.device(), "the signal word's buffer");
+  const std::string unavailable = detail::Access::core(s.device)->impl->interprocess_unavailable();
+  if (!unavailable.empty())
+    throw ArgumentError(std::string(call) + ": " + s.device.info().id() + " cannot signal between processes: " +
+                        unavailable);
+  if ((flags.offset() + offset) % 4)
+    throw ArgumentError(std::string(call) + ": the signal word at byte offset " + std::to_string(offset) +
+                        " is not 4-byte aligned in its allocation; use a multiple of 4");
+  check_range(flags, offset, 4, call);
+  return impl;
+}
+
+}  // namespace
+
+Event Queue::signal(RawBuffer& flags, std::size_t byte_offset, std::uint32_t value) {
+  State& s = state();
+  backend::BufferImpl& impl = signal_word(s, flags, byte_offset, "Queue::signal");
+  const std::size_t at = flags.offset() + byte_offset;
+  detail::CrossQueueOrder order("signal");
+  order.add(impl.accesses, at, at + 4, true, flags.bytes());
+  EnqueueScope scope(s, order);
+  return scope.enqueue([&](backend::QueueImpl& q) { q.signal(impl, at, value); });
+}
+
+Event Queue::wait_signal(const RawBuffer& flags, std::size_t byte_offset, std::uint32_t value) {
+  State& s = state();
+  backend::BufferImpl& impl = signal_word(s, flags, byte_offset, "Queue::wait_signal");
+  const std::size_t at = flags.offset() + byte_offset;
+  detail::CrossQueueOrder order("wait_signal");
+  order.add(impl.accesses, at, at + 4, false, flags.bytes());
+  EnqueueScope scope(s, order);
+  return scope.enqueue([&](backend::QueueImpl& q) { q.wait_signal(impl, at, value); });
+}
+
 std::uintptr_t Queue::native_handle() const {
   // Work the caller enqueues natively comes after whatever duet enqueued, so an event still
   // pending for duet's last operation is recorded now, before it.

@@ -167,9 +167,12 @@ Grid2D::Grid2D(MPI_Comm comm, const Device& device, std::size_t nx, std::size_t 
     const std::size_t cells = strip.send.cells();
     strip.send_device.emplace(device, cells);
     strip.receive_device.emplace(device, cells);
-    if (s.device_memory_to_mpi) continue;
-    strip.send_host.emplace(device, cells);
-    strip.receive_host.emplace(device, cells);
+  }
+  connect_neighbours(s);
+  for (Strip& strip : st) {
+    if (strip.path != HaloPath::host_staged) continue;
+    strip.send_host.emplace(device, strip.send.cells());
+    strip.receive_host.emplace(device, strip.send.cells());
   }
 }
 
@@ -177,6 +180,7 @@ Grid2D::State::~State() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return;
+  disconnect_neighbours(*this);
   for (MPI_Request& r : receives)
     if (r != MPI_REQUEST_NULL) {
       MPI_Cancel(&r);
@@ -201,6 +205,7 @@ const Device& Grid2D::device() const { return state_->device; }
 Rect Grid2D::tile() const { return state_->tile; }
 Rect Grid2D::local() const { return state_->local; }
 int Grid2D::neighbour(Side side) const { return state_->neighbours[static_cast<int>(side)]; }
+HaloPath Grid2D::path(Side side) const { return state_->strips[static_cast<std::size_t>(side)].path; }
 
 std::size_t Grid2D::local_index(std::size_t x, std::size_t y) const {
   const Rect& l = state_->local;

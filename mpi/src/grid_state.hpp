@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,9 @@ struct Strip {
   Rect send, receive;  // in local-array coordinates (x0, y0 from the local array's corner)
   std::optional<Buffer<float>> send_device, receive_device;
   std::optional<HostBuffer<float>> send_host, receive_host;
+  HaloPath path = HaloPath::none;
+  // Peer path: the neighbour's receive buffer for this strip (imported), which the pack writes into.
+  std::optional<Buffer<float>> neighbour_receive;
 };
 
 struct Grid2D::State {
@@ -52,6 +56,13 @@ struct Grid2D::State {
   // the packed device buffers, with no host staging.
   bool device_memory_to_mpi = false;
   Event staged;  // the copies of the last exchange into the halo: staging is reused after it
+  // Peer path (peer.cpp): this rank's signal words, which neighbours store into, and each peer
+  // neighbour's, imported; the number of the exchange under way; the queue exchanges run on.
+  std::optional<RawBuffer> signals;
+  std::array<std::optional<RawBuffer>, 4> neighbour_signals;
+  std::uint32_t sequence = 0;
+  bool peers_anywhere = false;  // some rank of the grid has a peer edge
+  std::optional<Queue> exchange_queue;
   mutable std::optional<Queue> interior;  // where heat() steps the tile while the halo travels
 
   bool has(Side side) const { return neighbours[static_cast<int>(side)] != MPI_PROC_NULL; }
@@ -60,6 +71,16 @@ struct Grid2D::State {
   // The tile of the rank at `coords` (x, y).
   Rect tile_at(const std::array<int, 2>& at) const;
 };
+
+// Peer paths (peer.cpp): agrees with each neighbour on the path of their edge and, for peer edges,
+// shares the memory both need. Collective over the grid's ranks; called by the constructor last.
+void connect_neighbours(Grid2D::State& s);
+// The peer half of an exchange of one side's strip: into the neighbour's memory, and out of ours.
+void peer_send(Grid2D::State& s, Queue& q, const Buffer<float>& local, Side side);
+void peer_receive(Grid2D::State& s, Queue& q, Buffer<float>& local, Side side);
+// Lets go of the neighbours' memory (after this rank's exchanges are done) and waits until every
+// neighbour has let go of this rank's: called first when a grid with peer edges is destroyed.
+void disconnect_neighbours(Grid2D::State& s) noexcept;
 
 // Throws duet::DriverError (backend "mpi", the call, MPI's code and text) for an MPI call that failed.
 void check_mpi(int code, const char* call);

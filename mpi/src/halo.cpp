@@ -1,7 +1,9 @@
-// Halo exchange: each strip is packed on the device into one contiguous buffer, copied to pinned
-// host memory, sent with non-blocking MPI, and copied and unpacked into the neighbour's halo. West
-// and east go first, then south and north over the whole local width, which carries the corners
-// the first pair brought: diagonal neighbours need no messages of their own.
+// Halo exchange. Each edge takes the path its two ranks agreed on (peer.cpp, HaloPath): device to
+// device, where the strip is packed straight into the neighbour's memory and the devices signal each
+// other (peer.cpp); or through MPI, where each strip is packed on the device into one contiguous
+// buffer, copied to pinned host memory, sent with non-blocking MPI, and copied and unpacked into the
+// neighbour's halo. West and east go first, then south and north over the whole local width, which
+// carries the corners the first pair brought: diagonal neighbours need no messages of their own.
 //
 // MPI sees host memory here unless it says it takes CUDA device memory itself (MPIX_Query_cuda_support,
 // asked at run time: a library built CUDA-aware may still run without it); the pinned staging makes
@@ -49,13 +51,17 @@ namespace {
 
 // Where MPI reads a strip from and writes one to: the pinned host copy, or the packed device buffer
 // itself (a CUdeviceptr is an address MPI can take) when MPI takes device memory.
-void* send_memory(const Grid2D::State& s, Strip& strip) {
-  return s.device_memory_to_mpi ? reinterpret_cast<void*>(strip.send_device->native_handle())
-                                : static_cast<void*>(strip.send_host->data());
+void* send_memory(Strip& strip) {
+  return strip.path == HaloPath::device_mpi ? reinterpret_cast<void*>(strip.send_device->native_handle())
+                                            : static_cast<void*>(strip.send_host->data());
 }
-void* receive_memory(const Grid2D::State& s, Strip& strip) {
-  return s.device_memory_to_mpi ? reinterpret_cast<void*>(strip.receive_device->native_handle())
-                                : static_cast<void*>(strip.receive_host->data());
+void* receive_memory(Strip& strip) {
+  return strip.path == HaloPath::device_mpi ? reinterpret_cast<void*>(strip.receive_device->native_handle())
+                                            : static_cast<void*>(strip.receive_host->data());
+}
+
+bool through_mpi(const Strip& strip) {
+  return strip.path == HaloPath::host_staged || strip.path == HaloPath::device_mpi;
 }
 
 // A message travelling in direction `side` (towards the neighbour on that side) carries tag `side`;
@@ -79,53 +85,67 @@ void check_local(const Grid2D::State& s, const Buffer<float>& local, const char*
                               " but the grid to " + s.device.info().id());
 }
 
-// Packs and copies to the host the strips of one pair of sides, and posts their receives.
-Event stage_out(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b) {
+// Packs the strips of one pair of sides: into the neighbour's memory on peer edges, else copied to
+// the host with their receives posted. The event marks the end of the copies MPI waits for; it is
+// empty when no edge of the pair goes through MPI.
+Event stage_out(Grid2D::State& s, Queue& q, const Buffer<float>& local, Side a, Side b) {
+  bool mpi = false;
   for (Side side : {a, b}) {
-    if (!s.has(side)) continue;
     Strip& strip = s.strips[static_cast<int>(side)];
+    if (strip.path == HaloPath::peer) peer_send(s, q, local, side);
+    if (!through_mpi(strip)) continue;
+    mpi = true;
     pack(q, local, s.local.nx, strip.send, *strip.send_device);
-    if (!s.device_memory_to_mpi) q.read(*strip.send_device, *strip.send_host);
+    if (strip.path == HaloPath::host_staged) q.read(*strip.send_device, *strip.send_host);
     // What comes from this side travels towards the opposite one.
-    check_mpi(MPI_Irecv(receive_memory(s, strip), count_of(strip.receive), MPI_FLOAT,
+    check_mpi(MPI_Irecv(receive_memory(strip), count_of(strip.receive), MPI_FLOAT,
                         s.neighbours[static_cast<int>(side)], static_cast<int>(opposite(side)), s.cart,
                         &s.receives[static_cast<int>(side)]),
               "MPI_Irecv");
   }
-  return q.record();
+  return mpi ? q.record() : Event();
 }
 
 // Sends the staged strips of one pair once their copies are done, waits for the neighbours' strips
-// and enqueues them into the halo.
+// and enqueues them into the halo; peer edges only enqueue their unpacks.
 void stage_in(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b, const Event& staged_out) {
-  staged_out.wait();
-  MPI_Request sends[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-  int k = 0;
-  for (Side side : {a, b}) {
-    if (s.has(side)) {
+  if (staged_out.valid()) {
+    staged_out.wait();
+    MPI_Request sends[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    int k = 0;
+    for (Side side : {a, b}) {
       Strip& strip = s.strips[static_cast<int>(side)];
-      check_mpi(MPI_Isend(send_memory(s, strip), count_of(strip.send), MPI_FLOAT,
-                          s.neighbours[static_cast<int>(side)], static_cast<int>(side), s.cart, &sends[k]),
-                "MPI_Isend");
+      if (through_mpi(strip))
+        check_mpi(MPI_Isend(send_memory(strip), count_of(strip.send), MPI_FLOAT, s.neighbours[static_cast<int>(side)],
+                            static_cast<int>(side), s.cart, &sends[k]),
+                  "MPI_Isend");
+      ++k;
     }
-    ++k;
+    MPI_Request receives[2] = {s.receives[static_cast<int>(a)], s.receives[static_cast<int>(b)]};
+    check_mpi(MPI_Waitall(2, receives, MPI_STATUSES_IGNORE), "MPI_Waitall");
+    s.receives[static_cast<int>(a)] = s.receives[static_cast<int>(b)] = MPI_REQUEST_NULL;
+    check_mpi(MPI_Waitall(2, sends, MPI_STATUSES_IGNORE), "MPI_Waitall");
   }
-  MPI_Request receives[2] = {s.receives[static_cast<int>(a)], s.receives[static_cast<int>(b)]};
-  check_mpi(MPI_Waitall(2, receives, MPI_STATUSES_IGNORE), "MPI_Waitall");
-  s.receives[static_cast<int>(a)] = s.receives[static_cast<int>(b)] = MPI_REQUEST_NULL;
   for (Side side : {a, b}) {
-    if (!s.has(side)) continue;
     Strip& strip = s.strips[static_cast<int>(side)];
-    if (!s.device_memory_to_mpi) q.write(*strip.receive_device, *strip.receive_host);
+    if (strip.path == HaloPath::peer) peer_receive(s, q, local, side);
+    if (!through_mpi(strip)) continue;
+    if (strip.path == HaloPath::host_staged) q.write(*strip.receive_device, *strip.receive_host);
     unpack(q, *strip.receive_device, s.local.nx, strip.receive, local);
   }
-  check_mpi(MPI_Waitall(2, sends, MPI_STATUSES_IGNORE), "MPI_Waitall");
 }
 
 // A pair of sides without neighbours costs nothing: no staging, no event, and above all no wait on
 // the host, which would stop the host from running ahead of the device. A single rank, and the
 // pair across strips (1 x N, N x 1), skip it.
 bool pair_active(const Grid2D::State& s, Side a, Side b) { return s.has(a) || s.has(b); }
+
+// Whether some edge goes through MPI, whose staging buffers the next exchange reuses.
+bool any_through_mpi(const Grid2D::State& s) {
+  for (const Strip& strip : s.strips)
+    if (through_mpi(strip)) return true;
+  return false;
+}
 
 }  // namespace
 
@@ -136,6 +156,14 @@ void Grid2D::begin_exchange(Queue& q, Buffer<float>& local) {
     throw ArgumentError("Grid2D::begin_exchange: the previous exchange was not finished; call finish_exchange first");
   s.exchanging = true;
   if (!pair_active(s, Side::west, Side::east) && !pair_active(s, Side::south, Side::north)) return;
+  if (s.peers_anywhere) {
+    if (!s.exchange_queue) s.exchange_queue.emplace(q);
+    const auto a = s.exchange_queue->lifetime(), b = q.lifetime();
+    if (a.owner_before(b) || b.owner_before(a))
+      throw ArgumentError("Grid2D::begin_exchange: this grid's exchanges ran on another queue; the peer path "
+                          "orders exchanges on the devices and needs every exchange of a grid on one queue");
+  }
+  ++s.sequence;
   // The host staging of the last exchange may still be on its way to the device.
   if (s.staged.valid()) s.staged.wait();
   if (pair_active(s, Side::west, Side::east)) s.staged = stage_out(s, q, local, Side::west, Side::east);
@@ -153,7 +181,7 @@ void Grid2D::finish_exchange(Queue& q, Buffer<float>& local) {
     const Event north_south = stage_out(s, q, local, Side::south, Side::north);
     stage_in(s, q, local, Side::south, Side::north, north_south);
   }
-  s.staged = q.record();
+  s.staged = any_through_mpi(s) ? q.record() : Event();
 }
 
 void Grid2D::exchange_halos(Queue& q, Buffer<float>& local) {

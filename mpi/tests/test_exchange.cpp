@@ -6,8 +6,11 @@
 // shows.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <cstddef>
+#include <cstdlib>
+#include <duet/interprocess.hpp>
 #include <duet/mpi.hpp>
 #include <duet/queue.hpp>
 #include <limits>
@@ -145,4 +148,38 @@ TEST_CASE("gather and scatter: a round trip from any root, tiles only, halo unto
         mpitest::check_bitwise(gathered, want, s.nx, "gather of cells written through local_index");
       }
     }
+}
+
+TEST_CASE("halo paths: both ranks of an edge take the same path, peer only within a node") {
+  const int ranks = mpitest::world_size();
+  if (ranks < 2) return;
+  Grid2D grid(MPI_COMM_WORLD, mpitest::device(), 64, 48, GridOptions{2, {}});
+  const char* separate = std::getenv("DUET_MPI_SEPARATE_NODES");
+  const bool nodes_apart = separate && std::string(separate) == "1";
+  const bool can_share = duet::interprocess_unavailable(mpitest::device()).empty();
+  std::array<int, 4> mine{}, theirs{};
+  std::array<MPI_Request, 8> requests;
+  requests.fill(MPI_REQUEST_NULL);
+  for (int side = 0; side < 4; ++side) {
+    const auto s = static_cast<duet::mpi::Side>(side);
+    mine[side] = static_cast<int>(grid.path(s));
+    if (grid.neighbour(s) == MPI_PROC_NULL) {
+      CHECK(grid.path(s) == duet::mpi::HaloPath::none);
+      continue;
+    }
+    CHECK(grid.path(s) != duet::mpi::HaloPath::none);
+    if (nodes_apart || !can_share) CHECK(grid.path(s) != duet::mpi::HaloPath::peer);
+    MPI_Irecv(&theirs[side], 1, MPI_INT, grid.neighbour(s), 7, grid.comm(), &requests[2 * side]);
+    MPI_Isend(&mine[side], 1, MPI_INT, grid.neighbour(s), 7, grid.comm(), &requests[2 * side + 1]);
+  }
+  MPI_Waitall(8, requests.data(), MPI_STATUSES_IGNORE);
+  for (int side = 0; side < 4; ++side)
+    if (grid.neighbour(static_cast<duet::mpi::Side>(side)) != MPI_PROC_NULL) {
+      INFO("rank ", grid.rank(), " side ", side, ": ", duet::mpi::to_string(static_cast<duet::mpi::HaloPath>(mine[side])),
+           " against the neighbour's ", duet::mpi::to_string(static_cast<duet::mpi::HaloPath>(theirs[side])));
+      CHECK(mine[side] == theirs[side]);
+    }
+  if (grid.rank() == 0 && can_share && !nodes_apart)
+    MESSAGE("rank 0's edges: ", duet::mpi::to_string(grid.path(duet::mpi::Side::east)), " (x), ",
+            duet::mpi::to_string(grid.path(duet::mpi::Side::north)), " (y)");
 }

@@ -7,15 +7,17 @@ phase_exchange() {
   local dir=$1 backend device share=0
   [ -x "$build/duet-exchange-bench" ] || { fail "duet-exchange-bench was not built (no MPI found)"; return; }
   [ "$(grep -cE '^ *cuda:[0-9]' <<< "$devices")" -lt 2 ] && share=1
-  for backend in cuda opencl; do
-    device=
+  # cuda: the peer path; cuda-nodes: the same ranks acting as separate nodes (host-staged MPI).
+  for backend in cuda cuda-nodes opencl; do
+    device= separate=0
     [ "$backend" = opencl ] && device=NVIDIA
-    [ "$backend" = cuda ] && ! has cuda && continue
+    [ "$backend" = cuda-nodes ] && separate=1
+    [ "$backend" != opencl ] && ! has cuda && continue
     # shellcheck disable=SC2086  # EXCHANGE_ARGS: arguments, split on spaces
-    DUET_BACKEND=$backend DUET_DEVICE=$device DUET_MPI_SHARE_DEVICES=$share \
+    DUET_BACKEND=${backend%-nodes} DUET_DEVICE=$device DUET_MPI_SHARE_DEVICES=$share DUET_MPI_SEPARATE_NODES=$separate \
       mpirun --oversubscribe --bind-to none -np 2 "$build/duet-exchange-bench" \
       --json "$dir/exchange-$backend.jsonl" ${EXCHANGE_ARGS:-} > "$dir/exchange-$backend.md" 2>&1 ||
       fail "duet-exchange-bench on $backend"
-    { echo; cat "$dir/exchange-$backend.md"; } >> "$summary"
+    { echo; echo "$backend:"; cat "$dir/exchange-$backend.md"; } >> "$summary"
   done
 }

@@ -13,6 +13,7 @@
 #include "duet/error.hpp"
 #include "duet/half.hpp"
 #include "duet/host_buffer.hpp"
+#include "duet/interprocess.hpp"
 #include "duet/kernels.hpp"
 #include "duet/program.hpp"
 #include "duet/queue.hpp"

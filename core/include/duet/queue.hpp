@@ -24,6 +24,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -300,6 +301,15 @@ class DUET_API Queue {
   // used where duet does not see it (a DLPack consumer, native work on native_handle()). Knows of
   // pending work only on memory that orders itself, or on any memory under DUET_CHECK=1.
   void order_after(const RawBuffer& buffer, bool write = false);
+
+  // Signals between processes (duet/interprocess.hpp; CUDA only, ArgumentError elsewhere), on the
+  // 32-bit word `byte_offset` bytes into `flags` (a multiple of 4). signal() stores `value` there
+  // once this queue's earlier work is done and its writes are visible to the machine's other devices;
+  // `flags` is typically another process's memory, imported. wait_signal() makes this queue's later
+  // work wait, on the device, until the word equals `value`; the host does not block. A queue waiting
+  // for a value nobody stores waits for ever, like a kernel that never ends.
+  Event signal(RawBuffer& flags, std::size_t byte_offset, std::uint32_t value);
+  Event wait_signal(const RawBuffer& flags, std::size_t byte_offset, std::uint32_t value);
 
   // The native queue, as an integer: the CUstream (CUDA) or cl_command_queue (OpenCL). Work you
   // enqueue on it yourself runs in order with duet's work on this queue; events duet handed out

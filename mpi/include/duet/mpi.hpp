@@ -54,6 +54,20 @@ DUET_API int run_or_abort(MPI_Comm comm, const std::function<int()>& body);
 
 enum class Side { west = 0, east = 1, south = 2, north = 3 };  // -x, +x, -y, +y
 
+// How a halo strip travels between this rank and a neighbour (Grid2D::path):
+//   peer          device to device: the strip is packed straight into the neighbour's memory (CUDA
+//                 IPC, over NVLink or PCIe, or within one GPU) and the two queues signal each other
+//                 on the devices; neither host waits. Ranks of one node on the CUDA backend, where
+//                 the driver maps the neighbour's memory.
+//   device_mpi    MPI carries the packed device buffers itself (CUDA-aware MPI, as MPI reports it).
+//   host_staged   packed, copied to pinned host memory, sent with MPI and copied back: ranks on
+//                 different nodes, OpenCL, and wherever the others are not to be had.
+//   none          no neighbour on that side.
+// DUET_MPI_SEPARATE_NODES=1 makes every rank act as a node of its own, so the paths between nodes
+// run on one machine too.
+enum class HaloPath { none, peer, device_mpi, host_staged };
+DUET_API const char* to_string(HaloPath path);
+
 struct DUET_API GridOptions {
   int halo = 1;                 // ghost cells on each side that has a neighbour, >= 1
   std::array<int, 2> dims{};    // ranks along x and y; 0: chosen (MPI_Dims_create, then whatever fits)
@@ -95,6 +109,8 @@ class DUET_API Grid2D {
   std::size_t local_ny() const { return local().ny; }
   // The neighbour's rank in comm() on `side`, or MPI_PROC_NULL at the grid's edge.
   int neighbour(Side side) const;
+  // How the strips to and from that neighbour travel; both ranks of an edge agree.
+  HaloPath path(Side side) const;
 
   // Global (x, y) -> index into the local array; the cell must be inside local().
   std::size_t local_index(std::size_t x, std::size_t y) const;
@@ -108,7 +124,10 @@ class DUET_API Grid2D {
   // 9-point stencil may run between exchanges when k <= halo). begin_exchange enqueues the copies of
   // this rank's edges on `q` and posts the receives; finish_exchange sends, waits and enqueues the
   // copies into the halo on `q`. Work enqueued on other queues between the two overlaps the
-  // exchange. One exchange at a time per grid.
+  // exchange. One exchange at a time per grid. On the peer path nothing waits on the host: the
+  // exchange is work on `q` like any other, ordered against the neighbours' queues on the devices.
+  // Every rank must use the same queue for every exchange of a grid, and destroying a grid with peer
+  // paths is collective (each rank lets go of its neighbours' memory before its own is freed).
   void begin_exchange(Queue& q, Buffer<float>& local);
   void finish_exchange(Queue& q, Buffer<float>& local);
   void exchange_halos(Queue& q, Buffer<float>& local);

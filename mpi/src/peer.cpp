@@ -1,0 +1,211 @@
+// The peer path of a halo exchange: ranks of one node on the CUDA backend pack each strip straight
+// into the neighbour's receive buffer, mapped through CUDA IPC (duet/interprocess.hpp), and tell
+// each other on the devices, through 32-bit signal words, when a strip has arrived and when it has
+// been unpacked. The host never waits, so a solver's host runs ahead of its device as it does on one
+// device, and a 64 KB strip costs a kernel and two stream memory operations rather than three copies,
+// two host synchronisations and an MPI message.
+//
+// Why CUDA IPC rather than NCCL: NCCL would be a second library to find at run time, with a
+// communicator to build and its own streams and kernels, for what is one copy between two known
+// buffers; IPC needs only the driver duet already loads, and the pack kernel itself does the copy
+// (stores over NVLink), so the exchange adds no launch to the pack and unpack it needs anyway.
+//
+// The protocol, for the edge between A and B and the exchange numbered n (State::sequence, 1 for the
+// first; every rank counts the same exchanges):
+//   A: wait until its word consumed[side] is n - 1 (B has unpacked A's strip of the last exchange,
+//      so its receive buffer is free), pack into B's receive buffer, store n into B's arrived word.
+//   B: wait until its word arrived[side] is n, unpack, store n into A's consumed word.
+// Neither side can get two values ahead of the other, so waiting for equality is exact and never
+// meets the 32-bit wrap. The store comes after a memory barrier of the stream (Queue::signal), so the
+// strip is visible before the word changes.
+#include <mpi.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <string>
+
+#include "duet/error.hpp"
+#include "duet/interprocess.hpp"
+#include "grid_state.hpp"
+
+namespace duet::mpi {
+
+const char* to_string(HaloPath path) {
+  switch (path) {
+    case HaloPath::none: return "none";
+    case HaloPath::peer: return "device to device (CUDA IPC)";
+    case HaloPath::device_mpi: return "CUDA-aware MPI";
+    case HaloPath::host_staged: return "host-staged MPI";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr Side opposite_side(Side side) {
+  switch (side) {
+    case Side::west: return Side::east;
+    case Side::east: return Side::west;
+    case Side::south: return Side::north;
+    case Side::north: return Side::south;
+  }
+  return side;
+}
+
+// Byte offsets of the signal words in a rank's signal buffer: one "arrived" and one "consumed" word
+// per side, each stored by the neighbour on that side.
+std::size_t arrived_word(Side side) { return 4 * static_cast<std::size_t>(side); }
+std::size_t consumed_word(Side side) { return 16 + 4 * static_cast<std::size_t>(side); }
+constexpr std::size_t kSignalBytes = 32;
+
+constexpr std::size_t kHandleCapacity = 128;
+constexpr int kOfferTag = 101, kAcceptTag = 102;
+
+// What a rank tells a neighbour before they choose the path of their edge.
+struct Offer {
+  char node[MPI_MAX_PROCESSOR_NAME + 1] = {};
+  std::int32_t candidate = 0;  // this rank could take the peer path
+  std::uint32_t receive_bytes = 0, signals_bytes = 0;
+  char receive[kHandleCapacity] = {};  // the receive buffer of the strip the neighbour sends us
+  char signals[kHandleCapacity] = {};
+};
+
+bool env_is_one(const char* name) {
+  const char* value = std::getenv(name);
+  return value && std::string(value) == "1";
+}
+
+// The node this rank runs on, as far as the peer path is concerned.
+std::string node_name(int rank) {
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  check_mpi(MPI_Get_processor_name(name, &length), "MPI_Get_processor_name");
+  std::string node(name, static_cast<std::size_t>(length));
+  if (env_is_one("DUET_MPI_SEPARATE_NODES")) node += "#rank" + std::to_string(rank);
+  return node;
+}
+
+void put(char (&field)[kHandleCapacity], std::uint32_t& size, const std::string& bytes) {
+  if (bytes.size() > kHandleCapacity)
+    throw DriverError("mpi", "export_to_process", 0, "a memory handle of " + std::to_string(bytes.size()) +
+                                                         " bytes does not fit the exchange's offer");
+  std::memcpy(field, bytes.data(), bytes.size());
+  size = static_cast<std::uint32_t>(bytes.size());
+}
+
+// Sends `mine[side]` to each neighbour and receives theirs, all at once (no order to deadlock on).
+template <class T>
+void swap_with_neighbours(const Grid2D::State& s, std::array<T, 4>& mine, std::array<T, 4>& theirs, int tag) {
+  std::array<MPI_Request, 8> requests;
+  requests.fill(MPI_REQUEST_NULL);
+  for (int side = 0; side < 4; ++side) {
+    if (!s.has(static_cast<Side>(side))) continue;
+    const int other = s.neighbours[static_cast<std::size_t>(side)];
+    check_mpi(MPI_Irecv(&theirs[side], sizeof(T), MPI_BYTE, other, tag, s.cart, &requests[2 * side]), "MPI_Irecv");
+    check_mpi(MPI_Isend(&mine[side], sizeof(T), MPI_BYTE, other, tag, s.cart, &requests[2 * side + 1]), "MPI_Isend");
+  }
+  check_mpi(MPI_Waitall(8, requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+}
+
+}  // namespace
+
+void connect_neighbours(Grid2D::State& s) {
+  const HaloPath fallback = s.device_memory_to_mpi ? HaloPath::device_mpi : HaloPath::host_staged;
+  const std::string node = node_name(s.rank);
+  const bool candidate = interprocess_unavailable(s.device).empty();
+  if (candidate) {
+    s.signals.emplace(s.device, kSignalBytes);
+    Queue q = s.device.queue();
+    const std::uint32_t zero = 0;
+    q.fill_bytes(*s.signals, 0, kSignalBytes, &zero, sizeof zero);
+    q.finish();
+  }
+  std::array<Offer, 4> offers{}, theirs{};
+  for (int side = 0; side < 4; ++side) {
+    if (!s.has(static_cast<Side>(side))) continue;
+    Offer& o = offers[static_cast<std::size_t>(side)];
+    std::memcpy(o.node, node.data(), std::min(node.size(), sizeof o.node - 1));
+    if (!candidate) continue;
+    o.candidate = 1;
+    put(o.receive, o.receive_bytes, export_to_process(s.strips[static_cast<std::size_t>(side)].receive_device->raw()));
+    put(o.signals, o.signals_bytes, export_to_process(*s.signals));
+  }
+  swap_with_neighbours(s, offers, theirs, kOfferTag);
+
+  // Both must be able to take the path, on one node, and each must manage to map the other's memory.
+  std::array<std::int32_t, 4> mapped{}, accepted{};
+  for (int side = 0; side < 4; ++side) {
+    if (!s.has(static_cast<Side>(side))) continue;
+    const Offer& o = theirs[static_cast<std::size_t>(side)];
+    Strip& strip = s.strips[static_cast<std::size_t>(side)];
+    if (!candidate || !o.candidate || node != std::string(o.node)) continue;
+    try {
+      // The neighbour's receive buffer for the strip we send it: the one it offered on our edge.
+      RawBuffer receive = import_from_process(s.device, std::string(o.receive, o.receive_bytes),
+                                              strip.send.cells() * sizeof(float));
+      strip.neighbour_receive.emplace(Buffer<float>::from_raw(std::move(receive)));
+      s.neighbour_signals[static_cast<std::size_t>(side)].emplace(
+          import_from_process(s.device, std::string(o.signals, o.signals_bytes), kSignalBytes));
+      mapped[static_cast<std::size_t>(side)] = 1;
+    } catch (const duet::Error&) {
+      // No peer path between the two devices (or a driver that refuses): the edge goes through MPI.
+      strip.neighbour_receive.reset();
+      s.neighbour_signals[static_cast<std::size_t>(side)].reset();
+    }
+  }
+  swap_with_neighbours(s, mapped, accepted, kAcceptTag);
+  for (int side = 0; side < 4; ++side) {
+    Strip& strip = s.strips[static_cast<std::size_t>(side)];
+    if (!s.has(static_cast<Side>(side))) {
+      strip.path = HaloPath::none;
+      continue;
+    }
+    const bool peer = mapped[static_cast<std::size_t>(side)] && accepted[static_cast<std::size_t>(side)];
+    strip.path = peer ? HaloPath::peer : fallback;
+    if (!peer) {
+      strip.neighbour_receive.reset();
+      s.neighbour_signals[static_cast<std::size_t>(side)].reset();
+    }
+  }
+  // Whether any rank has a peer edge: then every rank waits for the others when the grid goes.
+  std::int32_t mine = 0, anywhere = 0;
+  for (const Strip& strip : s.strips) mine = mine || strip.path == HaloPath::peer;
+  check_mpi(MPI_Allreduce(&mine, &anywhere, 1, MPI_INT32_T, MPI_MAX, s.cart), "MPI_Allreduce");
+  s.peers_anywhere = anywhere != 0;
+}
+
+void peer_send(Grid2D::State& s, Queue& q, const Buffer<float>& local, Side side) {
+  Strip& strip = s.strips[static_cast<std::size_t>(side)];
+  q.wait_signal(*s.signals, consumed_word(side), s.sequence - 1);
+  pack(q, local, s.local.nx, strip.send, *strip.neighbour_receive);
+  q.signal(*s.neighbour_signals[static_cast<std::size_t>(side)], arrived_word(opposite_side(side)), s.sequence);
+}
+
+void peer_receive(Grid2D::State& s, Queue& q, Buffer<float>& local, Side side) {
+  Strip& strip = s.strips[static_cast<std::size_t>(side)];
+  q.wait_signal(*s.signals, arrived_word(side), s.sequence);
+  unpack(q, *strip.receive_device, s.local.nx, strip.receive, local);
+  q.signal(*s.neighbour_signals[static_cast<std::size_t>(side)], consumed_word(opposite_side(side)), s.sequence);
+}
+
+void disconnect_neighbours(Grid2D::State& s) noexcept {
+  if (!s.peers_anywhere) return;
+  try {
+    // Work still queued may write into the neighbours' memory: it ends before the mappings go.
+    if (s.exchange_queue) s.exchange_queue->finish();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "duet: Grid2D: finishing the exchange queue before unmapping the neighbours' memory "
+                         "failed: %s\n", e.what());
+  }
+  for (Strip& strip : s.strips) strip.neighbour_receive.reset();
+  for (auto& words : s.neighbour_signals) words.reset();
+  // Our own memory may be freed only once no neighbour maps it. A grid dropped while an exception
+  // unwinds skips the wait: the other ranks may never come, and run_or_abort ends the job anyway.
+  if (std::uncaught_exceptions() == 0) MPI_Barrier(s.cart);
+}
+
+}  // namespace duet::mpi
