@@ -19,6 +19,13 @@ phase_mpi() {
         fail "duet_mpi_tests, $backend, $np ranks"; tail -20 "$dir/tests-$backend-np$np.log"
       fi
     done
+    # The paths between nodes, with every rank acting as a node of its own.
+    if DUET_MPI_SEPARATE_NODES=1 DUET_BACKEND=$backend DUET_DEVICE=$filter mpirun --oversubscribe -np 4 \
+        "$build/mpi/tests/duet_mpi_tests" > "$dir/tests-$backend-np4-nodes.log" 2>&1; then
+      note "- duet_mpi_tests, $backend, 4 ranks as separate nodes: passed"
+    else
+      fail "duet_mpi_tests, $backend, 4 ranks as separate nodes"; tail -20 "$dir/tests-$backend-np4-nodes.log"
+    fi
     if DUET_BACKEND=$backend DUET_DEVICE=$filter tests/mpi_checkpoint_test.sh "$build/duet" mpirun \
         > "$dir/checkpoint-$backend.log" 2>&1; then
       note "- checkpoint test, $backend: passed"

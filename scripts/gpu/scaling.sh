@@ -4,7 +4,8 @@
 #   bitwise  the field after STEPS steps on one device (no mpirun) and on every rank count, compared
 #            byte for byte, at an awkward size;
 #   weak     16384^2 cells per GPU (NX = 16384 * ranks), overlap on and off;
-#   strong   32768^2 cells, overlap on and off.
+#   strong   32768^2 cells, overlap on and off;
+#   halo1    weak with an exchange every step (--halo 1), overlap on.
 # Each timed line is the median of REPEAT runs inside one process (`duet heat --repeat`); every
 # result is a line of scaling/scaling.jsonl, and bench/scaling_report.py's table goes to the summary.
 # SCALING_CASES ("bitwise weak strong"), RANKS ("1 2"), BACKENDS ("cuda opencl"), STEPS (64),
@@ -55,6 +56,9 @@ heat_scaling() {
             heat_run "$dir" "$backend" "$np" "$((16384 * np))x16384" weak --repeat "${REPEAT:-5}" --overlap on
             heat_run "$dir" "$backend" "$np" "$((16384 * np))x16384" weak-no-overlap --repeat "${REPEAT:-5}" \
               --overlap off ;;
+          halo1)
+            HALO=1 heat_run "$dir" "$backend" "$np" "$((16384 * np))x16384" weak-halo1 --repeat "${REPEAT:-5}" \
+              --overlap on ;;
           strong)
             heat_run "$dir" "$backend" "$np" 32768x32768 strong --repeat "${REPEAT:-5}" --overlap on
             heat_run "$dir" "$backend" "$np" 32768x32768 strong-no-overlap --repeat "${REPEAT:-5}" --overlap off ;;
