@@ -64,10 +64,16 @@ HeatWindow ring_window(const Layout& l, Side side, std::size_t k) {
   return w;
 }
 
+// Automatic overlap splits each round into the tile and the rings only where a strip goes through
+// MPI, whose host waits it hides. Peer edges are device work the queue runs in a few microseconds
+// without the host: splitting the round would only add launches and recompute the rings.
 bool overlapping(const Grid2D::State& s, Overlap overlap) {
   if (overlap == Overlap::off) return false;
   if (overlap == Overlap::on) return true;
-  return s.device.info().kind != DeviceKind::cpu;
+  if (s.device.info().kind == DeviceKind::cpu) return false;
+  for (const Strip& strip : s.strips)
+    if (strip.path == HaloPath::host_staged || strip.path == HaloPath::device_mpi) return true;
+  return false;
 }
 
 }  // namespace

@@ -188,7 +188,9 @@ DUET_API CheckpointHeader load_checkpoint(const Grid2D& grid, Queue& q, Buffer<f
 //   on:  run the steps on the tile (duet::heat_pass) on a second queue while the halo is exchanged,
 //        then recompute the ring of cells next to each neighbour from the fresh halo; the halo's
 //        MPI time hides behind the interior. Rounds are min(halo, heat_pass_depth) steps.
-//   automatic: on for GPUs, off for CPUs (whose heat_pass is slower than their one-step kernel).
+//   automatic: on for GPUs whose edges go through MPI (host-staged or CUDA-aware), off on the peer
+//   path (nothing waits on the host there) and for CPUs (whose heat_pass is slower than their
+//   one-step kernel).
 enum class Overlap { automatic, on, off };
 
 // `steps` steps of duet::heat's scheme on the whole grid (the grid's edge cells fixed), with u and v
