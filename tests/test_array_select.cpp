@@ -30,7 +30,8 @@ TEST_CASE("array nonzero: flat positions and per-axis indices against the host")
   for_each_device([](const duet::Device& dev) {
     duet::Queue q = dev.queue();
     auto rng = make_rng("array nonzero");
-    for (std::size_t n : {std::size_t{1}, std::size_t{2047}, std::size_t{2048}, std::size_t{2049}, std::size_t{10007}}) {
+    for (std::size_t n :
+         {std::size_t{1}, std::size_t{2047}, std::size_t{2048}, std::size_t{2049}, std::size_t{10007}}) {
       std::vector<float> v = random_floats(rng, n);
       for (std::size_t i = 0; i < n; ++i) {
         if (i % 3 == 0) v[i] = 0.0f;
@@ -41,7 +42,8 @@ TEST_CASE("array nonzero: flat positions and per-axis indices against the host")
       for (std::size_t i = 0; i < n; ++i)
         if (v[i] != 0.0f) want.push_back(std::int64_t(i));
       const Array a = duet::from_host<float>(q, v, {n});
-      check_equal(duet::flatnonzero(q, a).to_vector<std::int64_t>(q), want, "flatnonzero " + std::to_string(n));
+      check_equal(duet::flatnonzero(q, a).to_vector<std::int64_t>(q), want,
+                  "flatnonzero " + std::to_string(n));
     }
     CHECK(duet::flatnonzero(q, duet::zeros(q, {5000}, ScalarType::i32)).size() == 0);
     CHECK(duet::flatnonzero(q, duet::ones(q, {4099}, ScalarType::u8)).size() == 4099);
@@ -105,8 +107,10 @@ TEST_CASE("array unique_all: values, first indices, inverse and counts against s
           continue;
         }
         auto it = seen.find(v[i]);
-        if (it == seen.end()) seen[v[i]] = {std::int64_t(i), 1};
-        else ++it->second.second;
+        if (it == seen.end())
+          seen[v[i]] = {std::int64_t(i), 1};
+        else
+          ++it->second.second;
       }
       const std::vector<float> values = u.values.to_vector<float>(q);
       const std::vector<std::int64_t> first = u.indices.to_vector<std::int64_t>(q),

@@ -73,16 +73,30 @@ std::vector<T> keys_of(std::mt19937_64& rng, std::size_t n, bool duplicates) {
         std::memcpy(&v[i], &b, sizeof(T));
       }
     } else {
-      const double x = duplicates ? small(rng) * 0.5 : std::ldexp(double(std::int64_t(bits(rng) >> 11)), -40) - 4096.0;
+      const double x =
+          duplicates ? small(rng) * 0.5 : std::ldexp(double(std::int64_t(bits(rng) >> 11)), -40) - 4096.0;
       double special = x;
       switch (bits(rng) % 16) {
-        case 0: special = std::numeric_limits<double>::quiet_NaN(); break;
-        case 1: special = -0.0; break;
-        case 2: special = 0.0; break;
-        case 3: special = std::numeric_limits<double>::infinity(); break;
-        case 4: special = -std::numeric_limits<double>::infinity(); break;
-        case 5: special = -std::numeric_limits<double>::quiet_NaN(); break;
-        default: break;
+        case 0:
+          special = std::numeric_limits<double>::quiet_NaN();
+          break;
+        case 1:
+          special = -0.0;
+          break;
+        case 2:
+          special = 0.0;
+          break;
+        case 3:
+          special = std::numeric_limits<double>::infinity();
+          break;
+        case 4:
+          special = -std::numeric_limits<double>::infinity();
+          break;
+        case 5:
+          special = -std::numeric_limits<double>::quiet_NaN();
+          break;
+        default:
+          break;
       }
       if constexpr (std::is_same_v<T, duet::half>)
         v[i] = duet::half::from_float(float(special));
@@ -95,11 +109,13 @@ std::vector<T> keys_of(std::mt19937_64& rng, std::size_t n, bool duplicates) {
 
 // sort and argsort of rows of length `run` (the last axis) of a 1-D or 2-D array against the host.
 template <class T>
-void check_rows(duet::Queue& q, const std::vector<T>& v, const Shape& shape, bool descending, const std::string& what) {
+void check_rows(duet::Queue& q, const std::vector<T>& v, const Shape& shape, bool descending,
+                const std::string& what) {
   INFO(what, ", ", duet::shape_text(shape), descending ? ", descending" : ", ascending");
   const Array a = duet::from_host<T>(q, v, shape);
   const std::vector<T> sorted = duet::sort(q, a, -1, descending).template to_vector<T>(q);
-  const std::vector<std::int64_t> order = duet::argsort(q, a, -1, descending).template to_vector<std::int64_t>(q);
+  const std::vector<std::int64_t> order =
+      duet::argsort(q, a, -1, descending).template to_vector<std::int64_t>(q);
   const std::size_t run = shape.empty() ? 1 : shape.back();
   REQUIRE(sorted.size() == v.size());
   REQUIRE(order.size() == v.size());
@@ -107,8 +123,9 @@ void check_rows(duet::Queue& q, const std::vector<T>& v, const Shape& shape, boo
   for (std::size_t r = 0; run && r < v.size() / run; ++r) {
     std::vector<std::int64_t> want(run);
     std::iota(want.begin(), want.end(), 0);
-    std::stable_sort(want.begin(), want.end(),
-                     [&](std::int64_t x, std::int64_t y) { return before(v[r * run + x], v[r * run + y], descending); });
+    std::stable_sort(want.begin(), want.end(), [&](std::int64_t x, std::int64_t y) {
+      return before(v[r * run + x], v[r * run + y], descending);
+    });
     for (std::size_t i = 0; i < run; ++i) {
       wrong_order += order[r * run + i] != want[i];
       wrong_values += !same_value(sorted[r * run + i], v[r * run + want[i]]);
@@ -126,7 +143,8 @@ void check_type(duet::Queue& q, const char* name) {
                         std::size_t{4096}, std::size_t{4097}, std::size_t{10007}})
     for (bool duplicates : {true, false})
       for (bool descending : {false, true})
-        check_rows<T>(q, keys_of<T>(rng, n, duplicates), {n}, descending, duplicates ? "duplicates" : "spread");
+        check_rows<T>(q, keys_of<T>(rng, n, duplicates), {n}, descending,
+                      duplicates ? "duplicates" : "spread");
   // Rows: a few long ones over two tiles, and 300 short ones (three passes over the row's bits).
   check_rows<T>(q, keys_of<T>(rng, 3 * 5003, true), {3, 5003}, false, "3 rows");
   check_rows<T>(q, keys_of<T>(rng, 300 * 7, false), {300, 7}, true, "300 rows");
@@ -178,10 +196,12 @@ TEST_CASE("array sort: along each axis of a matrix and of views; errors") {
           std::vector<std::int64_t> asc(len), desc(len);
           std::iota(asc.begin(), asc.end(), 0);
           std::iota(desc.begin(), desc.end(), 0);
-          std::stable_sort(asc.begin(), asc.end(),
-                           [&](std::int64_t x, std::int64_t y) { return before(values[at(x)], values[at(y)], false); });
-          std::stable_sort(desc.begin(), desc.end(),
-                           [&](std::int64_t x, std::int64_t y) { return before(values[at(x)], values[at(y)], true); });
+          std::stable_sort(asc.begin(), asc.end(), [&](std::int64_t x, std::int64_t y) {
+            return before(values[at(x)], values[at(y)], false);
+          });
+          std::stable_sort(desc.begin(), desc.end(), [&](std::int64_t x, std::int64_t y) {
+            return before(values[at(x)], values[at(y)], true);
+          });
           for (std::size_t i = 0; i < len; ++i) {
             wrong += !same_value(got[at(i)], values[at(asc[i])]);
             wrong += order[at(i)] != desc[i];

@@ -25,18 +25,26 @@ constexpr std::uint64_t kChunk = 2048;  // elements a compaction tile holds: one
 
 const char* bits_type(std::size_t bytes) {
   switch (bytes) {
-    case 1: return "uchar";
-    case 2: return "ushort";
-    case 4: return "uint";
-    default: return "ulong";
+    case 1:
+      return "uchar";
+    case 2:
+      return "ushort";
+    case 4:
+      return "uint";
+    default:
+      return "ulong";
   }
 }
 ScalarType bits_scalar(std::size_t bytes) {
   switch (bytes) {
-    case 1: return ScalarType::u8;
-    case 2: return ScalarType::u16;
-    case 4: return ScalarType::u32;
-    default: return ScalarType::u64;
+    case 1:
+      return ScalarType::u8;
+    case 2:
+      return ScalarType::u16;
+    case 4:
+      return ScalarType::u32;
+    default:
+      return ScalarType::u64;
   }
 }
 
@@ -57,7 +65,9 @@ std::string kernel_source(ScalarType dtype) {
   s << "// Whether element i is flagged: nonzero (mode 0; NaN is, -0 is not), or the first of a run of\n"
        "// equal sorted values (mode 1; every NaN starts its own).\n"
        "KERNEL void duet_select_flags(GLOBAL const "
-    << B << "* src, const long src_off, GLOBAL uint* flags, const ulong n, const ulong padded, const uint mode) {\n"
+    << B
+    << "* src, const long src_off, GLOBAL uint* flags, const ulong n, const ulong padded, const uint mode) "
+       "{\n"
     << R"DUET(  const ulong i = GLOBAL_ID(0);
   if (i >= padded) return;
   uint flag = 0;
@@ -157,11 +167,12 @@ Array compact(Queue& q, const Array& src, std::uint32_t mode, const Array* perm,
   Array to = empty(q.device(), {count}, ScalarType::i64);
   const bool with_inverse = perm != nullptr;
   if (count == 0) return to;  // nothing flagged (never for unique, whose first element starts a run)
-  q.launch_args(kernel(q, src.dtype(), "duet_select_scatter"), cover(n), Range(kGroup),
-                {arg(flags, ScalarType::u32), arg(within, ScalarType::u64), arg(totals, ScalarType::u64),
-                 arg(to, ScalarType::i64), KernelArg::from(n),
-                 KernelArg::from(kChunk), arg(with_inverse ? *perm : to, ScalarType::i64),
-                 arg(with_inverse ? *inverse : to, ScalarType::i64), KernelArg::from(std::uint32_t(with_inverse))});
+  q.launch_args(
+      kernel(q, src.dtype(), "duet_select_scatter"), cover(n), Range(kGroup),
+      {arg(flags, ScalarType::u32), arg(within, ScalarType::u64), arg(totals, ScalarType::u64),
+       arg(to, ScalarType::i64), KernelArg::from(n), KernelArg::from(kChunk),
+       arg(with_inverse ? *perm : to, ScalarType::i64), arg(with_inverse ? *inverse : to, ScalarType::i64),
+       KernelArg::from(std::uint32_t(with_inverse))});
   return to;
 }
 
@@ -183,8 +194,9 @@ Array take(Queue& q, const Array& a, const Array& indices, std::int64_t axis) {
   shape.insert(shape.end(), a.shape().begin() + std::ptrdiff_t(k) + 1, a.shape().end());
   Array out = empty(q.device(), shape, a.dtype());
   if (out.size() == 0) return out;
-  if (a.shape()[k] == 0) throw ArgumentError("take: axis " + std::to_string(axis) + " of " + shape_text(a.shape()) +
-                                             " is empty; there is nothing to take");
+  if (a.shape()[k] == 0)
+    throw ArgumentError("take: axis " + std::to_string(axis) + " of " + shape_text(a.shape()) +
+                        " is empty; there is nothing to take");
   Array idx = flat_contiguous(q, indices);
   if (idx.dtype() != ScalarType::i64) {
     Array wide = empty(q.device(), {idx.size()}, ScalarType::i64);
@@ -197,10 +209,11 @@ Array take(Queue& q, const Array& a, const Array& indices, std::int64_t axis) {
   const auto [buf, off] = passable(q, src);
   const auto [ibuf, ioff] = passable(q, idx);
   const ScalarType B = bits_scalar(a.itemsize());
-  q.launch_args(kernel(q, a.dtype(), "duet_take"), cover(out.size()), Range(kGroup),
-                {KernelArg::from_raw(buf, B), KernelArg::from(off), KernelArg::from_raw(ibuf, ScalarType::i64), KernelArg::from(ioff), arg(out, B),
-                 KernelArg::from(std::uint64_t(out.size())), KernelArg::from(inner),
-                 KernelArg::from(std::uint64_t(indices.size())), KernelArg::from(std::uint64_t(a.shape()[k]))});
+  q.launch_args(
+      kernel(q, a.dtype(), "duet_take"), cover(out.size()), Range(kGroup),
+      {KernelArg::from_raw(buf, B), KernelArg::from(off), KernelArg::from_raw(ibuf, ScalarType::i64),
+       KernelArg::from(ioff), arg(out, B), KernelArg::from(std::uint64_t(out.size())), KernelArg::from(inner),
+       KernelArg::from(std::uint64_t(indices.size())), KernelArg::from(std::uint64_t(a.shape()[k]))});
   return out;
 }
 

@@ -43,26 +43,34 @@ constexpr unsigned kRadix = 1u << kDigitBits;
 // What a sort's source depends on.
 struct Config {
   ScalarType dtype = ScalarType::f32;
-  bool values = false;      // an index carried with each key
-  bool wide_values = false; // the index as ulong (more than 2^32 elements)
+  bool values = false;       // an index carried with each key
+  bool wide_values = false;  // the index as ulong (more than 2^32 elements)
   bool descending = false;
   bool canon_zero = false;  // -0 as +0 (argsort, searching)
 
   unsigned width() const { return unsigned(size_of(dtype) * 8); }
   const char* bits_type() const {
     switch (width()) {
-      case 8: return "uchar";
-      case 16: return "ushort";
-      case 32: return "uint";
-      default: return "ulong";
+      case 8:
+        return "uchar";
+      case 16:
+        return "ushort";
+      case 32:
+        return "uint";
+      default:
+        return "ulong";
     }
   }
   ScalarType bits_scalar() const {
     switch (width()) {
-      case 8: return ScalarType::u8;
-      case 16: return ScalarType::u16;
-      case 32: return ScalarType::u32;
-      default: return ScalarType::u64;
+      case 8:
+        return ScalarType::u8;
+      case 16:
+        return ScalarType::u16;
+      case 32:
+        return ScalarType::u32;
+      default:
+        return ScalarType::u64;
     }
   }
   bool wide_keys() const { return width() == 64; }
@@ -94,8 +102,8 @@ std::string kernel_source(const Config& c) {
     << "\n#define DUET_CANON_ZERO " << (c.canon_zero ? 1 : 0) << "\n#define DUET_MASK ((DUET_K)" << hex(mask)
     << ")\n#define DUET_SIGN ((DUET_K)" << hex(sign) << ")\n#define DUET_INF ((DUET_K)" << hex(inf)
     << ")\n#define DUET_QNAN ((DUET_K)" << hex(qnan) << ")\n#define DUET_GROUP " << kGroup
-    << "\n#define DUET_ITEMS " << kItems << "\n#define DUET_TILE " << kTile << "\n#define DUET_RADIX " << kRadix
-    << "\n#define DUET_DIGIT_MASK " << (kRadix - 1) << "u\n";
+    << "\n#define DUET_ITEMS " << kItems << "\n#define DUET_TILE " << kTile << "\n#define DUET_RADIX "
+    << kRadix << "\n#define DUET_DIGIT_MASK " << (kRadix - 1) << "u\n";
   s << R"DUET(
 // The order-preserving key of an element's bits.
 DEVICE DUET_K duet_encode(DUET_B bits) {
@@ -143,13 +151,15 @@ DEVICE DUET_B duet_decode(DUET_K k) {
     if (start + j < n) counts[DUET_DIGIT(start + j) * DUET_GROUP + t] += 1u;
 )DUET";
   const std::string B = c.bits_type(), V = c.wide_values ? "ulong" : "uint";
-  const std::string vals_in = c.values ? ", GLOBAL const " + V + "* vals, const uint by_row, const ulong run" : "";
-  s << "KERNEL void duet_sort_encode(GLOBAL const " << B << "* src, const long src_off, GLOBAL " << K << "* keys"
-    << (c.values ? ", GLOBAL " + V + "* vals" : "") << ", const ulong n) {\n"
+  const std::string vals_in =
+      c.values ? ", GLOBAL const " + V + "* vals, const uint by_row, const ulong run" : "";
+  s << "KERNEL void duet_sort_encode(GLOBAL const " << B << "* src, const long src_off, GLOBAL " << K
+    << "* keys" << (c.values ? ", GLOBAL " + V + "* vals" : "") << ", const ulong n) {\n"
     << "  const ulong i = GLOBAL_ID(0);\n  if (i >= n) return;\n"
     << "  keys[i] = duet_encode(src[src_off + (long)i]);\n"
     << (c.values ? "  vals[i] = (DUET_V)i;\n" : "") << "}\n\n";
-  s << "KERNEL void duet_sort_decode(GLOBAL const " << K << "* keys, GLOBAL " << B << "* dst, const ulong n) {\n"
+  s << "KERNEL void duet_sort_decode(GLOBAL const " << K << "* keys, GLOBAL " << B
+    << "* dst, const ulong n) {\n"
     << "  const ulong i = GLOBAL_ID(0);\n  if (i < n) dst[i] = duet_decode(keys[i]);\n}\n\n";
   if (c.values)
     s << "KERNEL void duet_sort_indices(GLOBAL const " << V << "* vals, GLOBAL long* dst, const ulong n, "
@@ -157,7 +167,8 @@ DEVICE DUET_B duet_decode(DUET_K k) {
       << "  if (i < n) dst[i] = (long)((ulong)vals[i] % run);\n}\n\n";
   s << "KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_count(GLOBAL const " << K << "* keys"
     << vals_in << ", GLOBAL uint* hist, const ulong n, const uint shift, const ulong tiles) {\n"
-    << "  SHARED uint counts[DUET_RADIX * DUET_GROUP];\n  DUET_COUNT_TILE();\n" << R"DUET(  BARRIER();
+    << "  SHARED uint counts[DUET_RADIX * DUET_GROUP];\n  DUET_COUNT_TILE();\n"
+    << R"DUET(  BARRIER();
   if (t < DUET_RADIX) {
     uint sum = 0;
     for (uint i = 0; i < DUET_GROUP; ++i) sum += counts[t * DUET_GROUP + i];
@@ -170,7 +181,8 @@ DEVICE DUET_B duet_decode(DUET_K k) {
   s << "KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_scatter(GLOBAL const " << K << "* keys"
     << vals_in << ", GLOBAL " << K << "* keys_out" << (c.values ? ", GLOBAL " + V + "* vals_out" : "")
     << ", GLOBAL const uint* hist, GLOBAL const ulong* scanned, const ulong n, const uint shift, "
-    << "const ulong tiles) {\n" << R"DUET(  SHARED uint counts[DUET_RADIX * DUET_GROUP];
+    << "const ulong tiles) {\n"
+    << R"DUET(  SHARED uint counts[DUET_RADIX * DUET_GROUP];
   SHARED uint totals[DUET_GROUP];
   SHARED ulong base[DUET_RADIX];
   DUET_COUNT_TILE();
@@ -221,7 +233,8 @@ DEVICE DUET_B duet_decode(DUET_K k) {
 )DUET";
   // For each needle, the first (right: past the last) place in the ascending hay it may go.
   s << "KERNEL void duet_searchsorted(GLOBAL const " << K << "* hay, const ulong n, GLOBAL const " << K
-    << "* needles, GLOBAL long* out, const ulong m, const uint right) {\n" << R"DUET(  const ulong i = GLOBAL_ID(0);
+    << "* needles, GLOBAL long* out, const ulong m, const uint right) {\n"
+    << R"DUET(  const ulong i = GLOBAL_ID(0);
   if (i >= m) return;
   const DUET_K v = needles[i];
   ulong lo = 0, hi = n;
@@ -317,10 +330,12 @@ std::pair<Array, std::size_t> rows_of(Queue& q, const Array& a, std::int64_t axi
   if (!a.valid()) throw ReleasedError(std::string(call) + ": the array is empty (default-constructed)");
   const std::int64_t nd = static_cast<std::int64_t>(a.ndim());
   if (nd == 0)
-    throw ArgumentError(std::string(call) + ": the array is 0-d; sort needs at least one axis (reshape it to (1,))");
+    throw ArgumentError(std::string(call) +
+                        ": the array is 0-d; sort needs at least one axis (reshape it to (1,))");
   if (axis < -nd || axis >= nd)
-    throw ArgumentError(std::string(call) + ": axis " + std::to_string(axis) + " is out of range for an array of " +
-                        std::to_string(nd) + " dimensions " + shape_text(a.shape()));
+    throw ArgumentError(std::string(call) + ": axis " + std::to_string(axis) +
+                        " is out of range for an array of " + std::to_string(nd) + " dimensions " +
+                        shape_text(a.shape()));
   const std::size_t k = static_cast<std::size_t>(axis < 0 ? axis + nd : axis);
   std::vector<std::size_t> perm;
   for (std::size_t d = 0; d < a.ndim(); ++d)
@@ -389,7 +404,8 @@ Array argsort(Queue& q, const Array& a, std::int64_t axis, bool descending) {
 
 SortedKeys sort_flat(Queue& q, const Array& keys, bool with_indices, bool descending) {
   if (!keys.valid()) throw ReleasedError("sort_flat: the array is empty (default-constructed)");
-  if (keys.ndim() != 1) throw ArgumentError("sort_flat: the keys must be 1-D, not " + shape_text(keys.shape()));
+  if (keys.ndim() != 1)
+    throw ArgumentError("sort_flat: the keys must be 1-D, not " + shape_text(keys.shape()));
   SortedKeys out;
   const Array src = keys.contiguous() ? keys : keys.copy(q);
   const std::uint64_t n = src.size();
@@ -404,17 +420,18 @@ SortedKeys sort_flat(Queue& q, const Array& keys, bool with_indices, bool descen
   c.canon_zero = with_indices;
   const auto [sorted, vals] = radix(q, c, src, n);
   q.launch_args(kernel(q, c, "duet_sort_decode"), cover(n), Range(kGroup),
-                {arg(sorted, c.wide_keys() ? ScalarType::u64 : ScalarType::u32), arg(out.keys, c.bits_scalar()),
-                 KernelArg::from(n)});
+                {arg(sorted, c.wide_keys() ? ScalarType::u64 : ScalarType::u32),
+                 arg(out.keys, c.bits_scalar()), KernelArg::from(n)});
   if (with_indices)
     q.launch_args(kernel(q, c, "duet_sort_indices"), cover(n), Range(kGroup),
-                  {arg(vals, c.wide_values ? ScalarType::u64 : ScalarType::u32), arg(out.indices, ScalarType::i64),
-                   KernelArg::from(n), KernelArg::from(n)});
+                  {arg(vals, c.wide_values ? ScalarType::u64 : ScalarType::u32),
+                   arg(out.indices, ScalarType::i64), KernelArg::from(n), KernelArg::from(n)});
   return out;
 }
 
 Array searchsorted(Queue& q, const Array& a, const Array& values, bool right) {
-  if (!a.valid() || !values.valid()) throw ReleasedError("searchsorted: an array is empty (default-constructed)");
+  if (!a.valid() || !values.valid())
+    throw ReleasedError("searchsorted: an array is empty (default-constructed)");
   if (a.ndim() != 1)
     throw ArgumentError("searchsorted: the sorted array must be 1-D, not " + shape_text(a.shape()));
   if (a.dtype() != values.dtype())
@@ -427,9 +444,10 @@ Array searchsorted(Queue& q, const Array& a, const Array& values, bool right) {
   if (values.size() == 0) return out;
   const Array hay = encoded(q, c, a), needles = encoded(q, c, values);
   const ScalarType K = c.wide_keys() ? ScalarType::u64 : ScalarType::u32;
-  q.launch_args(kernel(q, c, "duet_searchsorted"), cover(values.size()), Range(kGroup),
-                {arg(hay, K), KernelArg::from(std::uint64_t(a.size())), arg(needles, K), arg(out, ScalarType::i64),
-                 KernelArg::from(std::uint64_t(values.size())), KernelArg::from(std::uint32_t(right))});
+  q.launch_args(
+      kernel(q, c, "duet_searchsorted"), cover(values.size()), Range(kGroup),
+      {arg(hay, K), KernelArg::from(std::uint64_t(a.size())), arg(needles, K), arg(out, ScalarType::i64),
+       KernelArg::from(std::uint64_t(values.size())), KernelArg::from(std::uint32_t(right))});
   return out;
 }
 

@@ -12,12 +12,11 @@
 // not integers; ReleasedError for a default-constructed array.
 #pragma once
 
-#include "duet/export.hpp"
-
 #include <cstdint>
 #include <vector>
 
 #include "duet/array.hpp"
+#include "duet/export.hpp"
 
 namespace duet {
 

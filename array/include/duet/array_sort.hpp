@@ -17,12 +17,11 @@
 // a 0-d input; ReleasedError for a default-constructed array.
 #pragma once
 
-#include "duet/export.hpp"
-
 #include <cstdint>
 #include <string>
 
 #include "duet/array.hpp"
+#include "duet/export.hpp"
 
 namespace duet {
 
