@@ -37,7 +37,7 @@ def with_cupy(device, kernel):
     kernel(16, None, a, 3.0, 16)
     device.default_queue.finish()
     assert cp.allclose(x, cp.arange(16) * 3)           # CuPy sees duet's write
-    y = cp.from_dlpack(duet.random.normal(1000, seed=1, device=device))  # and duet's memory in CuPy
+    y = cp.from_dlpack(duet.random.default_rng(1, device=device).standard_normal(1000))  # and duet's memory in CuPy
     print(f"CuPy: shared pointer {x.data.ptr:#x}; duet's normals in CuPy: mean {float(y.mean()):+.3f}")
 
 

@@ -15,7 +15,8 @@ The API: devices(), backends(), Device, Program, Kernel, Queue, Event, elapsed_m
 semantics: strided views, operators, @) with empty/zeros/ones/full/arange/linspace/asarray/from_dlpack,
 the array API's elementwise functions and reductions (duet.sqrt, duet.where, duet.sum, ...: see
 duet/_array_api.py), its dtypes and their facts (duet.float32, result_type, finfo, ...: duet/_dtypes.py),
-its shape and creation functions (reshape, concat, eye, ...: duet/_shape.py), duet.fuse (a
+its shape and creation functions (reshape, concat, eye, ...: duet/_shape.py), sorting, searching
+and sets (sort, argsort, searchsorted, nonzero, take, unique_*: duet/_sort.py), duet.fuse (a
 function's elementwise arithmetic as one kernel), ElementwiseKernel, ReductionKernel, matmul, gemm, heat,
 heat_step, vector_add, multiply, duet.random, and the exceptions of duet.errors. The README's Python
 section says more; every call's docstring says what it does.
@@ -50,11 +51,13 @@ from ._array_api import (abs, add, all, any, arange, argmax, argmin, astype, bit
 from ._array_api import (acos, acosh, asin, asinh, atan, atan2, atanh, copysign, cosh, expm1, hypot, isfinite,
                          isinf, isnan, log1p, log2, log10, logaddexp, reciprocal, round, sign, signbit, sinh,
                          square, tan, trunc)
-from . import _dtypes, _shape
+from . import _dtypes, _shape, _sort
 from ._dtypes import (__array_namespace_info__, can_cast, e, finfo, float32, float64, iinfo, inf, int8, int16,
                       int32, int64, isdtype, nan, newaxis, pi, result_type, uint8, uint16, uint32, uint64)
 from ._shape import (broadcast_to, concat, expand_dims, eye, flip, full_like, matrix_transpose, moveaxis,
                      ones_like, permute_dims, reshape, squeeze, stack, tril, triu)
+from ._sort import (argsort, count_nonzero, nonzero, searchsorted, sort, take, take_along_axis, unique_all,
+                    unique_counts, unique_inverse, unique_values)
 
 # The array API version duet's namespace follows (Array.__array_namespace__ takes "2023.12" too).
 __array_api_version__ = "2024.12"
@@ -68,7 +71,7 @@ __all__ = [
     "errors", "from_dlpack", "full", "gemm", "heat", "heat_step", "kernel_names", "kernel_source",
     "multiply", "ones", "pinned_empty", "random", "vector_add", "zeros", "empty_like", "zeros_like",
     "fuse", "Expression",
-] + [name for name in _array_api.__all__ if name != "multiply"] + _dtypes.__all__ + _shape.__all__
+] + [name for name in _array_api.__all__ if name != "multiply"] + _dtypes.__all__ + _shape.__all__ + _sort.__all__
 
 
 def zeros(shape, dtype="float32", device=None, queue=None):

@@ -17,4 +17,5 @@ NB_MODULE(_duet, m) {
   bind_gemm(m);
   bind_dlpack(m);
   bind_random(m);
+  bind_sort(m);
 }

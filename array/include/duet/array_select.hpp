@@ -1,0 +1,43 @@
+// Selecting elements of duet::Arrays on the device, as the Python array API standard's take,
+// nonzero, count of nonzero elements and unique_*: gathers, and compactions made of prefix sums
+// (duet::cumsum over tiles of flags) with a scatter.
+//
+//   duet::Array t = duet::take(q, x, idx, 0);          // x[idx] along axis 0
+//   std::vector<duet::Array> nz = duet::nonzero(q, x);  // one int64 array of indices per axis
+//   duet::Unique u = duet::unique_all(q, x);            // values, first indices, inverse, counts
+//
+// take is asynchronous like every launch. nonzero and unique make arrays whose size depends on the
+// data: they wait for the count (one small read) before they allocate, then return with the rest
+// enqueued. Any view is an input. ArgumentError for an axis out of range, index arrays that are
+// not integers; ReleasedError for a default-constructed array.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "duet/array.hpp"
+#include "duet/export.hpp"
+
+namespace duet {
+
+// The elements of `a` at `indices` (any integer dtype, any shape; negative ones count from the end)
+// along `axis`: shape a.shape[:axis] + indices.shape + a.shape[axis+1:], a's dtype. Indices out of
+// range are clamped into it (the standard leaves them unspecified; clamping keeps every read inside
+// a's memory).
+DUET_API Array take(Queue& q, const Array& a, const Array& indices, std::int64_t axis = 0);
+// The flat (C-order) int64 positions of a's nonzero elements (NaN counts as nonzero, -0 as zero).
+DUET_API Array flatnonzero(Queue& q, const Array& a);
+// The indices of a's nonzero elements, one int64 array per axis, in C order (a 0-d array is an
+// ArgumentError, as the standard says).
+DUET_API std::vector<Array> nonzero(Queue& q, const Array& a);
+
+// The distinct elements of a (flattened), ascending, NaNs each their own (the standard's rule);
+// indices: the flat position of each one's first occurrence; inverse: for each element of a (a's
+// shape), the position of its value in `values`; counts: how often each occurs. All int64 but
+// values (a's dtype).
+struct Unique {
+  Array values, indices, inverse, counts;
+};
+DUET_API Unique unique_all(Queue& q, const Array& a);
+
+}  // namespace duet

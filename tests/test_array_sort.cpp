@@ -1,0 +1,260 @@
+// sort, argsort and searchsorted of duet::Arrays on every device against std::stable_sort on the
+// host: every key type, awkward lengths (0, 1, primes, 2^k +- 1 around the sort's tiles), many
+// duplicates, NaN, +-inf and -0.0, both orders (stable descending too), along each axis of a matrix
+// and of a transposed view, many short rows (the row passes), and the kernels through NVRTC.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <duet/arrays.hpp>
+#include <duet/duet.hpp>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "array_support.hpp"
+#include "devices.hpp"
+#include "support.hpp"
+
+namespace {
+
+using duet::Array;
+using duet::ScalarType;
+using duet::Shape;
+
+template <class T>
+double value_of(T x) {
+  if constexpr (std::is_same_v<T, duet::half>)
+    return x.to_float();
+  else
+    return static_cast<double>(x);
+}
+
+// The order duet sorts in: NaN after everything, -0 == +0 (std::stable_sort with this is the
+// reference); descending is the reverse order, still stable.
+template <class T>
+bool before(T a, T b, bool descending) {
+  if constexpr (std::is_integral_v<T>) {
+    return descending ? b < a : a < b;
+  } else {
+    double x = value_of(a), y = value_of(b);
+    if (descending) std::swap(x, y);
+    if (std::isnan(x)) return false;
+    return std::isnan(y) || x < y;
+  }
+}
+
+template <class T>
+bool same_value(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    return a == b;
+  } else {
+    const double x = value_of(a), y = value_of(b);
+    return (std::isnan(x) && std::isnan(y)) || x == y;
+  }
+}
+
+// n values of T with many duplicates (few distinct values) or spread, and for floats the special
+// values mixed in.
+template <class T>
+std::vector<T> keys_of(std::mt19937_64& rng, std::size_t n, bool duplicates) {
+  std::vector<T> v(n);
+  std::uniform_int_distribution<int> small(-20, 20);
+  std::uniform_int_distribution<std::uint64_t> bits;
+  for (std::size_t i = 0; i < n; ++i) {
+    if constexpr (std::is_integral_v<T>) {
+      if (duplicates) {
+        v[i] = static_cast<T>(small(rng));
+      } else {
+        const std::uint64_t b = bits(rng);
+        std::memcpy(&v[i], &b, sizeof(T));
+      }
+    } else {
+      const double x =
+          duplicates ? small(rng) * 0.5 : std::ldexp(double(std::int64_t(bits(rng) >> 11)), -40) - 4096.0;
+      double special = x;
+      switch (bits(rng) % 16) {
+        case 0:
+          special = std::numeric_limits<double>::quiet_NaN();
+          break;
+        case 1:
+          special = -0.0;
+          break;
+        case 2:
+          special = 0.0;
+          break;
+        case 3:
+          special = std::numeric_limits<double>::infinity();
+          break;
+        case 4:
+          special = -std::numeric_limits<double>::infinity();
+          break;
+        case 5:
+          special = -std::numeric_limits<double>::quiet_NaN();
+          break;
+        default:
+          break;
+      }
+      if constexpr (std::is_same_v<T, duet::half>)
+        v[i] = duet::half::from_float(float(special));
+      else
+        v[i] = static_cast<T>(special);
+    }
+  }
+  return v;
+}
+
+// sort and argsort of rows of length `run` (the last axis) of a 1-D or 2-D array against the host.
+template <class T>
+void check_rows(duet::Queue& q, const std::vector<T>& v, const Shape& shape, bool descending,
+                const std::string& what) {
+  INFO(what, ", ", duet::shape_text(shape), descending ? ", descending" : ", ascending");
+  const Array a = duet::from_host<T>(q, v, shape);
+  const std::vector<T> sorted = duet::sort(q, a, -1, descending).template to_vector<T>(q);
+  const std::vector<std::int64_t> order =
+      duet::argsort(q, a, -1, descending).template to_vector<std::int64_t>(q);
+  const std::size_t run = shape.empty() ? 1 : shape.back();
+  REQUIRE(sorted.size() == v.size());
+  REQUIRE(order.size() == v.size());
+  std::size_t wrong_values = 0, wrong_order = 0;
+  for (std::size_t r = 0; run && r < v.size() / run; ++r) {
+    std::vector<std::int64_t> want(run);
+    std::iota(want.begin(), want.end(), 0);
+    std::stable_sort(want.begin(), want.end(), [&](std::int64_t x, std::int64_t y) {
+      return before(v[r * run + x], v[r * run + y], descending);
+    });
+    for (std::size_t i = 0; i < run; ++i) {
+      wrong_order += order[r * run + i] != want[i];
+      wrong_values += !same_value(sorted[r * run + i], v[r * run + want[i]]);
+    }
+  }
+  CHECK(wrong_order == 0);
+  CHECK(wrong_values == 0);
+}
+
+template <class T>
+void check_type(duet::Queue& q, const char* name) {
+  INFO(name);
+  auto rng = make_rng(std::string("array sort ") + name);
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{97}, std::size_t{4095},
+                        std::size_t{4096}, std::size_t{4097}, std::size_t{10007}})
+    for (bool duplicates : {true, false})
+      for (bool descending : {false, true})
+        check_rows<T>(q, keys_of<T>(rng, n, duplicates), {n}, descending,
+                      duplicates ? "duplicates" : "spread");
+  // Rows: a few long ones over two tiles, and 300 short ones (three passes over the row's bits).
+  check_rows<T>(q, keys_of<T>(rng, 3 * 5003, true), {3, 5003}, false, "3 rows");
+  check_rows<T>(q, keys_of<T>(rng, 300 * 7, false), {300, 7}, true, "300 rows");
+}
+
+}  // namespace
+
+TEST_SUITE_BEGIN("device");
+
+TEST_CASE("array sort and argsort: every key type against std::stable_sort") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    check_type<std::int8_t>(q, "int8");
+    check_type<std::uint8_t>(q, "uint8");
+    check_type<std::int16_t>(q, "int16");
+    check_type<std::uint16_t>(q, "uint16");
+    check_type<std::int32_t>(q, "int32");
+    check_type<std::uint32_t>(q, "uint32");
+    check_type<std::int64_t>(q, "int64");
+    check_type<std::uint64_t>(q, "uint64");
+    check_type<duet::half>(q, "float16");
+    check_type<float>(q, "float32");
+    check_type<double>(q, "float64");  // sorted as bits: no double arithmetic needed
+  });
+}
+
+TEST_CASE("array sort: along each axis of a matrix and of views; errors") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    auto rng = make_rng("array sort axes");
+    const std::size_t R = 37, C = 53;
+    const std::vector<float> m = keys_of<float>(rng, R * C, true);
+    const Array M = duet::from_host<float>(q, m, {R, C});
+    for (const Array& view : {M, M.T(), M.index({duet::Slice{std::nullopt, std::nullopt, -2}})}) {
+      const std::vector<float> values = through_layout<float>(m, view.layout());
+      for (std::int64_t axis : {0, 1, -1}) {
+        const std::size_t k = axis < 0 ? 1 : std::size_t(axis);
+        const Array s = duet::sort(q, view, axis);
+        const Array o = duet::argsort(q, view, axis, true);
+        CHECK(s.shape() == view.shape());
+        CHECK(o.shape() == view.shape());
+        const std::vector<float> got = s.to_vector<float>(q);
+        const std::vector<std::int64_t> order = o.to_vector<std::int64_t>(q);
+        const std::size_t rows = view.shape()[0], cols = view.shape()[1];
+        const std::size_t lines = k == 0 ? cols : rows, len = k == 0 ? rows : cols;
+        std::size_t wrong = 0;
+        for (std::size_t l = 0; l < lines; ++l) {
+          auto at = [&](std::size_t i) { return k == 0 ? i * cols + l : l * cols + i; };
+          std::vector<std::int64_t> asc(len), desc(len);
+          std::iota(asc.begin(), asc.end(), 0);
+          std::iota(desc.begin(), desc.end(), 0);
+          std::stable_sort(asc.begin(), asc.end(), [&](std::int64_t x, std::int64_t y) {
+            return before(values[at(x)], values[at(y)], false);
+          });
+          std::stable_sort(desc.begin(), desc.end(), [&](std::int64_t x, std::int64_t y) {
+            return before(values[at(x)], values[at(y)], true);
+          });
+          for (std::size_t i = 0; i < len; ++i) {
+            wrong += !same_value(got[at(i)], values[at(asc[i])]);
+            wrong += order[at(i)] != desc[i];
+          }
+        }
+        CHECK(wrong == 0);
+      }
+    }
+    const auto err = EXPECT_ERROR(duet::ArgumentError, duet::sort(q, M, 2));
+    if (err) CHECK_CONTAINS(err->what(), "axis 2 is out of range");
+    CHECK_THROWS_AS(duet::argsort(q, duet::full(q, {}, 1.0)), duet::ArgumentError);
+    CHECK(duet::sort(q, duet::zeros(q, {0, 4}), 0).shape() == Shape{0, 4});
+  });
+}
+
+TEST_CASE("array searchsorted: both sides against std::lower_bound and upper_bound") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    auto rng = make_rng("array searchsorted");
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{1000}}) {
+      std::vector<float> hay = keys_of<float>(rng, n, true);
+      std::stable_sort(hay.begin(), hay.end(), [](float x, float y) { return before(x, y, false); });
+      const std::vector<float> needles = keys_of<float>(rng, 517, true);
+      const Array H = duet::from_host<float>(q, hay, {n});
+      const Array N = duet::from_host<float>(q, needles, {11, 47});
+      for (bool right : {false, true}) {
+        const Array p = duet::searchsorted(q, H, N, right);
+        CHECK(p.shape() == Shape{11, 47});
+        const std::vector<std::int64_t> got = p.to_vector<std::int64_t>(q);
+        std::size_t wrong = 0;
+        for (std::size_t i = 0; i < needles.size(); ++i) {
+          const auto less = [](float x, float y) { return before(x, y, false); };
+          const auto at = right ? std::upper_bound(hay.begin(), hay.end(), needles[i], less)
+                                : std::lower_bound(hay.begin(), hay.end(), needles[i], less);
+          wrong += got[i] != at - hay.begin();
+        }
+        CHECK(wrong == 0);
+      }
+    }
+    const Array ints = duet::zeros(q, {4}, ScalarType::i32);
+    CHECK_THROWS_AS(duet::searchsorted(q, ints, duet::zeros(q, {4})), duet::ArgumentError);
+  });
+}
+
+TEST_SUITE_END();
+TEST_SUITE_BEGIN("nvrtc");
+
+TEST_CASE("array sort compiles for sm_90 for every key type") {
+  for (ScalarType t : duet::scalar_types)
+    for (bool values : {false, true}) {
+      INFO(std::string(duet::to_string(t)), values ? " with values" : "");
+      CHECK(duet::compile_for_cuda_arch(duet::sort_source(t, values, true), {}, "sm_90", "sort.duet") > 0);
+    }
+}
+
+TEST_SUITE_END();
