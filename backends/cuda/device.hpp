@@ -34,6 +34,8 @@ class CudaDevice final : public DeviceImpl, public std::enable_shared_from_this<
                     const std::vector<std::string>& options) override;
   std::shared_ptr<ProgramImpl> load_binary(const std::string& binary, const std::string& name) override;
   std::string compiler_identity() const override;
+  std::shared_ptr<GraphImpl> create_graph(const std::vector<GraphCommand>& commands) override;
+  std::string graph_path() const override;
 
   // The retained primary context; retains it on the first call. Throws DriverError on failure.
   CUcontext context() const;

@@ -44,6 +44,8 @@ class CudaQueue final : public QueueImpl {
   void* map(BufferImpl& buffer, std::size_t offset, std::size_t bytes, MapAccess access) override;
   void unmap(BufferImpl& buffer, void* host, std::size_t offset, std::size_t bytes, MapAccess access) override;
   std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(stream_); }
+  // Enqueues an instantiated graph (CudaGraph::replay), timed like any command.
+  void launch_graph(CUgraphExec exec);
 
  private:
   // Pinned staging memory of an unmap whose copy back to the device may still run.
