@@ -38,6 +38,12 @@ void Graph::State::build() {
   path = native ? impl.graph_path() : "re-enqueue";
 }
 
+std::string graph_path(const Device& device) {
+  const std::shared_ptr<detail::DeviceCore>& core = detail::Access::core(device);
+  if (!core) throw ReleasedError("graph_path: the device handle is empty; open one with Device::open()");
+  return core->impl->graph_path();
+}
+
 Graph::State& Graph::state() const {
   if (!state_) throw ReleasedError("the graph is empty; graphs come from Queue::end_capture() or Queue::record_graph()");
   return *state_;

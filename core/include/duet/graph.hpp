@@ -86,6 +86,11 @@ class DUET_API Graph {
   std::shared_ptr<State> state_;
 };
 
+// How graphs replay on `device` (Graph::path() of its graphs): "cuda-graph" where the CUDA driver
+// has graphs, else "re-enqueue", with a note where an OpenCL device reports command buffers that
+// duet does not use yet.
+DUET_API std::string graph_path(const Device& device);
+
 template <class F>
 Graph Queue::record_graph(F&& body) {
   begin_capture();
