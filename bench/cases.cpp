@@ -54,7 +54,7 @@ double builtin_tolerance(const char* kernel, const builtins::Problem& problem) {
 }
 
 // The benchmark's own cases, beside the built-in kernels: the generators, launch overhead, arrays.
-const char* const kOwnCases[] = {"elementwise",    "reduction",      "launch",        "array_launch",
+const char* const kOwnCases[] = {"elementwise",    "reduction",      "launch",        "graph_launch",  "array_launch",
                                  "array_axpy",     "array_add_row",  "array_sum_rows", "array_sum_cols",
                                  "array_sum_all",  "array_slice"};
 
@@ -160,6 +160,8 @@ class Bench {
         guarded([&] { heat_case(plan_.heat_side, plan_.heat_steps, plan_.heat_runs); });
       } else if (kernel == "launch") {
         guarded([&] { launch_case(); });
+      } else if (kernel == "graph_launch") {
+        guarded([&] { graph_launch_case(); });
       } else if (kernel == "array_launch") {
         guarded([&] { array_launch_case(); });
       } else if (kernel == "array_axpy") {
@@ -826,6 +828,57 @@ class Bench {
     m.value = host.median_ms * 1e3 / launches;
     m.note = "device time " + format_fixed(on_device.median_ms * 1e3 / launches, 2) +
              " us per launch; host time includes finish()";
+    const std::vector<float> got = queue_.to_vector(dc);
+    m.max_error = std::fabs(double(got[0]) - (1.5 + 2.25));
+    m.tolerance = 0.0;
+    m.check = "the one element";
+    m.ok = m.max_error <= m.tolerance;
+    finish_row(m);
+  }
+
+  // --- a graph's launch overhead: the `launch` case's vector_add recorded 100 times into one graph
+  // (duet/graph.hpp) and the graph replayed, host wall clock per kernel, against the same 100
+  // launched one by one in the same batches.
+  void graph_launch_case() {
+    constexpr int kPerGraph = 100;
+    const int replays = std::max(1, plan_.launches / kPerGraph);
+    const int kernels = replays * kPerGraph;
+    Measurement& m = start("graph_launch", std::to_string(kernels) + " kernels, graphs of " +
+                                               std::to_string(kPerGraph));
+    m.sets = 1;
+    const std::vector<float> a{1.5f}, b{2.25f};
+    Buffer<float> da(device_, 1), db(device_, 1), dc(device_, 1);
+    queue_.write(da, a);
+    queue_.write(db, b);
+    queue_.fill(dc, std::numeric_limits<float>::quiet_NaN());
+    const Graph graph = queue_.record_graph([&] {
+      for (int k = 0; k < kPerGraph; ++k) vector_add(queue_, da, db, dc);
+    });
+    for (int w = 0; w < std::min(replays, 10); ++w) graph.replay(queue_);
+    for (int w = 0; w < std::min(kernels, 100); ++w) vector_add(queue_, da, db, dc);
+    queue_.finish();
+
+    using Clock = std::chrono::steady_clock;
+    std::vector<double> replayed_ms, one_by_one_ms;
+    for (int rep = 0; rep < plan_.launch_reps; ++rep) {
+      auto begin = Clock::now();
+      for (int r = 0; r < replays; ++r) graph.replay(queue_);
+      queue_.finish();
+      replayed_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - begin).count());
+      begin = Clock::now();
+      for (int l = 0; l < kernels; ++l) vector_add(queue_, da, db, dc);
+      queue_.finish();
+      one_by_one_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - begin).count());
+    }
+    const Stats host = summarize(replayed_ms), plain = summarize(one_by_one_ms);
+    m.median_ms = host.median_ms;
+    m.min_ms = host.min_ms;
+    m.runs = host.runs;
+    m.work = kernels;
+    m.unit = "us/kernel";
+    m.value = host.median_ms * 1e3 / kernels;
+    m.note = "replayed (" + graph.path() + "); launched one by one " +
+             format_fixed(plain.median_ms * 1e3 / kernels, 2) + " us per kernel; host time includes finish()";
     const std::vector<float> got = queue_.to_vector(dc);
     m.max_error = std::fabs(double(got[0]) - (1.5 + 2.25));
     m.tolerance = 0.0;

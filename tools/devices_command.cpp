@@ -68,6 +68,17 @@ int devices_command() {
     // Listing worked; a device that cannot be opened is the answer to the question, not a failure.
     std::cout << "nothing: " << e.what() << '\n';
   }
+
+  // How recorded graphs replay (duet/graph.hpp), per device.
+  if (!devices.empty()) std::cout << "\ngraphs:\n";
+  for (const auto& info : devices) {
+    std::cout << "  " << info.id() << ": ";
+    try {
+      std::cout << graph_path(Device::open(info.id())) << '\n';
+    } catch (const duet::Error& e) {
+      std::cout << "unknown: " << e.what() << '\n';
+    }
+  }
   return 0;
 }
 

@@ -20,6 +20,7 @@ target_sources(duet_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/driver_api.cpp
   ${CMAKE_CURRENT_LIST_DIR}/errors.cpp
   ${CMAKE_CURRENT_LIST_DIR}/event.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/graph.cpp
   ${CMAKE_CURRENT_LIST_DIR}/host_memory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/interprocess.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel.cpp

@@ -11,6 +11,7 @@
 #include "buffer.hpp"
 #include "context.hpp"
 #include "errors.hpp"
+#include "graph.hpp"
 #include "host_memory.hpp"
 #include "nvrtc_api.hpp"
 #include "program.hpp"
@@ -158,6 +159,14 @@ std::shared_ptr<BufferImpl> CudaDevice::wrap(std::uintptr_t native, std::size_t 
 std::shared_ptr<QueueImpl> CudaDevice::create_queue() {
   return std::make_shared<CudaQueue>(shared_from_this(), context());
 }
+
+// A CUDA graph where the driver has the graph functions; otherwise core replays the commands.
+std::shared_ptr<GraphImpl> CudaDevice::create_graph(const std::vector<GraphCommand>& commands) {
+  if (!driver().graphs) return nullptr;
+  return std::make_shared<CudaGraph>(shared_from_this(), context(), commands);
+}
+
+std::string CudaDevice::graph_path() const { return driver().graphs ? "cuda-graph" : "re-enqueue"; }
 
 BuildResult CudaDevice::build(const detail::AssembledSource& source, const std::string& name,
                               const std::vector<std::string>& options) {

@@ -38,6 +38,8 @@ class CudaDevice final : public DeviceImpl, public std::enable_shared_from_this<
   std::string interprocess_unavailable() const override;
   std::string export_memory(const BufferImpl& buffer, std::size_t offset) override;
   std::shared_ptr<BufferImpl> import_memory(const std::string& handle, std::size_t bytes) override;
+  std::shared_ptr<GraphImpl> create_graph(const std::vector<GraphCommand>& commands) override;
+  std::string graph_path() const override;
 
   // The retained primary context; retains it on the first call. Throws DriverError on failure.
   CUcontext context() const;

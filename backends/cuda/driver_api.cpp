@@ -82,6 +82,10 @@ Loaded load() {
 #define DUET_CUDA_DRIVER_RESOLVE_OPTIONAL(name) resolve(get_proc, #name, version, api.name);
   DUET_CUDA_DRIVER_OPTIONAL(DUET_CUDA_DRIVER_RESOLVE_OPTIONAL)
 #undef DUET_CUDA_DRIVER_RESOLVE_OPTIONAL
+  api.graphs = true;
+#define DUET_CUDA_DRIVER_RESOLVE_GRAPH(name) api.graphs = resolve(get_proc, #name, version, api.name) && api.graphs;
+  DUET_CUDA_DRIVER_GRAPH(DUET_CUDA_DRIVER_RESOLVE_GRAPH)
+#undef DUET_CUDA_DRIVER_RESOLVE_GRAPH
   out.ok = true;
   return out;
 }

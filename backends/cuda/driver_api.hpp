@@ -80,13 +80,29 @@
 #define DUET_CUDA_DRIVER_OPTIONAL(X) DUET_CUDA_DRIVER_INTERPROCESS(X)
 #endif
 
+// Graphs (graph.hpp): optional as a group. Where any is missing the device replays recorded
+// command lists through its stream instead (DriverApi::graphs() is false). cuGraphInstantiate is
+// #defined to cuGraphInstantiateWithFlags from CUDA 12.0 on, so that name is the one listed.
+#define DUET_CUDA_DRIVER_GRAPH(X)      \
+  X(cuGraphCreate)                     \
+  X(cuGraphDestroy)                    \
+  X(cuGraphAddKernelNode)              \
+  X(cuGraphAddMemcpyNode)              \
+  X(cuGraphAddMemsetNode)              \
+  X(cuGraphInstantiateWithFlags)       \
+  X(cuGraphExecKernelNodeSetParams)    \
+  X(cuGraphExecDestroy)                \
+  X(cuGraphLaunch)
+
 namespace duet::backend::cuda {
 
 struct DriverApi {
 #define DUET_CUDA_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;
   DUET_CUDA_DRIVER_REQUIRED(DUET_CUDA_DRIVER_MEMBER)
   DUET_CUDA_DRIVER_OPTIONAL(DUET_CUDA_DRIVER_MEMBER)
+  DUET_CUDA_DRIVER_GRAPH(DUET_CUDA_DRIVER_MEMBER)
 #undef DUET_CUDA_DRIVER_MEMBER
+  bool graphs = false;  // every entry of DUET_CUDA_DRIVER_GRAPH resolved
 
   int driver_version = 0;  // CUDA version the driver supports, 1000 * major + 10 * minor
 };

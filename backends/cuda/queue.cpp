@@ -216,6 +216,12 @@ void CudaQueue::launch(KernelImpl& kernel_impl, const LaunchShape& shape,
           stream_, params.empty() ? nullptr : params.data(), nullptr);
 }
 
+void CudaQueue::launch_graph(CUgraphExec exec) {
+  ContextGuard guard(ctx_);
+  command_begins();
+  DUET_CU(cuGraphLaunch, exec, stream_);
+}
+
 std::shared_ptr<EventImpl> CudaQueue::record() { return std::make_shared<CudaEvent>(device_, ctx_, stream_); }
 
 // The driver times only the span between two events, so an operation's start needs an event of

@@ -47,6 +47,8 @@ class CudaQueue final : public QueueImpl {
   // Stream memory operations (interprocess.cpp).
   void signal(BufferImpl& flags, std::size_t offset, std::uint32_t value) override;
   void wait_signal(const BufferImpl& flags, std::size_t offset, std::uint32_t value) override;
+  // Enqueues an instantiated graph (CudaGraph::replay), timed like any command.
+  void launch_graph(CUgraphExec exec);
 
  private:
   // Pinned staging memory of an unmap whose copy back to the device may still run.

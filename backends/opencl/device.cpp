@@ -99,6 +99,7 @@ OpenCLDevice::OpenCLDevice(const cl::Platform& platform, const cl::Device& devic
   info_.language = text_info(device_, CL_DEVICE_OPENCL_C_VERSION);
   const std::string extensions = text_info(device_, CL_DEVICE_EXTENSIONS);
   info_.arch = architecture(device_, extensions, info_.name);
+  command_buffers_ = has_extension(extensions, "cl_khr_command_buffer");
 
   const auto type = device_value<cl_device_type>(device_, CL_DEVICE_TYPE);
   if (type & CL_DEVICE_TYPE_GPU)

@@ -36,6 +36,11 @@ class OpenCLDevice final : public DeviceImpl, public std::enable_shared_from_thi
   // a running kernel when the last reference to a queue, buffer or context goes (NVIDIA's does).
   void abandon() override;
   bool abandoned() const { return abandoned_; }
+  // Recorded graphs replay through core's re-enqueue on OpenCL: cl_khr_command_buffer is not used
+  // yet, so where a device reports it, the path says so.
+  std::string graph_path() const override {
+    return command_buffers_ ? "re-enqueue (cl_khr_command_buffer reported, not used yet)" : "re-enqueue";
+  }
 
   cl_device_id id() const { return device_(); }
   // Whether the device's markers carry timestamps that bracket the commands around them, tried
@@ -53,6 +58,7 @@ class OpenCLDevice final : public DeviceImpl, public std::enable_shared_from_thi
   cl::Platform platform_;
   cl::Device device_;
   DeviceInfo info_;
+  bool command_buffers_ = false;  // the device reports cl_khr_command_buffer
 
   // Created together on first use, then never changed, so references to them stay valid.
   mutable std::mutex mutex_;

@@ -172,6 +172,44 @@ struct BuildResult {
   std::vector<std::string> options;      // the options the compiler was given
 };
 
+// --- Graphs: commands recorded once and replayed as one submission (duet/graph.hpp) ------------
+// Core records a queue's launches, copies and fills as a list of GraphCommands after its usual
+// checks, and owns everything they point to for as long as the graph lives. A backend that can
+// replay such a list natively (a CUDA graph, an OpenCL command buffer) makes a GraphImpl of it;
+// where it cannot, core replays the commands itself through the QueueImpl calls above, which
+// skips its own per-launch checks and conversions but not the driver's per-command cost.
+
+// One recorded command; the commands of a graph run in order, each after the one before.
+struct GraphCommand {
+  enum class Kind { launch, copy, fill };
+  Kind kind = Kind::launch;
+  // launch: the kernel, its shape and its arguments (core may change `args` between replays, and
+  // then calls GraphImpl::update_launch). An empty global size launches nothing.
+  KernelImpl* kernel = nullptr;
+  LaunchShape shape;
+  const std::vector<LaunchArg>* args = nullptr;
+  // copy (src to dst) and fill (dst); offsets are bytes into the allocations; 0 bytes do nothing.
+  const BufferImpl* src = nullptr;
+  BufferImpl* dst = nullptr;
+  std::size_t src_offset = 0, dst_offset = 0, bytes = 0;
+  const void* pattern = nullptr;  // fill: as QueueImpl::fill takes it
+  std::size_t pattern_size = 0;
+};
+
+// A backend's native form of a command list, replayable on any queue of its device. Core calls
+// replay() and update_launch() one at a time per graph (under the graph's lock).
+class GraphImpl {
+ public:
+  virtual ~GraphImpl() = default;
+  // Enqueues the whole list on `queue` (of the graph's device) as one submission; on a queue with
+  // command timing, between its start_timing and stop_timing like any command.
+  virtual void replay(QueueImpl& queue) = 0;
+  // Command `index` (a launch) has new arguments in *command.args. false where the native graph
+  // cannot take them in place: core then makes a new GraphImpl.
+  virtual bool update_launch(std::size_t index, const GraphCommand& command) = 0;
+};
+// ------------------------------------------------------------------------------------------------
+
 class DeviceImpl {
  public:
   virtual ~DeviceImpl() = default;
@@ -222,6 +260,15 @@ class DeviceImpl {
     (void)handle, (void)bytes;
     return nullptr;
   }
+  // Graphs (see GraphCommand): a native graph of `commands`, which outlive it; null where the
+  // device replays command lists through its queues instead.
+  virtual std::shared_ptr<GraphImpl> create_graph(const std::vector<GraphCommand>& commands) {
+    (void)commands;
+    return nullptr;
+  }
+  // How graphs replay on this device, for `duet devices` and Graph::path().
+  // "cuda-graph", "cl_khr_command_buffer", or "re-enqueue" (core replays the commands one by one).
+  virtual std::string graph_path() const { return "re-enqueue"; }
 };
 
 // What a backend's probe found: its devices, or why it is not available.

@@ -5,8 +5,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
+#include "duet/graph.hpp"
+#include "graph_state.hpp"
 #include "guard_zones.hpp"
 #include "kernel_faults.hpp"
 #include "queue_order.hpp"
@@ -358,6 +361,18 @@ class EnqueueScope {
   std::lock_guard<std::mutex> lock_;
 };
 
+// Graph capture (duet/graph.hpp; defined at the end of this file). The record_* functions record
+// the operation into the queue's capture, under its lock, and return the event recorded operations
+// get; nullopt when another thread ended the capture meanwhile (the operation is then enqueued).
+void refuse_if_capturing(const Queue::State& s, const char* call, const char* instead);
+std::optional<Event> record_launch(Queue::State& s, const Kernel& kernel, const Range& global, const Range& local,
+                                   Span<const KernelArg> args);
+std::optional<Event> record_copy(Queue::State& s, const RawBuffer& src, std::size_t from, RawBuffer& dst,
+                                 std::size_t to, std::size_t bytes);
+std::optional<Event> record_fill(Queue::State& s, RawBuffer& dst, std::size_t offset, std::size_t bytes,
+                                 const void* pattern, std::size_t pattern_size);
+std::optional<Event> record_wait(Queue::State& s, const Event& event);
+
 }  // namespace
 
 Queue::State& Queue::state() const {
@@ -376,6 +391,8 @@ Event Queue::launch_args(const Kernel& kernel, const Range& global, const Range&
 Event Queue::launch_args(const Kernel& kernel, const Range& global, const Range& local_in,
                          Span<const KernelArg> args) {
   State& s = state();
+  if (s.capturing.load(std::memory_order_relaxed))
+    if (std::optional<Event> e = record_launch(s, kernel, global, local_in, args)) return *e;
   detail::CrossQueueOrder order("kernel");
   use_kernel_args(order, s.device, kernel, args);
   if (!order.empty()) order.set_name(&kernel.name());
@@ -409,6 +426,9 @@ Event Queue::write_bytes(RawBuffer& dst, std::size_t offset, const void* src, st
   check_same_device(s.device, dst.device(), "the destination buffer");
   check_range(dst, offset, bytes, what);
   if (bytes && src == nullptr) throw ArgumentError(std::string(what) + ": the host memory is null");
+  refuse_if_capturing(s, what,
+                      "a graph records launches, copies, fills and waits, not transfers from host memory; "
+                      "write before begin_capture(), or copy from a device buffer inside the capture");
   detail::CrossQueueOrder order("write from the host");
   order.add(impl.accesses, dst.offset() + offset, dst.offset() + offset + bytes, true, dst.bytes());
   EnqueueScope scope(s, order);
@@ -424,6 +444,9 @@ Event Queue::read_bytes(const RawBuffer& src, std::size_t offset, void* dst, std
   check_same_device(s.device, src.device(), "the source buffer");
   check_range(src, offset, bytes, what);
   if (bytes && dst == nullptr) throw ArgumentError(std::string(what) + ": the host memory is null");
+  refuse_if_capturing(s, what,
+                      "a graph records launches, copies, fills and waits, not transfers to host memory; "
+                      "read after end_capture() and a replay, or copy to a device buffer inside the capture");
   detail::CrossQueueOrder order("read to the host");
   order.add(impl.accesses, src.offset() + offset, src.offset() + offset + bytes, false, src.bytes());
   EnqueueScope scope(s, order);
@@ -445,6 +468,8 @@ Event Queue::copy_bytes(const RawBuffer& src, std::size_t src_offset, RawBuffer&
   const std::size_t from = src.offset() + src_offset, to = dst.offset() + dst_offset;
   if (&src_impl == &dst_impl && bytes && from < to + bytes && to < from + bytes)
     throw ArgumentError("copy source and destination ranges overlap in the same buffer");
+  if (s.capturing.load(std::memory_order_relaxed))
+    if (std::optional<Event> e = record_copy(s, src, from, dst, to, bytes)) return *e;
   detail::CrossQueueOrder order("copy");
   order.add(src_impl.accesses, from, from + bytes, false, src.bytes());
   order.add(dst_impl.accesses, to, to + bytes, true, dst.bytes());
@@ -465,6 +490,8 @@ Event Queue::fill_bytes(RawBuffer& dst, std::size_t offset, std::size_t bytes, c
   if ((dst.offset() + offset) % pattern_size || bytes % pattern_size)
     throw ArgumentError("fill range must be whole elements, aligned to the element size in the allocation");
   check_range(dst, offset, bytes, "fill");
+  if (s.capturing.load(std::memory_order_relaxed))
+    if (std::optional<Event> e = record_fill(s, dst, dst.offset() + offset, bytes, pattern, pattern_size)) return *e;
   detail::CrossQueueOrder order("fill");
   order.add(impl.accesses, dst.offset() + offset, dst.offset() + offset + bytes, true, dst.bytes());
   EnqueueScope scope(s, order);
@@ -474,6 +501,9 @@ Event Queue::fill_bytes(RawBuffer& dst, std::size_t offset, std::size_t bytes, c
 }
 
 Event Queue::record() {
+  refuse_if_capturing(state(), "Queue::record",
+                      "a graph has no events inside it; the Event that Graph::replay returns marks the end of "
+                      "a replay");
   EnqueueScope scope(state());
   auto e = std::make_shared<detail::EventState>();
   e->device = scope.device();
@@ -495,6 +525,8 @@ void Queue::wait(const Event& event) {
   // hold one lock and wait for the other. The event is recorded where it belongs either way.
   backend::EventImpl& impl = detail::Access::event(event);
   const detail::EventState& e = *detail::Access::event_state(event);
+  if (s.capturing.load(std::memory_order_relaxed))
+    if (record_wait(s, event)) return;
   EnqueueScope scope(s);
   detail::watching_faults(s.device, s.queue->log.get(), [&] { scope.settled_queue().wait_for(impl); });
   // The order this gives (queue_order.hpp): this queue's later work comes after the event's point.
@@ -511,6 +543,9 @@ void Queue::wait(const Event& event) {
 // DUET_KERNEL_TIMEOUT, an event recorded now is waited for with the deadline first.
 void Queue::finish() {
   State& s = state();
+  refuse_if_capturing(s, "Queue::finish",
+                      "nothing recorded has been enqueued, so there is nothing to wait for; end the capture "
+                      "(end_capture()), replay the graph, then finish");
   detail::throw_if_abandoned(s.device);
   detail::LaunchLog& log = *s.queue->log;
   const std::uint64_t mark = log.mark();
@@ -528,6 +563,9 @@ void Queue::order_after(const RawBuffer& buffer, bool write) {
   State& s = state();
   auto& impl = detail::Access::buffer(buffer, "buffer to order after");
   check_same_device(s.device, buffer.device(), "the buffer to order after");
+  refuse_if_capturing(s, "Queue::order_after",
+                      "a replay orders itself after other queues' work on every buffer it uses; call "
+                      "order_after outside the capture");
   detail::CrossQueueOrder order("order_after");
   order.add(impl.accesses, buffer.offset(), buffer.offset() + buffer.bytes(), write, buffer.bytes());
   if (order.empty()) return;
@@ -578,6 +616,9 @@ Event Queue::wait_signal(const RawBuffer& flags, std::size_t byte_offset, std::u
 std::uintptr_t Queue::native_handle() const {
   // Work the caller enqueues natively comes after whatever duet enqueued, so an event still
   // pending for duet's last operation is recorded now, before it.
+  refuse_if_capturing(state(), "Queue::native_handle",
+                      "work enqueued natively cannot be recorded into a duet graph; take the handle "
+                      "before begin_capture() or after end_capture()");
   EnqueueScope scope(state());
   return scope.settled_queue().native_handle();
 }
@@ -586,6 +627,9 @@ RawMapping Queue::map_bytes(const RawBuffer& buffer, MapAccess access) {
   State& s = state();
   auto& impl = detail::Access::buffer(buffer, "buffer to map");
   check_same_device(s.device, buffer.device(), "the buffer to map");
+  refuse_if_capturing(s, "Queue::map",
+                      "a map blocks until the queue's work is done, and a capture enqueues none; map after "
+                      "end_capture() and a replay");
   // The host may write a mapping until it is unmapped, so a map for writing is a write already.
   detail::CrossQueueOrder order("map");
   order.add(impl.accesses, buffer.offset(), buffer.offset() + buffer.bytes(), access != MapAccess::read,
@@ -610,6 +654,9 @@ RawMapping Queue::map_bytes(const RawBuffer& buffer, MapAccess access) {
 
 Event Queue::unmap_bytes(RawMapping& m) {
   State& s = state();
+  refuse_if_capturing(s, "unmap",
+                      "the mapping was made before the capture; unmap it before begin_capture() or after "
+                      "end_capture()");
   // The mapping is over once this is called, whatever the driver answers: its address must not be
   // used again, and a second unmap of it would be an error of its own.
   RawBuffer buffer = std::move(m.buffer_);
@@ -724,12 +771,19 @@ Event copy_between(Queue& from_queue, const RawBuffer& src, Queue& to_queue, Raw
 namespace {
 detail::EventState& event_state(const std::shared_ptr<detail::EventState>& s) {
   if (!s) throw ReleasedError("the event is empty; events come from queue operations and Queue::record()");
+  if (s->recorded_in_graph)
+    throw CaptureError("the event is of an operation recorded into a graph, which marks nothing: the "
+                       "operation runs only when the graph is replayed; wait for (or time) the Event that "
+                       "Graph::replay returns");
   return *s;
 }
 }  // namespace
 
 backend::EventImpl& Event::impl() const { return event_state(state_).materialise(); }
-const Device& Event::device() const { return event_state(state_).device; }
+const Device& Event::device() const {
+  if (state_ && state_->recorded_in_graph) return state_->device;
+  return event_state(state_).device;
+}
 
 void Event::wait() const {
   const detail::EventState& s = event_state(state_);
@@ -785,6 +839,225 @@ double elapsed_ms(const Event& start, const Event& end) {
   end.wait();  // with DUET_KERNEL_TIMEOUT's deadline, and faults named
   return detail::watching_faults(end.device(), nullptr,
                                  [&] { return start.impl().elapsed_ms_until(end.impl()); });
+}
+
+}  // namespace duet
+
+// --- Graphs (duet/graph.hpp): recording a queue's operations, and replaying them -----------------
+namespace duet {
+namespace {
+
+void refuse_if_capturing(const Queue::State& s, const char* call, const char* instead) {
+  if (s.capturing.load(std::memory_order_relaxed))
+    throw CaptureError(std::string(call) + " during a graph capture: " + instead);
+}
+
+// Under the queue's lock: the capture in progress and the event its operations return.
+Event recorded_event(Queue::State& s, detail::Recording& r) {
+  if (!r.recorded_event) {
+    r.recorded_event = std::make_shared<detail::EventState>();
+    r.recorded_event->device = s.device;
+    r.recorded_event->recorded_in_graph = true;
+  }
+  return detail::Access::make_event(r.recorded_event);
+}
+
+std::optional<Event> record_node(Queue::State& s, const std::function<void(detail::GraphNode&)>& fill) {
+  std::lock_guard<std::mutex> lock(s.queue->mutex);
+  detail::throw_if_abandoned(s.device);
+  const std::shared_ptr<detail::Recording> r = s.recording;
+  if (!r) return std::nullopt;
+  auto node = std::make_unique<detail::GraphNode>();
+  fill(*node);
+  r->nodes.push_back(std::move(node));
+  return recorded_event(s, *r);
+}
+
+std::optional<Event> record_launch(Queue::State& s, const Kernel& kernel, const Range& global, const Range& local,
+                                   Span<const KernelArg> args) {
+  return record_node(s, [&](detail::GraphNode& node) {
+    detail::fill_launch_node(node, kernel, global, local, args, s.device);
+  });
+}
+
+std::optional<Event> record_copy(Queue::State& s, const RawBuffer& src, std::size_t from, RawBuffer& dst,
+                                 std::size_t to, std::size_t bytes) {
+  return record_node(s, [&](detail::GraphNode& node) {
+    node.kind = detail::GraphNode::Kind::copy;
+    node.src = src.share();
+    node.dst = dst.share();
+    node.command.kind = backend::GraphCommand::Kind::copy;
+    node.command.src = &detail::Access::buffer(node.src);
+    node.command.dst = &detail::Access::buffer(node.dst);
+    node.command.src_offset = from;
+    node.command.dst_offset = to;
+    node.command.bytes = bytes;
+  });
+}
+
+std::optional<Event> record_fill(Queue::State& s, RawBuffer& dst, std::size_t offset, std::size_t bytes,
+                                 const void* pattern, std::size_t pattern_size) {
+  return record_node(s, [&](detail::GraphNode& node) {
+    node.kind = detail::GraphNode::Kind::fill;
+    node.dst = dst.share();
+    std::memcpy(node.pattern.data(), pattern, pattern_size);
+    node.command.kind = backend::GraphCommand::Kind::fill;
+    node.command.dst = &detail::Access::buffer(node.dst);
+    node.command.dst_offset = offset;
+    node.command.bytes = bytes;
+    node.command.pattern = node.pattern.data();
+    node.command.pattern_size = pattern_size;
+  });
+}
+
+std::optional<Event> record_wait(Queue::State& s, const Event& event) {
+  return record_node(s, [&](detail::GraphNode& node) {
+    node.kind = detail::GraphNode::Kind::wait;
+    node.event = event;
+  });
+}
+
+// A replay's buffers for the order between queues: each as its command uses it.
+void use_graph_buffers(detail::CrossQueueOrder& order, const Graph::State& g) {
+  for (const std::unique_ptr<detail::GraphNode>& n : g.nodes) {
+    const backend::GraphCommand& c = n->command;
+    switch (n->kind) {
+      case detail::GraphNode::Kind::launch:
+        use_kernel_args(order, g.device, n->kernel, Span<const KernelArg>(n->args.data(), n->args.size()));
+        break;
+      case detail::GraphNode::Kind::copy:
+        order.add(detail::Access::buffer(n->src).accesses, c.src_offset, c.src_offset + c.bytes, false, n->src.bytes());
+        order.add(detail::Access::buffer(n->dst).accesses, c.dst_offset, c.dst_offset + c.bytes, true, n->dst.bytes());
+        break;
+      case detail::GraphNode::Kind::fill:
+        order.add(detail::Access::buffer(n->dst).accesses, c.dst_offset, c.dst_offset + c.bytes, true, n->dst.bytes());
+        break;
+      case detail::GraphNode::Kind::wait:
+        break;
+    }
+  }
+}
+
+}  // namespace
+
+namespace detail {
+
+void fill_launch_node(GraphNode& node, const Kernel& kernel, const Range& global, const Range& local_in,
+                      Span<const KernelArg> args, const Device& device) {
+  if (device != kernel.device()) device_mismatch(device, kernel.device(), "kernel '" + kernel.name() + "'");
+  const DeviceInfo& info = device.info();
+  const Range local = checked_local_size(kernel, global, local_in, info);
+  // The node's own handles of the buffers, so the graph keeps them alive and never points at the
+  // caller's objects.
+  std::vector<RawBuffer> buffers(args.size());
+  std::vector<KernelArg> owned(args.begin(), args.end());
+  for (std::size_t i = 0; i < owned.size(); ++i)
+    if (owned[i].kind == KernelArg::Kind::buffer) {
+      if (owned[i].buffer) buffers[i] = owned[i].buffer->share();
+      owned[i].buffer = &buffers[i];
+    }
+  std::vector<backend::LaunchArg> translated;
+  std::vector<std::uint64_t> offsets;
+  const Span<const KernelArg> view(owned.data(), owned.size());
+  translate_args(kernel, view, device, info, translated, offsets);
+  check_launch_args(kernel, view);
+  // Moving the vectors keeps their elements where they are, so the pointers into them hold.
+  node.kind = GraphNode::Kind::launch;
+  node.kernel = kernel;
+  node.global = global;
+  node.local = local;
+  node.buffers = std::move(buffers);
+  node.args = std::move(owned);
+  node.backend_args = std::move(translated);
+  node.offsets = std::move(offsets);
+  node.empty_launch = global[0] == 0 || global[1] == 0 || global[2] == 0;
+  node.command.kind = backend::GraphCommand::Kind::launch;
+  node.command.kernel = &Access::kernel(kernel);
+  node.command.shape = launch_shape(global, local);
+  node.command.args = &node.backend_args;
+}
+
+}  // namespace detail
+
+void Queue::begin_capture() {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.queue->mutex);
+  detail::throw_if_abandoned(s.device);
+  if (s.recording)
+    throw CaptureError("Queue::begin_capture: the queue is capturing a graph already; end that capture "
+                       "(end_capture()) first");
+  s.recording = std::make_shared<detail::Recording>();
+  s.capturing.store(true, std::memory_order_relaxed);
+}
+
+Graph Queue::end_capture() {
+  State& s = state();
+  std::shared_ptr<detail::Recording> r;
+  {
+    std::lock_guard<std::mutex> lock(s.queue->mutex);
+    if (!s.recording)
+      throw CaptureError("Queue::end_capture: the queue is not capturing a graph; call begin_capture() first");
+    r = std::move(s.recording);
+    s.recording.reset();
+    s.capturing.store(false, std::memory_order_relaxed);
+  }
+  auto g = std::make_shared<Graph::State>();
+  g->device = s.device;
+  g->nodes = std::move(r->nodes);
+  g->build();
+  return Graph(std::move(g));
+}
+
+void Queue::abort_capture() noexcept {
+  if (!state_) return;
+  std::lock_guard<std::mutex> lock(state_->queue->mutex);
+  state_->recording.reset();
+  state_->capturing.store(false, std::memory_order_relaxed);
+}
+
+bool Queue::capturing() const { return state().capturing.load(std::memory_order_relaxed); }
+
+Event Queue::replay(const Graph& graph) {
+  State& s = state();
+  Graph::State& g = graph.state();
+  check_same_device(s.device, g.device, "the graph");
+  refuse_if_capturing(s, "Queue::replay",
+                      "graphs do not nest; replay the graph before begin_capture() or after end_capture()");
+  std::lock_guard<std::mutex> graph_lock(g.mutex);
+  // The events a graph waits for were recorded before it, so none of them can depend on the
+  // replay: waiting for all of them first orders nothing wrongly, and keeps the order between
+  // queues exact (Queue::wait's bookkeeping).
+  for (const std::unique_ptr<detail::GraphNode>& n : g.nodes)
+    if (n->kind == detail::GraphNode::Kind::wait) wait(n->event);
+  detail::CrossQueueOrder order("graph replay");
+  use_graph_buffers(order, g);
+  EnqueueScope scope(s, order);
+  return scope.enqueue(
+      [&](backend::QueueImpl& q) {
+        if (g.native) {
+          g.native->replay(q);
+        } else {
+          for (const backend::GraphCommand& c : g.commands) {
+            using Kind = backend::GraphCommand::Kind;
+            if (c.kind == Kind::launch && c.shape.global[0] && c.shape.global[1] && c.shape.global[2])
+              q.launch(*c.kernel, c.shape, *c.args);
+            else if (c.kind == Kind::copy && c.bytes)
+              q.copy(*c.src, c.src_offset, *c.dst, c.dst_offset, c.bytes);
+            else if (c.kind == Kind::fill && c.bytes)
+              q.fill(*c.dst, c.dst_offset, c.bytes, c.pattern, c.pattern_size);
+          }
+        }
+        for (const std::unique_ptr<detail::GraphNode>& n : g.nodes)
+          if (n->kind == detail::GraphNode::Kind::launch && !n->empty_launch)
+            scope.launch_log().launched(n->kernel.name());
+      },
+      [&](backend::QueueImpl& q) {
+        if (!detail::checked_mode()) return;
+        for (const std::unique_ptr<detail::GraphNode>& n : g.nodes)
+          if (n->kind == detail::GraphNode::Kind::launch && !n->empty_launch)
+            detail::check_guard_zones(g.device, q, scope.launch_log(), n->kernel,
+                                      Span<const KernelArg>(n->args.data(), n->args.size()));
+      });
 }
 
 }  // namespace duet

@@ -24,6 +24,8 @@ namespace duet {
 
 namespace detail {
 
+struct Recording;  // graph_state.hpp
+
 struct DeviceCore {
   std::shared_ptr<backend::DeviceImpl> impl;
   const backend::Backend* backend = nullptr;  // the backend the device belongs to
@@ -149,6 +151,7 @@ struct EventState {
   std::uint64_t operation = 0;
   std::shared_ptr<const QueueClock> clock;
   std::shared_ptr<backend::CommandTimeImpl> command_time;  // on a queue with command timing
+  bool recorded_in_graph = false;  // returned by an operation a capture recorded: marks nothing
 
   // For a caller that holds queue->mutex already: an enqueue settling the event before its own.
   backend::EventImpl& materialise_locked() {
@@ -187,6 +190,10 @@ struct Queue::State {
   bool command_timing = false;                // QueueOptions::command_timing
   std::vector<backend::LaunchArg> launch_scratch;
   std::vector<std::uint64_t> offset_scratch;  // the byte offsets of views (view_offsets.hpp)
+  // A graph's capture (graph_state.hpp): `capturing` is read without the lock first, so that
+  // operations outside a capture pay one relaxed load; `recording` is what is recorded so far.
+  std::atomic<bool> capturing{false};
+  std::shared_ptr<detail::Recording> recording;
   // What modules keep per queue (extension::queue_slot), by key. Last, so it goes first: what it
   // holds is freed while the queue still exists.
   std::mutex slots_mutex;

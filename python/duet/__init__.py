@@ -32,8 +32,8 @@ from .errors import (ArgumentError, BackendUnavailableError, BufferSizeError, Co
 _duet._register_errors(errors.BY_KIND)
 
 from ._duet import (HAVE_DLPACK, Array, BackendStatus, Device, DeviceInfo, ElementwiseKernel, Event,
-                    Kernel, KernelParam, Program, Queue, ReductionKernel, asarray, backends,
-                    default_device, devices, elapsed_ms, empty, from_dlpack, full, gemm, heat, heat_step,
+                    Graph, Kernel, KernelParam, Program, Queue, ReductionKernel, asarray, backends,
+                    default_device, devices, elapsed_ms, empty, from_dlpack, full, gemm, graph, heat, heat_step,
                     kernel_names, kernel_source, multiply, pinned_empty, vector_add)
 from ._duet import __version__
 from . import random
@@ -65,10 +65,10 @@ __array_api_version__ = "2024.12"
 __all__ = [
     "Array", "ArgumentError", "BackendStatus", "BackendUnavailableError", "BufferSizeError",
     "CompileError", "ConfigError", "Device", "DeviceInfo", "DeviceMismatchError", "DeviceNotFoundError",
-    "DriverError", "ElementwiseKernel", "Error", "Event", "HAVE_DLPACK", "Kernel", "KernelFaultError",
+    "DriverError", "ElementwiseKernel", "Error", "Event", "Graph", "HAVE_DLPACK", "Kernel", "KernelFaultError",
     "KernelNotFoundError", "KernelParam", "OutOfMemoryError", "Program", "Queue", "ReductionKernel",
     "ReleasedError", "Timer", "UnorderedAccessError", "asarray", "backends", "default_device", "devices", "elapsed_ms", "empty",
-    "errors", "from_dlpack", "full", "gemm", "heat", "heat_step", "kernel_names", "kernel_source",
+    "errors", "from_dlpack", "full", "gemm", "graph", "heat", "heat_step", "kernel_names", "kernel_source",
     "multiply", "ones", "pinned_empty", "random", "vector_add", "zeros", "empty_like", "zeros_like",
     "fuse", "Expression",
 ] + [name for name in _array_api.__all__ if name != "multiply"] + _dtypes.__all__ + _shape.__all__ + _sort.__all__

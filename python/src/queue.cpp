@@ -1,11 +1,35 @@
 // Queues and events: launches, finish() (the GIL is released while waiting), record()/wait(),
 // `with queue:` (finishes at the end of the block), and event timing (duet.elapsed_ms(start, end),
-// end.time_since(start)). Host <-> device copies live with the arrays (array.cpp).
+// end.time_since(start)). Host <-> device copies live with the arrays (array.cpp). Graphs:
+// `with duet.graph(q) as g:` records the block's launches on q, then g.replay() replays them.
 #include <nanobind/stl/string.h>
 
+#include "duet/graph.hpp"
 #include "launch.hpp"
 
 namespace duet::python {
+namespace {
+
+// A graph and the queue it records from (and replays on by default), for the `with` block.
+struct PyGraph {
+  Queue queue;
+  Graph graph;
+};
+
+Graph& recorded(PyGraph& g) {
+  if (!g.graph.valid())
+    throw CaptureError("the graph has not been recorded yet: use it as `with duet.graph(queue) as g:` and "
+                       "replay it after the block");
+  return g.graph;
+}
+
+// Queues compare by the state their handles share (not by native handle, which a capturing queue
+// does not hand out).
+std::uintptr_t identity(const Queue& q) {
+  return reinterpret_cast<std::uintptr_t>(q.lifetime().lock().get());
+}
+
+}  // namespace
 
 void bind_queue(nb::module_& m) {
   nb::class_<Event>(m, "Event", "A point in a queue's timeline; every launch and copy returns one")
@@ -55,10 +79,44 @@ void bind_queue(nb::module_& m) {
         q.finish();
       }, nb::arg("type").none(), nb::arg("value").none(), nb::arg("traceback").none())
       .def("__eq__", [](const Queue& a, nb::handle b) {
-        return nb::isinstance<Queue>(b) && a.native_handle() == nb::cast<const Queue&>(b).native_handle();
+        return nb::isinstance<Queue>(b) && identity(a) == identity(nb::cast<const Queue&>(b));
       })
-      .def("__hash__", [](const Queue& q) { return q.native_handle(); })
+      .def("__hash__", [](const Queue& q) { return identity(q); })
+      .def_prop_ro("capturing", &Queue::capturing, "Whether the queue is recording a graph (duet.graph)")
       .def("__repr__", [](const Queue& q) { return "<duet.Queue on " + q.device().info().id() + ">"; });
+
+  nb::class_<PyGraph>(m, "Graph",
+                      "Launches, copies and fills recorded once and replayed as one operation: "
+                      "`with duet.graph(q) as g: ...` records the block on q (nothing runs), then g.replay()")
+      .def("__enter__", [](PyGraph& g) -> PyGraph& {
+            g.queue.begin_capture();
+            return g;
+          }, nb::rv_policy::reference)
+      .def("__exit__", [](PyGraph& g, nb::handle type, nb::handle, nb::handle) {
+            if (!type.is_none()) {
+              g.queue.abort_capture();
+              return false;
+            }
+            g.graph = g.queue.end_capture();
+            return false;
+          }, nb::arg("type").none(), nb::arg("value").none(), nb::arg("traceback").none())
+      .def("replay", [](PyGraph& g, nb::handle queue) {
+            Queue q = queue.is_none() ? g.queue : nb::cast<Queue>(queue);
+            return recorded(g).replay(q);
+          }, nb::arg("queue").none() = nb::none(),
+          "Enqueue the recorded work on `queue` (default: the queue it was recorded on) -> Event")
+      .def_prop_ro("queue", [](PyGraph& g) { return g.queue; })
+      .def_prop_ro("path", [](PyGraph& g) { return recorded(g).path(); },
+                   "How replays run: 'cuda-graph' or 're-enqueue'")
+      .def("__len__", [](PyGraph& g) { return recorded(g).size(); }, "The number of recorded commands")
+      .def("node_kind", [](PyGraph& g, std::size_t node) { return std::string(recorded(g).node_kind(node)); },
+           nb::arg("node"), "'launch', 'copy', 'fill' or 'wait'");
+
+  m.def("graph", [](nb::handle queue) {
+        return PyGraph{queue.is_none() ? default_queue(default_device()) : nb::cast<Queue>(queue), Graph()};
+      }, nb::arg("queue").none() = nb::none(),
+      "A graph to record on `queue` (default: the default device's default queue): `with duet.graph(q) as g: ...` "
+      "records the block, g.replay() replays it");
 }
 
 }  // namespace duet::python

@@ -8,7 +8,7 @@ from conftest import run_example
 
 
 @pytest.mark.parametrize("name", ["unroll_block.py", "elementwise.py", "vector_norm.py", "monte_carlo_pi.py",
-                                  "tiled_matmul.py", "overlap.py"])
+                                  "tiled_matmul.py", "overlap.py", "graph.py"])
 def test_example(device, name):
     out = run_example(name, "--quick")
     assert out.strip()

@@ -11,6 +11,7 @@
 #include "duet/device.hpp"
 #include "duet/elementwise.hpp"
 #include "duet/error.hpp"
+#include "duet/graph.hpp"
 #include "duet/half.hpp"
 #include "duet/host_buffer.hpp"
 #include "duet/interprocess.hpp"

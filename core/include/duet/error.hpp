@@ -61,6 +61,12 @@ struct DUET_API ArgumentError : Error {
 struct DUET_API TimingUnavailableError : ArgumentError {
   explicit TimingUnavailableError(const std::string& m) : ArgumentError(m) {}
 };
+// A queue operation that a graph cannot record, made while the queue captures one (duet/graph.hpp),
+// or a capture call out of turn; the message names the call. An ArgumentError, like
+// TimingUnavailableError, so its kind is ErrorKind::argument. The capture goes on unchanged.
+struct DUET_API CaptureError : ArgumentError {
+  explicit CaptureError(const std::string& m) : ArgumentError(m) {}
+};
 struct DUET_API BufferSizeError : Error {
   explicit BufferSizeError(const std::string& m) : Error(ErrorKind::buffer_size, m) {}
 };

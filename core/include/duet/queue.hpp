@@ -130,6 +130,7 @@ enum class MapAccess { read, write, read_write };
 class RawMapping;
 template <class T>
 class Mapped;
+class Graph;
 
 // One launch argument, type-erased: a buffer (or a view of one) or a scalar of at most 16 bytes.
 struct KernelArg {
@@ -326,6 +327,19 @@ class DUET_API Queue {
                    std::size_t pattern_size);
   // Maps all of `buffer`'s range (see map()).
   RawMapping map_bytes(const RawBuffer& buffer, MapAccess access);
+
+  // Graphs (duet/graph.hpp): between begin_capture() and end_capture() launches, copies, fills and
+  // waits are recorded instead of enqueued. CaptureError for a second begin_capture, and for
+  // end_capture without a capture. abort_capture() drops a capture, if any; never throws.
+  void begin_capture();
+  Graph end_capture();
+  void abort_capture() noexcept;
+  bool capturing() const;
+  // begin_capture(), body(), end_capture(); aborts the capture if body throws (defined in graph.hpp).
+  template <class F>
+  Graph record_graph(F&& body);
+  // Enqueues `graph` on this queue (Graph::replay).
+  Event replay(const Graph& graph);
 
   struct State;
 
