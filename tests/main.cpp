@@ -8,7 +8,8 @@
 //   unset / all    every device of every backend that loaded (for running the binary by hand).
 // DUET_TEST_SEED=<n> repeats the random inputs of an earlier run; every run prints its seed.
 // DUET_TEST_MIN_DEVICES=<n> exits 77 when fewer devices than that are found (the two-device run).
-// DUET_TEST_EXCLUDE=<filters> leaves those test cases out (doctest's -tce syntax).
+// DUET_TEST_EXCLUDE=<filters> leaves those test cases out (doctest's -tce syntax); DUET_TEST_ONLY=<filters>
+// runs only those (-tc).
 // doctest's own command-line options (-tc, -sc, -s, ...) work as usual.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
@@ -95,6 +96,10 @@ int main(int argc, char** argv) {
   // of it proves nothing new: the ThreadSanitizer run skips the single-threaded array kernels.
   if (const std::string exclude = env_or("DUET_TEST_EXCLUDE", ""); !exclude.empty())
     context.addFilter("test-case-exclude", exclude.c_str());
+  // And the opposite (doctest's -tc): the ThreadSanitizer run keeps the cases that start threads or
+  // hand memory to the driver's threads, which is what it can find races in.
+  if (const std::string only = env_or("DUET_TEST_ONLY", ""); !only.empty())
+    context.addFilter("test-case", only.c_str());
 
   try {
     if (mode == "none") {

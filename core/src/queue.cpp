@@ -595,6 +595,7 @@ backend::BufferImpl& signal_word(const Queue::State& s, const RawBuffer& flags, 
 
 Event Queue::signal(RawBuffer& flags, std::size_t byte_offset, std::uint32_t value) {
   State& s = state();
+  refuse_if_capturing(s, "Queue::signal", "signal between processes outside the capture");
   backend::BufferImpl& impl = signal_word(s, flags, byte_offset, "Queue::signal");
   const std::size_t at = flags.offset() + byte_offset;
   detail::CrossQueueOrder order("signal");
@@ -605,6 +606,7 @@ Event Queue::signal(RawBuffer& flags, std::size_t byte_offset, std::uint32_t val
 
 Event Queue::wait_signal(const RawBuffer& flags, std::size_t byte_offset, std::uint32_t value) {
   State& s = state();
+  refuse_if_capturing(s, "Queue::wait_signal", "wait for signals between processes outside the capture");
   backend::BufferImpl& impl = signal_word(s, flags, byte_offset, "Queue::wait_signal");
   const std::size_t at = flags.offset() + byte_offset;
   detail::CrossQueueOrder order("wait_signal");
