@@ -5,6 +5,7 @@
 
 #include <array>
 
+#include "bits_type.hpp"
 #include "duet/extension.hpp"
 #include "duet/generated.hpp"
 #include "duet_embedded_kernels.hpp"
@@ -13,20 +14,9 @@
 namespace duet {
 namespace {
 
-constexpr std::size_t kCopyAxes = 6;  // array_copy.duet's d0..d5
+using detail::bits_type;
 
-const char* bits_type(std::size_t itemsize) {
-  switch (itemsize) {
-    case 1:
-      return "uchar";
-    case 2:
-      return "ushort";
-    case 4:
-      return "uint";
-    default:
-      return "ulong";
-  }
-}
+constexpr std::size_t kCopyAxes = 6;  // array_copy.duet's d0..d5
 
 // The buffer as array_copy.duet takes it: a view of elements of the item's size that the device
 // accepts as an argument, and the elements from its start to the buffer's first.
@@ -59,10 +49,10 @@ Event launch_copy(Queue& q, const Array& src, const Array& dst, const Layout& fr
   // The rows form of every generated kernel (duet/generated.hpp), as fused kernels take it.
   const bool spread = generated::forms_for(q.device().info().kind).gpu_rows;
   const Kernel kernel = embedded_kernels.kernel(q.device(), "array_copy",
-                                                  !by_rows ? "array_copy"
-                                                  : spread ? "array_copy_rows_spread"
-                                                           : "array_copy_rows",
-                                                  {{"ELEM", bits_type(sizeof(Bits))}});
+                                                !by_rows ? "array_copy"
+                                                : spread ? "array_copy_rows_spread"
+                                                         : "array_copy_rows",
+                                                {{"ELEM", bits_type(sizeof(Bits))}});
   if (by_rows) {
     const std::uint64_t per = spread ? 1 : 64;
     const auto [global, local] = rows_ranges(row_len, rows, per, q.device().info().max_group_size);

@@ -11,6 +11,7 @@
 // them.
 #include <sstream>
 
+#include "bits_type.hpp"
 #include "duet/array_expr.hpp"
 #include "duet/array_scan.hpp"
 #include "duet/array_select.hpp"
@@ -20,33 +21,11 @@
 namespace duet {
 namespace {
 
+using detail::bits_scalar;
+using detail::bits_type;
+
 constexpr std::uint64_t kGroup = 256;
 constexpr std::uint64_t kChunk = 2048;  // elements a compaction tile holds: one cumsum chunk
-
-const char* bits_type(std::size_t bytes) {
-  switch (bytes) {
-    case 1:
-      return "uchar";
-    case 2:
-      return "ushort";
-    case 4:
-      return "uint";
-    default:
-      return "ulong";
-  }
-}
-ScalarType bits_scalar(std::size_t bytes) {
-  switch (bytes) {
-    case 1:
-      return ScalarType::u8;
-    case 2:
-      return ScalarType::u16;
-    case 4:
-      return ScalarType::u32;
-    default:
-      return ScalarType::u64;
-  }
-}
 
 // The kernels for elements of `dtype` (read as bits B).
 std::string kernel_source(ScalarType dtype) {

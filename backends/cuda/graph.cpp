@@ -14,6 +14,7 @@
 #include "driver_api.hpp"
 #include "errors.hpp"
 #include "kernel.hpp"
+#include "launch_params.hpp"
 #include "queue.hpp"
 
 namespace duet::backend::cuda {
@@ -32,48 +33,17 @@ bool launches_nothing(const LaunchShape& shape) {
 CUDA_KERNEL_NODE_PARAMS kernel_params(const CudaDevice& device, const GraphCommand& c,
                                       std::vector<CUdeviceptr>& addresses, std::vector<void*>& params) {
   auto& kernel = static_cast<CudaKernel&>(*c.kernel);
-  static const char* const axis[3] = {"x", "y", "z"};
-  unsigned grid[3], block[3];
-  for (int d = 0; d < 3; ++d) {
-    const std::size_t groups = c.shape.global[d] / c.shape.local[d];
-    if (c.shape.local[d] > device.max_block(d))
-      throw ArgumentError("kernel '" + kernel.name() + "': a local size of " + std::to_string(c.shape.local[d]) +
-                          " in dimension " + axis[d] + " exceeds the " + std::to_string(device.max_block(d)) +
-                          " that " + device.info().name + " allows");
-    if (groups > device.max_grid(d))
-      throw ArgumentError("kernel '" + kernel.name() + "': " + std::to_string(groups) + " work-groups in dimension " +
-                          axis[d] + " exceed the " + std::to_string(device.max_grid(d)) + " that " +
-                          device.info().name + " allows; use larger work-groups or another dimension");
-    grid[d] = static_cast<unsigned>(groups);
-    block[d] = static_cast<unsigned>(c.shape.local[d]);
-  }
-  const std::vector<LaunchArg>& args = *c.args;
-  addresses.assign(args.size(), 0);
-  params.assign(args.size(), nullptr);
-  const std::vector<std::size_t>* sizes = kernel.param_sizes();
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const LaunchArg& a = args[i];
-    const std::size_t given = a.buffer ? sizeof(CUdeviceptr) : a.scalar_size;
-    if (sizes && i < sizes->size() && (*sizes)[i] != given)
-      throw ArgumentError("kernel '" + kernel.name() + "': argument " + std::to_string(i + 1) + " is " +
-                          std::to_string(given) + " bytes but the kernel's parameter is " +
-                          std::to_string((*sizes)[i]) + " bytes; pass a value of the parameter's type");
-    if (a.buffer) {
-      addresses[i] = address(*a.buffer, a.offset);
-      params[i] = &addresses[i];
-    } else {
-      params[i] = const_cast<void*>(a.scalar);
-    }
-  }
+  const LaunchDims d = launch_dims(device, kernel, c.shape);
+  kernel_params(kernel, *c.args, addresses, params);
   CUDA_KERNEL_NODE_PARAMS p;
   std::memset(&p, 0, sizeof p);
   p.func = kernel.handle();
-  p.gridDimX = grid[0];
-  p.gridDimY = grid[1];
-  p.gridDimZ = grid[2];
-  p.blockDimX = block[0];
-  p.blockDimY = block[1];
-  p.blockDimZ = block[2];
+  p.gridDimX = d.grid[0];
+  p.gridDimY = d.grid[1];
+  p.gridDimZ = d.grid[2];
+  p.blockDimX = d.block[0];
+  p.blockDimY = d.block[1];
+  p.blockDimZ = d.block[2];
   p.sharedMemBytes = 0;
   p.kernelParams = params.empty() ? nullptr : params.data();
   p.extra = nullptr;
@@ -82,7 +52,8 @@ CUDA_KERNEL_NODE_PARAMS kernel_params(const CudaDevice& device, const GraphComma
 
 }  // namespace
 
-CudaGraph::CudaGraph(std::shared_ptr<const CudaDevice> device, CUcontext ctx, const std::vector<GraphCommand>& commands)
+CudaGraph::CudaGraph(std::shared_ptr<const CudaDevice> device, CUcontext ctx,
+                     const std::vector<GraphCommand>& commands)
     : device_(std::move(device)), ctx_(ctx), kernel_nodes_(commands.size(), nullptr) {
   ContextGuard guard(ctx_);
   DUET_CU(cuGraphCreate, &graph_, 0);

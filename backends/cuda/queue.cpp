@@ -14,6 +14,7 @@
 #include "errors.hpp"
 #include "event.hpp"
 #include "kernel.hpp"
+#include "launch_params.hpp"
 
 namespace duet::backend::cuda {
 namespace {
@@ -77,7 +78,8 @@ void* CudaQueue::map(BufferImpl& buffer, std::size_t offset, std::size_t bytes, 
   return host;
 }
 
-void CudaQueue::unmap(BufferImpl& buffer, void* host, std::size_t offset, std::size_t bytes, MapAccess access) {
+void CudaQueue::unmap(BufferImpl& buffer, void* host, std::size_t offset, std::size_t bytes,
+                      MapAccess access) {
   ContextGuard guard(ctx_);
   if (access == MapAccess::read) {
     // Nothing goes back, and map() waited for its own copy: the staging memory is free now.
@@ -164,56 +166,14 @@ void CudaQueue::launch(KernelImpl& kernel_impl, const LaunchShape& shape,
                        const std::vector<LaunchArg>& args) {
   // Core hands a queue kernels compiled for its own device, so they are CudaKernels.
   auto& kernel = static_cast<CudaKernel&>(kernel_impl);
-  const CudaDevice& device = *device_;
-  static const char* const axis[3] = {"x", "y", "z"};
-  unsigned grid[3], block[3];
-  for (int d = 0; d < 3; ++d) {
-    const std::size_t groups = shape.global[d] / shape.local[d];
-    // Core checks the group's total size; CUDA also limits each dimension (z: 64 threads, grid
-    // y and z: 65535 groups), which would otherwise surface as a bare CUDA_ERROR_INVALID_VALUE.
-    if (shape.local[d] > device.max_block(d))
-      throw ArgumentError("kernel '" + kernel.name() + "': a local size of " +
-                          std::to_string(shape.local[d]) + " in dimension " + axis[d] + " exceeds the " +
-                          std::to_string(device.max_block(d)) + " that " + device.info().name + " allows");
-    if (groups > device.max_grid(d))
-      throw ArgumentError("kernel '" + kernel.name() + "': " + std::to_string(groups) +
-                          " work-groups in dimension " + axis[d] + " exceed the " +
-                          std::to_string(device.max_grid(d)) + " that " + device.info().name +
-                          " allows; use larger work-groups or another dimension");
-    grid[d] = static_cast<unsigned>(groups);
-    block[d] = static_cast<unsigned>(shape.local[d]);
-  }
-
-  // cuLaunchKernel reads each parameter's bytes through a pointer: buffers pass their device address
-  // by value, scalars the bytes core already holds. It copies them all before returning.
+  const LaunchDims d = launch_dims(*device_, kernel, shape);
   // Reused between launches (core makes one call at a time on a queue): launches allocate nothing.
-  std::vector<CUdeviceptr>& addresses = addresses_;
-  std::vector<void*>& params = params_;
-  addresses.resize(args.size());
-  params.resize(args.size());
-  const std::vector<std::size_t>* sizes = kernel.param_sizes();
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const LaunchArg& a = args[i];
-    const std::size_t given = a.buffer ? sizeof(CUdeviceptr) : a.scalar_size;
-    // The driver copies as many bytes as the kernel declares; a smaller argument would send
-    // whatever follows it in memory.
-    if (sizes && i < sizes->size() && (*sizes)[i] != given)
-      throw ArgumentError("kernel '" + kernel.name() + "': argument " + std::to_string(i + 1) + " is " +
-                          std::to_string(given) + " bytes but the kernel's parameter is " +
-                          std::to_string((*sizes)[i]) + " bytes; pass a value of the parameter's type (declare the "
-                          "parameters with Program::kernel(name, parameters) to have launches checked by type)");
-    if (a.buffer) {
-      addresses[i] = address(*a.buffer, a.offset);
-      params[i] = &addresses[i];
-    } else {
-      params[i] = const_cast<void*>(a.scalar);
-    }
-  }
+  kernel_params(kernel, args, addresses_, params_);
 
   ContextGuard guard(ctx_);
   command_begins();
-  DUET_CU(cuLaunchKernel, kernel.handle(), grid[0], grid[1], grid[2], block[0], block[1], block[2], 0,
-          stream_, params.empty() ? nullptr : params.data(), nullptr);
+  DUET_CU(cuLaunchKernel, kernel.handle(), d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1],
+          d.block[2], 0, stream_, params_.empty() ? nullptr : params_.data(), nullptr);
 }
 
 void CudaQueue::launch_graph(CUgraphExec exec) {

@@ -18,8 +18,8 @@ backend::DeviceImpl& sharing_device(const Device& device, const char* call) {
   backend::DeviceImpl& impl = *detail::Access::core(device)->impl;
   const std::string why = impl.interprocess_unavailable();
   if (!why.empty())
-    throw ArgumentError(std::string(call) + ": " + device.info().id() + " cannot share memory with other processes: " +
-                        why);
+    throw ArgumentError(std::string(call) + ": " + device.info().id() +
+                        " cannot share memory with other processes: " + why);
   return impl;
 }
 
@@ -34,8 +34,9 @@ std::string export_to_process(const RawBuffer& buffer) {
   const backend::BufferImpl& impl = detail::Access::buffer(buffer, "buffer to export");
   backend::DeviceImpl& device = sharing_device(buffer.device(), "export_to_process");
   if (!impl.owns_memory())
-    throw ArgumentError("export_to_process: the buffer wraps memory another library allocated; export memory "
-                        "duet allocated (copy it into a duet buffer first)");
+    throw ArgumentError(
+        "export_to_process: the buffer wraps memory another library allocated; export memory "
+        "duet allocated (copy it into a duet buffer first)");
   return device.export_memory(impl, buffer.offset());
 }
 

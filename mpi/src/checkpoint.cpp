@@ -104,8 +104,10 @@ std::vector<fs::path> listed(const std::string& directory) {
 bool read_header(const fs::path& path, RawHeader& h, std::string& why) {
   std::ifstream in(path, std::ios::binary);
   if (!in.read(reinterpret_cast<char*>(&h), sizeof h)) return why = "shorter than a header", false;
-  if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) return why = "not a duet checkpoint (bad magic)", false;
-  if (h.version != kVersion) return why = "format version " + std::to_string(h.version) + ", not " + std::to_string(kVersion), false;
+  if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0)
+    return why = "not a duet checkpoint (bad magic)", false;
+  if (h.version != kVersion)
+    return why = "format version " + std::to_string(h.version) + ", not " + std::to_string(kVersion), false;
   if (h.header_bytes != kHeaderBytes || h.nx == 0 || h.ny == 0 || h.data_bytes != h.nx * h.ny * sizeof(float))
     return why = "the header's sizes do not agree", false;
   return true;
@@ -131,7 +133,8 @@ struct TileView {
   }
   ~TileView() { MPI_Type_free(&type); }
   void apply(MPI_File file) const {
-    check_mpi(MPI_File_set_view(file, kHeaderBytes, MPI_FLOAT, type, "native", MPI_INFO_NULL), "MPI_File_set_view");
+    check_mpi(MPI_File_set_view(file, kHeaderBytes, MPI_FLOAT, type, "native", MPI_INFO_NULL),
+              "MPI_File_set_view");
   }
 };
 
@@ -143,11 +146,10 @@ void agree(MPI_Comm comm, bool ok_on_root, std::string message) {
   if (!ok) throw ConfigError(message);
 }
 
-
 }  // namespace
 
-std::string save_checkpoint(const Grid2D& grid, Queue& q, const Buffer<float>& local, const std::string& directory,
-                            long long step, float r) {
+std::string save_checkpoint(const Grid2D& grid, Queue& q, const Buffer<float>& local,
+                            const std::string& directory, long long step, float r) {
   const Grid2D::State& s = grid.state();
   const std::vector<float> tile = read_tile(s, q, local);
   const std::uint64_t checksum = grid_checksum(s, tile);
@@ -177,8 +179,9 @@ std::string save_checkpoint(const Grid2D& grid, Queue& q, const Buffer<float>& l
   }
   const TileView view(s);
   view.apply(file);
-  check_mpi(MPI_File_write_all(file, tile.data(), static_cast<int>(tile.size()), MPI_FLOAT, MPI_STATUS_IGNORE),
-            "MPI_File_write_all");
+  check_mpi(
+      MPI_File_write_all(file, tile.data(), static_cast<int>(tile.size()), MPI_FLOAT, MPI_STATUS_IGNORE),
+      "MPI_File_write_all");
   check_mpi(MPI_File_sync(file), "MPI_File_sync");
   check_mpi(MPI_File_close(&file), "MPI_File_close");
 
@@ -230,8 +233,8 @@ std::optional<CheckpointHeader> newest_checkpoint(MPI_Comm comm, const std::stri
   return CheckpointHeader{h.nx, h.ny, h.r, h.step, h.checksum};
 }
 
-CheckpointHeader load_checkpoint(const Grid2D& grid, Queue& q, Buffer<float>& local, const std::string& directory,
-                                 std::vector<std::string>* refused) {
+CheckpointHeader load_checkpoint(const Grid2D& grid, Queue& q, Buffer<float>& local,
+                                 const std::string& directory, std::vector<std::string>* refused) {
   const Grid2D::State& s = grid.state();
   std::vector<std::string> candidates;
   if (s.rank == 0)
@@ -253,8 +256,8 @@ CheckpointHeader load_checkpoint(const Grid2D& grid, Queue& q, Buffer<float>& lo
         why = "truncated or padded: " + std::to_string(error ? 0 : bytes) + " bytes, the header says " +
               std::to_string(kHeaderBytes + h.data_bytes);
       else if (h.nx != s.nx || h.ny != s.ny)
-        why = "a " + std::to_string(h.nx) + " x " + std::to_string(h.ny) + " grid, not " + std::to_string(s.nx) +
-              " x " + std::to_string(s.ny);
+        why = "a " + std::to_string(h.nx) + " x " + std::to_string(h.ny) + " grid, not " +
+              std::to_string(s.nx) + " x " + std::to_string(s.ny);
     }
     broadcast(s.cart, why);
     if (!why.empty()) {
@@ -269,8 +272,9 @@ CheckpointHeader load_checkpoint(const Grid2D& grid, Queue& q, Buffer<float>& lo
               ("MPI_File_open(" + path + ")").c_str());
     const TileView view(s);
     view.apply(file);
-    check_mpi(MPI_File_read_all(file, tile.data(), static_cast<int>(tile.size()), MPI_FLOAT, MPI_STATUS_IGNORE),
-              "MPI_File_read_all");
+    check_mpi(
+        MPI_File_read_all(file, tile.data(), static_cast<int>(tile.size()), MPI_FLOAT, MPI_STATUS_IGNORE),
+        "MPI_File_read_all");
     check_mpi(MPI_File_close(&file), "MPI_File_close");
     if (grid_checksum(s, tile) != h.checksum) {
       passed_over.push_back(path + ": the field does not match the header's checksum (damaged)");

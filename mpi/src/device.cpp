@@ -31,12 +31,13 @@ Device open_device(MPI_Comm comm, const DeviceOptions& options) {
   const std::vector<Device> list = Device::open_all();
   const Device& picked = list.front();
   const std::size_t count = list.size();
-  const bool sharing = options.allow_sharing || env("DUET_MPI_SHARE_DEVICES") == "1" ||
-                       picked.info().kind == DeviceKind::cpu;
+  const bool sharing =
+      options.allow_sharing || env("DUET_MPI_SHARE_DEVICES") == "1" || picked.info().kind == DeviceKind::cpu;
   if (static_cast<std::size_t>(local_size) > count && !sharing)
     throw ConfigError(std::to_string(local_size) + " ranks run on this node but it has only " +
-                      std::to_string(count) + " " + picked.info().backend + " " + to_string(picked.info().kind) +
-                      " device(s) to give them; start at most " + std::to_string(count) +
+                      std::to_string(count) + " " + picked.info().backend + " " +
+                      to_string(picked.info().kind) + " device(s) to give them; start at most " +
+                      std::to_string(count) +
                       " ranks per node, or let ranks share devices (DeviceOptions::allow_sharing, "
                       "DUET_MPI_SHARE_DEVICES=1)");
   return list[static_cast<std::size_t>(local_rank) % count];

@@ -13,7 +13,8 @@ namespace duet::mpi {
 namespace {
 
 // Counts and offsets of every rank's tile, in cells, in rank order.
-void layout(const Grid2D::State& s, std::vector<int>& counts, std::vector<int>& offsets, std::vector<Rect>& tiles) {
+void layout(const Grid2D::State& s, std::vector<int>& counts, std::vector<int>& offsets,
+            std::vector<Rect>& tiles) {
   counts.assign(static_cast<std::size_t>(s.size), 0);
   offsets.assign(static_cast<std::size_t>(s.size), 0);
   tiles.assign(static_cast<std::size_t>(s.size), Rect{});
@@ -31,8 +32,8 @@ void layout(const Grid2D::State& s, std::vector<int>& counts, std::vector<int>& 
 
 void check_root(const Grid2D::State& s, int root, const char* call) {
   if (root < 0 || root >= s.size)
-    throw ArgumentError(std::string(call) + ": root " + std::to_string(root) + " is not a rank of the grid's " +
-                        std::to_string(s.size));
+    throw ArgumentError(std::string(call) + ": root " + std::to_string(root) +
+                        " is not a rank of the grid's " + std::to_string(s.size));
 }
 
 }  // namespace
@@ -56,7 +57,8 @@ std::vector<float> Grid2D::gather(Queue& q, const Buffer<float>& local, int root
     const Rect& t = tiles[r];
     const float* from = all.data() + offsets[r];
     for (std::size_t y = 0; y < t.ny; ++y)
-      std::copy(from + y * t.nx, from + (y + 1) * t.nx, field.begin() + static_cast<std::ptrdiff_t>((t.y0 + y) * s.nx + t.x0));
+      std::copy(from + y * t.nx, from + (y + 1) * t.nx,
+                field.begin() + static_cast<std::ptrdiff_t>((t.y0 + y) * s.nx + t.x0));
   }
   return field;
 }
@@ -70,8 +72,8 @@ void Grid2D::scatter(Queue& q, const std::vector<float>& global, Buffer<float>& 
   int ok = s.rank != root || global.size() == s.nx * s.ny;
   check_mpi(MPI_Bcast(&ok, 1, MPI_INT, root, s.cart), "MPI_Bcast");
   if (!ok)
-    throw BufferSizeError("Grid2D::scatter: the field on rank " + std::to_string(root) + " must hold nx * ny = " +
-                          std::to_string(s.nx * s.ny) + " floats");
+    throw BufferSizeError("Grid2D::scatter: the field on rank " + std::to_string(root) +
+                          " must hold nx * ny = " + std::to_string(s.nx * s.ny) + " floats");
 
   std::vector<int> counts, offsets;
   std::vector<Rect> tiles;

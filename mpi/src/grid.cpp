@@ -65,7 +65,8 @@ double exchange_cost(std::size_t nx, std::size_t ny, int halo, int px, int py) {
   const auto strips = [](int parts) { return parts > 2 ? 2.0 : parts - 1.0; };
   double cost = 0.0;
   if (px > 1) cost += kPhaseMicroseconds + strips(px) * h * tile_y * 4.0 / kStripBytesPerMicrosecond;
-  if (py > 1) cost += kPhaseMicroseconds + strips(py) * h * (tile_x + 2.0 * h) * 4.0 / kStripBytesPerMicrosecond;
+  if (py > 1)
+    cost += kPhaseMicroseconds + strips(py) * h * (tile_x + 2.0 * h) * 4.0 / kStripBytesPerMicrosecond;
   return cost;
 }
 
@@ -89,11 +90,15 @@ std::array<int, 2> choose_dims(std::size_t nx, std::size_t ny, int halo, int ran
     if ((want[0] && px != want[0]) || (want[1] && py != want[1]) || !fits(nx, ny, halo, px, py)) continue;
     const double cost = exchange_cost(nx, ny, halo, px, py);
     const double cut = double(px - 1) * double(ny) + double(py - 1) * double(nx);
-    if (cost < best_cost || (cost == best_cost && cut < best_cut)) best_cost = cost, best_cut = cut, best = {px, py};
+    if (cost < best_cost || (cost == best_cost && cut < best_cut))
+      best_cost = cost, best_cut = cut, best = {px, py};
   }
   if (best[0] == 0)
-    throw ConfigError(why.str() + ": every split leaves a tile narrower than the halo (each tile needs at "
-                      "least " + std::to_string(halo) + " cells across wherever it has a neighbour); use "
+    throw ConfigError(why.str() +
+                      ": every split leaves a tile narrower than the halo (each tile needs at "
+                      "least " +
+                      std::to_string(halo) +
+                      " cells across wherever it has a neighbour); use "
                       "fewer ranks, a smaller halo or a larger grid");
   return best;
 }
@@ -106,21 +111,24 @@ void check_same_everywhere(MPI_Comm comm, std::size_t nx, std::size_t ny, const 
   check_mpi(MPI_Allreduce(mine, low, 5, MPI_LONG_LONG, MPI_MIN, comm), "MPI_Allreduce");
   check_mpi(MPI_Allreduce(mine, high, 5, MPI_LONG_LONG, MPI_MAX, comm), "MPI_Allreduce");
   if (!std::equal(low, low + 5, high))
-    throw ConfigError("Grid2D: the ranks were given different grids (nx, ny, halo or dims differ between "
-                      "ranks: nx " + std::to_string(low[0]) + ".." + std::to_string(high[0]) + ", ny " +
-                      std::to_string(low[1]) + ".." + std::to_string(high[1]) + ", halo " +
-                      std::to_string(low[2]) + ".." + std::to_string(high[2]) +
-                      "); every rank must construct the same Grid2D");
+    throw ConfigError(
+        "Grid2D: the ranks were given different grids (nx, ny, halo or dims differ between "
+        "ranks: nx " +
+        std::to_string(low[0]) + ".." + std::to_string(high[0]) + ", ny " + std::to_string(low[1]) + ".." +
+        std::to_string(high[1]) + ", halo " + std::to_string(low[2]) + ".." + std::to_string(high[2]) +
+        "); every rank must construct the same Grid2D");
 }
 
 }  // namespace
 
-Grid2D::Grid2D(MPI_Comm comm, const Device& device, std::size_t nx, std::size_t ny, const GridOptions& options)
+Grid2D::Grid2D(MPI_Comm comm, const Device& device, std::size_t nx, std::size_t ny,
+               const GridOptions& options)
     : state_(std::make_unique<State>()) {
   device.info();  // ReleasedError for an empty handle, before any collective
   check_same_everywhere(comm, nx, ny, options);
   if (nx == 0 || ny == 0) throw ConfigError("Grid2D: nx and ny must be at least 1");
-  if (options.halo < 1) throw ConfigError("Grid2D: the halo must be at least 1 cell, not " + std::to_string(options.halo));
+  if (options.halo < 1)
+    throw ConfigError("Grid2D: the halo must be at least 1 cell, not " + std::to_string(options.halo));
   if (nx > std::size_t(std::numeric_limits<int>::max()) || ny > std::size_t(std::numeric_limits<int>::max()))
     throw ConfigError("Grid2D: nx and ny must be below 2^31");
   State& s = *state_;

@@ -16,6 +16,21 @@
 
 namespace duet::mpi {
 
+// The side facing `side`: where the neighbour on `side` sees this rank.
+constexpr Side opposite(Side side) {
+  switch (side) {
+    case Side::west:
+      return Side::east;
+    case Side::east:
+      return Side::west;
+    case Side::south:
+      return Side::north;
+    case Side::north:
+      return Side::south;
+  }
+  return side;
+}
+
 // [first, first + count) of n cells split into `parts` pieces that differ by at most one cell.
 struct Split {
   std::size_t first = 0, count = 0;
@@ -89,8 +104,10 @@ void check_mpi(int code, const char* call);
 bool mpi_takes_device_memory(const Device& device);
 
 // Moving a rectangle of the local array to or from a packed device buffer (mpi/kernels/halo.duet).
-void pack(Queue& q, const Buffer<float>& local, std::size_t local_nx, const Rect& rect, Buffer<float>& packed);
-void unpack(Queue& q, const Buffer<float>& packed, std::size_t local_nx, const Rect& rect, Buffer<float>& local);
+void pack(Queue& q, const Buffer<float>& local, std::size_t local_nx, const Rect& rect,
+          Buffer<float>& packed);
+void unpack(Queue& q, const Buffer<float>& packed, std::size_t local_nx, const Rect& rect,
+            Buffer<float>& local);
 
 // This rank's tile of `local`, row after row, on the host (blocking); and the way back, leaving the
 // halo as it was (blocking too, so `tile` may go at once). gather/scatter and checkpoints use them.

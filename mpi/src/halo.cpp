@@ -24,14 +24,15 @@
 
 namespace duet::mpi {
 
-void pack(Queue& q, const Buffer<float>& local, std::size_t local_nx, const Rect& rect, Buffer<float>& packed) {
+void pack(Queue& q, const Buffer<float>& local, std::size_t local_nx, const Rect& rect,
+          Buffer<float>& packed) {
   const Kernel kernel = embedded_kernels.kernel(q.device(), "halo", "pack_rect");
-  q.launch(kernel, Range(rect.cells()), Range(), local, static_cast<int>(local_nx),
-           static_cast<int>(rect.x0), static_cast<int>(rect.y0), static_cast<int>(rect.nx),
-           static_cast<int>(rect.ny), packed);
+  q.launch(kernel, Range(rect.cells()), Range(), local, static_cast<int>(local_nx), static_cast<int>(rect.x0),
+           static_cast<int>(rect.y0), static_cast<int>(rect.nx), static_cast<int>(rect.ny), packed);
 }
 
-void unpack(Queue& q, const Buffer<float>& packed, std::size_t local_nx, const Rect& rect, Buffer<float>& local) {
+void unpack(Queue& q, const Buffer<float>& packed, std::size_t local_nx, const Rect& rect,
+            Buffer<float>& local) {
   const Kernel kernel = embedded_kernels.kernel(q.device(), "halo", "unpack_rect");
   q.launch(kernel, Range(rect.cells()), Range(), packed, static_cast<int>(local_nx),
            static_cast<int>(rect.x0), static_cast<int>(rect.y0), static_cast<int>(rect.nx),
@@ -64,27 +65,18 @@ bool through_mpi(const Strip& strip) {
   return strip.path == HaloPath::host_staged || strip.path == HaloPath::device_mpi;
 }
 
-// A message travelling in direction `side` (towards the neighbour on that side) carries tag `side`;
-// the neighbour receives it from its opposite side under the same tag.
-constexpr Side opposite(Side side) {
-  switch (side) {
-    case Side::west: return Side::east;
-    case Side::east: return Side::west;
-    case Side::south: return Side::north;
-    case Side::north: return Side::south;
-  }
-  return side;
-}
-
 int count_of(const Rect& rect) { return static_cast<int>(rect.cells()); }
 
 void check_local(const Grid2D::State& s, const Buffer<float>& local, const char* call) {
   extension::require_elements(call, "the local array", local, s.local.cells());
   if (local.raw().device() != s.device)
-    throw DeviceMismatchError(std::string(call) + ": the local array belongs to " + local.raw().device().info().id() +
-                              " but the grid to " + s.device.info().id());
+    throw DeviceMismatchError(std::string(call) + ": the local array belongs to " +
+                              local.raw().device().info().id() + " but the grid to " + s.device.info().id());
 }
 
+// A message travelling in direction `side` (towards the neighbour on that side) carries tag `side`;
+// the neighbour receives it from its opposite side under the same tag.
+//
 // Packs the strips of one pair of sides: into the neighbour's memory on peer edges, else copied to
 // the host with their receives posted. The event marks the end of the copies MPI waits for; it is
 // empty when no edge of the pair goes through MPI.
@@ -116,8 +108,8 @@ void stage_in(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b, 
     for (Side side : {a, b}) {
       Strip& strip = s.strips[static_cast<int>(side)];
       if (through_mpi(strip))
-        check_mpi(MPI_Isend(send_memory(strip), count_of(strip.send), MPI_FLOAT, s.neighbours[static_cast<int>(side)],
-                            static_cast<int>(side), s.cart, &sends[k]),
+        check_mpi(MPI_Isend(send_memory(strip), count_of(strip.send), MPI_FLOAT,
+                            s.neighbours[static_cast<int>(side)], static_cast<int>(side), s.cart, &sends[k]),
                   "MPI_Isend");
       ++k;
     }
@@ -153,15 +145,17 @@ void Grid2D::begin_exchange(Queue& q, Buffer<float>& local) {
   State& s = *state_;
   check_local(s, local, "Grid2D::begin_exchange");
   if (s.exchanging)
-    throw ArgumentError("Grid2D::begin_exchange: the previous exchange was not finished; call finish_exchange first");
+    throw ArgumentError(
+        "Grid2D::begin_exchange: the previous exchange was not finished; call finish_exchange first");
   s.exchanging = true;
   if (!pair_active(s, Side::west, Side::east) && !pair_active(s, Side::south, Side::north)) return;
   if (s.peers_anywhere) {
     if (!s.exchange_queue) s.exchange_queue.emplace(q);
     const auto a = s.exchange_queue->lifetime(), b = q.lifetime();
     if (a.owner_before(b) || b.owner_before(a))
-      throw ArgumentError("Grid2D::begin_exchange: this grid's exchanges ran on another queue; the peer path "
-                          "orders exchanges on the devices and needs every exchange of a grid on one queue");
+      throw ArgumentError(
+          "Grid2D::begin_exchange: this grid's exchanges ran on another queue; the peer path "
+          "orders exchanges on the devices and needs every exchange of a grid on one queue");
   }
   ++s.sequence;
   // The host staging of the last exchange may still be on its way to the device.
@@ -172,7 +166,8 @@ void Grid2D::begin_exchange(Queue& q, Buffer<float>& local) {
 void Grid2D::finish_exchange(Queue& q, Buffer<float>& local) {
   State& s = *state_;
   check_local(s, local, "Grid2D::finish_exchange");
-  if (!s.exchanging) throw ArgumentError("Grid2D::finish_exchange: no exchange was begun; call begin_exchange first");
+  if (!s.exchanging)
+    throw ArgumentError("Grid2D::finish_exchange: no exchange was begun; call begin_exchange first");
   s.exchanging = false;
   const bool x = pair_active(s, Side::west, Side::east), y = pair_active(s, Side::south, Side::north);
   if (!x && !y) return;

@@ -36,25 +36,19 @@ namespace duet::mpi {
 
 const char* to_string(HaloPath path) {
   switch (path) {
-    case HaloPath::none: return "none";
-    case HaloPath::peer: return "device to device (CUDA IPC)";
-    case HaloPath::device_mpi: return "CUDA-aware MPI";
-    case HaloPath::host_staged: return "host-staged MPI";
+    case HaloPath::none:
+      return "none";
+    case HaloPath::peer:
+      return "device to device (CUDA IPC)";
+    case HaloPath::device_mpi:
+      return "CUDA-aware MPI";
+    case HaloPath::host_staged:
+      return "host-staged MPI";
   }
   return "?";
 }
 
 namespace {
-
-constexpr Side opposite_side(Side side) {
-  switch (side) {
-    case Side::west: return Side::east;
-    case Side::east: return Side::west;
-    case Side::south: return Side::north;
-    case Side::north: return Side::south;
-  }
-  return side;
-}
 
 // Byte offsets of the signal words in a rank's signal buffer: one "arrived" and one "consumed" word
 // per side, each stored by the neighbour on that side.
@@ -91,8 +85,9 @@ std::string node_name(int rank) {
 
 void put(char (&field)[kHandleCapacity], std::uint32_t& size, const std::string& bytes) {
   if (bytes.size() > kHandleCapacity)
-    throw DriverError("mpi", "export_to_process", 0, "a memory handle of " + std::to_string(bytes.size()) +
-                                                         " bytes does not fit the exchange's offer");
+    throw DriverError(
+        "mpi", "export_to_process", 0,
+        "a memory handle of " + std::to_string(bytes.size()) + " bytes does not fit the exchange's offer");
   std::memcpy(field, bytes.data(), bytes.size());
   size = static_cast<std::uint32_t>(bytes.size());
 }
@@ -105,8 +100,10 @@ void swap_with_neighbours(const Grid2D::State& s, std::array<T, 4>& mine, std::a
   for (int side = 0; side < 4; ++side) {
     if (!s.has(static_cast<Side>(side))) continue;
     const int other = s.neighbours[static_cast<std::size_t>(side)];
-    check_mpi(MPI_Irecv(&theirs[side], sizeof(T), MPI_BYTE, other, tag, s.cart, &requests[2 * side]), "MPI_Irecv");
-    check_mpi(MPI_Isend(&mine[side], sizeof(T), MPI_BYTE, other, tag, s.cart, &requests[2 * side + 1]), "MPI_Isend");
+    check_mpi(MPI_Irecv(&theirs[side], sizeof(T), MPI_BYTE, other, tag, s.cart, &requests[2 * side]),
+              "MPI_Irecv");
+    check_mpi(MPI_Isend(&mine[side], sizeof(T), MPI_BYTE, other, tag, s.cart, &requests[2 * side + 1]),
+              "MPI_Isend");
   }
   check_mpi(MPI_Waitall(8, requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
 }
@@ -131,7 +128,8 @@ void connect_neighbours(Grid2D::State& s) {
     std::memcpy(o.node, node.data(), std::min(node.size(), sizeof o.node - 1));
     if (!candidate) continue;
     o.candidate = 1;
-    put(o.receive, o.receive_bytes, export_to_process(s.strips[static_cast<std::size_t>(side)].receive_device->raw()));
+    put(o.receive, o.receive_bytes,
+        export_to_process(s.strips[static_cast<std::size_t>(side)].receive_device->raw()));
     put(o.signals, o.signals_bytes, export_to_process(*s.signals));
   }
   swap_with_neighbours(s, offers, theirs, kOfferTag);
@@ -182,14 +180,14 @@ void peer_send(Grid2D::State& s, Queue& q, const Buffer<float>& local, Side side
   Strip& strip = s.strips[static_cast<std::size_t>(side)];
   q.wait_signal(*s.signals, consumed_word(side), s.sequence - 1);
   pack(q, local, s.local.nx, strip.send, *strip.neighbour_receive);
-  q.signal(*s.neighbour_signals[static_cast<std::size_t>(side)], arrived_word(opposite_side(side)), s.sequence);
+  q.signal(*s.neighbour_signals[static_cast<std::size_t>(side)], arrived_word(opposite(side)), s.sequence);
 }
 
 void peer_receive(Grid2D::State& s, Queue& q, Buffer<float>& local, Side side) {
   Strip& strip = s.strips[static_cast<std::size_t>(side)];
   q.wait_signal(*s.signals, arrived_word(side), s.sequence);
   unpack(q, *strip.receive_device, s.local.nx, strip.receive, local);
-  q.signal(*s.neighbour_signals[static_cast<std::size_t>(side)], consumed_word(opposite_side(side)), s.sequence);
+  q.signal(*s.neighbour_signals[static_cast<std::size_t>(side)], consumed_word(opposite(side)), s.sequence);
 }
 
 void disconnect_neighbours(Grid2D::State& s) noexcept {
@@ -198,8 +196,10 @@ void disconnect_neighbours(Grid2D::State& s) noexcept {
     // Work still queued may write into the neighbours' memory: it ends before the mappings go.
     if (s.exchange_queue) s.exchange_queue->finish();
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "duet: Grid2D: finishing the exchange queue before unmapping the neighbours' memory "
-                         "failed: %s\n", e.what());
+    std::fprintf(stderr,
+                 "duet: Grid2D: finishing the exchange queue before unmapping the neighbours' memory "
+                 "failed: %s\n",
+                 e.what());
   }
   for (Strip& strip : s.strips) strip.neighbour_receive.reset();
   for (auto& words : s.neighbour_signals) words.reset();
