@@ -25,6 +25,7 @@ struct HeatOptions {
   int halo = 6;              // under mpirun: ghost cells exchanged every `halo` steps
   std::string dims;          // under mpirun: "PXxPY", ranks along x and y; empty: duet chooses
   std::string overlap = "auto";  // under mpirun: step the tiles while halos travel (auto: on GPUs)
+  bool skip_exchange = false;    // under mpirun, for benchmarks: the same rounds without exchanges
   int steps = 1000;
   int repeat = 1;                // timed runs of `steps` steps, one after the other; the median is reported
   float r = 0.24f;               // diffusion number, (0, 0.25]

@@ -65,6 +65,9 @@ int main(int argc, char** argv) {
                        "under mpirun: step each tile while its halo travels (auto: on GPUs, off on CPUs)")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
+  heat_app->add_flag("--skip-exchange", heat.skip_exchange,
+                     "under mpirun, for benchmarks: run the same rounds with no halo exchange (what the "
+                     "compute alone costs; the field is wrong)");
   heat_app->add_option("--dims", heat.dims, "under mpirun: ranks along x and y, PXxPY (e.g. 1x4; 0 lets duet "
                        "choose that one); default: duet chooses")
       ->check([](const std::string& v) {

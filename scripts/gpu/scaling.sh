@@ -5,7 +5,9 @@
 #            byte for byte, at an awkward size;
 #   weak     16384^2 cells per GPU (NX = 16384 * ranks), overlap on and off;
 #   strong   32768^2 cells, overlap on and off;
-#   halo1    weak with an exchange every step (--halo 1), overlap on.
+#   halo1    weak with an exchange every step (--halo 1), automatic overlap;
+# weak and halo1 also run with --skip-exchange (the compute-only bound), and weak on one device
+# without mpirun.
 # Each timed line is the median of REPEAT runs inside one process (`duet heat --repeat`); every
 # result is a line of scaling/scaling.jsonl, and bench/scaling_report.py's table goes to the summary.
 # SCALING_CASES ("bitwise weak strong"), RANKS ("1 2"), BACKENDS ("cuda opencl"), STEPS (64),
@@ -53,12 +55,16 @@ heat_scaling() {
               >> "$dir/scaling.jsonl"
             [ $equal = true ] || fail "bitwise, $backend, $np ranks: the field differs from one device's" ;;
           weak)
+            [ "$np" = 1 ] && heat_run "$dir" "$backend" 0 16384x16384 weak-one-device --repeat "${REPEAT:-5}"
+            heat_run "$dir" "$backend" "$np" "$((16384 * np))x16384" weak-compute-only --repeat "${REPEAT:-5}" \
+              --skip-exchange
             heat_run "$dir" "$backend" "$np" "$((16384 * np))x16384" weak --repeat "${REPEAT:-5}" --overlap on
             heat_run "$dir" "$backend" "$np" "$((16384 * np))x16384" weak-no-overlap --repeat "${REPEAT:-5}" \
               --overlap off ;;
           halo1)
-            HALO=1 heat_run "$dir" "$backend" "$np" "$((16384 * np))x16384" weak-halo1 --repeat "${REPEAT:-5}" \
-              --overlap on ;;
+            HALO=1 heat_run "$dir" "$backend" "$np" "$((16384 * np))x16384" weak-halo1 --repeat "${REPEAT:-5}"
+            HALO=1 heat_run "$dir" "$backend" "$np" "$((16384 * np))x16384" weak-halo1-compute-only \
+              --repeat "${REPEAT:-5}" --skip-exchange ;;
           strong)
             heat_run "$dir" "$backend" "$np" 32768x32768 strong --repeat "${REPEAT:-5}" --overlap on
             heat_run "$dir" "$backend" "$np" 32768x32768 strong-no-overlap --repeat "${REPEAT:-5}" --overlap off ;;
