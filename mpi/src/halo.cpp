@@ -61,6 +61,11 @@ void* receive_memory(Strip& strip) {
                                             : static_cast<void*>(strip.receive_host->data());
 }
 
+// South and north strips span the local array's whole width: their cells lie in one contiguous
+// run, which the host-staged path copies to and from the host directly, with no pack or unpack.
+bool whole_rows(const Grid2D::State& s, const Rect& rect) { return rect.x0 == 0 && rect.nx == s.local.nx; }
+std::size_t first_cell(const Grid2D::State& s, const Rect& rect) { return rect.y0 * s.local.nx; }
+
 bool through_mpi(const Strip& strip) {
   return strip.path == HaloPath::host_staged || strip.path == HaloPath::device_mpi;
 }
@@ -87,8 +92,12 @@ Event stage_out(Grid2D::State& s, Queue& q, const Buffer<float>& local, Side a, 
     if (strip.path == HaloPath::peer) peer_send(s, q, local, side);
     if (!through_mpi(strip)) continue;
     mpi = true;
-    pack(q, local, s.local.nx, strip.send, *strip.send_device);
-    if (strip.path == HaloPath::host_staged) q.read(*strip.send_device, *strip.send_host);
+    if (strip.path == HaloPath::host_staged && whole_rows(s, strip.send)) {
+      q.read(local, Span<float>(strip.send_host->data(), strip.send.cells()), first_cell(s, strip.send));
+    } else {
+      pack(q, local, s.local.nx, strip.send, *strip.send_device);
+      if (strip.path == HaloPath::host_staged) q.read(*strip.send_device, *strip.send_host);
+    }
     // What comes from this side travels towards the opposite one.
     check_mpi(MPI_Irecv(receive_memory(strip), count_of(strip.receive), MPI_FLOAT,
                         s.neighbours[static_cast<int>(side)], static_cast<int>(opposite(side)), s.cart,
@@ -122,6 +131,11 @@ void stage_in(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b, 
     Strip& strip = s.strips[static_cast<int>(side)];
     if (strip.path == HaloPath::peer) peer_receive(s, q, local, side);
     if (!through_mpi(strip)) continue;
+    if (strip.path == HaloPath::host_staged && whole_rows(s, strip.receive)) {
+      q.write(local, Span<const float>(strip.receive_host->data(), strip.receive.cells()),
+              first_cell(s, strip.receive));
+      continue;
+    }
     if (strip.path == HaloPath::host_staged) q.write(*strip.receive_device, *strip.receive_host);
     unpack(q, *strip.receive_device, s.local.nx, strip.receive, local);
   }
