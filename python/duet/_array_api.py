@@ -371,6 +371,14 @@ def _install():
             raise TypeError(f"only an integer array converts to an index, not {self.dtype.name}")
         return _scalar(self, int)
     A.__index__ = __index__
+
+    def __rmatmul__(self, other):
+        # other @ self with other a NumPy array or a list (a duet.Array on the left takes __matmul__).
+        if isinstance(other, (_duet.Array, _duet.Expression)):
+            return NotImplemented
+        import numpy
+        return matmul(_duet.asarray(numpy.asarray(other), self.device), self)
+    A.__rmatmul__ = __rmatmul__
     # NumPy defers to duet's reflected operators (np_array + duet_array gives a duet.Array) rather
     # than converting the duet array to NumPy through __array__.
     A.__array_ufunc__ = None

@@ -47,5 +47,5 @@ def test_array_object():
                  "mT", "device", "to_device", "dtype", "shape", "ndim", "size", "__iadd__", "__isub__",
                  "__imul__", "__itruediv__", "__ifloordiv__", "__imod__", "__ipow__", "__iand__", "__ior__",
                  "__ixor__", "__ilshift__", "__irshift__", "__bool__", "__float__", "__int__", "__index__",
-                 "__complex__", "__abs__", "__neg__", "__pos__", "__invert__", "__matmul__"]:
+                 "__complex__", "__abs__", "__neg__", "__pos__", "__invert__", "__matmul__", "__rmatmul__"]:
         assert hasattr(a, name), name

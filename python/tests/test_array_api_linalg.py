@@ -136,3 +136,9 @@ def test_matrix_norm(device, dtype, shape):
                       rtol)
     with pytest.raises(duet.ArgumentError, match="singular values"):
         duet.linalg.matrix_norm(d, ord="nuc")
+
+
+def test_numpy_matmul_duet(device):
+    a, b = values((3, 4), "float32"), values((4, 5), "float32")
+    got = a @ duet.asarray(b, device)
+    check(got, a @ b, 1e-5)
