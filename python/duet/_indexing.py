@@ -130,7 +130,11 @@ class _Plan:
         self.axes = [a for a, _ in indexed]
         self.rest = [a for a in range(self.view.ndim) if a not in self.axes]
         self.extents = [self.view.shape[a] for a in self.axes]
-        self.shape = numpy.broadcast_shapes(*(i.shape for _, i in indexed))
+        try:
+            self.shape = numpy.broadcast_shapes(*(i.shape for _, i in indexed))
+        except ValueError:
+            raise _index_error("the index arrays' shapes " + ", ".join(str(i.shape) for _, i in indexed)
+                               + " do not broadcast together") from None
         if math.prod(self.shape) and not builtins.all(self.extents):
             raise _index_error(f"index out of bounds: an indexed axis of shape {self.view.shape} is empty")
         self.indices = [_wrap(i, n) for (_, i), n in zip(indexed, self.extents)]

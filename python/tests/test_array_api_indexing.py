@@ -150,6 +150,8 @@ def test_index_conversions_and_errors(device):
         d[duet.asarray(np.ones((4,), np.uint8), device)]
     with pytest.raises(IndexError, match="integers or booleans"):
         d[duet.zeros((2,), "float32", device=device)]
+    with pytest.raises(IndexError, match="do not broadcast"):
+        d[i, duet.asarray(np.array([0, 1, 2]), device)]
     with pytest.raises(IndexError, match="too many indices"):
         d[i, i, i]
     with pytest.raises(IndexError, match="empty"):
