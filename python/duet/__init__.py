@@ -77,8 +77,8 @@ __all__ = [
     "errors", "from_dlpack", "full", "gemm", "graph", "heat", "heat_step", "kernel_names", "kernel_source",
     "multiply", "ones", "pinned_empty", "random", "vector_add", "zeros", "empty_like", "zeros_like",
     "fuse", "Expression",
-] + [name for name in _array_api.__all__ if name != "multiply"] + _dtypes.__all__ + _shape.__all__ + _sort.__all__ + _rearrange.__all__ + _statistics.__all__ + [
-    "linalg"]
+] + ([name for name in _array_api.__all__ if name != "multiply"] + _dtypes.__all__ + _shape.__all__ + _sort.__all__
+      + _rearrange.__all__ + _statistics.__all__ + ["linalg"])
 
 _indexing.install()
 

@@ -153,7 +153,9 @@ def test_diff(device, dtype, shape):
             for n in [0, 1, 2, 5]:
                 check(duet.diff(d, axis=axis, n=n), np.diff(a, axis=axis, n=n))
         pre = values(a.shape[:-1] + (2,), dtype)
-        check(duet.diff(d, prepend=duet.asarray(pre, device), append=3), np.diff(a, prepend=pre, append=np.array(3, dtype)))  # 3 weak: x's dtype
+        # The number 3 is weak, as in duet's arithmetic: x's dtype (NumPy's diff makes it int64).
+        check(duet.diff(d, prepend=duet.asarray(pre, device), append=3),
+              np.diff(a, prepend=pre, append=np.array(3, dtype)))
         check(duet.diff(d, axis=0, append=duet.asarray(a, device)), np.diff(a, axis=0, append=a))
 
 
