@@ -1,6 +1,6 @@
 // The fused expressions' further math (duet/array_expr.hpp: trunc, round, the logarithms and
 // exponentials near 0, the trigonometric and hyperbolic functions and their inverses, square,
-// reciprocal, sign, atan2, hypot, copysign, logaddexp, and the predicates isnan, isinf, isfinite,
+// reciprocal, sign, atan2, hypot, copysign, logaddexp, nextafter, and the predicates isnan, isinf, isfinite,
 // signbit) on every device, in float32 and float64, against the host's C library in double
 // precision on random values, with the special values (NaN, +-0, +-inf) each function meets. The
 // kernels compile for sm_90 through NVRTC as well, where NVRTC is present.
@@ -164,6 +164,32 @@ void binary_against_host(duet::Queue& q, double ulps) {
   }
 }
 
+// nextafter exactly, against the host's in T itself (one step of T, which double would not show).
+template <class T>
+void nextafter_against_host(duet::Queue& q) {
+  const T tiny = std::numeric_limits<T>::denorm_min(), big = std::numeric_limits<T>::max();
+  std::vector<T> a, b;
+  const T special[] = {T(0), T(-0.0), T(1),    T(-1),    tiny,    -tiny,
+                       big,  -big,    T(kInf), T(-kInf), T(kNaN), T(1e-30)};
+  for (T x : special)
+    for (T y : special) a.push_back(x), b.push_back(y);
+  const Array A = duet::from_host<T>(q, a, {a.size()}), B = duet::from_host<T>(q, b, {b.size()});
+  const duet::Expr e = duet::nextafter(A, B);
+  CHECK(e.dtype() == A.dtype());
+  const std::vector<T> got = duet::evaluate(q, e).template to_vector<T>(q);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    INFO("a = ", a[i], ", b = ", b[i]);
+    const T want = std::nextafter(a[i], b[i]);
+    if (std::isnan(want)) {
+      CHECK(std::isnan(got[i]));
+    } else {
+      CHECK(got[i] == want);
+      CHECK(std::signbit(got[i]) == std::signbit(want));
+    }
+  }
+  compiles_for_cuda(e, A.dtype());
+}
+
 template <class T>
 void predicates(duet::Queue& q) {
   const std::vector<double> in{kNaN, -kNaN, kInf, -kInf, 0.0, -0.0, 1.0, -2.0, 1e30, -1e-30};
@@ -215,10 +241,12 @@ TEST_CASE("array expressions, more math: float32 and float64 against the host") 
     // 8 leaves room for PoCL's and CUDA's own, never for a wrong branch.
     unary_against_host<float>(q, 8);
     binary_against_host<float>(q, 8);
+    nextafter_against_host<float>(q);
     predicates<float>(q);
     if (dev.info().supports_double) {
       unary_against_host<double>(q, 8);
       binary_against_host<double>(q, 8);
+      nextafter_against_host<double>(q);
       predicates<double>(q);
     }
   });

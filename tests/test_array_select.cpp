@@ -1,4 +1,4 @@
-// take, nonzero and unique_all of duet::Arrays on every device against host loops: awkward lengths
+// take, put, nonzero and unique_all of duet::Arrays on every device against host loops: awkward lengths
 // around the compaction's tiles (2048), none and all nonzero, NaN and -0.0, views, the inverse and
 // counts of unique, and take along each axis with negative indices.
 #include <doctest/doctest.h>
@@ -60,6 +60,50 @@ TEST_CASE("array nonzero: flat positions and per-axis indices against the host")
     check_equal(nz[0].to_vector<std::int64_t>(q), rows, "nonzero rows");
     check_equal(nz[1].to_vector<std::int64_t>(q), cols, "nonzero columns");
     CHECK_THROWS_AS(duet::nonzero(q, duet::full(q, {}, 1.0)), duet::ArgumentError);
+  });
+}
+
+TEST_CASE("array put: offsets from a view's strides, every element size, against the host") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    auto rng = make_rng("array put");
+    // A reversed, stepped view of a 9 x 11 matrix: its element (r, c) lies r * -22 + c * 2 elements
+    // from its first one.
+    const std::size_t R = 9, C = 11;
+    for (ScalarType t : {ScalarType::i8, ScalarType::i16, ScalarType::f32, ScalarType::i64}) {
+      INFO(duet::to_string(t));
+      std::vector<int> host(R * C);
+      for (std::size_t i = 0; i < host.size(); ++i) host[i] = int(i % 100);
+      const Array m = duet::evaluate(q, duet::astype(duet::Expr(duet::from_host<int>(q, host, {R, C})), t));
+      const Array v = m.index({duet::Slice{std::nullopt, std::nullopt, -2}, duet::Slice{1, std::nullopt, 2}});
+      REQUIRE(v.shape() == Shape{5, 5});
+      // Distinct positions (r, c) of the view, in a random order.
+      std::vector<std::int64_t> cells(25);
+      for (std::size_t i = 0; i < cells.size(); ++i) cells[i] = std::int64_t(i);
+      std::shuffle(cells.begin(), cells.end(), rng);
+      cells.resize(13);
+      std::vector<std::int64_t> offsets;
+      std::vector<int> values;
+      for (std::int64_t cell : cells) {
+        const std::int64_t r = cell / 5, c = cell % 5;
+        offsets.push_back(r * v.strides()[0] + c * v.strides()[1]);
+        values.push_back(int(-1 - cell));
+        host[std::size_t((R - 1 - 2 * r) * C + 1 + 2 * c)] = int(-1 - cell);
+      }
+      const Array vals =
+          duet::evaluate(q, duet::astype(duet::Expr(duet::from_host<int>(q, values, {values.size()})), t));
+      duet::put(q, v, duet::from_host<std::int64_t>(q, offsets, {offsets.size()}), vals);
+      const std::vector<std::int64_t> got =
+          duet::evaluate(q, duet::astype(duet::Expr(m), ScalarType::i64)).to_vector<std::int64_t>(q);
+      std::size_t wrong = 0;
+      for (std::size_t i = 0; i < got.size(); ++i) wrong += got[i] != host[i];
+      CHECK(wrong == 0);
+    }
+    const Array a = duet::zeros(q, {4}, ScalarType::f32);
+    const Array off = duet::zeros(q, {2}, ScalarType::i64);
+    CHECK_THROWS_AS(duet::put(q, a, off, duet::zeros(q, {2}, ScalarType::f64)), duet::ArgumentError);
+    CHECK_THROWS_AS(duet::put(q, a, off, duet::zeros(q, {3}, ScalarType::f32)), duet::ArgumentError);
+    CHECK_THROWS_AS(duet::put(q, a, duet::zeros(q, {2}, ScalarType::f32), a), duet::ArgumentError);
   });
 }
 

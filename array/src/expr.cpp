@@ -228,6 +228,7 @@ Expr atan2(const Operand& y, const Operand& x) { return float_binary("atan2", y.
 Expr hypot(const Operand& a, const Operand& b) { return float_binary("hypot", a.expr, b.expr); }
 Expr copysign(const Operand& a, const Operand& b) { return float_binary("copysign", a.expr, b.expr); }
 Expr logaddexp(const Operand& a, const Operand& b) { return float_binary("logaddexp", a.expr, b.expr); }
+Expr nextafter(const Operand& a, const Operand& b) { return float_binary("nextafter", a.expr, b.expr); }
 
 Expr floor_divide(const Operand& a, const Operand& b) { return arithmetic("//", a.expr, b.expr); }
 Expr remainder(const Expr& a, const Expr& b) { return arithmetic("%", a, b); }

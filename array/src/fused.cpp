@@ -133,7 +133,8 @@ struct Writer {
       return helper(n.op, t, "  return (" + beats + (is_float(t) ? " || a != a" : "") + ") ? a : b;\n", a, b);
     }
     if (n.op == "pow" && is_float(t)) return "pow(" + a + ", " + b + ")";
-    if (n.op == "atan2" || n.op == "hypot" || n.op == "copysign") return n.op + "(" + a + ", " + b + ")";
+    if (n.op == "atan2" || n.op == "hypot" || n.op == "copysign" || n.op == "nextafter")
+      return n.op + "(" + a + ", " + b + ")";
     if (n.op == "logaddexp") {
       // The larger plus log1p(exp(-|a - b|)): exp never overflows. The infinities first, where
       // a - b would be inf - inf.

@@ -1,14 +1,13 @@
 // take, nonzero and unique_all of duet/array_select.hpp.
 //
-// take gathers with one work-item per output element, moving elements as raw bits of their size
-// (so any dtype, float64 included, needs no double support). nonzero and unique compact: a flag
-// per element is written into tiles of kChunk (the last one padded with zeros), duet::cumsum scans
-// the tiles along their rows (a work-group each, all in parallel) and then the tiles' totals (one
-// short row), and each flagged element goes to its running count less one. unique_all sorts the
-// flattened array with its positions (duet::sort_flat: equal values then have equal bits, -0 made
-// +0 and every NaN the one quiet NaN), flags where a run of equal values starts (every NaN starts
-// its own), compacts those starts, and reads values, first indices, counts and the inverse from
-// them.
+// take gathers with one work-item per output element, and put scatters the same way, moving elements as raw
+// bits of their size (so any dtype, float64 included, needs no double support). nonzero and unique compact: a
+// flag per element is written into tiles of kChunk (the last one padded with zeros), duet::cumsum scans the
+// tiles along their rows (a work-group each, all in parallel) and then the tiles' totals (one short row), and
+// each flagged element goes to its running count less one. unique_all sorts the flattened array with its
+// positions (duet::sort_flat: equal values then have equal bits, -0 made +0 and every NaN the one quiet NaN),
+// flags where a run of equal values starts (every NaN starts its own), compacts those starts, and reads
+// values, first indices, counts and the inverse from them.
 #include <sstream>
 
 #include "bits_type.hpp"
@@ -102,6 +101,14 @@ KERNEL void duet_take(GLOBAL const )DUET"
   ix = ix < 0 ? 0 : (ix >= (long)len ? (long)len - 1 : ix);
   out[g] = a[a_off + (long)((o * len + (ulong)ix) * inner + i)];
 }
+
+// a[a_off + pos[i]] = v[i]: an indexed assignment, its element offsets computed from a view's strides.
+KERNEL void duet_put(GLOBAL )DUET"
+    << B << "* a, const long a_off, GLOBAL const long* pos, const long pos_off, GLOBAL const " << B
+    << "* v, const long v_off, const ulong n) {\n"
+    << R"DUET(  const ulong i = GLOBAL_ID(0);
+  if (i < n) a[a_off + pos[pos_off + (long)i]] = v[v_off + (long)i];
+}
 )DUET";
   return s.str();
 }
@@ -194,6 +201,37 @@ Array take(Queue& q, const Array& a, const Array& indices, std::int64_t axis) {
        KernelArg::from(ioff), arg(out, B), KernelArg::from(std::uint64_t(out.size())), KernelArg::from(inner),
        KernelArg::from(std::uint64_t(indices.size())), KernelArg::from(std::uint64_t(a.shape()[k]))});
   return out;
+}
+
+void put(Queue& q, const Array& a, const Array& offsets, const Array& values) {
+  if (!a.valid() || !offsets.valid() || !values.valid())
+    throw ReleasedError("put: an array is empty (default-constructed)");
+  if (!is_integer(offsets.dtype()))
+    throw ArgumentError(std::string("put: the offsets hold ") + to_string(offsets.dtype()) +
+                        "; they must be integers");
+  if (values.dtype() != a.dtype())
+    throw ArgumentError(std::string("put: the values are ") + to_string(values.dtype()) + ", the array " +
+                        to_string(a.dtype()) + "; convert them first (astype)");
+  if (values.size() != offsets.size())
+    throw ArgumentError("put: " + std::to_string(values.size()) + " values for " +
+                        std::to_string(offsets.size()) + " offsets");
+  if (offsets.size() == 0) return;
+  Array pos = flat_contiguous(q, offsets);
+  if (pos.dtype() != ScalarType::i64) {
+    Array wide = empty(q.device(), {pos.size()}, ScalarType::i64);
+    assign(q, wide, Expr(pos));
+    pos = wide;
+  }
+  const Array v = flat_contiguous(q, values);
+  const auto [buf, off] = passable(q, a);
+  const auto [pbuf, poff] = passable(q, pos);
+  const auto [vbuf, voff] = passable(q, v);
+  const ScalarType B = bits_scalar(a.itemsize());
+  q.launch_args(
+      kernel(q, a.dtype(), "duet_put"), cover(pos.size()), Range(kGroup),
+      {KernelArg::from_raw(buf, B), KernelArg::from(off), KernelArg::from_raw(pbuf, ScalarType::i64),
+       KernelArg::from(poff), KernelArg::from_raw(vbuf, B), KernelArg::from(voff),
+       KernelArg::from(std::uint64_t(pos.size()))});
 }
 
 Array flatnonzero(Queue& q, const Array& a) {

@@ -16,7 +16,9 @@ semantics: strided views, operators, @) with empty/zeros/ones/full/arange/linspa
 the array API's elementwise functions and reductions (duet.sqrt, duet.where, duet.sum, ...: see
 duet/_array_api.py), its dtypes and their facts (duet.float32, result_type, finfo, ...: duet/_dtypes.py),
 its shape and creation functions (reshape, concat, eye, ...: duet/_shape.py), sorting, searching
-and sets (sort, argsort, searchsorted, nonzero, take, unique_*: duet/_sort.py), duet.fuse (a
+and sets (sort, argsort, searchsorted, nonzero, take, unique_*: duet/_sort.py), roll, repeat, tile,
+diff, meshgrid, unstack, broadcast_arrays (duet/_rearrange.py), std and var (duet/_statistics.py),
+duet.linalg, indexing by integer arrays and masks (duet/_indexing.py), duet.fuse (a
 function's elementwise arithmetic as one kernel), ElementwiseKernel, ReductionKernel, matmul, gemm, heat,
 heat_step, vector_add, multiply, duet.random, and the exceptions of duet.errors. The README's Python
 section says more; every call's docstring says what it does.
@@ -56,6 +58,10 @@ from ._dtypes import (__array_namespace_info__, can_cast, e, finfo, float32, flo
                       int32, int64, isdtype, nan, newaxis, pi, result_type, uint8, uint16, uint32, uint64)
 from ._shape import (broadcast_to, concat, expand_dims, eye, flip, full_like, matrix_transpose, moveaxis,
                      ones_like, permute_dims, reshape, squeeze, stack, tril, triu)
+from . import _indexing, _rearrange, _statistics, linalg
+from ._array_api import conj, imag, nextafter, real
+from ._rearrange import broadcast_arrays, diff, meshgrid, repeat, roll, tile, unstack
+from ._statistics import std, var
 from ._sort import (argsort, count_nonzero, nonzero, searchsorted, sort, take, take_along_axis, unique_all,
                     unique_counts, unique_inverse, unique_values)
 
@@ -71,7 +77,10 @@ __all__ = [
     "errors", "from_dlpack", "full", "gemm", "graph", "heat", "heat_step", "kernel_names", "kernel_source",
     "multiply", "ones", "pinned_empty", "random", "vector_add", "zeros", "empty_like", "zeros_like",
     "fuse", "Expression",
-] + [name for name in _array_api.__all__ if name != "multiply"] + _dtypes.__all__ + _shape.__all__ + _sort.__all__
+] + ([name for name in _array_api.__all__ if name != "multiply"] + _dtypes.__all__ + _shape.__all__ + _sort.__all__
+      + _rearrange.__all__ + _statistics.__all__ + ["linalg"])
+
+_indexing.install()
 
 
 def zeros(shape, dtype="float32", device=None, queue=None):

@@ -25,7 +25,7 @@ __all__ = [
     "prod", "sin", "sqrt", "subtract", "sum", "tanh", "tensordot", "vecdot", "where",
     "trunc", "round", "log2", "log10", "log1p", "expm1", "tan", "sinh", "cosh", "asin", "acos", "atan", "asinh",
     "acosh", "atanh", "square", "reciprocal", "sign", "isnan", "isinf", "isfinite", "signbit", "atan2", "hypot",
-    "copysign", "logaddexp",
+    "copysign", "logaddexp", "nextafter", "conj", "real", "imag",
 ]
 
 
@@ -96,6 +96,32 @@ atan2 = _binary("atan2", "The angle of the point (x2, x1), in [-pi, pi] (float)"
 hypot = _binary("hypot", "sqrt(x1**2 + x2**2) without overflow (float)")
 copysign = _binary("copysign", "|x1| with x2's sign (float)")
 logaddexp = _binary("logaddexp", "log(exp(x1) + exp(x2)) without overflow (float)")
+
+
+def nextafter(x1, x2, /, *, queue=None):
+    """The next float32 or float64 value after x1 toward x2 (x2 where they are equal; NaN if either
+    is NaN), elementwise with broadcasting, one kernel on `queue`."""
+    for x in (x1, x2):
+        t = getattr(x, "dtype", None)
+        if t is not None and t.name not in ("float32", "float64"):
+            raise _duet_argument_error(f"nextafter takes float32 and float64 arrays, not {t.name}")
+    return _duet._elementwise("nextafter", x1, x2, queue=queue)
+
+
+def conj(x, /, *, queue=None):
+    """The complex conjugate: for duet's real dtypes, a copy of x (duet has no complex dtypes yet)."""
+    return positive(x, queue=queue)
+
+
+def real(x, /, *, queue=None):
+    """The real part: for duet's real dtypes, a copy of x (duet has no complex dtypes yet)."""
+    return positive(x, queue=queue)
+
+
+def imag(x, /, *, queue=None):
+    """The imaginary part: for duet's real dtypes, zeros of x's shape and dtype (duet has no complex
+    dtypes yet)."""
+    return _duet._elementwise("where", 0, x, 0, queue=queue)  # x's shape and dtype, every element 0
 
 add = _binary("add", "x1 + x2")
 subtract = _binary("subtract", "x1 - x2")
@@ -338,6 +364,21 @@ def _install():
     A.__bool__ = lambda self: _scalar(self, bool)
     A.__float__ = lambda self: _scalar(self, float)
     A.__int__ = lambda self: _scalar(self, int)
+    A.__complex__ = lambda self: _scalar(self, complex)
+
+    def __index__(self):
+        if self.dtype.kind not in "iu":
+            raise TypeError(f"only an integer array converts to an index, not {self.dtype.name}")
+        return _scalar(self, int)
+    A.__index__ = __index__
+
+    def __rmatmul__(self, other):
+        # other @ self with other a NumPy array or a list (a duet.Array on the left takes __matmul__).
+        if isinstance(other, (_duet.Array, _duet.Expression)):
+            return NotImplemented
+        import numpy
+        return matmul(_duet.asarray(numpy.asarray(other), self.device), self)
+    A.__rmatmul__ = __rmatmul__
     # NumPy defers to duet's reflected operators (np_array + duet_array gives a duet.Array) rather
     # than converting the duet array to NumPy through __array__.
     A.__array_ufunc__ = None

@@ -214,11 +214,12 @@ class _Info:
     __array_namespace_info__())."""
 
     def capabilities(self):
-        """{'boolean indexing': False, 'data-dependent shapes': False, 'max dimensions': None}: no
-        boolean masks and no function whose output shape depends on the data yet; arrays of any
+        """{'boolean indexing': True, 'data-dependent shapes': True, 'max dimensions': None}: masks
+        index arrays (x[mask]; a uint8 array is a mask, duet having no bool dtype yet), nonzero and
+        unique_* give arrays whose shape depends on the data; arrays of any
         number of axes (a fused kernel takes at most 6 uneven axes once the operands' layouts are
         collapsed together: copy a strided operand first where more are needed)."""
-        return {"boolean indexing": False, "data-dependent shapes": False, "max dimensions": None}
+        return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": None}
 
     def default_device(self):
         """duet.default_device(): the device arrays are made on when none is named."""

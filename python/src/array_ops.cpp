@@ -149,6 +149,7 @@ const Op& find_op(const std::string& name) {
       {"hypot", {2, [](auto& x) { return duet::hypot(x[0], x[1]); }}},
       {"copysign", {2, [](auto& x) { return duet::copysign(x[0], x[1]); }}},
       {"logaddexp", {2, [](auto& x) { return duet::logaddexp(x[0], x[1]); }}},
+      {"nextafter", {2, [](auto& x) { return duet::nextafter(x[0], x[1]); }}},
       {"where", {3, [](auto& x) { return where(x[0], x[1], x[2]); }}},
       {"clip", {3, [](auto& x) { return clip(x[0], x[1], x[2]); }}},
   };

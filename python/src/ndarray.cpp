@@ -90,9 +90,9 @@ Array index_array(const Array& a, nb::handle key) {
       entries.emplace_back(i);
     } else {
       throw ArgumentError(
-          std::string("duet.Array takes integers, slices, None and ... as indices, not ") +
-          Py_TYPE(item.ptr())->tp_name +
-          " (advanced indexing by arrays or booleans is not supported: use .get() and NumPy)");
+          std::string(
+              "duet.Array takes integers, slices, None, ..., integer arrays and masks as indices, not ") +
+          Py_TYPE(item.ptr())->tp_name);
     }
   }
   Array view = a.index(entries);

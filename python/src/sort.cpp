@@ -1,6 +1,6 @@
 // Sorting, searching and selecting on duet.Arrays (duet/array_sort.hpp, duet/array_select.hpp):
 // duet/_sort.py builds the array API's sort, argsort, searchsorted, take, nonzero and unique_* on
-// these.
+// these, and duet/_indexing.py its indexed assignment (put).
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
@@ -28,6 +28,12 @@ void bind_sort(nb::module_& m) {
         return duet::take(queue_or_default(queue, a.device()), a, indices, axis);
       },
       nb::arg("a"), nb::arg("indices"), nb::arg("axis"), nb::arg("queue").none());
+  m.def(
+      "_put",
+      [](const Array& a, const Array& offsets, const Array& values, nb::handle queue) {
+        duet::put(queue_or_default(queue, a.device()), a, offsets, values);
+      },
+      nb::arg("a"), nb::arg("offsets"), nb::arg("values"), nb::arg("queue").none());
   m.def(
       "_nonzero",
       [](const Array& a, nb::handle queue) { return duet::nonzero(queue_or_default(queue, a.device()), a); },

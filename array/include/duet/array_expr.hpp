@@ -161,6 +161,9 @@ DUET_API Expr atan2(const Operand& y, const Operand& x);
 DUET_API Expr hypot(const Operand& a, const Operand& b);
 DUET_API Expr copysign(const Operand& a, const Operand& b);
 DUET_API Expr logaddexp(const Operand& a, const Operand& b);
+// The next value of a's float type after a in the direction of b (C99's nextafter: b itself where
+// a == b, NaN if either is NaN). half is computed in float, so it steps by float's spacing.
+DUET_API Expr nextafter(const Operand& a, const Operand& b);
 // Python's //: floor(a / b) (numpy.floor_divide; x // 0 is 0 for integers, inf or NaN for floats).
 DUET_API Expr floor_divide(const Operand& a, const Operand& b);
 // a ** b. Integers: exact, by repeated squaring, wrapping on overflow. A negative integer exponent

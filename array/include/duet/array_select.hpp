@@ -1,6 +1,6 @@
 // Selecting elements of duet::Arrays on the device, as the Python array API standard's take,
-// nonzero, count of nonzero elements and unique_*: gathers, and compactions made of prefix sums
-// (duet::cumsum over tiles of flags) with a scatter.
+// nonzero, count of nonzero elements and unique_*, and put, the scatter of an indexed assignment:
+// gathers, and compactions made of prefix sums (duet::cumsum over tiles of flags) with a scatter.
 //
 //   duet::Array t = duet::take(q, x, idx, 0);          // x[idx] along axis 0
 //   std::vector<duet::Array> nz = duet::nonzero(q, x);  // one int64 array of indices per axis
@@ -25,6 +25,12 @@ namespace duet {
 // range are clamped into it (the standard leaves them unspecified; clamping keeps every read inside
 // a's memory).
 DUET_API Array take(Queue& q, const Array& a, const Array& indices, std::int64_t axis = 0);
+// Writes `values` (a's dtype, as many as `offsets`; any shape, read in C order) into a's memory:
+// values[i] goes to the element `offsets[i]` elements from a's first element, as a's strides place
+// its elements (an indexed assignment, x[idx] = v, computes them from the indices and x's strides).
+// The caller keeps every offset on an element of a; where two offsets are equal, one of their values
+// is written, unspecified which (the standard's rule). Asynchronous.
+DUET_API void put(Queue& q, const Array& a, const Array& offsets, const Array& values);
 // The flat (C-order) int64 positions of a's nonzero elements (NaN counts as nonzero, -0 as zero).
 DUET_API Array flatnonzero(Queue& q, const Array& a);
 // The indices of a's nonzero elements, one int64 array per axis, in C order (a 0-d array is an
