@@ -335,7 +335,7 @@ class Bench {
           p.aligned_a = lda % 4 == 0 && (c.batch == 1 || sa % 4 == 0);
           p.aligned_b = ldb % 4 == 0 && (c.batch == 1 || sb % 4 == 0);
           p.aligned_c = ldc % 4 == 0 && (c.batch == 1 || sc % 4 == 0);
-          p.plain = !c.f64 && !ta && !tb && c.alpha == 1 && c.beta == 0 && c.batch == 1;
+          p.plain = std::is_same_v<T, float> && !ta && !tb && c.alpha == 1 && c.beta == 0 && c.batch == 1;
           p.runs_a = lda % (16 / sizeof(T)) == 0 && (c.batch == 1 || sa % (16 / sizeof(T)) == 0);
           p.runs_b = ldb % (16 / sizeof(T)) == 0 && (c.batch == 1 || sb % (16 / sizeof(T)) == 0);
           r.plan = plan_text(duet::gemm_plan_for(device_, p, options));
