@@ -83,6 +83,8 @@ struct Case {
   std::size_t gap = 0;                          // extra elements between a batch's matrices
   bool broadcast_b = false;                     // stride_b = 0: one B for the whole batch
   GemmOptions options = {};
+  // Relative error of each product from rounding the inputs inside the kernel (TF32: 2 2^-11).
+  double input_u = 0.0;
 };
 
 std::string describe(const Case& c) {
@@ -126,10 +128,11 @@ Layout layout(std::size_t rows, std::size_t cols, std::size_t pad, std::size_t o
 }
 
 // Runs the case and checks it; returns C's whole buffer as read back (for determinism checks).
-template <class T>
-std::vector<T> run_case(const duet::Device& dev, duet::Queue& q, const Case& c) {
+// A and B hold T, C holds TC (T, or float for half inputs).
+template <class T, class TC = T>
+std::vector<TC> run_case(const duet::Device& dev, duet::Queue& q, const Case& c) {
   using S = typename Elem<T>::Scalar;
-  INFO(Elem<T>::name, " ", describe(c));
+  INFO(Elem<T>::name, " into ", Elem<TC>::name, " ", describe(c));
   const bool ta = c.op_a == kTrans, tb = c.op_b == kTrans;
   const std::size_t nb = c.batch ? c.batch : 1;
   const Layout la = layout(ta ? c.K : c.M, ta ? c.M : c.K, c.pad_a, c.off_a, nb, c.gap, false);
@@ -138,38 +141,40 @@ std::vector<T> run_case(const duet::Device& dev, duet::Queue& q, const Case& c) 
 
   auto rng = make_rng(std::string("gemm ") + c.label, c.M * 1000003 + c.N * 1009 + c.K);
   // Matrix elements random, everything else (padding, gaps, before and after) poisoned.
-  auto fill = [&](const Layout& l, bool poison_matrix) {
-    std::vector<T> v(l.size, Elem<T>::poison());
+  auto fill = [&](const Layout& l, bool poison_matrix, auto tag) {
+    using U = typename decltype(tag)::type;
+    std::vector<U> v(l.size, Elem<U>::poison());
     const std::vector<float> values = random_floats(rng, l.size);
     for (std::size_t i = 0; i < l.size; ++i) {
       std::size_t b, r, col;
-      if (l.inside(i, b, r, col) && !poison_matrix) v[i] = Elem<T>::from(values[i]);
+      if (l.inside(i, b, r, col) && !poison_matrix) v[i] = Elem<U>::from(values[i]);
     }
     return v;
   };
-  const std::vector<T> A = fill(la, false), B = fill(lb, false);
-  const std::vector<T> C0 = fill(lc, c.beta == 0.0);
+  const std::vector<T> A = fill(la, false, duet::TypeTag<T>{}), B = fill(lb, false, duet::TypeTag<T>{});
+  const std::vector<TC> C0 = fill(lc, c.beta == 0.0, duet::TypeTag<TC>{});
 
-  duet::Buffer<T> dA(dev, la.size), dB(dev, lb.size), dC(dev, lc.size);
+  duet::Buffer<T> dA(dev, la.size), dB(dev, lb.size);
+  duet::Buffer<TC> dC(dev, lc.size);
   q.write(dA, A);
   q.write(dB, B);
   q.write(dC, C0);
   const duet::BufferView<T> vA = dA.view(c.off_a, la.size - c.off_a),
-                            vB = dB.view(c.off_b, lb.size - c.off_b),
-                            vC = dC.view(c.off_c, lc.size - c.off_c);
+                            vB = dB.view(c.off_b, lb.size - c.off_b);
+  const duet::BufferView<TC> vC = dC.view(c.off_c, lc.size - c.off_c);
   const S alpha = static_cast<S>(c.alpha), beta = static_cast<S>(c.beta);
   if (c.batch == 0)
     duet::gemm(q, c.op_a, c.op_b, c.M, c.N, c.K, alpha, vA, la.ld, vB, lb.ld, beta, vC, lc.ld, c.options);
   else
     duet::gemm_strided_batched(q, c.op_a, c.op_b, c.M, c.N, c.K, alpha, vA, la.ld, la.stride, vB, lb.ld,
                                lb.stride, beta, vC, lc.ld, lc.stride, c.batch, c.options);
-  const std::vector<T> got = q.to_vector(dC);
+  const std::vector<TC> got = q.to_vector(dC);
 
   // The reference per matrix of the batch, from the stored values.
   std::vector<double> a(A.size()), bv(B.size()), c0(C0.size());
   for (std::size_t i = 0; i < A.size(); ++i) a[i] = Elem<T>::to(A[i]);
   for (std::size_t i = 0; i < B.size(); ++i) bv[i] = Elem<T>::to(B[i]);
-  for (std::size_t i = 0; i < C0.size(); ++i) c0[i] = Elem<T>::to(C0[i]);
+  for (std::size_t i = 0; i < C0.size(); ++i) c0[i] = Elem<TC>::to(C0[i]);
   std::vector<double> want(c.M * c.N), scale(c.M * c.N);
   std::size_t bad = 0, untouched_bad = 0;
   double worst = 0;
@@ -181,9 +186,9 @@ std::vector<T> run_case(const duet::Device& dev, duet::Queue& q, const Case& c) 
     for (std::size_t i = 0; i < c.M; ++i)
       for (std::size_t j = 0; j < c.N; ++j) {
         const double w = want[i * c.N + j];
-        const double g = Elem<T>::to(got[lc.offset + b * lc.stride + i * lc.ld + j]);
-        const double tol = 2.0 * double(c.K + 3) * Elem<T>::u * scale[i * c.N + j] +
-                           Elem<T>::store_u * std::fabs(w) + (Elem<T>::store_u > 0 ? 1e-7 : 1e-300);
+        const double g = Elem<TC>::to(got[lc.offset + b * lc.stride + i * lc.ld + j]);
+        const double tol = (2.0 * double(c.K + 3) * Elem<T>::u + c.input_u) * scale[i * c.N + j] +
+                           Elem<TC>::store_u * std::fabs(w) + (Elem<TC>::store_u > 0 ? 1e-7 : 1e-300);
         const double err = std::fabs(g - w);
         if (!(err <= tol)) {
           if (bad < 4)
@@ -718,6 +723,94 @@ TEST_CASE("gemm in double where the device has it, and with half storage") {
     hb.batch = 2, hb.beta = 1.0;
     hb.options.path = GemmPath::split_k;
     run_case<duet::half>(dev, q, hb);
+  });
+}
+
+TEST_CASE("gemm on the tensor kernel: every op, edges, aligned runs or not, alpha and beta, batches, views") {
+  // GemmPath::tensor on every device: matrix instructions on CUDA sm_80 and later, the portable
+  // form elsewhere (PoCL in CI). Sizes of 1, primes, K not a multiple of the slice, C past its last
+  // whole tile; operands whose rows are whole 16-byte runs (cp.async) and ones that are not.
+  for_each_device([&](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    const bool tc = duet::tensor_cores(dev.info());
+    MESSAGE(dev.info().id() << ": the tensor kernel runs "
+                            << std::string(tc ? "on tensor cores" : "its portable form"));
+    GemmOptions tensor;
+    tensor.path = GemmPath::tensor;
+    for (Op a : kOps)
+      for (Op b : kOps) {
+        Case one{"tensor 1x1x1", a, b, 1, 1, 1};
+        one.options = tensor;
+        run_case<duet::half>(dev, q, one);
+        Case prime{"tensor primes", a, b, 131, 17, 37};
+        prime.options = tensor, prime.alpha = 0.5, prime.beta = 0.25, prime.pad_a = 1, prime.off_c = 3;
+        run_case<duet::half>(dev, q, prime);
+        Case runs{"tensor whole runs", a, b, 136, 72, 40};  // every ld a multiple of 8, K = 32 + 8
+        runs.options = tensor, runs.beta = -1.0;
+        run_case<duet::half>(dev, q, runs);
+        Case views{"tensor whole runs in views", a, b, 64, 136, 96};
+        views.options = tensor, views.pad_a = 8, views.pad_b = 16, views.off_a = 8, views.off_b = 24;
+        views.pad_c = 1, views.off_c = 1;
+        run_case<duet::half>(dev, q, views);
+        Case into_float{"tensor half into float", a, b, 45, 130, 70};
+        into_float.options = tensor, into_float.alpha = -1.5, into_float.beta = 0.5, into_float.off_b = 8;
+        run_case<duet::half, float>(dev, q, into_float);
+      }
+    Case batched{"tensor batched", kNone, kTrans, 33, 40, 48};
+    batched.options = tensor, batched.batch = 3, batched.gap = 8, batched.broadcast_b = true, batched.beta = 1.0;
+    run_case<duet::half>(dev, q, batched);
+    Case batched_float{"tensor batched into float", kTrans, kNone, 16, 24, 16};
+    batched_float.batch = 2, batched_float.gap = 8;  // automatic: half into float is the tensor kernel's
+    run_case<duet::half, float>(dev, q, batched_float);
+    Case vector{"tensor half into float, N == 1", kNone, kNone, 70, 1, 33};
+    run_case<duet::half, float>(dev, q, vector);
+    Case scale{"half into float, K == 0", kNone, kNone, 5, 7, 0};
+    scale.beta = 2.0, scale.pad_a = 1;
+    run_case<duet::half, float>(dev, q, scale);
+    // TF32: inputs rounded to 10-bit mantissas (each product within 2 2^-11 of the exact one).
+    GemmOptions tf32 = tensor;
+    tf32.allow_tf32 = true;
+    for (Op a : kOps)
+      for (Op b : kOps) {
+        Case f{"tf32", a, b, 129, 67, 53};
+        f.options = tf32, f.alpha = 0.75, f.beta = 0.5, f.input_u = 2.0 / 2048, f.pad_b = 3;
+        run_case<float>(dev, q, f);
+        Case fr{"tf32 whole runs", a, b, 132, 20, 36};
+        fr.options = tf32, fr.input_u = 2.0 / 2048;
+        run_case<float>(dev, q, fr);
+      }
+    // Automatic: where the device has tensor cores, half products take them (and the plan says so).
+    duet::GemmProblem p;
+    p.type = duet::ScalarType::f16;
+    p.M = p.N = p.K = 256;
+    const duet::GemmPlan plan = duet::gemm_plan_for(dev, p);
+    CHECK((plan.kernel == duet::GemmKernel::tensor) == tc);
+    GemmOptions no_tf32;
+    duet::GemmProblem f32 = p;
+    f32.type = duet::ScalarType::f32;
+    CHECK(duet::gemm_plan_for(dev, f32, no_tf32).kernel != duet::GemmKernel::tensor);
+    Case automatic{"half automatic", kTrans, kTrans, 256, 200, 72};
+    run_case<duet::half>(dev, q, automatic);
+  });
+}
+
+TEST_CASE("gemm: the tensor path refuses what it cannot take") {
+  for_each_device([&](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    duet::Buffer<float> A(dev, 64), B(dev, 64), C(dev, 64);
+    duet::Buffer<duet::half> H(dev, 64);
+    GemmOptions tensor;
+    tensor.path = GemmPath::tensor;
+    const auto e = EXPECT_ERROR(duet::ArgumentError,
+                                duet::gemm(q, kNone, kNone, 8, 8, 8, 1.0f, A, 8, B, 8, 0.0f, C, 8, tensor));
+    if (e) CHECK_CONTAINS(std::string(e->what()), "allow_tf32");
+    GemmOptions gemv;
+    gemv.path = GemmPath::gemv;
+    EXPECT_ERROR(duet::ArgumentError, duet::gemm(q, kNone, kNone, 8, 1, 8, 1.0f, H, 8, H, 1, 0.0f, C, 1, gemv));
+    // A too small, named, as for every other path.
+    const auto small = EXPECT_ERROR(
+        duet::BufferSizeError, duet::gemm(q, kNone, kNone, 9, 8, 8, 1.0f, H, 8, H, 8, 0.0f, C, 8, tensor));
+    if (small) CHECK_CONTAINS(std::string(small->what()), "A holds");
   });
 }
 

@@ -82,6 +82,13 @@ GemmPlan plan(const duet::DeviceInfo& info, const GemmProblem& p, const GemmOpti
   return result;
 }
 
+// The value of a define in a kernel's defines; empty when it has none.
+std::string define_value(const duet::Defines& d, const std::string& name) {
+  for (const auto& kv : d)
+    if (kv.first == name) return kv.second;
+  return {};
+}
+
 }  // namespace
 
 TEST_SUITE_BEGIN("nodevice");
@@ -353,7 +360,8 @@ TEST_CASE("gemm plan: double takes its own tiles, half the float ones; parameter
   CHECK(duet::gemm_params_problem(duet::double_params(kCpu), 8, Op::transpose, kCpu).empty());
   GemmProblem h = problem(2048, 2048, 2048);
   h.type = duet::ScalarType::f16;
-  CHECK(plan(kH100, h).params == plan(kH100, problem(2048, 2048, 2048)).params);
+  // (On OpenCL: on CUDA half runs the tensor kernel, tested below.)
+  CHECK(plan(kH100cl, h).params == plan(kH100cl, problem(2048, 2048, 2048)).params);
   // Every built-in entry runs with either op of B, in float (the H100's 48 KiB included).
   for (const duet::TuningEntry& e : duet::tuning::builtin_entries())
     for (Op b : {Op::none, Op::transpose}) {
@@ -555,6 +563,103 @@ TEST_CASE("gemm_cpu.duet's defines: float and double name their element type, ha
   CHECK(value_of(d, "BETA_ZERO") == "0");
   EXPECT_ERROR(duet::ArgumentError,
                duet::gemm_cpu_defines(p, duet::ScalarType::f16, Op::none, Op::none, true));
+}
+
+TEST_CASE("gemm plan: half on tensor cores on CUDA sm_80 and later, TF32 only where allowed") {
+  GemmProblem h = problem(4096, 4096, 4096, Op::transpose, Op::none);
+  h.type = duet::ScalarType::f16;
+  h.runs_a = true;
+  const GemmPlan tc = plan(kH100, h);
+  CHECK(tc.kernel == GemmKernel::tensor);
+  CHECK_FALSE(tc.tf32);
+  CHECK(tc.tensor == duet::tensor_tile(duet::ScalarType::f16));
+  CHECK(tc.splits == 1);
+  CHECK(tc.k_chunk == 4096);
+  CHECK(tc.bulk_m == 4096);
+  CHECK(tc.vec_a);  // whole 16-byte runs: cp.async
+  CHECK_FALSE(tc.vec_b);
+  CHECK_CONTAINS(tc.reason, "tensor cores");
+  const duet::GemmKernelSource source = duet::gemm_kernel_source(h, tc);
+  CHECK(source.file == "gemm_tc");
+  CHECK(define_value(source.defines, "OP_A") == "1");
+  CHECK(define_value(source.defines, "ALIGNED_A") == "1");
+  CHECK(define_value(source.defines, "TO") == "half");
+  CHECK(define_value(source.defines, "THREADS") == "256");
+  // An A100 too; a T4 (sm_75), OpenCL and CPUs keep the SIMT kernels.
+  duet::DeviceInfo a100 = kH100, t4 = kH100;
+  a100.arch = "sm_80", t4.arch = "sm_75";
+  CHECK(plan(a100, h).kernel == GemmKernel::tensor);
+  CHECK(plan(t4, h).kernel == GemmKernel::tiled);
+  CHECK(plan(kH100cl, h).kernel == GemmKernel::tiled);
+  CHECK(plan(kCpu, h).kernel == GemmKernel::tiled);
+  // Few tiles: the smaller ones.
+  GemmProblem small = h;
+  small.M = small.N = 512;
+  CHECK(plan(kH100, small).tensor == duet::tensor_small_tile(duet::ScalarType::f16));
+  // Matrix-vector products stay memory-bound kernels; forced tiles keep the tiled kernel.
+  GemmProblem v = h;
+  v.N = 1;
+  CHECK(plan(kH100, v).kernel == GemmKernel::gemv_axpy);
+  GemmOptions tiles;
+  tiles.params = duet::GemmTile{};
+  CHECK(plan(kH100, h, tiles).kernel == GemmKernel::tiled);
+  // float: TF32 only where allowed.
+  GemmProblem f = problem(4096, 4096, 4096);
+  CHECK(plan(kH100, f).kernel != GemmKernel::tensor);
+  GemmOptions tf32;
+  tf32.allow_tf32 = true;
+  const GemmPlan t = plan(kH100, f, tf32);
+  CHECK(t.kernel == GemmKernel::tensor);
+  CHECK(t.tf32);
+  CHECK(t.tensor.bk == 16);
+  CHECK(define_value(duet::gemm_kernel_source(f, t).defines, "T_IS_FLOAT") == "1");
+  CHECK(plan(kH100cl, f, tf32).kernel != GemmKernel::tensor);
+  // Every tile fits the 48 KiB of static shared memory, every op.
+  for (duet::ScalarType type : {duet::ScalarType::f16, duet::ScalarType::f32})
+    for (Op a : {Op::none, Op::transpose})
+      for (Op b : {Op::none, Op::transpose}) {
+        CHECK(duet::tensor_shared_bytes(duet::tensor_tile(type), type, a, b) <= 48 * 1024);
+        CHECK(duet::tensor_shared_bytes(duet::tensor_small_tile(type), type, a, b) <= 48 * 1024);
+      }
+}
+
+TEST_CASE("gemm plan: a forced tensor path, and half inputs into a float C, on any device") {
+  GemmProblem h = problem(100, 37, 19);
+  h.type = duet::ScalarType::f16;
+  GemmOptions forced;
+  forced.path = GemmPath::tensor;
+  for (const duet::DeviceInfo& d : {kH100, kH100cl, kCpu}) {
+    INFO(d.backend, " ", d.name);
+    const GemmPlan p = plan(d, h, forced);
+    CHECK(p.kernel == GemmKernel::tensor);
+    CHECK_CONTAINS(p.reason, "asked for");
+  }
+  CHECK_CONTAINS(plan(kCpu, h, forced).reason, "portable form");
+  GemmProblem mixed = h;
+  mixed.c_type = duet::ScalarType::f32;
+  mixed.N = 1;  // even a matrix-vector product: no other kernel takes it
+  CHECK(plan(kCpu, mixed).kernel == GemmKernel::tensor);
+  CHECK(define_value(duet::gemm_kernel_source(mixed, plan(kCpu, mixed)).defines, "TO") == "float");
+  CHECK(plan(kCpu, [&] {
+          GemmProblem z = mixed;
+          z.alpha_zero = true;
+          return z;
+        }()).kernel == GemmKernel::scale);
+  GemmOptions gemv;
+  gemv.path = GemmPath::gemv;
+  CHECK_THROWS_AS(plan(kCpu, mixed, gemv), duet::ArgumentError);
+  GemmProblem d = problem(64, 64, 64);
+  d.type = duet::ScalarType::f64;
+  CHECK_THROWS_AS(plan(kH100, d, forced), duet::ArgumentError);
+  CHECK_THROWS_AS(plan(kH100, problem(64, 64, 64), forced), duet::ArgumentError);  // float without TF32
+  GemmProblem dm = d;
+  dm.c_type = duet::ScalarType::f32;
+  CHECK_THROWS_AS(plan(kH100, dm), duet::ArgumentError);
+  CHECK_THROWS_AS(duet::gemm_tc_defines(duet::TensorTile{}, duet::ScalarType::f64, duet::ScalarType::unknown,
+                                        Op::none, Op::none, false, false),
+                  duet::ArgumentError);
+  CHECK(std::string(duet::to_string(GemmPath::tensor)) == "tensor");
+  CHECK(std::string(duet::to_string(GemmKernel::tensor)) == "tensor");
 }
 
 TEST_SUITE_END();

@@ -4,6 +4,7 @@
 // CompileError pointing at the user's line.
 #include <doctest/doctest.h>
 
+#include <duet/blas.hpp>
 #include <duet/duet.hpp>
 #include <string>
 
@@ -100,4 +101,42 @@ TEST_CASE("the array kernels compile for sm_90 with every element type they take
       CHECK(duet::compile_for_cuda_arch(ramp, {{"T", t}, {"R", r}}, "sm_90", "array_ramp.duet") > 0);
     }
 }
+TEST_CASE("the tensor-core GEMM kernel compiles for sm_80 and sm_90 in every variant") {
+  // Every op pair of half into half, half into float and float in TF32, with copies of whole
+  // 16-byte runs (cp.async) on sm_80; on sm_90 each type with element-wise copies and the small
+  // tiles too. The compiled code must hold the matrix instructions, not the portable form.
+  using duet::Op;
+  using duet::ScalarType;
+  const char* source = duet::builtin_kernel_source("gemm_tc");
+  REQUIRE(source != nullptr);
+  struct Types {
+    ScalarType in, out;
+  };
+  const Types types[] = {{ScalarType::f16, ScalarType::unknown},
+                         {ScalarType::f16, ScalarType::f32},
+                         {ScalarType::f32, ScalarType::unknown}};
+  auto compiles = [&](const char* arch, duet::Defines defines, const std::string& what) {
+    INFO(arch, " ", what);
+    defines.push_back({"TC_REQUIRE_MMA", "1"});
+    try {
+      CHECK(duet::compile_for_cuda_arch(source, defines, arch, "gemm_tc.duet") > 0);
+    } catch (const duet::CompileError& e) {
+      FAIL_CHECK("NVRTC rejected gemm_tc (line " << e.line() << "):\n" << e.log());
+    }
+  };
+  for (const Types& t : types) {
+    const std::string name = std::string(duet::to_string(t.in)) + " into " +
+                             duet::to_string(t.out == ScalarType::unknown ? t.in : t.out);
+    for (Op a : {Op::none, Op::transpose})
+      for (Op b : {Op::none, Op::transpose})
+        compiles("sm_80", duet::gemm_tc_defines(duet::tensor_tile(t.in), t.in, t.out, a, b, true, true),
+                 name + ", op_a " + duet::to_string(a) + ", op_b " + duet::to_string(b) + ", whole runs");
+    compiles("sm_90", duet::gemm_tc_defines(duet::tensor_tile(t.in), t.in, t.out, Op::transpose, Op::none, false, false),
+             name + ", element-wise copies");
+    compiles("sm_90",
+             duet::gemm_tc_defines(duet::tensor_small_tile(t.in), t.in, t.out, Op::none, Op::transpose, true, false),
+             name + ", small tiles");
+  }
+}
+
 TEST_SUITE_END();

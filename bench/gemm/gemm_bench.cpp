@@ -54,6 +54,9 @@ struct Case {
   Op op_a = Op::none, op_b = Op::none;
   double alpha = 1, beta = 0;
   bool f64 = false;
+  // f32, f64, f16 (half inputs and C, float sums: tensor cores where the device has them) or tf32
+  // (float with GemmOptions::allow_tf32).
+  std::string type = "f32";
 
   std::string ops() const {
     return std::string(op_a == Op::none ? "N" : "T") + (op_b == Op::none ? "N" : "T");
@@ -83,12 +86,14 @@ std::vector<Case> read_suite(const std::string& path, int scale) {
     std::string ops, type;
     if (!(words >> c.name)) continue;
     if (!(words >> c.cls >> c.M >> c.N >> c.K >> ops >> c.alpha >> c.beta >> c.batch >> type) ||
-        ops.size() != 2 || (type != "f32" && type != "f64") || c.batch == 0)
+        ops.size() != 2 ||
+        (type != "f32" && type != "f64" && type != "f16" && type != "tf32") || c.batch == 0)
       throw std::runtime_error(path + ":" + std::to_string(number) +
                                ": not `name class M N K ops alpha beta batch type`");
     c.op_a = ops[0] == 'T' ? Op::transpose : Op::none;
     c.op_b = ops[1] == 'T' ? Op::transpose : Op::none;
     c.f64 = type == "f64";
+    c.type = type;
     c.M = scaled(c.M, 512), c.N = scaled(c.N, 512), c.K = scaled(c.K, 512), c.batch = scaled(c.batch, 64);
     cases.push_back(c);
   }
@@ -117,7 +122,7 @@ KERNEL void bench_fill(GLOBAL T* x, const ulong n, const ulong base) {
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBUL;
     z = z ^ (z >> 31);
     const float unit = (float)(z >> 40) * (1.0f / 16777216.0f);
-    x[i] = (T)(-1.0f + 2.0f * unit);
+    STORE(T, x + i, -1.0f + 2.0f * unit);
   }
 }
 )";
@@ -144,9 +149,37 @@ double median(std::vector<double> v) {
   return n == 0 ? NAN : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// NaN of each element type (C's poison where beta == 0).
+template <class T>
+T nan_of() {
+  if constexpr (std::is_same_v<T, duet::half>)
+    return duet::half{0x7e00};
+  else
+    return std::numeric_limits<T>::quiet_NaN();
+}
+
+// A value as the device holds it in T (half: rounded to nearest even), as a double.
+template <class T>
+double stored(float v) {
+  if constexpr (std::is_same_v<T, duet::half>)
+    return duet::half::from_float(v).to_float();
+  else
+    return static_cast<T>(v);
+}
+template <class T>
+double stored_value(T v) {
+  if constexpr (std::is_same_v<T, duet::half>)
+    return v.to_float();
+  else
+    return static_cast<double>(v);
+}
+
 std::string plan_text(const duet::GemmPlan& p) {
   std::ostringstream s;
   s << duet::to_string(p.kernel);
+  if (p.kernel == duet::GemmKernel::tensor)
+    s << " " << p.tensor.bm << "x" << p.tensor.bn << "x" << p.tensor.bk << " warps " << p.tensor.wm << "x"
+      << p.tensor.wn << (p.tf32 ? " tf32" : "");
   if (p.kernel == duet::GemmKernel::tiled || p.kernel == duet::GemmKernel::tiled_cpu ||
       p.kernel == duet::GemmKernel::matmul)
     s << " " << p.params.bm << "x" << p.params.bn << "x" << p.params.bk << " " << p.params.tm << "x"
@@ -180,6 +213,8 @@ class Bench {
         return rows;
       }
       run_typed<double>(c, rows);
+    } else if (c.type == "f16") {
+      run_typed<duet::half>(c, rows);
     } else {
       run_typed<float>(c, rows);
     }
@@ -194,7 +229,7 @@ class Bench {
 
   template <class T>
   duet::Kernel fill_kernel() {
-    return device_.compile(kFill, {{"T", std::is_same_v<T, double> ? "double" : "float"}}, "bench_fill.duet")
+    return device_.compile(kFill, {{"T", duet::to_string(duet::scalar_type_of<T>())}}, "bench_fill.duet")
         .kernel("bench_fill");
   }
 
@@ -226,10 +261,13 @@ class Bench {
       fill(s.back().A, seed_of(c, k, 1));
       fill(s.back().B, seed_of(c, k, 2));
     }
-    const T alpha = static_cast<T>(c.alpha), beta = static_cast<T>(c.beta);
+    using S = duet::compute_type_t<T>;
+    const S alpha = static_cast<S>(c.alpha), beta = static_cast<S>(c.beta);
+    duet::GemmOptions options = o_.gemm;
+    if (c.type == "tf32") options.allow_tf32 = true;
     auto reset_c = [&](int k) {
       if (c.beta == 0)
-        q_.fill(s[k].C, std::numeric_limits<T>::quiet_NaN());
+        q_.fill(s[k].C, nan_of<T>());
       else
         fill(s[k].C, seed_of(c, k, 3));
     };
@@ -244,16 +282,17 @@ class Bench {
       impls.push_back({"duet", "duet::gemm", [&, ta, tb](int k) {
                          if (c.batch == 1)
                            duet::gemm(q_, c.op_a, c.op_b, c.M, c.N, c.K, alpha, s[k].A, lda, s[k].B, ldb,
-                                      beta, s[k].C, ldc, o_.gemm);
+                                      beta, s[k].C, ldc, options);
                          else
                            duet::gemm_strided_batched(q_, c.op_a, c.op_b, c.M, c.N, c.K, alpha, s[k].A, lda,
                                                       sa, s[k].B, ldb, sb, beta, s[k].C, ldc, sc, c.batch,
-                                                      o_.gemm);
+                                                      options);
                          (void)ta, (void)tb;
                        }});
     }
 #ifdef DUET_HAVE_CLBLAST
-    if (o_.clblast && device_.info().backend == "opencl") {
+    if (o_.clblast && device_.info().backend == "opencl" && !std::is_same_v<T, duet::half> &&
+        c.type != "tf32") {
       impls.push_back(
           {"clblast", "CLBlast " + std::string(c.f64 ? "DGEMM" : "SGEMM"), [&, ta, tb](int k) {
              cl_command_queue queue = reinterpret_cast<cl_command_queue>(q_.native_handle());
@@ -288,7 +327,7 @@ class Bench {
       try {
         if (impl.name == "duet") {
           duet::GemmProblem p;
-          p.type = c.f64 ? duet::ScalarType::f64 : duet::ScalarType::f32;
+          p.type = duet::scalar_type_of<T>();
           p.op_a = c.op_a, p.op_b = c.op_b, p.M = c.M, p.N = c.N, p.K = c.K, p.batch = c.batch;
           p.alpha_zero = c.alpha == 0;
           p.beta_zero = c.beta == 0;
@@ -296,8 +335,10 @@ class Bench {
           p.aligned_a = lda % 4 == 0 && (c.batch == 1 || sa % 4 == 0);
           p.aligned_b = ldb % 4 == 0 && (c.batch == 1 || sb % 4 == 0);
           p.aligned_c = ldc % 4 == 0 && (c.batch == 1 || sc % 4 == 0);
-          p.plain = !c.f64 && !ta && !tb && c.alpha == 1 && c.beta == 0 && c.batch == 1;
-          r.plan = plan_text(duet::gemm_plan_for(device_, p, o_.gemm));
+          p.plain = std::is_same_v<T, float> && !ta && !tb && c.alpha == 1 && c.beta == 0 && c.batch == 1;
+          p.runs_a = lda % (16 / sizeof(T)) == 0 && (c.batch == 1 || sa % (16 / sizeof(T)) == 0);
+          p.runs_b = ldb % (16 / sizeof(T)) == 0 && (c.batch == 1 || sb % (16 / sizeof(T)) == 0);
+          r.plan = plan_text(duet::gemm_plan_for(device_, p, options));
         }
         for (int k = 0; k < sets; ++k) impl.enqueue(k);  // warm-up: compiles, touches every buffer
         q_.finish();
@@ -348,12 +389,12 @@ class Bench {
     std::vector<Entry> entries;
     for (std::size_t b : {std::size_t{0}, c.batch - 1})
       for (std::size_t i : {std::size_t{0}, c.M - 1})
-        for (std::size_t j : {std::size_t{0}, c.N - 1}) entries.push_back({b, i, j, T(0)});
+        for (std::size_t j : {std::size_t{0}, c.N - 1}) entries.push_back({b, i, j, T{}});
     std::uint64_t state = mix(seed_a ^ 0x5eed);
     const std::size_t samples = c.K > 100000 ? 16 : 40;
     for (std::size_t n = 0; n < samples; ++n) {
       state = mix(state);
-      entries.push_back({state % c.batch, (state >> 20) % c.M, (state >> 40) % c.N, T(0)});
+      entries.push_back({state % c.batch, (state >> 20) % c.M, (state >> 40) % c.N, T{}});
     }
     for (Entry& e : entries) q_.read(C, duet::Span<T>(&e.got, 1), e.b * c.M * c.N + e.i * c.N + e.j);
     q_.finish();
@@ -365,18 +406,20 @@ class Bench {
       for (std::size_t k = 0; k < c.K; ++k) {
         const std::uint64_t ia = e.b * c.M * c.K + (ta ? k * c.M + e.i : e.i * c.K + k);
         const std::uint64_t ib = e.b * c.K * c.N + (tb ? e.j * c.K + k : k * c.N + e.j);
-        const double p = double(hashed(ba, ia)) * double(hashed(bb, ib));
+        const double p = stored<T>(hashed(ba, ia)) * stored<T>(hashed(bb, ib));
         sum += p;
         mag += std::fabs(p);
       }
-      const double old = c.beta != 0 ? double(hashed(bc, e.b * c.M * c.N + e.i * c.N + e.j)) : 0.0;
+      const double old = c.beta != 0 ? stored<T>(hashed(bc, e.b * c.M * c.N + e.i * c.N + e.j)) : 0.0;
       const double want = c.alpha * sum + c.beta * old;
       const double scale = std::fabs(c.alpha) * mag + std::fabs(c.beta * old) + 1e-300;
-      const double err = std::fabs(double(e.got) - want) / scale;
+      const double err = std::fabs(stored_value<T>(e.got) - want) / scale;
       if (err > worst || err != err) worst = err;
     }
     r.max_error = worst;
-    r.tolerance = 2.0 * double(c.K + 2) * u;
+    // half: one rounding of C to half; TF32: each input rounded to a 10-bit mantissa.
+    r.tolerance = 2.0 * double(c.K + 2) * u + (std::is_same_v<T, duet::half> ? 1.0 / 2048 : 0.0) +
+                  (c.type == "tf32" ? 2.0 / 2048 : 0.0);
     r.checked = entries.size();
     r.ok = worst <= r.tolerance;
     if (!r.ok) r.failure = "wrong result: relative error " + std::to_string(worst);
@@ -420,7 +463,7 @@ void write_json(const std::string& path, const duet::DeviceInfo& info, const Opt
     w.field("ops", r.c.ops());
     w.field("alpha", r.c.alpha);
     w.field("beta", r.c.beta);
-    w.field("type", r.c.f64 ? "f64" : "f32");
+    w.field("type", r.c.type);
     w.field("impl", r.impl);
     w.field("backend", info.backend);
     w.field("label", r.label);
@@ -470,14 +513,15 @@ int main(int argc, char** argv) {
   app.add_option("--splits", o.gemm.splits, "duet: this many slices of K (split-K) for every case");
   std::string path;
   app.add_option("--path", path,
-                 "duet: the kernel for every case: tiled, split_k or gemv (default: the rule's; --splits "
+                 "duet: the kernel for every case: tiled, split_k, gemv or tensor (default: the rule's; --splits "
                  "alone means split_k, with gemv it splits the matrix-vector kernel)")
-      ->check(CLI::IsMember({"tiled", "split_k", "gemv"}));
+      ->check(CLI::IsMember({"tiled", "split_k", "gemv", "tensor"}));
   CLI11_PARSE(app, argc, argv);
   if (o.gemm.splits > 0) o.gemm.path = duet::GemmPath::split_k;
   if (path == "tiled") o.gemm.path = duet::GemmPath::tiled;
   if (path == "split_k") o.gemm.path = duet::GemmPath::split_k;
   if (path == "gemv") o.gemm.path = duet::GemmPath::gemv;
+  if (path == "tensor") o.gemm.path = duet::GemmPath::tensor;
   o.clblast = !no_clblast;
   o.duet = !no_duet;
   if (o.commit.empty()) o.commit = std::getenv("DUET_COMMIT") ? std::getenv("DUET_COMMIT") : "unknown";

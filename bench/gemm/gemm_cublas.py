@@ -41,7 +41,7 @@ def read_suite(path, scale):
             words = line.split("#", 1)[0].split()
             if not words:
                 continue
-            if len(words) != 10 or len(words[5]) != 2 or words[9] not in ("f32", "f64"):
+            if len(words) != 10 or len(words[5]) != 2 or words[9] not in ("f32", "f64", "f16", "tf32"):
                 raise SystemExit("%s:%d: not `name class M N K ops alpha beta batch type`" % (path, number))
             name, cls, m, n, k, ops, alpha, beta, batch, dtype = words
             sc = lambda v, lo: max(1, v // scale) if scale > 1 and v >= lo else v
@@ -79,10 +79,13 @@ class Bench:
         x = cp.random.RandomState(seed).random_sample(shape, dtype=cp.float64 if dtype == "f64" else cp.float32)
         x *= 2
         x -= 1
-        return x
+        return x.astype(cp.float16) if dtype == "f16" else x
 
     def run_case(self, c):
-        dt = cp.float64 if c["type"] == "f64" else cp.float32
+        if c["type"] == "tf32":
+            # CuPy reads CUPY_TF32 once, at import; TF32 rows are compared with PyTorch instead.
+            raise ValueError("tf32 rows need cuBLAS with TF32 on (PyTorch's allow_tf32); this script runs CUPY_TF32=0")
+        dt = {"f64": cp.float64, "f16": cp.float16}.get(c["type"], cp.float32)
         M, N, K, batch = c["M"], c["N"], c["K"], c["batch"]
         ta, tb = c["ops"][0] == "T", c["ops"][1] == "T"
         a_shape = (K, M) if ta else (M, K)
@@ -92,7 +95,7 @@ class Bench:
                 raise ValueError("batched cases run through cupy.matmul: NN, alpha 1, beta 0 only")
             a_shape, b_shape = (batch,) + a_shape, (batch,) + b_shape
         c_shape = (batch, M, N) if batch > 1 else (M, N)
-        item = 8 if c["type"] == "f64" else 4
+        item = {"f64": 8, "f16": 2}.get(c["type"], 4)
         set_bytes = float(item * (np.prod(a_shape) + np.prod(b_shape) + np.prod(c_shape)))
         sets = int(min(32, max(1, math.ceil(self.rotation / set_bytes))))
         while sets > 1 and self.memory > 0 and sets * set_bytes > 0.4 * self.memory:
@@ -154,9 +157,9 @@ class Bench:
         got = (C if batch > 1 else C[None])[bi, ii, jj].astype(cp.float64)
         err = float(cp.max(cp.abs(got - ref) / cp.maximum(mag, 1e-300)))
         eps = 2.0 ** -53 if c["type"] == "f64" else 2.0 ** -24
-        tol = 2.0 * (K + 2) * eps
+        tol = 2.0 * (K + 2) * eps + (2.0 ** -11 if c["type"] == "f16" else 0.0)
         median = statistics.median(ms)
-        label = "cuBLAS %s" % ("DGEMM" if c["type"] == "f64" else "SGEMM")
+        label = "cuBLAS %s" % {"f64": "DGEMM", "f16": "HGEMM (float sums)"}.get(c["type"], "SGEMM")
         return dict(kernel="gemm", size=c["name"], **{"class": c["cls"]}, shape=shape(c), ops=c["ops"],
                     alpha=c["alpha"], beta=c["beta"], type=c["type"], impl="cublas", backend="cuda", label=label,
                     plan="", sets=sets, runs=runs, median_ms=median, min_ms=ms[0], value=flops / (median * 1e-3) / 1e9,

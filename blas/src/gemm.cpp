@@ -190,8 +190,9 @@ void launch_reduce(State& s, Queue& q, const BufferView<Accumulator<T>>& P, int 
            ldc, c_stride, rows, cols, nb, alpha, beta, lanes);
 }
 
-// One gemm or gemm_strided_batched call, as its caller made it.
-template <class T>
+// One gemm or gemm_strided_batched call, as its caller made it: A and B of T, C of TC (T, or
+// float for half inputs).
+template <class T, class TC = T>
 struct GemmCall {
   const char* call;
   Queue& q;
@@ -203,7 +204,7 @@ struct GemmCall {
   const BufferView<T>& B;
   std::size_t ldb, sb;
   Accumulator<T> beta;
-  const BufferView<T>& C;
+  const BufferView<TC>& C;
   std::size_t ldc, sc, batch;
 
   bool ta() const { return op_a == Op::transpose; }
@@ -212,8 +213,8 @@ struct GemmCall {
 
 // The call's checks: liveness and device of every operand, then leading dimensions, then sizes
 // (A and B only where they are read). False when there is nothing to compute.
-template <class T>
-bool check_call(const GemmCall<T>& g, const DeviceInfo& info) {
+template <class T, class TC>
+bool check_call(const GemmCall<T, TC>& g, const DeviceInfo& info) {
   using Acc = Accumulator<T>;
   const char* call = g.call;
   check_operand_handle(call, "A", g.A, g.q);
@@ -246,15 +247,16 @@ bool check_call(const GemmCall<T>& g, const DeviceInfo& info) {
 }
 
 // The operands as the kernels take them, and the sizes as the ints they index with.
-template <class T>
+template <class T, class TC = T>
 struct Operands {
-  Operand<T> a, b, c;
+  Operand<T> a, b;
+  Operand<TC> c;
   int m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
 };
 
-template <class T>
-Operands<T> prepare_operands(const GemmCall<T>& g, const DeviceInfo& info) {
-  Operands<T> o;
+template <class T, class TC>
+Operands<T, TC> prepare_operands(const GemmCall<T, TC>& g, const DeviceInfo& info) {
+  Operands<T, TC> o;
   o.m = extension::as_int(g.call, "M", g.M), o.n = extension::as_int(g.call, "N", g.N),
   o.k = extension::as_int(g.call, "K", g.K);
   o.lda = extension::as_int(g.call, "lda", g.lda), o.ldb = extension::as_int(g.call, "ldb", g.ldb),
@@ -266,11 +268,21 @@ Operands<T> prepare_operands(const GemmCall<T>& g, const DeviceInfo& info) {
 }
 
 // What the rule looks at in the call.
+// Whether the operand's rows start on whole 16-byte runs (GemmProblem::runs_a).
 template <class T>
-GemmProblem problem_of(const GemmCall<T>& g, const Operands<T>& o) {
+bool whole_runs(const BufferView<T>& v, std::size_t ld, std::size_t batch, std::size_t stride) {
+  constexpr std::size_t run = 16 / sizeof(T);
+  return v.raw().starts_aligned(16) && ld % run == 0 && (batch <= 1 || stride % run == 0);
+}
+
+template <class T, class TC>
+GemmProblem problem_of(const GemmCall<T, TC>& g, const Operands<T, TC>& o) {
   using Acc = Accumulator<T>;
   GemmProblem p;
   p.type = scalar_type_of<T>();
+  if (!std::is_same_v<T, TC>) p.c_type = scalar_type_of<TC>();
+  p.runs_a = whole_runs(g.A, g.lda, g.batch, g.sa);
+  p.runs_b = whole_runs(g.B, g.ldb, g.batch, g.sb);
   p.op_a = g.op_a, p.op_b = g.op_b;
   p.M = g.M, p.N = g.N, p.K = g.K, p.batch = g.batch;
   p.alpha_zero = g.alpha == Acc(0);
@@ -282,8 +294,11 @@ GemmProblem problem_of(const GemmCall<T>& g, const Operands<T>& o) {
   return p;
 }
 
+template <class T, class TC>
+void run_gemm(const GemmCall<T, TC>& g, const GemmOptions& options);
 template <class T>
-void run_gemm(const GemmCall<T>& g, const GemmOptions& options);
+void run_planned(const GemmCall<T>& g, const Operands<T>& o, State& s, const GemmProblem& problem,
+                 const GemmPlan& plan, const GemmOptions& options);
 
 // Thin edges apart: the whole tiles, then each edge as a product of its own (views at the edge's
 // first row or column; the batch's strides stay).
@@ -294,13 +309,13 @@ void run_edges(const GemmCall<T>& g, const GemmPlan& plan, const GemmOptions& op
   const std::size_t m1 = plan.bulk_m, n1 = plan.bulk_n;
   GemmCall<T> bulk = g;
   bulk.M = m1, bulk.N = n1;
-  run_gemm<T>(bulk, part);
+  run_gemm(bulk, part);
   if (n1 < g.N) {
     const std::size_t b_off = g.tb() ? n1 * g.ldb : n1;
     const BufferView<T> B = g.B.view(b_off, g.B.size() - b_off), C = g.C.view(n1, g.C.size() - n1);
     GemmCall<T> right{g.call, g.q,    g.op_a, g.op_b, m1,   g.N - n1, g.K,  g.alpha, g.A,  g.lda,
                       g.sa,   B,      g.ldb,  g.sb,   g.beta, C,      g.ldc, g.sc,   g.batch};
-    run_gemm<T>(right, part);
+    run_gemm(right, part);
   }
   if (m1 < g.M) {
     const std::size_t a_off = g.ta() ? m1 : m1 * g.lda;
@@ -308,18 +323,18 @@ void run_edges(const GemmCall<T>& g, const GemmPlan& plan, const GemmOptions& op
                         C = g.C.view(m1 * g.ldc, g.C.size() - m1 * g.ldc);
     GemmCall<T> bottom{g.call, g.q,  g.op_a, g.op_b, g.M - m1, g.N,  g.K,   g.alpha, A,      g.lda,
                        g.sa,   g.B,  g.ldb,  g.sb,   g.beta,   C,    g.ldc, g.sc,    g.batch};
-    run_gemm<T>(bottom, part);
+    run_gemm(bottom, part);
   }
 }
 
 // C = beta C, for K == 0 or alpha == 0.
-template <class T>
-void launch_scale(State& s, const GemmCall<T>& g, const Operands<T>& o) {
-  using Acc = Accumulator<T>;
+template <class T, class TC>
+void launch_scale(State& s, const GemmCall<T, TC>& g, const Operands<T, TC>& o) {
+  using Acc = Accumulator<TC>;
   const BufferView<Acc> placeholder = acc_view<Acc>(scratch_for(g.q)->placeholder);
   for (std::size_t b0 = 0; b0 < g.batch; b0 += kMaxGridY) {
     const int nb = static_cast<int>(std::min(kMaxGridY, g.batch - b0));
-    launch_reduce<T>(s, g.q, placeholder, 0, 0, o.c, o.c.range.offset + b0 * g.sc, o.ldc, g.sc, o.m, o.n, nb,
+    launch_reduce<TC>(s, g.q, placeholder, 0, 0, o.c, o.c.range.offset + b0 * g.sc, o.ldc, g.sc, o.m, o.n, nb,
                      Acc(0), g.beta);
   }
 }
@@ -344,6 +359,43 @@ Kernel main_kernel(State& s, const Device& device, const GemmProblem& p, const G
                              plan.vec_c,
                              plan.beta_zero};
   return s.kernel(device, key, [&] { return gemm_kernel_source(p, plan); });
+}
+
+// The tensor kernel's, by its own key.
+Kernel tensor_kernel(State& s, const Device& device, const GemmProblem& p, const GemmPlan& plan) {
+  const TensorTile& t = plan.tensor;
+  const std::vector<int> key{static_cast<int>(GemmKernel::tensor),
+                             t.bm,
+                             t.bn,
+                             t.bk,
+                             t.wm,
+                             t.wn,
+                             static_cast<int>(p.type),
+                             static_cast<int>(p.c_type),
+                             p.op_a == Op::transpose,
+                             p.op_b == Op::transpose,
+                             plan.vec_a,
+                             plan.vec_b};
+  return s.kernel(device, key, [&] { return gemm_kernel_source(p, plan); });
+}
+
+// gemm_tc.duet over the whole batch, in launches of at most kMaxGridY matrices.
+template <class T, class TC>
+void launch_tensor(const GemmCall<T, TC>& g, const Operands<T, TC>& o, const Kernel& kernel,
+                   const GemmPlan& plan) {
+  const TensorTile& t = plan.tensor;
+  const std::size_t groups = ((g.M + t.bm - 1) / t.bm) * ((g.N + t.bn - 1) / t.bn);
+  extension::as_int(g.call, "the number of tiles of C", groups);
+  const std::size_t threads = static_cast<std::size_t>(t.threads());
+  const float alpha = static_cast<float>(g.alpha), beta = static_cast<float>(g.beta);
+  for (std::size_t b0 = 0; b0 < g.batch; b0 += kMaxGridY) {
+    const std::size_t nb = std::min(kMaxGridY, g.batch - b0);
+    g.q.launch(kernel, Range(groups * threads, nb), Range(threads, 1), o.a.range.arg,
+               std::uint64_t(o.a.range.offset + b0 * g.sa), o.lda, std::uint64_t(g.sa), o.b.range.arg,
+               std::uint64_t(o.b.range.offset + b0 * g.sb), o.ldb, std::uint64_t(g.sb), o.c.range.arg,
+               std::uint64_t(o.c.range.offset + b0 * g.sc), o.ldc, std::uint64_t(g.sc), o.m, o.n, o.k, alpha,
+               beta);
+  }
 }
 
 // duet::matmul's kernel on a plain product (one matrix, one slice, compact operands).
@@ -435,18 +487,36 @@ void reduce_slices(State& s, const GemmCall<T>& g, const Operands<T>& o, const G
 }
 
 // Checks the call, plans it, and carries out the plan.
-template <class T>
-void run_gemm(const GemmCall<T>& g, const GemmOptions& options) {
+template <class T, class TC>
+void run_gemm(const GemmCall<T, TC>& g, const GemmOptions& asked) {
   const Device& device = g.q.device();
   const DeviceInfo& info = device.info();
   if (!check_call(g, info)) return;
-  const Operands<T> o = prepare_operands(g, info);
+  const Operands<T, TC> o = prepare_operands(g, info);
   const std::shared_ptr<State> state = state_for(device);
   const GemmProblem problem = problem_of(g, o);
+  GemmOptions options = asked;
+  options.allow_tf32 = tf32_allowed(asked);
   const GemmPlan plan = plan_gemm(info, state->classes, problem, options);
   if (plan.kernel == GemmKernel::none) return;
-  if (plan.bulk_m > 0 && (plan.bulk_m < g.M || plan.bulk_n < g.N)) return run_edges(g, plan, options);
   if (plan.kernel == GemmKernel::scale) return launch_scale(*state, g, o);
+  if (plan.kernel == GemmKernel::tensor)
+    return launch_tensor(g, o, tensor_kernel(*state, device, problem, plan), plan);
+  if constexpr (!std::is_same_v<T, TC>) {
+    throw ArgumentError(std::string(g.call) + ": the plan for half inputs into a float C runs " +
+                        to_string(plan.kernel) + ", which cannot");
+  } else {
+    run_planned(g, o, *state, problem, plan, options);
+  }
+}
+
+// The plans of the SIMT kernels, whose C is of the inputs' type.
+template <class T>
+void run_planned(const GemmCall<T>& g, const Operands<T>& o, State& s, const GemmProblem& problem,
+                 const GemmPlan& plan, const GemmOptions& options) {
+  State* state = &s;
+  const Device& device = g.q.device();
+  if (plan.bulk_m > 0 && (plan.bulk_m < g.M || plan.bulk_n < g.N)) return run_edges(g, plan, options);
   const Kernel kernel = main_kernel(*state, device, problem, plan);
   if (plan.kernel == GemmKernel::matmul) return launch_matmul(g, o, kernel, plan);
 
@@ -465,14 +535,15 @@ void run_gemm(const GemmCall<T>& g, const GemmOptions& options) {
   }
 }
 
-template <class T>
+template <class T, class TC = T>
 void run_gemm(const char* call, Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K,
               Accumulator<T> alpha, const BufferView<T>& A, std::size_t lda, std::size_t sa,
               const BufferView<T>& B, std::size_t ldb, std::size_t sb, Accumulator<T> beta,
-              const BufferView<T>& C, std::size_t ldc, std::size_t sc, std::size_t batch,
+              const BufferView<TC>& C, std::size_t ldc, std::size_t sc, std::size_t batch,
               const GemmOptions& options) {
-  run_gemm<T>(GemmCall<T>{call, q, op_a, op_b, M, N, K, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch},
-              options);
+  run_gemm(
+      GemmCall<T, TC>{call, q, op_a, op_b, M, N, K, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch},
+      options);
 }
 
 }  // namespace
@@ -491,6 +562,26 @@ Defines gemm_defines(const GemmTile& p, ScalarType type, Op op_a, Op op_b, bool 
                      {"VEC_C", f32 && vec_c ? "1" : "0"},
                      {"B_SWIZZLE", gemm_swizzles_b(p, op_b) ? "1" : "0"}});
   return d;
+}
+
+Defines gemm_tc_defines(const TensorTile& t, ScalarType type, ScalarType c_type, Op op_a, Op op_b,
+                        bool runs_a, bool runs_b) {
+  if (type != ScalarType::f16 && type != ScalarType::f32)
+    throw ArgumentError(std::string("gemm_tc_defines: ") + to_string(type) + " is not half or float (TF32)");
+  const ScalarType out = c_type == ScalarType::unknown ? type : c_type;
+  return {{"T", to_string(type)},
+          {"TO", to_string(out)},
+          {"T_IS_FLOAT", type == ScalarType::f32 ? "1" : "0"},
+          {"BM", std::to_string(t.bm)},
+          {"BN", std::to_string(t.bn)},
+          {"BK", std::to_string(t.bk)},
+          {"WM", std::to_string(t.wm)},
+          {"WN", std::to_string(t.wn)},
+          {"THREADS", std::to_string(t.threads())},
+          {"OP_A", op_a == Op::transpose ? "1" : "0"},
+          {"OP_B", op_b == Op::transpose ? "1" : "0"},
+          {"ALIGNED_A", runs_a ? "1" : "0"},
+          {"ALIGNED_B", runs_b ? "1" : "0"}};
 }
 
 Defines gemm_cpu_defines(const GemmTile& p, ScalarType type, Op op_a, Op op_b, bool beta_zero) {
@@ -542,6 +633,9 @@ GemmKernelSource gemm_kernel_source(const GemmProblem& p, const GemmPlan& plan) 
       return {"gemv", to_string(plan.kernel),
               gemv_defines(p.type, on_a ? plan.vec_a : plan.vec_b, on_a ? plan.vec_b : plan.vec_a)};
     }
+    case GemmKernel::tensor:
+      return {"gemm_tc", "gemm_tc",
+              gemm_tc_defines(plan.tensor, p.type, p.c_type, p.op_a, p.op_b, plan.vec_a, plan.vec_b)};
     case GemmKernel::none:
       break;
   }
@@ -589,8 +683,26 @@ void gemm_strided_batched(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t
                  beta, C, ldc, stride_c, batch, options);
 }
 
+void gemm(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, float alpha,
+          const BufferView<half>& A, std::size_t lda, const BufferView<half>& B, std::size_t ldb, float beta,
+          const BufferView<float>& C, std::size_t ldc, const GemmOptions& options) {
+  run_gemm<half, float>("gemm", q, op_a, op_b, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1,
+                        options);
+}
+
+void gemm_strided_batched(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K,
+                          float alpha, const BufferView<half>& A, std::size_t lda, std::size_t stride_a,
+                          const BufferView<half>& B, std::size_t ldb, std::size_t stride_b, float beta,
+                          const BufferView<float>& C, std::size_t ldc, std::size_t stride_c, std::size_t batch,
+                          const GemmOptions& options) {
+  run_gemm<half, float>("gemm_strided_batched", q, op_a, op_b, M, N, K, alpha, A, lda, stride_a, B, ldb,
+                        stride_b, beta, C, ldc, stride_c, batch, options);
+}
+
 GemmPlan gemm_plan_for(const Device& device, const GemmProblem& problem, const GemmOptions& options) {
-  return plan_gemm(device.info(), state_for(device)->classes, problem, options);
+  GemmOptions resolved = options;
+  resolved.allow_tf32 = tf32_allowed(options);
+  return plan_gemm(device.info(), state_for(device)->classes, problem, resolved);
 }
 
 }  // namespace duet

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <sstream>
 
 #include "duet/error.hpp"
@@ -265,7 +267,66 @@ void set_kernel_flags(GemmPlan& plan, const DeviceInfo& device, const GemmProble
   }
 }
 
+// The tensor kernel's plan (rule step 2a): one slice, the large tiles unless they would leave
+// compute units idle.
+GemmPlan plan_tensor(const DeviceInfo& device, const GemmProblem& p, const std::string& why) {
+  GemmPlan plan;
+  plan.kernel = GemmKernel::tensor;
+  plan.tf32 = p.type == ScalarType::f32;
+  plan.tensor = tensor_tile(p.type);
+  plan.source = "tensor_tile()";
+  const auto tiles = [&](const TensorTile& t) {
+    return ceil_div(p.M, std::size_t(t.bm)) * ceil_div(p.N, std::size_t(t.bn)) * p.batch;
+  };
+  if (tiles(plan.tensor) < units_of(device)) {
+    plan.tensor = tensor_small_tile(p.type);
+    plan.source = "tensor_small_tile()";
+  }
+  plan.k_chunk = p.K;
+  plan.bulk_m = p.M, plan.bulk_n = p.N;
+  plan.vec_a = p.runs_a, plan.vec_b = p.runs_b;  // cp.async of whole 16-byte runs
+  std::ostringstream reason;
+  reason << why << ": " << tiles(plan.tensor) << " tiles of " << plan.tensor.bm << "x" << plan.tensor.bn
+         << ", warps of " << plan.tensor.wm << "x" << plan.tensor.wn
+         << (plan.tf32 ? ", TF32" : ", half") << (tensor_cores(device) ? " on tensor cores" : " in the portable form");
+  plan.reason = reason.str();
+  return plan;
+}
+
 }  // namespace
+
+bool tf32_allowed(const GemmOptions& options) {
+  if (options.allow_tf32) return true;
+  const char* env = std::getenv("DUET_ALLOW_TF32");
+  return env && std::strcmp(env, "1") == 0;
+}
+
+bool tensor_cores(const DeviceInfo& device) {
+  if (device.backend != "cuda" || device.arch.rfind("sm_", 0) != 0) return false;
+  return std::atoi(device.arch.c_str() + 3) >= 80;
+}
+
+TensorTile tensor_tile(ScalarType type) {
+  TensorTile t;
+  if (type == ScalarType::f32) t.bk = 16;
+  return t;
+}
+
+TensorTile tensor_small_tile(ScalarType type) {
+  TensorTile t;
+  t.bm = 64, t.bn = 64, t.wm = 32, t.wn = 32;
+  if (type == ScalarType::f32) t.bk = 16;
+  return t;
+}
+
+std::size_t tensor_shared_bytes(const TensorTile& t, ScalarType type, Op op_a, Op op_b) {
+  const std::size_t elem = type == ScalarType::f32 ? 4 : 2, run = 16 / elem;
+  const std::size_t bm = std::size_t(t.bm), bn = std::size_t(t.bn), bk = std::size_t(t.bk);
+  const std::size_t a = op_a == Op::transpose ? bk * (bm + 8) : bm * (bk + run);
+  const std::size_t b = op_b == Op::transpose ? bn * (bk + run) : bk * (bn + 8);
+  const auto whole = [](std::size_t bytes) { return (bytes + 15) / 16 * 16; };
+  return whole(2 * a * elem) + whole(2 * b * elem);
+}
 
 bool uses_cpu_form(const DeviceInfo& device) { return device.kind == DeviceKind::cpu; }
 
@@ -298,6 +359,8 @@ const char* to_string(GemmPath path) {
       return "split_k";
     case GemmPath::gemv:
       return "gemv";
+    case GemmPath::tensor:
+      return "tensor";
   }
   return "?";
 }
@@ -318,6 +381,8 @@ const char* to_string(GemmKernel kernel) {
       return "gemv_dot";
     case GemmKernel::gemv_axpy:
       return "gemv_axpy";
+    case GemmKernel::tensor:
+      return "tensor";
   }
   return "?";
 }
@@ -386,6 +451,24 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<GemmSizeClass>& c
     throw ArgumentError("gemm: GemmOptions::splits = " + std::to_string(options.splits) + " is not in [0, " +
                         std::to_string(kMaxSplits) + "]");
   const bool vector = p.M == 1 || p.N == 1;
+  // Tensor cores (step 2a): half inputs, float with TF32 allowed; half into a float C only there.
+  const bool mixed = p.c_type != ScalarType::unknown && p.c_type != p.type;
+  if (mixed && !(p.type == ScalarType::f16 && p.c_type == ScalarType::f32))
+    throw ArgumentError(std::string("gemm: ") + to_string(p.type) + " inputs into a " + to_string(p.c_type) +
+                        " C: only half inputs may have a C of another type (float)");
+  const bool tensor_type = p.type == ScalarType::f16 || (p.type == ScalarType::f32 && options.allow_tf32);
+  if (options.path == GemmPath::tensor && !tensor_type)
+    throw ArgumentError(std::string("gemm: GemmPath::tensor takes half inputs, or float with "
+                                    "GemmOptions::allow_tf32 (or DUET_ALLOW_TF32=1), not ") +
+                        to_string(p.type));
+  if (mixed && options.path != GemmPath::automatic && options.path != GemmPath::tensor)
+    throw ArgumentError(std::string("gemm: half inputs into a float C run only the tensor kernel; GemmPath::") +
+                        to_string(options.path) + " cannot");
+  if (options.path == GemmPath::tensor) return plan_tensor(device, p, "tensor asked for");
+  if (mixed) return plan_tensor(device, p, "half inputs into a float C");
+  if (options.path == GemmPath::automatic && tensor_type && !vector && !options.params &&
+      tensor_cores(device))
+    return plan_tensor(device, p, device.arch + " has tensor cores");
   if (options.path == GemmPath::gemv && !vector)
     throw ArgumentError("gemm: GemmPath::gemv needs M == 1 or N == 1, not " + shape_text(p));
   if (options.path == GemmPath::gemv || (options.path == GemmPath::automatic && vector)) {

@@ -16,12 +16,25 @@
 //   gemv_axpy  gemv.duet: M == 1 or N == 1 where the matrix's rows run along the outputs (A
 //              transpose, B none): each work-item owns 4 adjacent outputs and walks down K.
 //   scale      gemm_reduce.duet: C = beta C (K == 0 or alpha == 0).
+//   tensor     gemm_tc.duet: matrix instructions (CUDA sm_80 and later: mma.sync m16n8k16 on half,
+//              m16n8k8 TF32 on float) from warp tiles in shared memory, fed by cp.async and
+//              ldmatrix; every op, leading dimension, alpha/beta and batch, one slice of K. On
+//              other devices the same kernel runs its portable form (float arithmetic from the
+//              same shared tiles): for a forced GemmPath::tensor and for half inputs into a float
+//              C, which no other kernel takes.
 // With splits > 1, gemm_reduce.duet sums the slices in a fixed order (reduce_lanes() work-items an
 // output, each over every lanes-th slice; deterministic) and applies alpha/beta.
 //
 // The rule, in order:
 //   1. M, N or batch 0: nothing. K == 0 or alpha == 0: scale.
-//   2. A forced path (GemmOptions::path) is taken as asked (gemv needs M == 1 or N == 1).
+//   2. A forced path (GemmOptions::path) is taken as asked (gemv needs M == 1 or N == 1; tensor
+//      needs half inputs, or float with TF32 allowed).
+//   2a. Tensor cores (tensor_cores(device): CUDA devices of sm_80 and later): half inputs, and
+//      float where TF32 is allowed (GemmOptions::allow_tf32 or DUET_ALLOW_TF32=1), run tensor
+//      unless M == 1 or N == 1 (memory-bound: gemv). Half inputs into a float C run tensor on
+//      every device. The tiles: tensor_tile() (128 x 128, warps of 64 x 32), or
+//      tensor_small_tile() (64 x 64, warps of 32 x 32) where the large tiles would number fewer
+//      than the device's compute units.
 //   3. M == 1 or N == 1: gemv. The matrix is A when N == 1, else B; gemv_dot when its stored rows
 //      run along K, gemv_axpy otherwise. When the groups over the outputs (and the batch) are fewer
 //      than the device's compute units, K is split: into 4 * units / groups slices, but for
@@ -102,16 +115,19 @@ enum class Op { none, transpose };
 DUET_API const char* to_string(Op op);  // "none", "transpose"
 
 // Which kernel a gemm call may use: automatic (the rule), or one forced for tests and tuning.
-enum class GemmPath { automatic, tiled, split_k, gemv };
+enum class GemmPath { automatic, tiled, split_k, gemv, tensor };
 DUET_API const char* to_string(GemmPath path);
 
 // The kernel a plan runs (see the top of the file).
-enum class GemmKernel { none, scale, matmul, tiled, tiled_cpu, gemv_dot, gemv_axpy };
+enum class GemmKernel { none, scale, matmul, tiled, tiled_cpu, gemv_dot, gemv_axpy, tensor };
 DUET_API const char* to_string(GemmKernel kernel);  // "none", "scale", "matmul", "tiled", "tiled_cpu", ...
 
 // What the rule looks at in a call.
 struct DUET_API GemmProblem {
-  ScalarType type = ScalarType::f32;  // f32, f64 or f16
+  ScalarType type = ScalarType::f32;  // A's and B's element: f32, f64 or f16
+  // C's element where it differs from A's and B's (f32 for half inputs into a float C); unknown:
+  // the same.
+  ScalarType c_type = ScalarType::unknown;
   Op op_a = Op::none, op_b = Op::none;
   std::size_t M = 0, N = 0, K = 0, batch = 1;
   bool alpha_zero = false;
@@ -119,6 +135,9 @@ struct DUET_API GemmProblem {
   // Whether each operand's rows start 16-byte aligned: the view starts so, and its leading
   // dimension and batch stride are multiples of 4 elements. The plan's float4 accesses need it.
   bool aligned_a = false, aligned_b = false, aligned_c = false;
+  // The same in 16-byte runs of any element (the tensor kernel's cp.async): the view starts
+  // 16-byte aligned, and its leading dimension and batch stride are whole runs (8 halves).
+  bool runs_a = false, runs_b = false;
   // Op none/none, alpha 1, beta 0, lda == K, ldb == N, ldc == N, one matrix, float, and every
   // operand 16-byte aligned and passable to a kernel as it is: what duet::matmul's kernel takes.
   bool plain = false;
@@ -138,7 +157,31 @@ struct DUET_API GemmOptions {
   // cannot run them).
   std::optional<GemmTile> params;
   GemmEdges edges = GemmEdges::automatic;
+  // float products may run on tensor cores in TF32 (10-bit mantissas in, float sums: about 1e-3
+  // relative error per product instead of 1e-7), like PyTorch's allow_tf32 and CuPy's CUPY_TF32.
+  // Off by default; the environment variable DUET_ALLOW_TF32=1 turns it on for every call.
+  bool allow_tf32 = false;
 };
+
+// Whether `options` or the environment (DUET_ALLOW_TF32=1) allow TF32 for float products.
+DUET_API bool tf32_allowed(const GemmOptions& options);
+
+// The tensor kernel's tiles (gemm_tc.duet): BM x BN per block in slices of BK, warps of WM x WN.
+struct DUET_API TensorTile {
+  int bm = 128, bn = 128, bk = 32, wm = 64, wn = 32;
+  int threads() const { return (bm / wm) * (bn / wn) * 32; }
+  bool operator==(const TensorTile& o) const {
+    return bm == o.bm && bn == o.bn && bk == o.bk && wm == o.wm && wn == o.wn;
+  }
+};
+// Whether `device` has the matrix instructions gemm_tc.duet uses: CUDA, sm_80 or later.
+DUET_API bool tensor_cores(const DeviceInfo& device);
+// The tiles for elements of `type` (f16, or f32 for TF32, whose slices are half as deep to keep
+// two stages within 48 KiB of shared memory), and the smaller ones for few tiles.
+DUET_API TensorTile tensor_tile(ScalarType type);
+DUET_API TensorTile tensor_small_tile(ScalarType type);
+// Bytes of shared memory gemm_tc.duet declares with `t` for elements of `type` and these ops.
+DUET_API std::size_t tensor_shared_bytes(const TensorTile& t, ScalarType type, Op op_a, Op op_b);
 
 struct DUET_API GemmPlan {
   GemmKernel kernel = GemmKernel::none;
@@ -154,11 +197,14 @@ struct DUET_API GemmPlan {
   // tiled plans, 0 for the rest.
   std::size_t bulk_m = 0, bulk_n = 0;
   // The operands the kernel reads (and C, writes) in float4 vectors: gemm.duet's VEC_A, VEC_B,
-  // VEC_C; matmul.duet's VEC_A and VEC_B (B and C); for gemv the matrix's (VEC_W) and the
+  // VEC_C; gemm_tc.duet's ALIGNED_A and ALIGNED_B (copies of whole 16-byte runs, runs_a/b); matmul.duet's VEC_A and VEC_B (B and C); for gemv the matrix's (VEC_W) and the
   // vector's (VEC_X) flags, on the operand each one is.
   bool vec_a = false, vec_b = false, vec_c = false;
   // tiled_cpu: C is never read (beta 0, or split K, whose sum applies beta): BETA_ZERO.
   bool beta_zero = false;
+  // tensor: its tiles, and whether it multiplies float in TF32.
+  TensorTile tensor;
+  bool tf32 = false;
 };
 
 // The rule's constants (see the top of the file); what to change after measuring. The
