@@ -58,6 +58,8 @@ class DUET_API Graph {
   std::size_t size() const;
   // What node `node` is: "launch", "copy", "fill" or "wait".
   const char* node_kind(std::size_t node) const;
+  // The kernel of the launch recorded as node `node` (ArgumentError for another kind of node).
+  Kernel kernel(std::size_t node) const;
   // How replays of this graph run: "cuda-graph" (one cuGraphLaunch), "cl_khr_command_buffer" (one
   // clEnqueueCommandBufferKHR), or "re-enqueue" (duet enqueues the commands one by one, without
   // its per-launch checks and conversions).
