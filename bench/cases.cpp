@@ -54,9 +54,9 @@ double builtin_tolerance(const char* kernel, const builtins::Problem& problem) {
 }
 
 // The benchmark's own cases, beside the built-in kernels: the generators, launch overhead, arrays.
-const char* const kOwnCases[] = {"elementwise",    "reduction",      "launch",        "graph_launch",  "array_launch",
-                                 "array_axpy",     "array_add_row",  "array_sum_rows", "array_sum_cols",
-                                 "array_sum_all",  "array_slice"};
+const char* const kOwnCases[] = {"elementwise",    "reduction",      "launch",        "graph_launch",
+                                 "heat_graph",     "array_launch",   "array_axpy",    "array_add_row",
+                                 "array_sum_rows", "array_sum_cols", "array_sum_all", "array_slice"};
 
 // The second copy ceiling: a plain copy kernel, one float4 per work-item. A driver's copy is not
 // always the fastest way to move memory (PoCL's is a single-threaded memcpy), so the ceiling is the
@@ -162,6 +162,8 @@ class Bench {
         guarded([&] { launch_case(); });
       } else if (kernel == "graph_launch") {
         guarded([&] { graph_launch_case(); });
+      } else if (kernel == "heat_graph") {
+        guarded([&] { heat_graph_case(); });
       } else if (kernel == "array_launch") {
         guarded([&] { array_launch_case(); });
       } else if (kernel == "array_axpy") {
@@ -884,6 +886,66 @@ class Bench {
     m.tolerance = 0.0;
     m.check = "the one element";
     m.ok = m.max_error <= m.tolerance;
+    finish_row(m);
+  }
+
+  // --- heat steps replayed: `launches` single heat_step calls ping-ponging on a 1024^2 grid (256^2
+  // in smoke runs), where a step's device time is near a launch's host cost, recorded into one
+  // graph and replayed, against the same steps launched one by one; host wall clock per step. Both
+  // fields take the same steps from the same start, so they must end bitwise equal.
+  void heat_graph_case() {
+    const int steps = std::max(2, plan_.launches - plan_.launches % 2);  // even: a replay ends in u
+    const std::size_t side = plan_.mode == "smoke" ? 256 : 1024, cells = side * side;
+    const std::string grid = std::to_string(side) + "x" + std::to_string(side);
+    Measurement& m = start("heat_graph", grid + ", " + std::to_string(steps) + " steps");
+    m.sets = 1;
+    std::vector<float> initial(cells);
+    fill_random(initial, 0.0f, 1.0f, seed(m.kernel, 0));
+    Buffer<float> u(device_, cells), v(device_, cells), w(device_, cells), z(device_, cells);
+    queue_.write(u, initial);
+    queue_.write(w, initial);
+    queue_.fill(v, 0.0f);
+    queue_.fill(z, 0.0f);
+    auto run = [&](Buffer<float>& a, Buffer<float>& b) {
+      for (int k = 0; k < steps; k += 2) {
+        heat_step(queue_, a, b, side, side, kHeatR);
+        heat_step(queue_, b, a, side, side, kHeatR);
+      }
+    };
+    const Graph graph = queue_.record_graph([&] { run(u, v); });
+    graph.replay(queue_);
+    run(w, z);
+    queue_.finish();
+
+    using Clock = std::chrono::steady_clock;
+    std::vector<double> replayed_ms, one_by_one_ms;
+    for (int rep = 0; rep < plan_.launch_reps; ++rep) {
+      auto begin = Clock::now();
+      graph.replay(queue_);
+      queue_.finish();
+      replayed_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - begin).count());
+      begin = Clock::now();
+      run(w, z);
+      queue_.finish();
+      one_by_one_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - begin).count());
+    }
+    const Stats host = summarize(replayed_ms), plain = summarize(one_by_one_ms);
+    m.median_ms = host.median_ms;
+    m.min_ms = host.min_ms;
+    m.runs = host.runs;
+    m.work = steps;
+    m.unit = "us/step";
+    m.value = host.median_ms * 1e3 / steps;
+    m.note = "replayed (" + graph.path() + "); launched one by one " +
+             format_fixed(plain.median_ms * 1e3 / steps, 2) + " us per step, " +
+             format_fixed(plain.median_ms / host.median_ms, 2) + "x the replay; host time includes finish()";
+    const std::vector<float> got = queue_.to_vector(u), want = queue_.to_vector(w);
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < cells; ++i) differ += std::memcmp(&got[i], &want[i], sizeof(float)) != 0;
+    m.max_error = static_cast<double>(differ);
+    m.tolerance = 0.0;
+    m.check = "cells whose bits differ from the steps launched one by one";
+    m.ok = differ == 0;
     finish_row(m);
   }
 

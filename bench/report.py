@@ -29,7 +29,7 @@ import sys
 KEPT_MARK = "<!-- kept: report.py carries what follows over when it writes this file again -->"
 
 KERNEL_ORDER = ["copy", "copy_kernel", "vector_add", "multiply", "elementwise", "reduction", "matmul", "heat_step", "heat",
-                "launch", "graph_launch", "array_launch", "array_axpy", "array_add_row", "array_sum_rows", "array_sum_cols", "array_sum_all",
+                "launch", "graph_launch", "heat_graph", "array_launch", "array_axpy", "array_add_row", "array_sum_rows", "array_sum_cols", "array_sum_all",
                 "array_slice"]
 PEER_NAMES = {"cupy": "CuPy", "pyopencl": "PyOpenCL", "numpy": "numpy"}
 

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <duet/duet.hpp>
 #include <string>
 #include <vector>
@@ -56,7 +57,8 @@ struct Work {
 
 Work make_work(const duet::Device& device, duet::Queue& q, const std::vector<float>& input) {
   const std::size_t n = input.size();
-  Work w{duet::Buffer<float>(device, n), duet::Buffer<float>(device, n), duet::Buffer<float>(device, n + 5), n};
+  Work w{duet::Buffer<float>(device, n), duet::Buffer<float>(device, n), duet::Buffer<float>(device, n + 5),
+         n};
   q.fill(w.y, kNaN);
   q.fill(w.z, kNaN);
   q.write(w.x, duet::Span<const float>(input));
@@ -132,9 +134,8 @@ TEST_CASE("record_graph records a callable, and a replay runs on any queue of th
     duet::Graph empty = q.record_graph([] {});
     CHECK(empty.size() == 0);
     empty.replay(q).wait();
-    duet::Graph nothing = q.record_graph([&] {
-      q.launch(program.kernel("twice_plus"), duet::Range(0), duet::Range(), replayed.x, 0u, 1.0f);
-    });
+    duet::Graph nothing = q.record_graph(
+        [&] { q.launch(program.kernel("twice_plus"), duet::Range(0), duet::Range(), replayed.x, 0u, 1.0f); });
     nothing.replay(q);
     check_equal(contents(q, replayed.x), contents(q, direct.x), "x after an empty launch");
   });
@@ -223,7 +224,8 @@ TEST_CASE("a graph waits for other queues' events, and set_wait changes the even
     q.fill(dst, kNaN);
     q.finish();
     auto produce = [&](float value) {
-      producer.launch(program.kernel("slow_write"), duet::Range(n), duet::Range(), src, count, 1u << 14, value);
+      producer.launch(program.kernel("slow_write"), duet::Range(n), duet::Range(), src, count, 1u << 14,
+                      value);
       return producer.record();
     };
     duet::Event first = produce(1.0f);
@@ -356,5 +358,33 @@ TEST_CASE("what a capture cannot record is refused at once, naming the call") {
       EXPECT_ERROR(duet::DeviceMismatchError, g.replay(elsewhere));
     }
     EXPECT_ERROR(duet::ReleasedError, duet::Graph().replay(q));
+  });
+}
+
+TEST_CASE("each device says which path its graphs take, and its graphs take it") {
+  for_each_device([](const duet::Device& device) {
+    const duet::DeviceInfo& info = device.info();
+    const std::string path = duet::graph_path(device);
+    INFO("graph_path: ", path);
+    duet::Program program = device.compile(kSource);
+    duet::Queue q = device.queue();
+    duet::Buffer<float> x(device, 8);
+    duet::Graph g = q.record_graph(
+        [&] { q.launch(program.kernel("twice_plus"), duet::Range(8), duet::Range(), x, 8u, 1.0f); });
+    // A graph's own path is the short form: "re-enqueue" without the device's note.
+    CHECK(g.path() == (path.compare(0, 10, "re-enqueue") == 0 ? std::string("re-enqueue") : path));
+    if (info.backend == "cuda") CHECK(path == "cuda-graph");
+    // PoCL 3 reports cl_khr_command_buffer 0.9.0, whose calls duet makes, unless the run asks for
+    // re-enqueue (duet.opencl.reenqueue); a later PoCL may report a version duet does not call, and
+    // then the path names the extension and why it is not used.
+    const bool pocl = info.platform.find("Portable Computing Language") != std::string::npos;
+    const char* env = std::getenv("DUET_OPENCL_COMMAND_BUFFERS");
+    const bool refused = env && std::string(env) == "0";
+    if (pocl && info.driver.compare(0, 2, "3.") == 0 && !refused) CHECK(path == "cl_khr_command_buffer");
+    if (pocl && refused)
+      CHECK(path ==
+            "re-enqueue (cl_khr_command_buffer 0.9.0 reported, not used: DUET_OPENCL_COMMAND_BUFFERS=0)");
+    if (path != "cl_khr_command_buffer" && path != "cuda-graph")
+      CHECK(path.compare(0, 10, "re-enqueue") == 0);
   });
 }

@@ -215,6 +215,46 @@ TEST_CASE("heat: a run split into several calls equals one call, bitwise") {
   });
 }
 
+// 419 steps on a small grid are 69 passes of 6 steps and one of 5 on GPUs, 419 one-step passes on
+// CPUs: either way heat replays its graph of 32 passes at least twice and launches the rest pass
+// by pass. The result must be the bits of stepping once at a time, and of the same run recorded
+// into a caller's graph (where heat records its passes one by one instead).
+TEST_CASE("heat: a long run on a small grid replays a graph, bitwise as launching step by step") {
+  const std::size_t nx = 37, ny = 29;
+  const int steps = 419;
+  const float r = 0.24f;
+  for_each_device([&](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    auto rng = make_rng("heat graph");
+    const std::vector<float> u0 = random_floats(rng, nx * ny, 0.0f, 1.0f);
+    duet::Buffer<float> a(dev, nx * ny), b(dev, nx * ny);
+    q.write(a, u0);
+    q.fill(b, kNaN);
+    for (int s = 0; s < steps; ++s) {
+      if (s % 2 == 0)
+        duet::heat_step(q, a, b, nx, ny, r);
+      else
+        duet::heat_step(q, b, a, nx, ny, r);
+    }
+    const std::vector<float> want = q.to_vector(steps % 2 == 0 ? a : b);
+
+    duet::Buffer<float> u(dev, nx * ny), v(dev, nx * ny);
+    q.write(u, u0);
+    q.fill(v, kNaN);
+    duet::heat(q, u, v, nx, ny, r, steps);
+    check_bitwise(q.to_vector(u), want, nx, "heat (graph replays) vs repeated heat_step");
+
+    duet::Buffer<float> w(dev, nx * ny), z(dev, nx * ny);
+    q.write(w, u0);
+    q.fill(z, kNaN);
+    q.finish();
+    const duet::Graph g = q.record_graph([&] { duet::heat(q, w, z, nx, ny, r, steps); });
+    CHECK(g.size() >= 70);  // every pass recorded on its own
+    g.replay(q);
+    check_bitwise(q.to_vector(w), want, nx, "heat recorded into a caller's graph vs repeated heat_step");
+  });
+}
+
 TEST_CASE("heat_pass: a window of a larger array, only its store rectangle written, bitwise as heat") {
   struct Case {
     std::size_t pitch, rows, x0, y0, nx, ny, sx0, sy0, snx, sny;

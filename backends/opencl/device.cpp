@@ -99,7 +99,8 @@ OpenCLDevice::OpenCLDevice(const cl::Platform& platform, const cl::Device& devic
   info_.language = text_info(device_, CL_DEVICE_OPENCL_C_VERSION);
   const std::string extensions = text_info(device_, CL_DEVICE_EXTENSIONS);
   info_.arch = architecture(device_, extensions, info_.name);
-  command_buffers_ = has_extension(extensions, "cl_khr_command_buffer");
+  command_buffers_ =
+      CommandBufferSupport::find(platform_(), device_(), has_extension(extensions, "cl_khr_command_buffer"));
 
   const auto type = device_value<cl_device_type>(device_, CL_DEVICE_TYPE);
   if (type & CL_DEVICE_TYPE_GPU)
@@ -360,6 +361,38 @@ void OpenCLDevice::abandon() {
   // destruction of a context or queue the running kernel is still on.
   if (context_()) clRetainContext(context_());
   if (commit_queue_()) clRetainCommandQueue(commit_queue_());
+  if (graph_queue_()) clRetainCommandQueue(graph_queue_());
+}
+
+std::string OpenCLDevice::graph_path() const {
+  if (command_buffers_.usable) return "cl_khr_command_buffer";
+  if (!command_buffers_.reported) return "re-enqueue";
+  return "re-enqueue (cl_khr_command_buffer" +
+         (command_buffers_.version.empty() ? "" : " " + command_buffers_.version) +
+         " reported, not used: " + command_buffers_.unusable + ")";
+}
+
+std::shared_ptr<GraphImpl> OpenCLDevice::create_graph(const std::vector<GraphCommand>& commands) {
+#if DUET_CL_COMMAND_BUFFER
+  if (!command_buffers_.usable) return nullptr;
+  const cl::Context& ctx = context();
+  cl_command_queue queue = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (graph_queue_() == nullptr) {
+      // The properties of the queues create_queue makes, so that the buffer runs on any of them.
+      cl_int err = CL_SUCCESS;
+      cl::CommandQueue made(ctx, device_, CL_QUEUE_PROFILING_ENABLE, &err);
+      if (err != CL_SUCCESS) throw_driver_error("clCreateCommandQueue", err, "for the graphs of " + label());
+      graph_queue_ = std::move(made);
+    }
+    queue = graph_queue_();
+  }
+  return std::make_shared<OpenCLCommandBuffer>(shared_from_this(), command_buffers_, queue, commands);
+#else
+  (void)commands;
+  return nullptr;
+#endif
 }
 
 std::string OpenCLDevice::compiler_identity() const {

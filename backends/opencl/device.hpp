@@ -14,6 +14,7 @@
 
 #include "backend.hpp"
 #include "cl_api.hpp"
+#include "command_buffer.hpp"
 
 namespace duet::backend::opencl {
 
@@ -36,11 +37,11 @@ class OpenCLDevice final : public DeviceImpl, public std::enable_shared_from_thi
   // a running kernel when the last reference to a queue, buffer or context goes (NVIDIA's does).
   void abandon() override;
   bool abandoned() const { return abandoned_; }
-  // Recorded graphs replay through core's re-enqueue on OpenCL: cl_khr_command_buffer is not used
-  // yet, so where a device reports it, the path says so.
-  std::string graph_path() const override {
-    return command_buffers_ ? "re-enqueue (cl_khr_command_buffer reported, not used yet)" : "re-enqueue";
-  }
+  // Recorded graphs become command buffers where the device's can be used (command_buffer.hpp);
+  // elsewhere core re-enqueues them, and where the device reports command buffers that duet does
+  // not use, the path says why.
+  std::shared_ptr<GraphImpl> create_graph(const std::vector<GraphCommand>& commands) override;
+  std::string graph_path() const override;
 
   cl_device_id id() const { return device_(); }
   // Whether the device's markers carry timestamps that bracket the commands around them, tried
@@ -58,7 +59,7 @@ class OpenCLDevice final : public DeviceImpl, public std::enable_shared_from_thi
   cl::Platform platform_;
   cl::Device device_;
   DeviceInfo info_;
-  bool command_buffers_ = false;  // the device reports cl_khr_command_buffer
+  CommandBufferSupport command_buffers_;
 
   // Created together on first use, then never changed, so references to them stay valid.
   mutable std::mutex mutex_;
@@ -66,6 +67,8 @@ class OpenCLDevice final : public DeviceImpl, public std::enable_shared_from_thi
   // duet's own queue: committing new buffers to the device, mapping host buffers. Users' work is
   // never on it, so nothing done here waits for theirs.
   mutable cl::CommandQueue commit_queue_;
+  // The queue command buffers are recorded on (never run on), made at the first graph.
+  cl::CommandQueue graph_queue_;
   mutable std::once_flag markers_probed_;
   mutable bool markers_timed_ = false;
   std::atomic<bool> abandoned_{false};

@@ -89,6 +89,75 @@ ArgumentError OpenCLKernel::wrong_size(cl_uint index, const LaunchArg& arg) cons
                        "CL_INVALID_ARG_SIZE); pass a value of the parameter's type");
 }
 
+void OpenCLKernel::set_arg(cl_kernel target, std::size_t i, const LaunchArg& arg,
+                           std::vector<cl::Buffer>& views, SetArg* last) const {
+  const auto index = static_cast<cl_uint>(i);
+  cl_int err;
+  if (arg.buffer != nullptr) {
+    const auto& buffer = *static_cast<const OpenCLBuffer*>(arg.buffer);
+    cl_mem mem = buffer.mem();
+    // A view at offset 0 is the whole buffer to a kernel; an empty view is never dereferenced.
+    const bool whole = arg.offset == 0 || arg.bytes == 0;
+    if (whole && last && last->known && last->serial == buffer.serial()) return;
+    if (!whole) {
+      cl_buffer_region region{arg.offset, arg.bytes};
+      err = CL_SUCCESS;
+      cl_mem sub = clCreateSubBuffer(mem, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+      if (err != CL_SUCCESS)
+        throw_driver_error("clCreateSubBuffer", err,
+                           "a view of " + std::to_string(arg.bytes) + " bytes at byte offset " +
+                               std::to_string(arg.offset) + " as argument " + std::to_string(i + 1) +
+                               " of kernel '" + name_ + "'" +
+                               (err == CL_MISALIGNED_SUB_BUFFER_OFFSET
+                                    ? ": the offset is not a multiple of CL_DEVICE_MEM_BASE_ADDR_ALIGN"
+                                    : ""));
+      views.emplace_back(sub);  // takes the reference clCreateSubBuffer returned
+      mem = sub;
+    }
+    if (last) last->known = false;
+    err = clSetKernelArg(target, index, sizeof mem, &mem);
+    if (err == CL_SUCCESS && whole && last) {
+      last->known = true;
+      last->serial = buffer.serial();
+    }
+  } else {
+    const bool small = arg.scalar_size <= sizeof last->bytes;
+    if (small && last && last->known && last->serial == 0 && last->size == arg.scalar_size &&
+        std::memcmp(last->bytes, arg.scalar, arg.scalar_size) == 0)
+      return;
+    if (last) last->known = false;
+    err = clSetKernelArg(target, index, arg.scalar_size, arg.scalar);
+    if (err == CL_SUCCESS && small && last) {
+      last->known = true;
+      last->serial = 0;
+      last->size = arg.scalar_size;
+      std::memcpy(last->bytes, arg.scalar, arg.scalar_size);
+    }
+  }
+  if (err == CL_INVALID_ARG_SIZE) throw wrong_size(index, arg);
+  if (err != CL_SUCCESS)
+    throw_driver_error(
+        "clSetKernelArg", err,
+        "argument " + std::to_string(i + 1) + " of kernel '" + name_ + "' (" +
+            (arg.buffer ? std::string("a buffer") : std::to_string(arg.scalar_size) + "-byte scalar") + ")");
+}
+
+void OpenCLKernel::set_args(cl_kernel target, const std::vector<LaunchArg>& args,
+                            std::vector<cl::Buffer>& views) const {
+  for (std::size_t i = 0; i < args.size(); ++i) set_arg(target, i, args[i], views, nullptr);
+}
+
+cl::Kernel OpenCLKernel::create_copy() const {
+  cl_program program = nullptr;
+  cl_int err = clGetKernelInfo(kernel_(), CL_KERNEL_PROGRAM, sizeof program, &program, nullptr);
+  if (err != CL_SUCCESS)
+    throw_driver_error("clGetKernelInfo", err, "CL_KERNEL_PROGRAM of kernel '" + name_ + "'");
+  cl_kernel copy = clCreateKernel(program, name_.c_str(), &err);
+  if (err != CL_SUCCESS)
+    throw_driver_error("clCreateKernel", err, "a second object of kernel '" + name_ + "'");
+  return cl::Kernel(copy);
+}
+
 cl_event OpenCLKernel::enqueue(cl_command_queue queue, const LaunchShape& shape,
                                const std::vector<LaunchArg>& args, bool with_event) const {
   // Views become sub-buffers, released when this call returns: the enqueued launch keeps its own
@@ -96,60 +165,7 @@ cl_event OpenCLKernel::enqueue(cl_command_queue queue, const LaunchShape& shape,
   std::vector<cl::Buffer> views;
   std::lock_guard<std::mutex> lock(launch_mutex_);
   if (set_args_.size() < args.size()) set_args_.resize(args.size());
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const LaunchArg& arg = args[i];
-    const auto index = static_cast<cl_uint>(i);
-    SetArg& last = set_args_[i];
-    cl_int err;
-    if (arg.buffer != nullptr) {
-      const auto& buffer = *static_cast<const OpenCLBuffer*>(arg.buffer);
-      cl_mem mem = buffer.mem();
-      // A view at offset 0 is the whole buffer to a kernel; an empty view is never dereferenced.
-      const bool whole = arg.offset == 0 || arg.bytes == 0;
-      if (whole && last.known && last.serial == buffer.serial()) continue;
-      if (!whole) {
-        cl_buffer_region region{arg.offset, arg.bytes};
-        err = CL_SUCCESS;
-        cl_mem sub = clCreateSubBuffer(mem, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
-        if (err != CL_SUCCESS)
-          throw_driver_error("clCreateSubBuffer", err,
-                             "a view of " + std::to_string(arg.bytes) + " bytes at byte offset " +
-                                 std::to_string(arg.offset) + " as argument " + std::to_string(i + 1) +
-                                 " of kernel '" + name_ + "'" +
-                                 (err == CL_MISALIGNED_SUB_BUFFER_OFFSET
-                                      ? ": the offset is not a multiple of CL_DEVICE_MEM_BASE_ADDR_ALIGN"
-                                      : ""));
-        views.emplace_back(sub);  // takes the reference clCreateSubBuffer returned
-        mem = sub;
-      }
-      last.known = false;
-      err = clSetKernelArg(kernel_(), index, sizeof mem, &mem);
-      if (err == CL_SUCCESS && whole) {
-        last.known = true;
-        last.serial = buffer.serial();
-      }
-    } else {
-      const bool small = arg.scalar_size <= sizeof last.bytes;
-      if (small && last.known && last.serial == 0 && last.size == arg.scalar_size &&
-          std::memcmp(last.bytes, arg.scalar, arg.scalar_size) == 0)
-        continue;
-      last.known = false;
-      err = clSetKernelArg(kernel_(), index, arg.scalar_size, arg.scalar);
-      if (err == CL_SUCCESS && small) {
-        last.known = true;
-        last.serial = 0;
-        last.size = arg.scalar_size;
-        std::memcpy(last.bytes, arg.scalar, arg.scalar_size);
-      }
-    }
-    if (err == CL_INVALID_ARG_SIZE) throw wrong_size(index, arg);
-    if (err != CL_SUCCESS)
-      throw_driver_error("clSetKernelArg", err,
-                         "argument " + std::to_string(i + 1) + " of kernel '" + name_ + "' (" +
-                             (arg.buffer ? std::string("a buffer")
-                                         : std::to_string(arg.scalar_size) + "-byte scalar") +
-                             ")");
-  }
+  for (std::size_t i = 0; i < args.size(); ++i) set_arg(kernel_(), i, args[i], views, &set_args_[i]);
   cl_event event = nullptr;
   const cl_int err = clEnqueueNDRangeKernel(queue, kernel_(), static_cast<cl_uint>(shape.dims), nullptr,
                                             shape.global, shape.local, 0, nullptr,

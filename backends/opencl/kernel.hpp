@@ -32,7 +32,18 @@ class OpenCLKernel final : public KernelImpl {
   cl_event enqueue(cl_command_queue queue, const LaunchShape& shape, const std::vector<LaunchArg>& args,
                    bool with_event) const;
 
+  // A second cl_kernel of the same kernel, whose arguments nothing else sets: a launch recorded
+  // into a command buffer keeps one (see command_buffer.hpp).
+  cl::Kernel create_copy() const;
+  // Sets every argument of `target` (this kernel or a copy of it), with the checks and messages
+  // of enqueue; the sub-buffers made for views go to `views`, which must outlive their use.
+  void set_args(cl_kernel target, const std::vector<LaunchArg>& args, std::vector<cl::Buffer>& views) const;
+
  private:
+  struct SetArg;
+  // One argument; `last` (null: set regardless) is what the argument held, updated.
+  void set_arg(cl_kernel target, std::size_t index, const LaunchArg& arg, std::vector<cl::Buffer>& views,
+               SetArg* last) const;
   std::string describe(const LaunchShape& shape) const;
   ArgumentError wrong_size(cl_uint index, const LaunchArg& arg) const;
   // CL_KERNEL_ARG_* text of parameter `index`; false when the driver cannot tell.

@@ -15,6 +15,7 @@
 
 #include "backend.hpp"
 #include "cl_api.hpp"
+#include "command_buffer.hpp"
 
 namespace duet::backend::opencl {
 
@@ -42,6 +43,10 @@ class OpenCLQueue final : public QueueImpl {
   void* map(BufferImpl& buffer, std::size_t offset, std::size_t bytes, MapAccess access) override;
   void unmap(BufferImpl& buffer, void* host, std::size_t offset, std::size_t bytes, MapAccess access) override;
   std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(queue_()); }
+#if DUET_CL_COMMAND_BUFFER
+  // Runs `buffer` (recorded for this queue's device) here, as one command of this queue.
+  void enqueue_command_buffer(clEnqueueCommandBufferKHR_fn enqueue, cl_command_buffer_khr buffer);
+#endif
 
  private:
   // Takes ownership of the event of a command just enqueued.

@@ -61,6 +61,18 @@ const char* Graph::node_kind(std::size_t node) const {
   return kind_name(g.nodes[node]->kind);
 }
 
+Kernel Graph::kernel(std::size_t node) const {
+  const State& g = state();
+  if (node >= g.nodes.size())
+    throw ArgumentError("Graph::kernel: " + node_text(node) + " does not exist; the graph has " +
+                        std::to_string(g.nodes.size()) +
+                        " nodes, numbered from 0 in the order they were recorded");
+  if (g.nodes[node]->kind != detail::GraphNode::Kind::launch)
+    throw ArgumentError("Graph::kernel: " + node_text(node) + " is a " + kind_name(g.nodes[node]->kind) +
+                        ", not a launch");
+  return g.nodes[node]->kernel;
+}
+
 std::string Graph::path() const {
   State& g = state();
   std::lock_guard<std::mutex> lock(g.mutex);

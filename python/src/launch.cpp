@@ -134,6 +134,47 @@ ScalarType numpy_scalar_type(nb::handle v) {
 
 }  // namespace
 
+namespace {
+
+// Argument `i` of `kernel` (declared as *p, or p null for a kernel without a parsed signature) from
+// `v` into `a`; a view's range of elements is made in `range`, which `a` then points to.
+void convert_arg(const Kernel& kernel, const KernelParam* p, std::size_t i, nb::handle v, KernelArg& a,
+                 RawBuffer& range) {
+  a = KernelArg();
+  Array* array = nullptr;
+  if (nb::try_cast<Array*>(v, array) && array) {
+    a.kind = KernelArg::Kind::buffer;
+    // A whole array is passed as it is; a view as the range of its elements, made here (the message
+    // is only built for a strided view: this is the measured launch path).
+    if (exact(*array)) {
+      a.buffer = &array->buffer();
+    } else {
+      range = contiguous_buffer(*array, array->contiguous() ? "" : describe(p, i).c_str());
+      a.buffer = &range;
+    }
+    a.type = array->dtype();
+    return;  // kinds and element types are checked by launch_args against the declaration
+  }
+  if (p && p->kind == KernelParam::Kind::buffer)
+    throw ArgumentError(describe(p, i) + " is a buffer: pass a duet.Array (duet.asarray(...)), not " +
+                        python_repr(v) + " (" + Py_TYPE(v.ptr())->tp_name + ")");
+  if (p && p->type != ScalarType::unknown) {
+    scalar_of_type(p->type, v, p, i, a);
+    return;
+  }
+  const ScalarType t = numpy_scalar_type(v);
+  if (t == ScalarType::unknown)
+    throw ArgumentError(describe(p, i) + " of " + kernel.name() + ": " +
+                        (p ? "its type '" + p->type_name + "' is not one duet knows"
+                           : std::string("a native kernel's parameters are not known")) +
+                        ", so a scalar needs its type: pass numpy.int32(...), numpy.float32(...) and so on "
+                        "(or declare the parameters with Program.kernel(name, parameters)), not " +
+                        python_repr(v));
+  scalar_of_type(t, v, p, i, a);
+}
+
+}  // namespace
+
 void convert_args(const Kernel& kernel, nb::handle args, std::size_t first, std::vector<KernelArg>& out,
                   std::vector<RawBuffer>& ranges) {
   const std::size_t count = nb::len(args) - first;
@@ -147,40 +188,17 @@ void convert_args(const Kernel& kernel, nb::handle args, std::size_t first, std:
   PyObject* tuple = args.ptr();
   for (std::size_t i = 0; i < count; ++i) {
     nb::handle v(PyTuple_GET_ITEM(tuple, static_cast<Py_ssize_t>(first + i)));
-    const KernelParam* p = signature ? &signature->params[i] : nullptr;
-    KernelArg& a = out[i];
-    a = KernelArg();
-    Array* array = nullptr;
-    if (nb::try_cast<Array*>(v, array) && array) {
-      a.kind = KernelArg::Kind::buffer;
-      // A whole array is passed as it is; a view as the range of its elements, made here (the message
-      // is only built for a strided view: this is the measured launch path).
-      if (exact(*array)) {
-        a.buffer = &array->buffer();
-      } else {
-        ranges[i] = contiguous_buffer(*array, array->contiguous() ? "" : describe(p, i).c_str());
-        a.buffer = &ranges[i];
-      }
-      a.type = array->dtype();
-      continue;  // kinds and element types are checked by launch_args against the declaration
-    }
-    if (p && p->kind == KernelParam::Kind::buffer)
-      throw ArgumentError(describe(p, i) + " is a buffer: pass a duet.Array (duet.asarray(...)), not " +
-                          python_repr(v) + " (" + Py_TYPE(v.ptr())->tp_name + ")");
-    if (p && p->type != ScalarType::unknown) {
-      scalar_of_type(p->type, v, p, i, a);
-      continue;
-    }
-    const ScalarType t = numpy_scalar_type(v);
-    if (t == ScalarType::unknown)
-      throw ArgumentError(describe(p, i) + " of " + kernel.name() + ": " +
-                          (p ? "its type '" + p->type_name + "' is not one duet knows"
-                             : std::string("a native kernel's parameters are not known")) +
-                          ", so a scalar needs its type: pass numpy.int32(...), numpy.float32(...) and so on "
-                          "(or declare the parameters with Program.kernel(name, parameters)), not " +
-                          python_repr(v));
-    scalar_of_type(t, v, p, i, a);
+    convert_arg(kernel, signature ? &signature->params[i] : nullptr, i, v, out[i], ranges[i]);
   }
+}
+
+void convert_one_arg(const Kernel& kernel, std::size_t index, nb::handle value, KernelArg& out,
+                     RawBuffer& range) {
+  const auto& signature = kernel.signature();
+  if (signature && index >= signature->params.size())
+    throw ArgumentError("kernel " + kernel.name() + " takes " + std::to_string(signature->params.size()) +
+                        " arguments, numbered from 0; there is no argument " + std::to_string(index));
+  convert_arg(kernel, signature ? &signature->params[index] : nullptr, index, value, out, range);
 }
 
 Range to_range(nb::handle size, const char* what) {

@@ -21,6 +21,11 @@ namespace duet::python {
 void convert_args(const Kernel& kernel, nb::handle args, std::size_t first, std::vector<KernelArg>& out,
                   std::vector<RawBuffer>& ranges);
 
+// Argument `index` (from 0) of `kernel` alone, converted as convert_args converts it (for
+// Graph.set_arg); `range` holds a view's elements and must outlive the use of `out`.
+void convert_one_arg(const Kernel& kernel, std::size_t index, nb::handle value, KernelArg& out,
+                     RawBuffer& range);
+
 // Launches `kernel` on `q`: args[first] is the global size, args[first + 1] the local size (None:
 // duet chooses), the rest the kernel's arguments.
 Event launch(Queue& q, const Kernel& kernel, nb::handle args, std::size_t first);

@@ -107,10 +107,19 @@ void bind_queue(nb::module_& m) {
           "Enqueue the recorded work on `queue` (default: the queue it was recorded on) -> Event")
       .def_prop_ro("queue", [](PyGraph& g) { return g.queue; })
       .def_prop_ro("path", [](PyGraph& g) { return recorded(g).path(); },
-                   "How replays run: 'cuda-graph' or 're-enqueue'")
+                   "How replays run: 'cuda-graph', 'cl_khr_command_buffer' or 're-enqueue'")
       .def("__len__", [](PyGraph& g) { return recorded(g).size(); }, "The number of recorded commands")
       .def("node_kind", [](PyGraph& g, std::size_t node) { return std::string(recorded(g).node_kind(node)); },
-           nb::arg("node"), "'launch', 'copy', 'fill' or 'wait'");
+           nb::arg("node"), "'launch', 'copy', 'fill' or 'wait'")
+      .def("set_arg", [](PyGraph& g, std::size_t node, std::size_t index, nb::handle value) {
+            Graph& graph = recorded(g);
+            KernelArg arg;
+            RawBuffer range;
+            convert_one_arg(graph.kernel(node), index, value, arg, range);
+            graph.set_arg_raw(node, index, arg);
+          }, nb::arg("node"), nb::arg("index"), nb::arg("value"),
+          "Argument `index` (from 0) of the launch recorded as node `node` becomes `value` for later replays, "
+          "converted and checked as a launch's argument");
 
   m.def("graph", [](nb::handle queue) {
         return PyGraph{queue.is_none() ? default_queue(default_device()) : nb::cast<Queue>(queue), Graph()};

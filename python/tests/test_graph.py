@@ -57,3 +57,36 @@ def test_capture_refuses_what_it_cannot_record(device):
     with pytest.raises(duet.ArgumentError, match="not been recorded"):
         duet.graph(q).replay()
     x.get(queue=q)
+
+
+def test_set_arg_changes_a_recorded_launch(device):
+    """A heat-style ping-pong through set_arg, with the argument conversion and checks of a launch."""
+    n = 37
+    smooth = device.compile(SOURCE).smooth
+    q = device.queue()
+    start = np.random.default_rng(7).standard_normal(n).astype(np.float32)
+    a, b = duet.asarray(start, device=device), duet.full(n, np.nan, device=device)
+    c, d = duet.asarray(start, device=device), duet.full(n, np.nan, device=device)
+    with duet.graph(q) as g:
+        smooth(n, None, a, b, n, queue=q)
+    for i in range(4):
+        g.replay()
+        g.set_arg(0, 0, b if i % 2 == 0 else a)
+        g.set_arg(0, 1, a if i % 2 == 0 else b)
+        g.set_arg(0, 2, np.uint32(n))
+        src, dst = (c, d) if i % 2 == 0 else (d, c)
+        smooth(n, None, src, dst, n, queue=q)
+    np.testing.assert_array_equal(a.get(queue=q), c.get(queue=q))
+    np.testing.assert_array_equal(b.get(queue=q), d.get(queue=q))
+    with pytest.raises(duet.ArgumentError):
+        g.set_arg(0, 2, -1)  # outside uint's range
+    with pytest.raises(duet.ArgumentError, match="is a buffer"):
+        g.set_arg(0, 0, 1.5)
+    with pytest.raises(duet.ArgumentError, match="no argument 3"):
+        g.set_arg(0, 3, a)
+    with pytest.raises(duet.ArgumentError, match="node 1 does not exist"):
+        g.set_arg(1, 0, a)
+    # The refused values changed nothing: one more replay is the next step.
+    g.replay()
+    smooth(n, None, c, d, n, queue=q)
+    np.testing.assert_array_equal(b.get(queue=q), d.get(queue=q))

@@ -2,7 +2,8 @@
 # bench: the benchmark of the built-in kernels (`duet bench`) on every device there is (cuda:0,
 # opencl:NVIDIA, PoCL), with its peers beside it: the drivers' launch floor (duet-launch-floor) and
 # CuPy (bench/compare_cupy.py; cuBLAS SGEMM with TF32 off) where there is a CUDA GPU, PyOpenCL
-# (bench/compare_pyopencl.py) on PoCL where it is installed; then bench/report.py into
+# (bench/compare_pyopencl.py) on PoCL where it is installed, graph replays beside CuPy's and
+# PyTorch's (bench/compare_graphs.py, into $OUT/graphs.md); then bench/report.py into
 # $OUT/RESULTS.md and bench/plot.py into $OUT/results.png.
 # BENCH_RUNS (timed runs per case), BENCH_SMOKE=1 (tiny sizes: a dry run), BENCH_KERNELS (duet
 # bench's --kernels), BENCH_ROUNDS (PoCL: rounds of duet then PyOpenCL, default 1; report.py keeps
@@ -20,6 +21,8 @@ phase_bench() {
       "${kernels[@]}" "${extra[@]}" ||
       fail "CuPy's side (bench/cupy.log)"
     [ -s "$dir/cupy.json" ] && peer=(--peer "$dir/cupy.json") && inputs+=("$dir/cupy.json")
+    logged "$dir/graphs.log" "$python" bench/compare_graphs.py --out "$out/graphs.md" ||
+      fail "graph replays beside CuPy's and PyTorch's (bench/compare_graphs.py)"
   fi
   for spec in cuda:0 opencl:NVIDIA opencl:portable; do
     case $spec in cuda:0) has cuda ;; opencl:NVIDIA) has nvidia ;; *) has pocl ;; esac || continue

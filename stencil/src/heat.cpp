@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "duet/extension.hpp"
+#include "duet/graph.hpp"
 #include "duet/stencil.hpp"
 #include "duet_embedded_kernels.hpp"
 
@@ -120,28 +121,50 @@ void heat_step(Queue& q, const Buffer<float>& u, Buffer<float>& v, std::size_t n
   launch_step(q, params_for(q.device().info()), u, v, nx, ny, r);
 }
 
+// Long runs on small grids replay a graph of kGraphPasses passes. A pass moves about 8 bytes a cell
+// through memory: up to kGraphMaxCells cells (8 MiB, a few microseconds at a large GPU's bandwidth)
+// that takes no longer than the host takes to launch it (several microseconds through either
+// driver), so the launches, not the device, set the pace, and one submission per kGraphPasses passes
+// goes below them. The count is even so that a replay leaves u and v where it found them; a run
+// takes a graph only from two replays on, so that recording and instantiating it (tens of
+// microseconds) are paid back. Larger grids, shorter runs, and runs recorded into a caller's own
+// graph launch pass by pass. Either way the same kernels run with the same arguments in the same
+// order, so the result is bitwise the same.
+constexpr std::size_t kGraphMaxCells = std::size_t(1) << 20;
+constexpr int kGraphPasses = 32;
+
 void heat(Queue& q, Buffer<float>& u, Buffer<float>& v, std::size_t nx, std::size_t ny, float r, int steps) {
   if (steps < 0) throw ArgumentError("heat: steps must be >= 0, not " + std::to_string(steps));
   check_grid("heat", u, v, nx, ny, r);
   const HeatParams p = params_for(q.device().info());
-  if (!block_fits(p, q.device().info())) {
-    for (int s = 0; s < steps; ++s) {
-      launch_step(q, p, u, v, nx, ny, r);
-      std::swap(u, v);
-    }
-    return;
-  }
-  const Kernel block = block_kernel(q.device(), p, "heat_block");
-  const BlockLaunch shape = block_launch(p, nx, ny);
-  for (int done = 0; done < steps;) {
-    const int depth = std::min(p.depth, steps - done);
-    if (depth == 1)  // one pass of the plain kernel is cheaper than a blocked pass of one step
-      launch_step(q, p, u, v, nx, ny, r);
+  const bool blocked = block_fits(p, q.device().info());
+  const Kernel block = blocked ? block_kernel(q.device(), p, "heat_block") : Kernel();
+  const BlockLaunch shape = blocked ? block_launch(p, nx, ny) : BlockLaunch{};
+  // One pass of `depth` steps from *a into *b, then b is the latest. A pass of one step runs the
+  // plain kernel, which is cheaper than a blocked pass of one step.
+  auto pass = [&](Buffer<float>*& a, Buffer<float>*& b, int depth) {
+    if (!blocked || depth == 1)
+      launch_step(q, p, *a, *b, nx, ny, r);
     else
-      q.launch(block, shape.global, shape.local, u, v, static_cast<int>(nx), static_cast<int>(ny), r, depth);
-    std::swap(u, v);
-    done += depth;
+      q.launch(block, shape.global, shape.local, *a, *b, static_cast<int>(nx), static_cast<int>(ny), r,
+               depth);
+    std::swap(a, b);
+  };
+  Buffer<float>* a = &u;
+  Buffer<float>* b = &v;
+  const int depth = blocked ? p.depth : 1;
+  int full = steps / depth;
+  if (full >= 2 * kGraphPasses && nx * ny <= kGraphMaxCells && !q.capturing()) {
+    const Graph g = q.record_graph([&] {
+      Buffer<float>*ra = a, *rb = b;  // an even number of passes: a replay ends where it began
+      for (int i = 0; i < kGraphPasses; ++i) pass(ra, rb, depth);
+    });
+    for (int i = full / kGraphPasses; i > 0; --i) g.replay(q);
+    full %= kGraphPasses;
   }
+  for (int i = 0; i < full; ++i) pass(a, b, depth);
+  if (steps % depth) pass(a, b, steps % depth);
+  if (a != &u) std::swap(u, v);
 }
 
 void heat_warm_up(Queue& q, std::size_t nx) {

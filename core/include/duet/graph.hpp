@@ -58,8 +58,11 @@ class DUET_API Graph {
   std::size_t size() const;
   // What node `node` is: "launch", "copy", "fill" or "wait".
   const char* node_kind(std::size_t node) const;
-  // How replays run on this graph's device: "cuda-graph" (one cuGraphLaunch), or "re-enqueue"
-  // (duet enqueues the commands one by one, without its per-launch checks and conversions).
+  // The kernel of the launch recorded as node `node` (ArgumentError for another kind of node).
+  Kernel kernel(std::size_t node) const;
+  // How replays of this graph run: "cuda-graph" (one cuGraphLaunch), "cl_khr_command_buffer" (one
+  // clEnqueueCommandBufferKHR), or "re-enqueue" (duet enqueues the commands one by one, without
+  // its per-launch checks and conversions).
   std::string path() const;
 
   // Enqueues the graph on `queue` (see above); returns the replay's event.
@@ -87,8 +90,9 @@ class DUET_API Graph {
 };
 
 // How graphs replay on `device` (Graph::path() of its graphs): "cuda-graph" where the CUDA driver
-// has graphs, else "re-enqueue", with a note where an OpenCL device reports command buffers that
-// duet does not use yet.
+// has graphs, "cl_khr_command_buffer" where an OpenCL device's command buffers can be used, else
+// "re-enqueue", with a note saying why where an OpenCL device reports command buffers that duet
+// does not use.
 DUET_API std::string graph_path(const Device& device);
 
 template <class F>

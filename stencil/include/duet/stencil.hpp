@@ -23,7 +23,9 @@ DUET_API void heat_step(Queue& q, const Buffer<float>& u, Buffer<float>& v, std:
                float r);
 
 // `steps` heat steps ping-ponging between u and v. On return u holds the final field (the two
-// buffers are swapped as needed, never copied) and v holds scratch.
+// buffers are swapped as needed, never copied) and v holds scratch. Long runs on small grids, where
+// launching bounds the run, replay a graph of many passes (duet/graph.hpp), with the same result
+// bit for bit; on a queue that is capturing a graph the passes are recorded into it one by one.
 DUET_API void heat(Queue& q, Buffer<float>& u, Buffer<float>& v, std::size_t nx, std::size_t ny, float r,
           int steps);
 
