@@ -797,6 +797,25 @@ class Bench {
     finish_row(m);
   }
 
+  // The end of a row the host's clock timed (`host`, over `work` items of `unit`) whose kernels all
+  // write 1.5 + 2.25 into the one element of `dc`.
+  void finish_host_row(Measurement& m, const Stats& host, int work, const char* unit, std::string note,
+                       const Buffer<float>& dc) {
+    m.median_ms = host.median_ms;
+    m.min_ms = host.min_ms;
+    m.runs = host.runs;
+    m.work = work;
+    m.unit = unit;
+    m.value = host.median_ms * 1e3 / work;
+    m.note = std::move(note);
+    const std::vector<float> got = queue_.to_vector(dc);
+    m.max_error = std::fabs(double(got[0]) - (1.5 + 2.25));
+    m.tolerance = 0.0;
+    m.check = "the one element";
+    m.ok = m.max_error <= m.tolerance;
+    finish_row(m);
+  }
+
   // --- launch overhead: back-to-back vector_add on one element, host wall clock -------------------
   void launch_case() {
     const int launches = plan_.launches;
@@ -822,20 +841,10 @@ class Bench {
       device_ms.push_back(elapsed_ms(first, last));
     }
     const Stats host = summarize(host_ms), on_device = summarize(device_ms);
-    m.median_ms = host.median_ms;
-    m.min_ms = host.min_ms;
-    m.runs = host.runs;
-    m.work = launches;
-    m.unit = "us/launch";
-    m.value = host.median_ms * 1e3 / launches;
-    m.note = "device time " + format_fixed(on_device.median_ms * 1e3 / launches, 2) +
-             " us per launch; host time includes finish()";
-    const std::vector<float> got = queue_.to_vector(dc);
-    m.max_error = std::fabs(double(got[0]) - (1.5 + 2.25));
-    m.tolerance = 0.0;
-    m.check = "the one element";
-    m.ok = m.max_error <= m.tolerance;
-    finish_row(m);
+    finish_host_row(m, host, launches, "us/launch",
+                    "device time " + format_fixed(on_device.median_ms * 1e3 / launches, 2) +
+                        " us per launch; host time includes finish()",
+                    dc);
   }
 
   // --- a graph's launch overhead: the `launch` case's vector_add recorded 100 times into one graph
@@ -845,8 +854,8 @@ class Bench {
     constexpr int kPerGraph = 100;
     const int replays = std::max(1, plan_.launches / kPerGraph);
     const int kernels = replays * kPerGraph;
-    Measurement& m = start("graph_launch", std::to_string(kernels) + " kernels, graphs of " +
-                                               std::to_string(kPerGraph));
+    Measurement& m =
+        start("graph_launch", std::to_string(kernels) + " kernels, graphs of " + std::to_string(kPerGraph));
     m.sets = 1;
     const std::vector<float> a{1.5f}, b{2.25f};
     Buffer<float> da(device_, 1), db(device_, 1), dc(device_, 1);
@@ -873,20 +882,11 @@ class Bench {
       one_by_one_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - begin).count());
     }
     const Stats host = summarize(replayed_ms), plain = summarize(one_by_one_ms);
-    m.median_ms = host.median_ms;
-    m.min_ms = host.min_ms;
-    m.runs = host.runs;
-    m.work = kernels;
-    m.unit = "us/kernel";
-    m.value = host.median_ms * 1e3 / kernels;
-    m.note = "replayed (" + graph.path() + "); launched one by one " +
-             format_fixed(plain.median_ms * 1e3 / kernels, 2) + " us per kernel; host time includes finish()";
-    const std::vector<float> got = queue_.to_vector(dc);
-    m.max_error = std::fabs(double(got[0]) - (1.5 + 2.25));
-    m.tolerance = 0.0;
-    m.check = "the one element";
-    m.ok = m.max_error <= m.tolerance;
-    finish_row(m);
+    finish_host_row(m, host, kernels, "us/kernel",
+                    "replayed (" + graph.path() + "); launched one by one " +
+                        format_fixed(plain.median_ms * 1e3 / kernels, 2) +
+                        " us per kernel; host time includes finish()",
+                    dc);
   }
 
   // --- heat steps replayed: `launches` single heat_step calls ping-ponging on a 1024^2 grid (256^2

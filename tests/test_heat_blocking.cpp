@@ -40,6 +40,22 @@ void check_bitwise(const std::vector<float>& got, const std::vector<float>& want
   CHECK(bad == 0);
 }
 
+// The reference the blocked and replayed runs must equal bit for bit: one heat_step per step,
+// ping-ponging by hand, from u0 (the other buffer poisoned).
+std::vector<float> stepped_one_by_one(duet::Queue& q, const std::vector<float>& u0, std::size_t nx, std::size_t ny,
+                                      float r, int steps) {
+  duet::Buffer<float> a(q.device(), nx * ny), b(q.device(), nx * ny);
+  q.write(a, u0);
+  q.fill(b, kNaN);
+  for (int s = 0; s < steps; ++s) {
+    if (s % 2 == 0)
+      duet::heat_step(q, a, b, nx, ny, r);
+    else
+      duet::heat_step(q, b, a, nx, ny, r);
+  }
+  return q.to_vector(steps % 2 == 0 ? a : b);
+}
+
 }  // namespace
 
 TEST_SUITE_BEGIN("device");
@@ -67,17 +83,7 @@ TEST_CASE("heat: blocked steps are bitwise equal to repeated heat_step") {
       auto rng = make_rng("heat blocking", nx * 100003 + ny * 101 + static_cast<std::size_t>(steps));
       const std::vector<float> u0 = random_floats(rng, nx * ny, 0.0f, 1.0f);
 
-      // Reference: one heat_step per step, ping-ponging by hand.
-      duet::Buffer<float> a(dev, nx * ny), b(dev, nx * ny);
-      q.write(a, u0);
-      q.fill(b, kNaN);
-      for (int s = 0; s < steps; ++s) {
-        if (s % 2 == 0)
-          duet::heat_step(q, a, b, nx, ny, r);
-        else
-          duet::heat_step(q, b, a, nx, ny, r);
-      }
-      const std::vector<float> want = q.to_vector(steps % 2 == 0 ? a : b);
+      const std::vector<float> want = stepped_one_by_one(q, u0, nx, ny, r, steps);
 
       duet::Buffer<float> u(dev, nx * ny), v(dev, nx * ny);
       q.write(u, u0);
@@ -227,16 +233,7 @@ TEST_CASE("heat: a long run on a small grid replays a graph, bitwise as launchin
     duet::Queue q = dev.queue();
     auto rng = make_rng("heat graph");
     const std::vector<float> u0 = random_floats(rng, nx * ny, 0.0f, 1.0f);
-    duet::Buffer<float> a(dev, nx * ny), b(dev, nx * ny);
-    q.write(a, u0);
-    q.fill(b, kNaN);
-    for (int s = 0; s < steps; ++s) {
-      if (s % 2 == 0)
-        duet::heat_step(q, a, b, nx, ny, r);
-      else
-        duet::heat_step(q, b, a, nx, ny, r);
-    }
-    const std::vector<float> want = q.to_vector(steps % 2 == 0 ? a : b);
+    const std::vector<float> want = stepped_one_by_one(q, u0, nx, ny, r, steps);
 
     duet::Buffer<float> u(dev, nx * ny), v(dev, nx * ny);
     q.write(u, u0);

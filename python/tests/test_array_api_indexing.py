@@ -6,41 +6,7 @@ import numpy as np
 import pytest
 
 import duet
-
-RNG = np.random.default_rng()
-
-NAMES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64"]
-
-
-def values(shape, dtype):
-    dtype = np.dtype(dtype)
-    if dtype.kind == "f":
-        return RNG.standard_normal(shape).astype(dtype)
-    info = np.iinfo(dtype)
-    return RNG.integers(max(info.min, -100), min(info.max, 100), shape, endpoint=True).astype(dtype)
-
-
-def usable(device, dtype):
-    if np.dtype(dtype) == np.float64 and not device.supports_double:
-        pytest.skip(f"{device.id} has no float64")
-
-
-def check(got, want):
-    want = np.asarray(want)
-    assert isinstance(got, duet.Array), type(got)
-    assert got.shape == want.shape, (got.shape, want.shape)
-    assert got.dtype == want.dtype, (got.dtype, want.dtype)
-    np.testing.assert_array_equal(got.get(), want)
-
-
-def pairs(device, shape, dtype):
-    """(NumPy array, duet array) of one content: contiguous, and a reversed, stepped view."""
-    a = values(shape, dtype)
-    yield a, duet.asarray(a, device)
-    if shape:
-        big = values(tuple(2 * s for s in shape), dtype)
-        key = tuple(slice(None, None, -2) for _ in shape)
-        yield big[key], duet.asarray(big, device)[key]
+from array_api_support import NAMES, RNG, check, usable, values, views
 
 
 def dev(device, key):
@@ -93,7 +59,7 @@ SHAPES = [(), (1,), (7,), (0,), (3, 5), (2, 1, 3), (0, 4), (4, 3, 5)]
 @pytest.mark.parametrize("shape", SHAPES)
 def test_getitem(device, dtype, shape):
     usable(device, dtype)
-    for a, d in pairs(device, shape, dtype):
+    for a, d in views(device, shape, dtype):
         for key in keys(shape):
             check(d[dev(device, key)], a[key])
 
@@ -102,7 +68,7 @@ def test_getitem(device, dtype, shape):
 @pytest.mark.parametrize("shape", SHAPES)
 def test_setitem(device, dtype, shape):
     usable(device, dtype)
-    for a, d in pairs(device, shape, dtype):
+    for a, d in views(device, shape, dtype):
         for key in keys(shape):
             # Unique positions: where a write names an element twice the standard leaves the winner open.
             probe = np.arange(a.size).reshape(a.shape)[key]

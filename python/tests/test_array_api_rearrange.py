@@ -6,49 +6,14 @@ import numpy as np
 import pytest
 
 import duet
+from array_api_support import NAMES, RNG, check, usable, values, views
 
-RNG = np.random.default_rng()
 
 # NumPy's references warn where the values are what the test wants (no degrees of freedom, overflow).
 pytestmark = [pytest.mark.filterwarnings("ignore:Degrees of freedom"),
               pytest.mark.filterwarnings("ignore:overflow encountered")]
 
-NAMES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64"]
 SHAPES = [(), (0,), (1,), (7,), (3, 5), (2, 1, 3), (0, 4), (5, 1)]
-
-
-def values(shape, dtype):
-    dtype = np.dtype(dtype)
-    if dtype.kind == "f":
-        return RNG.standard_normal(shape).astype(dtype)
-    info = np.iinfo(dtype)
-    return RNG.integers(max(info.min, -100), min(info.max, 100), shape, endpoint=True).astype(dtype)
-
-
-def usable(device, dtype):
-    if np.dtype(dtype) == np.float64 and not device.supports_double:
-        pytest.skip(f"{device.id} has no float64")
-
-
-def check(got, want, rtol=None):
-    want = np.asarray(want)
-    assert isinstance(got, duet.Array), type(got)
-    assert got.shape == want.shape, (got.shape, want.shape)
-    assert got.dtype == want.dtype, (got.dtype, want.dtype)
-    if rtol is None:
-        np.testing.assert_array_equal(got.get(), want)
-    else:
-        np.testing.assert_allclose(got.get(), want, rtol=rtol, atol=rtol)
-
-
-def views(device, shape, dtype):
-    """(NumPy array, duet array) pairs of one content: contiguous, and a reversed, stepped view."""
-    a = values(shape, dtype)
-    yield a, duet.asarray(a, device)
-    if len(shape) >= 1:
-        big = values(tuple(2 * s for s in shape), dtype)
-        key = tuple(slice(None, None, -2) for _ in shape)
-        yield big[key], duet.asarray(big, device)[key]
 
 
 @pytest.mark.parametrize("dtype", NAMES)
