@@ -66,22 +66,31 @@ void check_every_type(const WideScalar& value) {
         }
       } else if constexpr (!std::is_void_v<T>) {
         const long double largest =
-            std::is_same_v<T, duet::half> ? 65504.0L : static_cast<long double>(std::numeric_limits<
-                                                           duet::compute_type_t<T>>::max());
+            std::is_same_v<T, duet::half>       ? 65504.0L
+            : std::is_same_v<T, duet::bfloat16> ? 3.3895313892515355e38L
+                                                : static_cast<long double>(std::numeric_limits<duet::compute_type_t<T>>::max());
         const bool reaches = !std::isfinite(v) || std::fabs(v) <= largest;
         CHECK(fit == (reaches ? ScalarFit::fits : ScalarFit::out_of_range));
         if (fit == ScalarFit::fits) {
           T got;
           std::memcpy(&got, out, sizeof got);
           double back;
-          if constexpr (std::is_same_v<T, duet::half>)
+          if constexpr (std::is_same_v<T, duet::half> || std::is_same_v<T, duet::bfloat16>)
             back = got.to_float();
           else
             back = got;
           // Rounded to nearest: within an ulp of T, relative, or T's smallest subnormal below its
-          // normal range (half rounds through float, so it may be off by a little more than half).
-          const double ulp = std::is_same_v<T, double> ? 0x1p-52 : std::is_same_v<T, float> ? 0x1p-23 : 0x1p-10;
-          const double tiny = std::is_same_v<T, double> ? 0x1p-1074 : std::is_same_v<T, float> ? 0x1p-149 : 0x1p-24;
+          // normal range (half and bfloat16 round through float, so they may be off by a little
+          // more than half).
+          const bool bf = std::is_same_v<T, duet::bfloat16>;
+          const double ulp = std::is_same_v<T, double> ? 0x1p-52
+                             : std::is_same_v<T, float> ? 0x1p-23
+                             : bf                       ? 0x1p-7
+                                                        : 0x1p-10;
+          const double tiny = std::is_same_v<T, double> ? 0x1p-1074
+                              : std::is_same_v<T, float> ? 0x1p-149
+                              : bf                       ? 0x1p-133
+                                                         : 0x1p-24;
           if (std::isnan(v))
             CHECK(std::isnan(back));
           else if (std::isinf(v))
@@ -123,13 +132,13 @@ TEST_CASE("the scalar-type table: C++ types, sizes, predicates and names agree")
         CHECK(duet::size_of(t) == sizeof(T));
         CHECK(duet::is_float(t) == !std::is_integral_v<T>);
         CHECK(duet::is_integer(t) == std::is_integral_v<T>);
-        CHECK(duet::is_signed(t) == (std::is_same_v<T, duet::half> || std::is_signed_v<T>));
+        CHECK(duet::is_signed(t) == (duet::is_storage_only(t) || std::is_signed_v<T>));
       }
     });
   }
-  CHECK(seen.size() == 11);
-  CHECK(names.size() == 11);
-  CHECK(numpy_names.size() == 11);
+  CHECK(seen.size() == 12);
+  CHECK(names.size() == 12);
+  CHECK(numpy_names.size() == 12);
   // unknown: in no list, no predicate, no size, no name
   bool void_tag = false;
   duet::visit_scalar_type(ScalarType::unknown, [&](auto tag) { void_tag = std::is_void_v<typename decltype(tag)::type>; });

@@ -21,6 +21,8 @@ std::vector<unsigned char> element_bytes(double value, ScalarType dtype, const c
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, half>) {
       put(half::from_float(static_cast<float>(value)));
+    } else if constexpr (std::is_same_v<T, bfloat16>) {
+      put(bfloat16::from_float(static_cast<float>(value)));
     } else if constexpr (std::is_floating_point_v<T>) {
       put(static_cast<T>(value));
     } else if constexpr (std::is_integral_v<T>) {

@@ -30,9 +30,14 @@
 //                            host): LOAD_HALF(p) reads *p as a float, STORE_HALF(p, v) stores the
 //                            float v rounded to nearest even. Compute in float; arithmetic on half
 //                            values themselves does not compile, on either backend.
+//   bfloat16                 the upper half of an IEEE binary32, a storage type on both backends
+//                            (duet::bfloat16 on the host): LOAD_BFLOAT16(p) reads *p as a float,
+//                            STORE_BFLOAT16(p, v) stores the float v rounded to nearest even (NaN
+//                            stays a quiet NaN). Like half, compute in float.
 //   LOAD(T, p) STORE(T, p, v) for kernels templated over an element type T (a define): a plain
-//                            *p for every type but half, LOAD_HALF / STORE_HALF for half, so one
-//                            source serves T = float, double, int, ... and half.
+//                            *p for every type but half and bfloat16, their LOAD_ / STORE_ macros
+//                            for those, so one source serves T = float, double, int, ..., half and
+//                            bfloat16.
 //   INFINITY NAN             float infinity and quiet NaN, on both backends.
 //
 // duet's generators reserve every name this file defines (they read it from here), and names
@@ -74,6 +79,9 @@ inline __device__ void duet_store_half(half* p, float v) {
 }
 #define LOAD_HALF(p) duet_load_half(p)
 #define STORE_HALF(p, v) duet_store_half((p), (v))
+
+#define DUET_AS_UINT(f) __float_as_uint(f)
+#define DUET_AS_FLOAT(u) __uint_as_float(u)
 
 // OpenCL C has both; NVRTC, without the host's math headers, has neither.
 #ifndef INFINITY
@@ -118,6 +126,9 @@ inline __device__ void duet_store_half(half* p, float v) {
 #define LOAD_HALF(p) vload_half(0, (p))
 #define STORE_HALF(p, v) vstore_half((v), 0, (p))
 
+#define DUET_AS_UINT(f) as_uint(f)
+#define DUET_AS_FLOAT(u) as_float(u)
+
 #define LOCAL_ID(d) ((uint)get_local_id(d))
 #define GROUP_ID(d) ((uint)get_group_id(d))
 #define LOCAL_SIZE(d) ((uint)get_local_size(d))
@@ -134,6 +145,26 @@ inline __device__ void duet_store_half(half* p, float v) {
 #error "duet: compile dialect sources through duet, which defines DUET_CUDA or DUET_OPENCL"
 #endif
 
+// bfloat16 as bits on both backends, converted by integer arithmetic: neither needs a header or an
+// extension, and the result is the same bits everywhere. A struct, so `a + b` on bfloat16 values is
+// an error rather than integer arithmetic. The macros take any address space's pointer (OpenCL C
+// 1.2 has no generic one).
+struct duet_bfloat16 {
+  ushort bits;
+};
+typedef struct duet_bfloat16 bfloat16;
+DEVICE float duet_bfloat16_to_float(const ushort b) { return DUET_AS_FLOAT((uint)b << 16); }
+// Round to nearest even by adding just under half a unit of the last kept place, plus its lowest
+// bit; a carry runs into the exponent and past the largest value into infinity, as it should. NaN
+// keeps its sign and top mantissa bits and is made quiet, so no dropped bit can make it infinity.
+DEVICE ushort duet_float_to_bfloat16(const float v) {
+  const uint u = DUET_AS_UINT(v);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)((u >> 16) | 0x40u);
+  return (ushort)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+#define LOAD_BFLOAT16(p) duet_bfloat16_to_float((p)->bits)
+#define STORE_BFLOAT16(p, v) ((p)->bits = duet_float_to_bfloat16((float)(v)))
+
 // Type-generic element access (see the header comment). DUET_CAT expands T before pasting.
 #define DUET_CAT2(a, b) a##b
 #define DUET_CAT(a, b) DUET_CAT2(a, b)
@@ -141,6 +172,8 @@ inline __device__ void duet_store_half(half* p, float v) {
 #define STORE(T, p, v) DUET_CAT(DUET_STORE_, T)((p), (v))
 #define DUET_LOAD_half(p) LOAD_HALF(p)
 #define DUET_STORE_half(p, v) STORE_HALF(p, v)
+#define DUET_LOAD_bfloat16(p) LOAD_BFLOAT16(p)
+#define DUET_STORE_bfloat16(p, v) STORE_BFLOAT16(p, v)
 #define DUET_LOAD_float(p) (*(p))
 #define DUET_STORE_float(p, v) (*(p) = (float)(v))
 #define DUET_LOAD_double(p) (*(p))

@@ -47,6 +47,8 @@ template <class T>
 double largest() {
   if constexpr (std::is_same_v<T, half>)
     return 65504.0;
+  else if constexpr (std::is_same_v<T, bfloat16>)
+    return 3.3895313892515355e38;  // (2 - 2^-7) * 2^127
   else
     return static_cast<double>(std::numeric_limits<T>::max());
 }
@@ -59,6 +61,8 @@ ScalarFit to_floating(const WideScalar& value, T& out) {
   if (std::isfinite(v) && std::fabs(v) > largest<T>()) return ScalarFit::out_of_range;
   if constexpr (std::is_same_v<T, half>)
     out = half::from_float(static_cast<float>(v));
+  else if constexpr (std::is_same_v<T, bfloat16>)
+    out = bfloat16::from_float(static_cast<float>(v));
   else
     out = static_cast<T>(v);
   return ScalarFit::fits;

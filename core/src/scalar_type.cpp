@@ -16,6 +16,7 @@ const char* to_string(ScalarType t) {
     case ScalarType::i64: return "long";
     case ScalarType::u64: return "ulong";
     case ScalarType::f16: return "half";
+    case ScalarType::bf16: return "bfloat16";
     case ScalarType::f32: return "float";
     case ScalarType::f64: return "double";
     case ScalarType::unknown: break;
@@ -36,7 +37,7 @@ ScalarType scalar_type_from_name(const std::string& name) {
       {"ulong", ScalarType::u64},        {"unsigned long", ScalarType::u64},
       {"long long", ScalarType::i64},    {"unsigned long long", ScalarType::u64},
       {"half", ScalarType::f16},         {"float", ScalarType::f32},
-      {"double", ScalarType::f64},
+      {"double", ScalarType::f64},       {"bfloat16", ScalarType::bf16},
   };
   auto it = names.find(name);
   return it == names.end() ? ScalarType::unknown : it->second;
@@ -53,6 +54,7 @@ const char* numpy_name(ScalarType t) {
     case ScalarType::i64: return "int64";
     case ScalarType::u64: return "uint64";
     case ScalarType::f16: return "float16";
+    case ScalarType::bf16: return "bfloat16";
     case ScalarType::f32: return "float32";
     case ScalarType::f64: return "float64";
     case ScalarType::unknown: break;

@@ -162,7 +162,7 @@ Array matmul(Queue& q, const Array& a_in, const Array& b_in) {
   const GemmOperand ga = operand(q, a), gb = operand(q, b);
   visit_scalar_type(a.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (is_float(scalar_type_of<T>()))
+    if constexpr (is_float(scalar_type_of<T>()) && !std::is_same_v<T, bfloat16>)  // no bfloat16 Array exists
       run<T, compute_type_t<T>>(q, ga, gb, c, batch);
     else
       throw ArgumentError(std::string("matmul: arrays of ") + to_string(a.dtype()) +

@@ -70,6 +70,8 @@ std::string range_text(ScalarType t) {
       text.precision(17);
       if constexpr (std::is_same_v<T, half>)
         text << 65504.0;
+      else if constexpr (std::is_same_v<T, bfloat16>)
+        text << 3.3895313892515355e38;
       else
         text << std::numeric_limits<T>::max();
       return " (largest finite value " + text.str() + ")";

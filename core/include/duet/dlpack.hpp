@@ -41,9 +41,12 @@ namespace detail {
 template <class T>
 DLDataType dlpack_dtype() {
   static_assert(scalar_type_of<T>() != ScalarType::unknown,
-                "DLPack exchange needs an element type duet knows (int8..int64, uint8..uint64, float, double)");
+                "DLPack exchange needs an element type duet knows (int8..int64, uint8..uint64, half, "
+                "bfloat16, float, double)");
   DLDataType t;
-  t.code = static_cast<std::uint8_t>(std::is_floating_point_v<T>
+  // half is IEEE binary16, a float to DLPack; bfloat16 has a code of its own.
+  t.code = static_cast<std::uint8_t>(std::is_same_v<T, bfloat16> ? kDLBfloat
+                                     : std::is_floating_point_v<T> || std::is_same_v<T, half>
                                          ? kDLFloat
                                          : (std::is_signed_v<T> ? kDLInt : kDLUInt));
   t.bits = static_cast<std::uint8_t>(8 * sizeof(T));

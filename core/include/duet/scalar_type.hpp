@@ -15,21 +15,24 @@
 #include <type_traits>
 
 #include "duet/export.hpp"
+#include "duet/bfloat16.hpp"
 #include "duet/half.hpp"
 
 namespace duet {
 
-enum class ScalarType { unknown, i8, u8, i16, u16, i32, u32, i64, u64, f16, f32, f64 };
+enum class ScalarType { unknown, i8, u8, i16, u16, i32, u32, i64, u64, f16, bf16, f32, f64 };
 
 // Every type but unknown, integers from the narrowest, then the floats.
-inline constexpr std::array<ScalarType, 11> scalar_types = {
-    ScalarType::i8,  ScalarType::u8,  ScalarType::i16, ScalarType::u16, ScalarType::i32, ScalarType::u32,
-    ScalarType::i64, ScalarType::u64, ScalarType::f16, ScalarType::f32, ScalarType::f64};
+inline constexpr std::array<ScalarType, 12> scalar_types = {
+    ScalarType::i8,  ScalarType::u8,  ScalarType::i16, ScalarType::u16, ScalarType::i32,  ScalarType::u32,
+    ScalarType::i64, ScalarType::u64, ScalarType::f16, ScalarType::bf16, ScalarType::f32, ScalarType::f64};
 
-// half, float and double.
+// half, bfloat16, float and double.
 constexpr bool is_float(ScalarType t) {
-  return t == ScalarType::f16 || t == ScalarType::f32 || t == ScalarType::f64;
+  return t == ScalarType::f16 || t == ScalarType::bf16 || t == ScalarType::f32 || t == ScalarType::f64;
 }
+// The storage-only types, half and bfloat16: kernels load them as float and store floats into them.
+constexpr bool is_storage_only(ScalarType t) { return t == ScalarType::f16 || t == ScalarType::bf16; }
 // The eight integer types, signed or not.
 constexpr bool is_integer(ScalarType t) { return t != ScalarType::unknown && !is_float(t); }
 // Whether the type holds negative values: the signed integers and, as std::is_signed says, the
@@ -46,7 +49,8 @@ constexpr std::size_t size_of(ScalarType t) {
     case ScalarType::u8: return 1;
     case ScalarType::i16:
     case ScalarType::u16:
-    case ScalarType::f16: return 2;
+    case ScalarType::f16:
+    case ScalarType::bf16: return 2;
     case ScalarType::i32:
     case ScalarType::u32:
     case ScalarType::f32: return 4;
@@ -58,27 +62,29 @@ constexpr std::size_t size_of(ScalarType t) {
   return 0;
 }
 
-// The type arithmetic on `t` is done in: half is a storage type, computed in float (LOAD_HALF,
-// STORE_HALF); every other type is its own.
-constexpr ScalarType compute_type(ScalarType t) { return t == ScalarType::f16 ? ScalarType::f32 : t; }
+// The type arithmetic on `t` is done in: half and bfloat16 are storage types, computed in float
+// (LOAD_HALF / STORE_HALF, LOAD_BFLOAT16 / STORE_BFLOAT16); every other type is its own.
+constexpr ScalarType compute_type(ScalarType t) { return is_storage_only(t) ? ScalarType::f32 : t; }
 template <class T>
-using compute_type_t = std::conditional_t<std::is_same_v<T, half>, float, T>;
+using compute_type_t = std::conditional_t<std::is_same_v<T, half> || std::is_same_v<T, bfloat16>, float, T>;
 
-// The dialect's names: "char", "uchar", ..., "long", "ulong", "half", "float", "double".
+// The dialect's names: "char", "uchar", ..., "long", "ulong", "half", "bfloat16", "float", "double".
 DUET_API const char* to_string(ScalarType t);
 // A dialect type as a kernel declares it ("float", "unsigned int", "uint", "long long", ...);
 // unknown for any other name.
 DUET_API ScalarType scalar_type_from_name(const std::string& name);
-// NumPy's names: "int8", ..., "uint64", "float16", "float32", "float64".
+// NumPy's names: "int8", ..., "uint64", "float16", "bfloat16" (ml_dtypes' name; NumPy itself has no
+// such type), "float32", "float64".
 DUET_API const char* numpy_name(ScalarType t);
 // The type NumPy calls `name` (numpy.dtype(x).name); unknown for any other name.
 DUET_API ScalarType scalar_type_from_numpy_name(std::string_view name);
 
-// The ScalarType of a C++ type (duet::half for f16); unknown for any other type, bool included.
+// The ScalarType of a C++ type (duet::half for f16, duet::bfloat16 for bf16); unknown for any other type, bool included.
 template <class T>
 constexpr ScalarType scalar_type_of() {
   if constexpr (std::is_same_v<T, float>) return ScalarType::f32;
   else if constexpr (std::is_same_v<T, half>) return ScalarType::f16;
+  else if constexpr (std::is_same_v<T, bfloat16>) return ScalarType::bf16;
   else if constexpr (std::is_same_v<T, double>) return ScalarType::f64;
   else if constexpr (std::is_same_v<T, std::int8_t> || std::is_same_v<T, char>) return ScalarType::i8;
   else if constexpr (std::is_same_v<T, std::uint8_t>) return ScalarType::u8;
@@ -99,7 +105,8 @@ struct TypeTag {
 };
 
 // From a type known only at run time to code written once for its C++ type: calls f(TypeTag<T>{})
-// with T the C++ type of `t` (std::int8_t ... std::uint64_t, duet::half, float, double).
+// with T the C++ type of `t` (std::int8_t ... std::uint64_t, duet::half, duet::bfloat16, float,
+// double).
 // ScalarType::unknown gives TypeTag<void>, so f says what an unknown type means to it (usually an
 // ArgumentError); `if constexpr` on T leaves out what does not compile for some types. Every call of
 // f must return the same type.
@@ -115,6 +122,7 @@ decltype(auto) visit_scalar_type(ScalarType t, F&& f) {
     case ScalarType::i64: return f(TypeTag<std::int64_t>{});
     case ScalarType::u64: return f(TypeTag<std::uint64_t>{});
     case ScalarType::f16: return f(TypeTag<half>{});
+    case ScalarType::bf16: return f(TypeTag<bfloat16>{});
     case ScalarType::f32: return f(TypeTag<float>{});
     case ScalarType::f64: return f(TypeTag<double>{});
     case ScalarType::unknown: break;

@@ -392,8 +392,8 @@ WideScalar widen(const KernelArg& a, const std::string& what) {
 KernelArg convert_scalar(const KernelArg& a, ScalarType to, const std::string& what) {
   const WideScalar value = widen(a, what);
   KernelArg out;
-  if (to == ScalarType::f16) {
-    // half is a storage type: a half parameter takes arrays only. A value is still checked as a
+  if (is_storage_only(to)) {
+    // half and bfloat16 are storage types: their parameters take arrays only. A value is still checked as a
     // 16-bit whole number first, as it always was, so its message does not change.
     duet::convert_scalar(value, a.type, ScalarType::u16, out.bytes.data(), what);
     throw ArgumentError(what + ": cannot convert to " + to_string(to));

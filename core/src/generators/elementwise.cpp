@@ -77,16 +77,16 @@ std::string generate(const Spec& s, const std::vector<ArgKind>& kinds, generated
   w.line("// inputs then outputs: " + kinds_text);
   if (!s.preamble.empty()) w.snippet(s.name + ".preamble", s.preamble);
 
-  // half is stored as half and computed in float: the body sees float locals.
-  auto compute_type = [](ScalarType t) { return t == ScalarType::f16 ? "float" : dialect_type(t); };
+  // half and bfloat16 are stored as such and computed in float: the body sees float locals.
+  auto compute_type = [](ScalarType t) { return dialect_type(duet::compute_type(t)); };
   std::string params;
   for (std::size_t k = 0; k < s.all.size(); ++k) {
     const GeneratedParam& p = s.all[k];
     const bool output = k >= s.inputs.size();
-    if (p.type == ScalarType::f16 && kinds[k] != ArgKind::array)
-      throw ArgumentError(
-          s.what + ": half parameter '" + p.name +
-          "' needs a Buffer<duet::half>; a single value is passed as float (declare it float)");
+    if (is_storage_only(p.type) && kinds[k] != ArgKind::array)
+      throw ArgumentError(s.what + ": " + dialect_type(p.type) + " parameter '" + p.name +
+                          "' needs a Buffer<duet::" + dialect_type(p.type) +
+                          ">; a single value is passed as float (declare it float)");
     if (kinds[k] == ArgKind::array)
       params += std::string("GLOBAL ") + (output ? "" : "const ") + dialect_type(p.type) + "* duet_" + p.name;
     else

@@ -135,6 +135,11 @@ std::string generate(const Spec& s, const std::vector<ArgKind>& kinds, std::size
                         std::to_string(s.inputs.size()) + " inputs");
   if (std::find(kinds.begin(), kinds.end(), ArgKind::array) == kinds.end())
     throw ArgumentError(s.what + " needs at least one array input: the arrays give the length");
+  for (std::size_t k = 0; k < s.inputs.size(); ++k)
+    if (is_storage_only(s.inputs[k].type) && kinds[k] != ArgKind::array)
+      throw ArgumentError(s.what + ": " + dialect_type(s.inputs[k].type) + " parameter '" + s.inputs[k].name +
+                          "' needs a Buffer<duet::" + dialect_type(s.inputs[k].type) +
+                          ">; a single value is passed as float (declare it float)");
   if (group == 0 || (group & (group - 1)) != 0)
     throw ArgumentError(s.what + ": the group size " + std::to_string(group) + " is not a power of two");
   const std::string r = dialect_type(s.result);
@@ -165,7 +170,7 @@ std::string generate(const Spec& s, const std::vector<ArgKind>& kinds, std::size
                  s.reduce);
   std::string map_params;
   for (const GeneratedParam& p : s.inputs)
-    map_params += "const " + std::string(dialect_type(p.type)) + " " + p.name + ", ";
+    map_params += "const " + std::string(dialect_type(compute_type(p.type))) + " " + p.name + ", ";
   write_function(w, r + " " + map_of(s) + "(" + map_params + "const size_t i, const ulong n)", r,
                  s.name + ".map", s.map);
 
@@ -173,8 +178,12 @@ std::string generate(const Spec& s, const std::vector<ArgKind>& kinds, std::size
   auto map_call = [&](const std::string& at) {
     std::string call = map_of(s) + "(";
     for (std::size_t k = 0; k < s.inputs.size(); ++k)
-      call += kinds[k] == ArgKind::array ? "duet_" + s.inputs[k].name + "[" + at + "], "
-                                         : s.inputs[k].name + ", ";
+      call += kinds[k] != ArgKind::array ? s.inputs[k].name + ", "
+              // bfloat16 is loaded as a float: the map and the accumulation work in float.
+              : is_storage_only(s.inputs[k].type)
+                  ? "LOAD(" + std::string(dialect_type(s.inputs[k].type)) + ", duet_" + s.inputs[k].name + " + (" +
+                        at + ")), "
+                  : "duet_" + s.inputs[k].name + "[" + at + "], ";
     return call + at + ", n)";
   };
   std::string params;
@@ -385,6 +394,13 @@ ReductionKernel::ReductionKernel(const Device& device, std::string_view result_t
                           "type: convert with an ElementwiseKernel first)");
   };
   no_half(state->spec.result, "the result type");
+  auto bfloat16_result = [&](ScalarType t, const std::string& what) {
+    if (t == ScalarType::bf16)
+      throw ArgumentError(state->spec.what + ": " + what +
+                          " is bfloat16, which reductions do not produce; reduce to float (bfloat16 "
+                          "inputs are read as float, and the reduction accumulates in float)");
+  };
+  bfloat16_result(state->spec.result, "the result type");
   for (const GeneratedParam& p : state->spec.inputs) no_half(p.type, "parameter '" + p.name + "'");
   detail::gen::require_type_support(info, state->spec.result, state->spec.what, "the result type");
   for (const GeneratedParam& p : state->spec.inputs)
