@@ -89,7 +89,7 @@ Array gemm_arrays(const Array& A, const Array& B, nb::handle out, double alpha, 
   Queue& q = queue_or_default(queue, A.device());
   visit_scalar_type(A.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (is_float(scalar_type_of<T>()))
+    if constexpr (is_float(scalar_type_of<T>()) && !std::is_same_v<T, bfloat16>)  // gemm takes no bfloat16 yet
       call_gemm<T, compute_type_t<T>>(q, op_a, op_b, M, N, K, alpha, A, a, B, b, beta, C, c, batch);
     else
       throw ArgumentError(std::string("gemm: A and B hold ") + numpy_name(A.dtype()) +
