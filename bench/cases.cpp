@@ -797,6 +797,16 @@ class Bench {
     finish_row(m);
   }
 
+  // The launch-overhead cases' operands: one element each, c poisoned; vector_add writes 1.5 + 2.25
+  // into c, which finish_host_row checks.
+  void one_element_operands(Buffer<float>& a, Buffer<float>& b, Buffer<float>& c) {
+    a = Buffer<float>(device_, 1), b = Buffer<float>(device_, 1), c = Buffer<float>(device_, 1);
+    static const std::vector<float> first{1.5f}, second{2.25f};  // outlive the asynchronous writes
+    queue_.write(a, first);
+    queue_.write(b, second);
+    queue_.fill(c, std::numeric_limits<float>::quiet_NaN());
+  }
+
   // The end of a row the host's clock timed (`host`, over `work` items of `unit`) whose kernels all
   // write 1.5 + 2.25 into the one element of `dc`.
   void finish_host_row(Measurement& m, const Stats& host, int work, const char* unit, std::string note,
@@ -821,11 +831,8 @@ class Bench {
     const int launches = plan_.launches;
     Measurement& m = start("launch", std::to_string(launches) + " launches");
     m.sets = 1;
-    const std::vector<float> a{1.5f}, b{2.25f};
-    Buffer<float> da(device_, 1), db(device_, 1), dc(device_, 1);
-    queue_.write(da, a);
-    queue_.write(db, b);
-    queue_.fill(dc, std::numeric_limits<float>::quiet_NaN());
+    Buffer<float> da, db, dc;
+    one_element_operands(da, db, dc);
     for (int w = 0; w < std::min(launches, 100); ++w) vector_add(queue_, da, db, dc);
     queue_.finish();
 
@@ -857,11 +864,8 @@ class Bench {
     Measurement& m =
         start("graph_launch", std::to_string(kernels) + " kernels, graphs of " + std::to_string(kPerGraph));
     m.sets = 1;
-    const std::vector<float> a{1.5f}, b{2.25f};
-    Buffer<float> da(device_, 1), db(device_, 1), dc(device_, 1);
-    queue_.write(da, a);
-    queue_.write(db, b);
-    queue_.fill(dc, std::numeric_limits<float>::quiet_NaN());
+    Buffer<float> da, db, dc;
+    one_element_operands(da, db, dc);
     const Graph graph = queue_.record_graph([&] {
       for (int k = 0; k < kPerGraph; ++k) vector_add(queue_, da, db, dc);
     });
