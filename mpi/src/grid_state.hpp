@@ -44,8 +44,11 @@ struct Strip {
   std::optional<Buffer<float>> send_device, receive_device;
   std::optional<HostBuffer<float>> send_host, receive_host;
   HaloPath path = HaloPath::none;
-  // Peer path: the neighbour's receive buffer for this strip (imported), which the pack writes into.
+  // Peer path: the neighbour's receive buffer for this strip (imported), which the pack writes into;
+  // and whether the edge's two devices are distinct GPUs, which exchange in one kernel (peer.duet)
+  // rather than through stream operations.
   std::optional<Buffer<float>> neighbour_receive;
+  bool one_kernel = false;
 };
 
 struct Grid2D::State {
@@ -91,8 +94,11 @@ struct Grid2D::State {
 // shares the memory both need. Collective over the grid's ranks; called by the constructor last.
 void connect_neighbours(Grid2D::State& s);
 // The peer half of an exchange of one side's strip: into the neighbour's memory, and out of ours.
+// Edges whose strip is `one_kernel` leave these to peer_exchange, which moves both strips of the
+// pair (a, b) there are, both ways, in one launch.
 void peer_send(Grid2D::State& s, Queue& q, const Buffer<float>& local, Side side);
 void peer_receive(Grid2D::State& s, Queue& q, Buffer<float>& local, Side side);
+void peer_exchange(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b);
 // Lets go of the neighbours' memory (after this rank's exchanges are done) and waits until every
 // neighbour has let go of this rank's: called first when a grid with peer edges is destroyed.
 void disconnect_neighbours(Grid2D::State& s) noexcept;

@@ -82,14 +82,15 @@ void check_local(const Grid2D::State& s, const Buffer<float>& local, const char*
 // A message travelling in direction `side` (towards the neighbour on that side) carries tag `side`;
 // the neighbour receives it from its opposite side under the same tag.
 //
-// Packs the strips of one pair of sides: into the neighbour's memory on peer edges, else copied to
+// Packs the strips of one pair of sides: into the neighbour's memory on peer edges (where the edge
+// runs in one kernel, that kernel also waits for and unpacks the neighbour's strip), else copied to
 // the host with their receives posted. The event marks the end of the copies MPI waits for; it is
 // empty when no edge of the pair goes through MPI.
-Event stage_out(Grid2D::State& s, Queue& q, const Buffer<float>& local, Side a, Side b) {
+Event stage_out(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b) {
   bool mpi = false;
   for (Side side : {a, b}) {
     Strip& strip = s.strips[static_cast<int>(side)];
-    if (strip.path == HaloPath::peer) peer_send(s, q, local, side);
+    if (strip.path == HaloPath::peer && !strip.one_kernel) peer_send(s, q, local, side);
     if (!through_mpi(strip)) continue;
     mpi = true;
     if (strip.path == HaloPath::host_staged && whole_rows(s, strip.send)) {
@@ -104,7 +105,10 @@ Event stage_out(Grid2D::State& s, Queue& q, const Buffer<float>& local, Side a, 
                         &s.receives[static_cast<int>(side)]),
               "MPI_Irecv");
   }
-  return mpi ? q.record() : Event();
+  const Event staged = mpi ? q.record() : Event();
+  // After the event MPI waits for, so that the host sends while the devices exchange.
+  peer_exchange(s, q, local, a, b);
+  return staged;
 }
 
 // Sends the staged strips of one pair once their copies are done, waits for the neighbours' strips
@@ -129,7 +133,7 @@ void stage_in(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b, 
   }
   for (Side side : {a, b}) {
     Strip& strip = s.strips[static_cast<int>(side)];
-    if (strip.path == HaloPath::peer) peer_receive(s, q, local, side);
+    if (strip.path == HaloPath::peer && !strip.one_kernel) peer_receive(s, q, local, side);
     if (!through_mpi(strip)) continue;
     if (strip.path == HaloPath::host_staged && whole_rows(s, strip.receive)) {
       q.write(local, Span<const float>(strip.receive_host->data(), strip.receive.cells()),

@@ -18,6 +18,13 @@
 // Neither side can get two values ahead of the other, so waiting for equality is exact and never
 // meets the 32-bit wrap. The store comes after a memory barrier of the stream (Queue::signal), so the
 // strip is visible before the word changes.
+//
+// Between two distinct GPUs the same protocol runs inside one kernel per pair of sides
+// (mpi/kernels/peer.duet): its groups wait, pack, signal, wait, unpack and signal on the devices
+// themselves, so an exchange costs one launch instead of a launch and two stream operations per
+// strip and direction, each of which the device front end takes microseconds to turn around. Ranks
+// that share one GPU keep the stream operations: their contexts take turns on the GPU, and a kernel
+// spinning for the other context's kernel would wait out whole time slices.
 #include <mpi.h>
 
 #include <algorithm>
@@ -27,9 +34,11 @@
 #include <cstring>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "duet/error.hpp"
 #include "duet/interprocess.hpp"
+#include "duet_embedded_kernels.hpp"
 #include "grid_state.hpp"
 
 namespace duet::mpi {
@@ -51,10 +60,11 @@ const char* to_string(HaloPath path) {
 namespace {
 
 // Byte offsets of the signal words in a rank's signal buffer: one "arrived" and one "consumed" word
-// per side, each stored by the neighbour on that side.
+// per side, each stored by the neighbour on that side; then the words only peer_exchange's kernel
+// uses (its two counters of groups, and its count of exchanges of each pair: peer.duet).
 std::size_t arrived_word(Side side) { return 4 * static_cast<std::size_t>(side); }
 std::size_t consumed_word(Side side) { return 16 + 4 * static_cast<std::size_t>(side); }
-constexpr std::size_t kSignalBytes = 32;
+constexpr std::size_t kSignalBytes = 64;
 
 constexpr std::size_t kHandleCapacity = 128;
 constexpr int kOfferTag = 101, kAcceptTag = 102;
@@ -63,6 +73,7 @@ constexpr int kOfferTag = 101, kAcceptTag = 102;
 struct Offer {
   char node[MPI_MAX_PROCESSOR_NAME + 1] = {};
   std::int32_t candidate = 0;  // this rank could take the peer path
+  std::int32_t ordinal = -1;   // its device's index among the node's GPUs
   std::uint32_t receive_bytes = 0, signals_bytes = 0;
   char receive[kHandleCapacity] = {};  // the receive buffer of the strip the neighbour sends us
   char signals[kHandleCapacity] = {};
@@ -128,6 +139,7 @@ void connect_neighbours(Grid2D::State& s) {
     std::memcpy(o.node, node.data(), std::min(node.size(), sizeof o.node - 1));
     if (!candidate) continue;
     o.candidate = 1;
+    o.ordinal = s.device.info().native_index;
     put(o.receive, o.receive_bytes,
         export_to_process(s.strips[static_cast<std::size_t>(side)].receive_device->raw()));
     put(o.signals, o.signals_bytes, export_to_process(*s.signals));
@@ -164,6 +176,11 @@ void connect_neighbours(Grid2D::State& s) {
     }
     const bool peer = mapped[static_cast<std::size_t>(side)] && accepted[static_cast<std::size_t>(side)];
     strip.path = peer ? HaloPath::peer : fallback;
+    // Both ranks see the same two ordinals, so both choose the same protocol. (Ranks given different
+    // CUDA_VISIBLE_DEVICES may see one GPU under two ordinals or two under one: the first costs time
+    // slices, the second only the faster protocol.)
+    strip.one_kernel =
+        peer && theirs[static_cast<std::size_t>(side)].ordinal != s.device.info().native_index;
     if (!peer) {
       strip.neighbour_receive.reset();
       s.neighbour_signals[static_cast<std::size_t>(side)].reset();
@@ -188,6 +205,46 @@ void peer_receive(Grid2D::State& s, Queue& q, Buffer<float>& local, Side side) {
   q.wait_signal(*s.signals, arrived_word(side), s.sequence);
   unpack(q, *strip.receive_device, s.local.nx, strip.receive, local);
   q.signal(*s.neighbour_signals[static_cast<std::size_t>(side)], consumed_word(opposite(side)), s.sequence);
+}
+
+void peer_exchange(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b) {
+  const auto one_kernel = [&](Side side) {
+    const Strip& strip = s.strips[static_cast<std::size_t>(side)];
+    return strip.path == HaloPath::peer && strip.one_kernel;
+  };
+  if (!one_kernel(a) && !one_kernel(b)) return;
+  std::vector<KernelArg> args{KernelArg::from(local), KernelArg::from(static_cast<int>(s.local.nx)),
+                              KernelArg::from_raw(*s.signals, ScalarType::u32),
+                              KernelArg::from(a == Side::west ? 0 : 1)};
+  std::size_t largest = 1;
+  for (const Side side : {a, b}) {
+    const Strip& strip = s.strips[static_cast<std::size_t>(side)];
+    const bool active = one_kernel(side);
+    // An edge left out still passes buffers of the right types, which the kernel never touches.
+    const Buffer<float>& remote = active ? *strip.neighbour_receive : local;
+    const RawBuffer& remote_signals = active ? *s.neighbour_signals[static_cast<std::size_t>(side)] : *s.signals;
+    const Buffer<float>& receive = active ? *strip.receive_device : local;
+    const Rect none{};
+    const Rect& send = active ? strip.send : none;
+    const Rect& in = active ? strip.receive : none;
+    if (active) largest = std::max({largest, send.cells(), in.cells()});
+    for (const KernelArg& arg :
+         {KernelArg::from(active ? 1 : 0), KernelArg::from(static_cast<int>(side)),
+          KernelArg::from(static_cast<int>(opposite(side))), KernelArg::from(static_cast<int>(send.x0)),
+          KernelArg::from(static_cast<int>(send.y0)), KernelArg::from(static_cast<int>(send.nx)),
+          KernelArg::from(static_cast<int>(send.ny)), KernelArg::from(remote),
+          KernelArg::from_raw(remote_signals, ScalarType::u32), KernelArg::from(static_cast<int>(in.x0)),
+          KernelArg::from(static_cast<int>(in.y0)), KernelArg::from(static_cast<int>(in.nx)),
+          KernelArg::from(static_cast<int>(in.ny)), KernelArg::from(receive)})
+      args.push_back(arg);
+  }
+  // At most one group per multiprocessor (and 64), so that every group is resident while the
+  // others spin (peer.duet); about 1024 cells per group below that.
+  constexpr std::size_t kGroup = 256;
+  const std::size_t most = std::clamp<std::size_t>(s.device.info().compute_units, 1, 64);
+  const std::size_t groups = std::clamp<std::size_t>((largest + 1023) / 1024, 1, most);
+  q.launch_args(embedded_kernels.kernel(q.device(), "peer", "peer_exchange"), Range(groups * kGroup),
+                Range(kGroup), args);
 }
 
 void disconnect_neighbours(Grid2D::State& s) noexcept {

@@ -6,6 +6,7 @@
 #   weak     16384^2 cells per GPU (NX = 16384 * ranks), overlap on and off;
 #   strong   32768^2 cells, overlap on and off;
 #   halo1    weak with an exchange every step (--halo 1), automatic overlap;
+#   dims     4 ranks only: 1 x 4, 4 x 1 and 2 x 2 forced (--dims) on 65536x16384 and 16384x65536;
 # weak and halo1 also run with --skip-exchange (the compute-only bound), and weak on one device
 # without mpirun.
 # Each timed line is the median of REPEAT runs inside one process (`duet heat --repeat`); every
@@ -38,7 +39,7 @@ heat_run() {
 
 # The cases named: DIR CASES...
 heat_scaling() {
-  local dir=$1 backend np case equal
+  local dir=$1 backend np case equal size dims
   shift
   grep -q duet_mpi "$build/build.ninja" || { fail "duet::mpi was not built (no MPI found)"; return; }
   for case in "$@"; do
@@ -65,6 +66,14 @@ heat_scaling() {
             HALO=1 heat_run "$dir" "$backend" "$np" "$((16384 * np))x16384" weak-halo1 --repeat "${REPEAT:-5}"
             HALO=1 heat_run "$dir" "$backend" "$np" "$((16384 * np))x16384" weak-halo1-compute-only \
               --repeat "${REPEAT:-5}" --skip-exchange ;;
+          dims)
+            # The decomposition forced both ways on both orientations of the weak grid (4 ranks).
+            [ "$np" = 4 ] || continue
+            for size in 65536x16384 16384x65536; do
+              for dims in 4x1 1x4 2x2; do
+                heat_run "$dir" "$backend" 4 "$size" "weak-dims-$dims-$size" --repeat "${REPEAT:-5}" --dims "$dims"
+              done
+            done ;;
           strong)
             heat_run "$dir" "$backend" "$np" 32768x32768 strong --repeat "${REPEAT:-5}" --overlap on
             heat_run "$dir" "$backend" "$np" 32768x32768 strong-no-overlap --repeat "${REPEAT:-5}" --overlap off ;;
