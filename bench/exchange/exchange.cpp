@@ -5,7 +5,10 @@
 //   exchange columns   the same on a 2 x 1 grid: strips of one cell per row;
 //   MPI one way        half an MPI ping-pong of `bytes` of pinned host memory;
 //   ... on the device  the peer path's exchange timed by device events from a release both ranks
-//                      share (device_exchange_us), without the host's enqueueing;
+//                      share (device_exchange_us), without the host's enqueueing: one exchange,
+//                      which includes how far apart the two ranks' releases fall, and one of
+//                      kBackToBack in a row, which does not (what a solver's exchanges cost when
+//                      its ranks keep pace);
 //   peer copy          one copy of `bytes` from rank 0's device into rank 1's memory, mapped
 //                      through CUDA IPC, timed with rank 0's events (where the devices share memory);
 //   device to host, host to device, device to device
@@ -40,18 +43,23 @@ double microseconds_since(Clock::time_point start) {
   return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
 }
 
+constexpr int kBackToBack = 20;
+
 struct Exchange {
   double us = 0;
-  double device_us = -1;  // peer path only: the exchange on the device, from a release both ranks share
+  // Peer path only, on the device from a release both ranks share: one exchange, and one of
+  // kBackToBack in a row.
+  double device_us = -1, device_in_a_row_us = -1;
   duet::mpi::HaloPath path = duet::mpi::HaloPath::none;
 };
 
 // The peer path's exchange as the devices see it, without the host's enqueueing: each rank's queue
 // waits behind a gate word, the exchange is enqueued behind it between two events, and after a
 // barrier a second queue opens both ranks' gates at once. The time from the first event to the
-// second is pack, transfer, the neighbour's signal, unpack and our signal back.
+// second, over the `in_a_row` exchanges between them, is pack, transfer, the neighbour's signal,
+// unpack and our signal back.
 double device_exchange_us(const duet::Device& device, duet::mpi::Grid2D& grid, duet::Queue& q,
-                          duet::Buffer<float>& local, int runs) {
+                          duet::Buffer<float>& local, int runs, int in_a_row) {
   duet::RawBuffer gate(device, 4);
   duet::Queue opener = device.queue();
   const std::uint32_t zero = 0;
@@ -61,12 +69,12 @@ double device_exchange_us(const duet::Device& device, duet::mpi::Grid2D& grid, d
   for (int r = 1; r <= runs; ++r) {
     q.wait_signal(gate, 0, static_cast<std::uint32_t>(r));
     const duet::Event start = q.record();
-    grid.exchange_halos(q, local);
+    for (int k = 0; k < in_a_row; ++k) grid.exchange_halos(q, local);
     const duet::Event end = q.record();
     MPI_Barrier(MPI_COMM_WORLD);
     opener.signal(gate, 0, static_cast<std::uint32_t>(r));
     q.finish();
-    times.push_back(duet::elapsed_ms(start, end) * 1e3);
+    times.push_back(duet::elapsed_ms(start, end) * 1e3 / in_a_row);
   }
   opener.finish();
   return median(times);
@@ -95,8 +103,11 @@ Exchange exchange_us(const duet::Device& device, std::size_t cells, bool rows, i
   }
   const duet::mpi::Side edge = grid.rank() == 0 ? (rows ? duet::mpi::Side::north : duet::mpi::Side::east)
                                                 : (rows ? duet::mpi::Side::south : duet::mpi::Side::west);
-  Exchange out{median(times), -1, grid.path(edge)};
-  if (out.path == duet::mpi::HaloPath::peer) out.device_us = device_exchange_us(device, grid, q, local, runs);
+  Exchange out{median(times), -1, -1, grid.path(edge)};
+  if (out.path == duet::mpi::HaloPath::peer) {
+    out.device_us = device_exchange_us(device, grid, q, local, runs, 1);
+    out.device_in_a_row_us = device_exchange_us(device, grid, q, local, runs, kBackToBack);
+  }
   return out;
 }
 
@@ -209,9 +220,9 @@ int run(int argc, char** argv) {
   if (rank == 0 && !json.empty()) out.open(json);
   if (rank == 0)
     std::printf("%s: %s, 2 ranks, median of %d runs, microseconds\n\n| strip bytes | path | exchange rows | exchange "
-                "columns | rows on the device | columns on the device | peer copy | MPI one way | device to host | "
-                "host to device | device to device |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
-                device.info().id().c_str(), device.info().name.c_str(), runs);
+                "columns | rows on the device | columns on the device | rows, one of %d | columns, one of %d | peer copy | MPI one way | device to host | "
+                "host to device | device to device |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+                device.info().id().c_str(), device.info().name.c_str(), runs, kBackToBack, kBackToBack);
   for (const std::size_t bytes : sizes) {
     const std::size_t cells = std::max<std::size_t>(bytes / sizeof(float), 2);
     const Exchange rows = exchange_us(device, cells, true, runs);
@@ -225,14 +236,19 @@ int run(int argc, char** argv) {
       if (us >= 0) std::snprintf(t, sizeof t, "%.1f", us);
       return std::string(t);
     };
-    std::printf("| %zu | %s | %.1f | %.1f | %s | %s | %s | %.1f | %.1f | %.1f | %.1f |\n", cells * sizeof(float),
-                duet::mpi::to_string(rows.path), rows.us, columns.us, text(rows.device_us).c_str(),
-                text(columns.device_us).c_str(), text(peer).c_str(), mpi, c.to_host, c.to_device, c.on_device);
+    std::printf("| %zu | %s | %.1f | %.1f | %s | %s | %s | %s | %s | %.1f | %.1f | %.1f | %.1f |\n",
+                cells * sizeof(float), duet::mpi::to_string(rows.path), rows.us, columns.us,
+                text(rows.device_us).c_str(), text(columns.device_us).c_str(), text(rows.device_in_a_row_us).c_str(),
+                text(columns.device_in_a_row_us).c_str(), text(peer).c_str(), mpi, c.to_host, c.to_device,
+                c.on_device);
     if (out)
       out << "{\"device\": \"" << device.info().id() << "\", \"bytes\": " << cells * sizeof(float)
           << ", \"path\": \"" << duet::mpi::to_string(rows.path) << "\", \"exchange_rows_us\": " << rows.us
           << ", \"exchange_columns_us\": " << columns.us << ", \"exchange_rows_device_us\": " << rows.device_us
-          << ", \"exchange_columns_device_us\": " << columns.device_us << ", \"peer_copy_us\": " << peer
+          << ", \"exchange_columns_device_us\": " << columns.device_us
+          << ", \"exchange_rows_device_in_a_row_us\": " << rows.device_in_a_row_us
+          << ", \"exchange_columns_device_in_a_row_us\": " << columns.device_in_a_row_us
+          << ", \"peer_copy_us\": " << peer
           << ", \"mpi_one_way_us\": " << mpi << ", \"device_to_host_us\": " << c.to_host
           << ", \"host_to_device_us\": " << c.to_device << ", \"device_to_device_us\": " << c.on_device << "}\n";
   }

@@ -73,7 +73,7 @@ constexpr int kOfferTag = 101, kAcceptTag = 102;
 struct Offer {
   char node[MPI_MAX_PROCESSOR_NAME + 1] = {};
   std::int32_t candidate = 0;  // this rank could take the peer path
-  std::int32_t ordinal = -1;   // its device's index among the node's GPUs
+  std::int32_t alone = 0;      // no other rank of the node runs on this rank's device
   std::uint32_t receive_bytes = 0, signals_bytes = 0;
   char receive[kHandleCapacity] = {};  // the receive buffer of the strip the neighbour sends us
   char signals[kHandleCapacity] = {};
@@ -119,12 +119,31 @@ void swap_with_neighbours(const Grid2D::State& s, std::array<T, 4>& mine, std::a
   check_mpi(MPI_Waitall(8, requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
 }
 
+// Whether no other rank of this node has this rank's device. The one-kernel exchange spins on one
+// device for another's kernel; a rank that shares its device with another would spin while the
+// other's context waits for its time slice. The ordinal names the device for every rank of a node
+// launched alike; ranks given different CUDA_VISIBLE_DEVICES may see one GPU under two ordinals,
+// which this cannot tell.
+bool alone_on_device(const Grid2D::State& s) {
+  MPI_Comm node = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_split_type(s.cart, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+  int size = 1;
+  MPI_Comm_size(node, &size);
+  const std::int32_t mine = s.device.info().native_index;
+  std::vector<std::int32_t> all(static_cast<std::size_t>(size));
+  const int code = MPI_Allgather(&mine, 1, MPI_INT32_T, all.data(), 1, MPI_INT32_T, node);
+  MPI_Comm_free(&node);
+  check_mpi(code, "MPI_Allgather");
+  return std::count(all.begin(), all.end(), mine) == 1;
+}
+
 }  // namespace
 
 void connect_neighbours(Grid2D::State& s) {
   const HaloPath fallback = s.device_memory_to_mpi ? HaloPath::device_mpi : HaloPath::host_staged;
   const std::string node = node_name(s.rank);
   const bool candidate = interprocess_unavailable(s.device).empty();
+  const bool alone = alone_on_device(s) && candidate;  // collective: every rank asks
   if (candidate) {
     s.signals.emplace(s.device, kSignalBytes);
     Queue q = s.device.queue();
@@ -139,7 +158,7 @@ void connect_neighbours(Grid2D::State& s) {
     std::memcpy(o.node, node.data(), std::min(node.size(), sizeof o.node - 1));
     if (!candidate) continue;
     o.candidate = 1;
-    o.ordinal = s.device.info().native_index;
+    o.alone = alone ? 1 : 0;
     put(o.receive, o.receive_bytes,
         export_to_process(s.strips[static_cast<std::size_t>(side)].receive_device->raw()));
     put(o.signals, o.signals_bytes, export_to_process(*s.signals));
@@ -176,11 +195,7 @@ void connect_neighbours(Grid2D::State& s) {
     }
     const bool peer = mapped[static_cast<std::size_t>(side)] && accepted[static_cast<std::size_t>(side)];
     strip.path = peer ? HaloPath::peer : fallback;
-    // Both ranks see the same two ordinals, so both choose the same protocol. (Ranks given different
-    // CUDA_VISIBLE_DEVICES may see one GPU under two ordinals or two under one: the first costs time
-    // slices, the second only the faster protocol.)
-    strip.one_kernel =
-        peer && theirs[static_cast<std::size_t>(side)].ordinal != s.device.info().native_index;
+    strip.one_kernel = peer && alone && theirs[static_cast<std::size_t>(side)].alone;
     if (!peer) {
       strip.neighbour_receive.reset();
       s.neighbour_signals[static_cast<std::size_t>(side)].reset();
