@@ -253,10 +253,10 @@ void peer_exchange(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Sid
           KernelArg::from(static_cast<int>(in.ny)), KernelArg::from(receive)})
       args.push_back(arg);
   }
-  // At most one group per multiprocessor (and 64), so that every group is resident while the
+  // At most one group per multiprocessor (and 128), so that every group is resident while the
   // others spin (peer.duet); about 1024 cells per group below that.
   constexpr std::size_t kGroup = 256;
-  const std::size_t most = std::clamp<std::size_t>(s.device.info().compute_units, 1, 64);
+  const std::size_t most = std::clamp<std::size_t>(s.device.info().compute_units, 1, 128);
   const std::size_t groups = std::clamp<std::size_t>((largest + 1023) / 1024, 1, most);
   q.launch_args(embedded_kernels.kernel(q.device(), "peer", "peer_exchange"), Range(groups * kGroup),
                 Range(kGroup), args);
