@@ -35,8 +35,8 @@ using duet::Op;
 constexpr Op kNone = Op::none, kTrans = Op::transpose;
 const Op kOps[2] = {kNone, kTrans};
 
-constexpr double kFloatU = 1.0 / (1 << 24);     // float's unit roundoff: the sums
-constexpr double kBfloat16U = 1.0 / (1 << 8);   // bfloat16's: the one rounding of a bfloat16 C
+constexpr double kFloatU = 1.0 / (1 << 24);    // float's unit roundoff: the sums
+constexpr double kBfloat16U = 1.0 / (1 << 8);  // bfloat16's: the one rounding of a bfloat16 C
 
 double to_double(bfloat16 x) { return x.to_float(); }
 double to_double(float x) { return x; }
@@ -228,7 +228,7 @@ TEST_CASE("gemm bfloat16: the tensor kernel forced, wide leading dimensions, vie
     duet::Queue q = dev.queue();
     MESSAGE(dev.info().id() << ": the bfloat16 tensor kernel runs "
                             << std::string(duet::tensor_cores(dev.info()) ? "on tensor cores"
-                                                                           : "its portable form"));
+                                                                          : "its portable form"));
     for (Op oa : kOps)
       for (Op ob : kOps) {
         Case prime{"tensor primes", oa, ob, 131, 17, 37};
@@ -324,8 +324,8 @@ TEST_CASE("gemm bfloat16: rounding to nearest even once, and the plan the rule r
     const auto e = EXPECT_ERROR(duet::ArgumentError,
                                 duet::gemm(q, kNone, kNone, 8, 8, 8, 1.0f, H, 8, H, 8, 0.0f, F, 8, tiled));
     if (e) CHECK_CONTAINS(std::string(e->what()), "bfloat16 inputs into a float C");
-    const auto small = EXPECT_ERROR(duet::BufferSizeError, duet::gemm(q, kNone, kNone, 9, 8, 8, 1.0f, H, 8, H, 8,
-                                                                      0.0f, H, 8, forced_tensor()));
+    const auto small = EXPECT_ERROR(duet::BufferSizeError, duet::gemm(q, kNone, kNone, 9, 8, 8, 1.0f, H, 8, H,
+                                                                      8, 0.0f, H, 8, forced_tensor()));
     if (small) CHECK_CONTAINS(std::string(small->what()), "A holds");
   });
 }
@@ -372,8 +372,8 @@ TEST_CASE("gemm bfloat16: the plan and the tensor kernel's defines, with no devi
   CHECK(value(s.defines, "T_IS_BF16") == "1");
   duet::GemmProblem f = p;
   f.c_type = duet::ScalarType::f32;
-  CHECK(value(duet::gemm_kernel_source(f, duet::plan_gemm(cpu, duet::gemm_size_classes(cpu), f)).defines, "TO") ==
-        "float");
+  CHECK(value(duet::gemm_kernel_source(f, duet::plan_gemm(cpu, duet::gemm_size_classes(cpu), f)).defines,
+              "TO") == "float");
   // bfloat16 into half is no overload, and the rule refuses it too.
   duet::GemmProblem h = p;
   h.c_type = duet::ScalarType::f16;

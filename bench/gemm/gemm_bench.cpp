@@ -87,8 +87,7 @@ std::vector<Case> read_suite(const std::string& path, int scale) {
     if (!(words >> c.name)) continue;
     if (!(words >> c.cls >> c.M >> c.N >> c.K >> ops >> c.alpha >> c.beta >> c.batch >> type) ||
         ops.size() != 2 ||
-        (type != "f32" && type != "f64" && type != "f16" && type != "bf16" && type != "tf32") ||
-        c.batch == 0)
+        (type != "f32" && type != "f64" && type != "f16" && type != "bf16" && type != "tf32") || c.batch == 0)
       throw std::runtime_error(path + ":" + std::to_string(number) +
                                ": not `name class M N K ops alpha beta batch type`");
     c.op_a = ops[0] == 'T' ? Op::transpose : Op::none;

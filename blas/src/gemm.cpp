@@ -705,7 +705,8 @@ void gemm_strided_batched(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t
 void gemm(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, float alpha,
           const BufferView<bfloat16>& A, std::size_t lda, const BufferView<bfloat16>& B, std::size_t ldb,
           float beta, const BufferView<bfloat16>& C, std::size_t ldc, const GemmOptions& options) {
-  run_gemm<bfloat16>("gemm", q, op_a, op_b, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1, options);
+  run_gemm<bfloat16>("gemm", q, op_a, op_b, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1,
+                     options);
 }
 
 void gemm(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, float alpha,

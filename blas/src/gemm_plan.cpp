@@ -287,8 +287,8 @@ GemmPlan plan_tensor(const DeviceInfo& device, const GemmProblem& p, const std::
   plan.vec_a = p.runs_a, plan.vec_b = p.runs_b;  // cp.async of whole 16-byte runs
   std::ostringstream reason;
   reason << why << ": " << tiles(plan.tensor) << " tiles of " << plan.tensor.bm << "x" << plan.tensor.bn
-         << ", warps of " << plan.tensor.wm << "x" << plan.tensor.wn
-         << ", " << (plan.tf32 ? "TF32" : to_string(p.type))
+         << ", warps of " << plan.tensor.wm << "x" << plan.tensor.wn << ", "
+         << (plan.tf32 ? "TF32" : to_string(p.type))
          << (tensor_cores(device) ? " on tensor cores" : " in the portable form");
   plan.reason = reason.str();
   return plan;
@@ -465,8 +465,8 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<GemmSizeClass>& c
                         to_string(p.type));
   if (mixed && options.path != GemmPath::automatic && options.path != GemmPath::tensor)
     throw ArgumentError(std::string("gemm: ") + to_string(p.type) +
-                        " inputs into a float C run only the tensor kernel; GemmPath::" + to_string(options.path) +
-                        " cannot");
+                        " inputs into a float C run only the tensor kernel; GemmPath::" +
+                        to_string(options.path) + " cannot");
   if (options.path == GemmPath::tensor) return plan_tensor(device, p, "tensor asked for");
   if (mixed) return plan_tensor(device, p, std::string(to_string(p.type)) + " inputs into a float C");
   if (options.path == GemmPath::automatic && tensor_type && !vector && !options.params &&
