@@ -102,9 +102,9 @@ TEST_CASE("the array kernels compile for sm_90 with every element type they take
     }
 }
 TEST_CASE("the tensor-core GEMM kernel compiles for sm_80 and sm_90 in every variant") {
-  // Every op pair of half into half, half into float and float in TF32, with copies of whole
-  // 16-byte runs (cp.async) on sm_80; on sm_90 each type with element-wise copies and the small
-  // tiles too. The compiled code must hold the matrix instructions, not the portable form.
+  // Every op pair of half and bfloat16 into themselves and into float, and of float in TF32, with
+  // copies of whole 16-byte runs (cp.async) on sm_80; on sm_90 each type with element-wise copies
+  // and the small tiles too. The compiled code must hold the matrix instructions, not the portable form.
   using duet::Op;
   using duet::ScalarType;
   const char* source = duet::builtin_kernel_source("gemm_tc");
@@ -114,6 +114,8 @@ TEST_CASE("the tensor-core GEMM kernel compiles for sm_80 and sm_90 in every var
   };
   const Types types[] = {{ScalarType::f16, ScalarType::unknown},
                          {ScalarType::f16, ScalarType::f32},
+                         {ScalarType::bf16, ScalarType::unknown},
+                         {ScalarType::bf16, ScalarType::f32},
                          {ScalarType::f32, ScalarType::unknown}};
   auto compiles = [&](const char* arch, duet::Defines defines, const std::string& what) {
     INFO(arch, " ", what);

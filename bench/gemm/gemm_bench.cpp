@@ -54,8 +54,8 @@ struct Case {
   Op op_a = Op::none, op_b = Op::none;
   double alpha = 1, beta = 0;
   bool f64 = false;
-  // f32, f64, f16 (half inputs and C, float sums: tensor cores where the device has them) or tf32
-  // (float with GemmOptions::allow_tf32).
+  // f32, f64, f16 or bf16 (half or bfloat16 inputs and C, float sums: tensor cores where the device
+  // has them) or tf32 (float with GemmOptions::allow_tf32).
   std::string type = "f32";
 
   std::string ops() const {
@@ -87,7 +87,7 @@ std::vector<Case> read_suite(const std::string& path, int scale) {
     if (!(words >> c.name)) continue;
     if (!(words >> c.cls >> c.M >> c.N >> c.K >> ops >> c.alpha >> c.beta >> c.batch >> type) ||
         ops.size() != 2 ||
-        (type != "f32" && type != "f64" && type != "f16" && type != "tf32") || c.batch == 0)
+        (type != "f32" && type != "f64" && type != "f16" && type != "bf16" && type != "tf32") || c.batch == 0)
       throw std::runtime_error(path + ":" + std::to_string(number) +
                                ": not `name class M N K ops alpha beta batch type`");
     c.op_a = ops[0] == 'T' ? Op::transpose : Op::none;
@@ -154,21 +154,23 @@ template <class T>
 T nan_of() {
   if constexpr (std::is_same_v<T, duet::half>)
     return duet::half{0x7e00};
+  else if constexpr (std::is_same_v<T, duet::bfloat16>)
+    return duet::bfloat16{0x7fc0};
   else
     return std::numeric_limits<T>::quiet_NaN();
 }
 
-// A value as the device holds it in T (half: rounded to nearest even), as a double.
+// A value as the device holds it in T (half, bfloat16: rounded to nearest even), as a double.
 template <class T>
 double stored(float v) {
-  if constexpr (std::is_same_v<T, duet::half>)
-    return duet::half::from_float(v).to_float();
+  if constexpr (std::is_same_v<T, duet::half> || std::is_same_v<T, duet::bfloat16>)
+    return T::from_float(v).to_float();
   else
     return static_cast<T>(v);
 }
 template <class T>
 double stored_value(T v) {
-  if constexpr (std::is_same_v<T, duet::half>)
+  if constexpr (std::is_same_v<T, duet::half> || std::is_same_v<T, duet::bfloat16>)
     return v.to_float();
   else
     return static_cast<double>(v);
@@ -215,6 +217,8 @@ class Bench {
       run_typed<double>(c, rows);
     } else if (c.type == "f16") {
       run_typed<duet::half>(c, rows);
+    } else if (c.type == "bf16") {
+      run_typed<duet::bfloat16>(c, rows);
     } else {
       run_typed<float>(c, rows);
     }
@@ -291,8 +295,8 @@ class Bench {
                        }});
     }
 #ifdef DUET_HAVE_CLBLAST
-    if (o_.clblast && device_.info().backend == "opencl" && !std::is_same_v<T, duet::half> &&
-        c.type != "tf32") {
+    if (o_.clblast && device_.info().backend == "opencl" &&
+        !duet::is_storage_only(duet::scalar_type_of<T>()) && c.type != "tf32") {
       impls.push_back(
           {"clblast", "CLBlast " + std::string(c.f64 ? "DGEMM" : "SGEMM"), [&, ta, tb](int k) {
              cl_command_queue queue = reinterpret_cast<cl_command_queue>(q_.native_handle());
@@ -417,9 +421,11 @@ class Bench {
       if (err > worst || err != err) worst = err;
     }
     r.max_error = worst;
-    // half: one rounding of C to half; TF32: each input rounded to a 10-bit mantissa.
-    r.tolerance = 2.0 * double(c.K + 2) * u + (std::is_same_v<T, duet::half> ? 1.0 / 2048 : 0.0) +
-                  (c.type == "tf32" ? 2.0 / 2048 : 0.0);
+    // half, bfloat16: one rounding of C to 11 or 8 bits; TF32: each input rounded to a 10-bit mantissa.
+    const double store_u = std::is_same_v<T, duet::half>       ? 1.0 / 2048
+                           : std::is_same_v<T, duet::bfloat16> ? 1.0 / 256
+                                                               : 0.0;
+    r.tolerance = 2.0 * double(c.K + 2) * u + store_u + (c.type == "tf32" ? 2.0 / 2048 : 0.0);
     r.checked = entries.size();
     r.ok = worst <= r.tolerance;
     if (!r.ok) r.failure = "wrong result: relative error " + std::to_string(worst);

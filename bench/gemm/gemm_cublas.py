@@ -9,6 +9,11 @@ fresh run on set 0 checked at sampled entries against float64 sums. SGEMM with T
 Row-major products go to cuBLAS as cupy.cublas.gemm does for C-ordered arrays (the transpose
 identity, no copies); batches through cupy.matmul (cublasSgemmStridedBatched).
 
+bfloat16 rows (bf16) run cuBLAS's bfloat16 GEMM through torch.matmul on CuPy's stream, with
+bfloat16 reductions in bfloat16 turned off (float sums, as duet's), where PyTorch with CUDA is
+installed; else through cupy.matmul where this CuPy multiplies ml_dtypes' bfloat16; else each
+such row is reported skipped, saying why.
+
 Usage (GPU machine): python3 bench/gemm/gemm_cublas.py --json cublas.json [--smoke] [--runs N]
 """
 import os
@@ -41,13 +46,35 @@ def read_suite(path, scale):
             words = line.split("#", 1)[0].split()
             if not words:
                 continue
-            if len(words) != 10 or len(words[5]) != 2 or words[9] not in ("f32", "f64", "f16", "tf32"):
+            if len(words) != 10 or len(words[5]) != 2 or words[9] not in ("f32", "f64", "f16", "bf16", "tf32"):
                 raise SystemExit("%s:%d: not `name class M N K ops alpha beta batch type`" % (path, number))
             name, cls, m, n, k, ops, alpha, beta, batch, dtype = words
             sc = lambda v, lo: max(1, v // scale) if scale > 1 and v >= lo else v
             cases.append(dict(name=name, cls=cls, M=sc(int(m), 512), N=sc(int(n), 512), K=sc(int(k), 512),
                               ops=ops, alpha=float(alpha), beta=float(beta), batch=sc(int(batch), 64), type=dtype))
     return cases
+
+
+def bfloat16_backend():
+    """How cuBLAS's bfloat16 GEMM is reached here: ("torch", torch), ("cupy", the bfloat16 dtype), or
+    (None, why neither can)."""
+    why = []
+    try:
+        import torch
+        if torch.cuda.is_available():
+            return "torch", torch
+        why.append("PyTorch %s sees no CUDA device" % torch.__version__)
+    except ImportError as e:
+        why.append("no PyTorch (%s)" % e)
+    try:
+        import ml_dtypes
+        dt = np.dtype(ml_dtypes.bfloat16)
+        x = cp.asarray(np.ones((2, 2), dtype=dt))
+        cp.matmul(x, x)
+        return "cupy", dt
+    except Exception as e:  # ImportError, or CuPy refusing the dtype
+        why.append("CuPy %s does not multiply bfloat16 (%s: %s)" % (cp.__version__, type(e).__name__, e))
+    return None, "; ".join(why)
 
 
 def shape(c):
@@ -69,6 +96,9 @@ class Bench:
         n = (1 << 18) if args.smoke else (1 << 26)
         self.filler = (cp.zeros(n, dtype=cp.float32), cp.zeros(n, dtype=cp.float32))
         self.rows = []
+        self.bf16 = None  # bfloat16_backend(), probed at the first bf16 row
+        self.settings = dict(CUPY_TF32=os.environ.get("CUPY_TF32"))
+        self.versions = {}
         self.date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
     def name(self):
@@ -79,13 +109,47 @@ class Bench:
         x = cp.random.RandomState(seed).random_sample(shape, dtype=cp.float64 if dtype == "f64" else cp.float32)
         x *= 2
         x -= 1
-        return x.astype(cp.float16) if dtype == "f16" else x
+        if dtype == "f16":
+            return x.astype(cp.float16)
+        if dtype == "bf16":
+            kind, how = self.bf16
+            # Rounded to bfloat16 from the same float32 values either way.
+            return how.from_dlpack(x).to(how.bfloat16) if kind == "torch" else x.astype(how)
+        return x
+
+    def bfloat16_ready(self):
+        """Probes bfloat16_backend() once; None when bf16 rows can run, else why not."""
+        if self.bf16 is None:
+            self.bf16 = bfloat16_backend()
+            kind, how = self.bf16
+            if kind == "torch":
+                # cuBLAS may otherwise add split-K partial sums in bfloat16; duet sums in float.
+                how.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
+                self.settings["torch_allow_bf16_reduced_precision_reduction"] = False
+                self.versions["torch"] = how.__version__
+            print("bfloat16 rows: %s" % ("through " + ("torch.matmul" if kind == "torch" else "cupy.matmul")
+                                         if kind else "skipped: " + how), flush=True)
+        return None if self.bf16[0] else self.bf16[1]
+
+    def skipped_row(self, c, why):
+        return dict(kernel="gemm", size=c["name"], **{"class": c["cls"]}, shape=shape(c), ops=c["ops"],
+                    alpha=c["alpha"], beta=c["beta"], type=c["type"], impl="cublas", backend="cuda",
+                    label="cuBLAS", ok=True, skipped=True, failure="skipped: " + why)
 
     def run_case(self, c):
         if c["type"] == "tf32":
             # CuPy reads CUPY_TF32 once, at import; TF32 rows are compared with PyTorch instead.
             raise ValueError("tf32 rows need cuBLAS with TF32 on (PyTorch's allow_tf32); this script runs CUPY_TF32=0")
+        torch = None
+        if c["type"] == "bf16":
+            why = self.bfloat16_ready()
+            if why:
+                return self.skipped_row(c, why)
+            if self.bf16[0] == "torch":
+                torch = self.bf16[1]
         dt = {"f64": cp.float64, "f16": cp.float16}.get(c["type"], cp.float32)
+        if c["type"] == "bf16":
+            dt = torch.bfloat16 if torch else self.bf16[1]
         M, N, K, batch = c["M"], c["N"], c["K"], c["batch"]
         ta, tb = c["ops"][0] == "T", c["ops"][1] == "T"
         a_shape = (K, M) if ta else (M, K)
@@ -94,22 +158,25 @@ class Bench:
             if ta or tb or c["alpha"] != 1 or c["beta"] != 0:
                 raise ValueError("batched cases run through cupy.matmul: NN, alpha 1, beta 0 only")
             a_shape, b_shape = (batch,) + a_shape, (batch,) + b_shape
-        if c["type"] == "f16" and (c["alpha"] != 1 or c["beta"] != 0):
-            raise ValueError("half cases run through cupy.matmul: alpha 1, beta 0 only")
+        if c["type"] in ("f16", "bf16") and (c["alpha"] != 1 or c["beta"] != 0):
+            raise ValueError("half and bfloat16 cases run through matmul: alpha 1, beta 0 only")
         c_shape = (batch, M, N) if batch > 1 else (M, N)
-        item = {"f64": 8, "f16": 2}.get(c["type"], 4)
+        item = {"f64": 8, "f16": 2, "bf16": 2}.get(c["type"], 4)
         set_bytes = float(item * (np.prod(a_shape) + np.prod(b_shape) + np.prod(c_shape)))
         sets = int(min(32, max(1, math.ceil(self.rotation / set_bytes))))
         while sets > 1 and self.memory > 0 and sets * set_bytes > 0.4 * self.memory:
             sets -= 1
         s = []
         for k in range(sets):
-            s.append([self.random(a_shape, c["type"], 10 * k + 1), self.random(b_shape, c["type"], 10 * k + 2),
-                      cp.empty(c_shape, dtype=dt)])
+            C = torch.empty(c_shape, dtype=dt, device="cuda:%d" % self.args.device) if torch else \
+                cp.empty(c_shape, dtype=dt)
+            s.append([self.random(a_shape, c["type"], 10 * k + 1), self.random(b_shape, c["type"], 10 * k + 2), C])
         c0 = self.random(c_shape, c["type"], 3) if c["beta"] != 0 else None
 
         def reset(k):
-            if c0 is None:
+            if torch:
+                s[k][2].fill_(float("nan"))
+            elif c0 is None:
                 s[k][2].fill(np.nan)
             else:
                 s[k][2][...] = c0
@@ -118,11 +185,20 @@ class Bench:
             reset(k)
         ops = ("T" if ta else "N", "T" if tb else "N")
 
+        # PyTorch's launches go to CuPy's stream, between its events.
+        torch_stream = None
+        if torch:
+            torch_stream = torch.cuda.ExternalStream(self.stream.ptr) if self.stream.ptr else \
+                torch.cuda.default_stream(self.args.device)
+
         def enqueue(k):
             A, B, C = s[k]
-            if batch > 1:
+            if torch:
+                with torch.cuda.stream(torch_stream):
+                    torch.matmul(A.transpose(-1, -2) if ta else A, B.transpose(-1, -2) if tb else B, out=C)
+            elif batch > 1:
                 cp.matmul(A, B, out=C)
-            elif c["type"] == "f16":
+            elif c["type"] in ("f16", "bf16"):
                 # cupy.cublas.gemm takes no float16; matmul runs cuBLAS's half GEMM (float sums).
                 cp.matmul(A.T if ta else A, B.T if tb else B, out=C)
             else:
@@ -141,6 +217,12 @@ class Bench:
         reset(0)
         enqueue(0)
         A, B, C = s[0]
+        if torch:
+            # As float32 (exact for bfloat16) in CuPy, for the check below.
+            torch.cuda.synchronize(self.args.device)
+            A, B, C = (cp.from_dlpack(t.float()) for t in (A, B, C))
+        elif c["type"] == "bf16":
+            A, B, C = (t.astype(cp.float32) for t in (A, B, C))
         rng = np.random.default_rng(7)
         idx = [(b, i, j) for b in {0, batch - 1} for i in {0, M - 1} for j in {0, N - 1}]
         idx += [(int(rng.integers(batch)), int(rng.integers(M)), int(rng.integers(N)))
@@ -162,9 +244,11 @@ class Bench:
         got = (C if batch > 1 else C[None])[bi, ii, jj].astype(cp.float64)
         err = float(cp.max(cp.abs(got - ref) / cp.maximum(mag, 1e-300)))
         eps = 2.0 ** -53 if c["type"] == "f64" else 2.0 ** -24
-        tol = 2.0 * (K + 2) * eps + (2.0 ** -11 if c["type"] == "f16" else 0.0)
+        tol = 2.0 * (K + 2) * eps + {"f16": 2.0 ** -11, "bf16": 2.0 ** -8}.get(c["type"], 0.0)
         median = statistics.median(ms)
-        label = "cuBLAS %s" % {"f64": "DGEMM", "f16": "HGEMM (float sums)"}.get(c["type"], "SGEMM")
+        label = "cuBLAS %s" % {"f64": "DGEMM", "f16": "HGEMM (float sums)",
+                               "bf16": "bfloat16 GEMM (float sums, %s)" % (
+                                   "torch.matmul" if torch else "cupy.matmul")}.get(c["type"], "SGEMM")
         return dict(kernel="gemm", size=c["name"], **{"class": c["cls"]}, shape=shape(c), ops=c["ops"],
                     alpha=c["alpha"], beta=c["beta"], type=c["type"], impl="cublas", backend="cuda", label=label,
                     plan="", sets=sets, runs=runs, median_ms=median, min_ms=ms[0], value=flops / (median * 1e-3) / 1e9,
@@ -180,8 +264,8 @@ class Bench:
                                platform="CUDA"),
                    versions=dict(cupy=cp.__version__, numpy=np.__version__, python=platform.python_version(),
                                  cuda_runtime=cp.cuda.runtime.runtimeGetVersion(),
-                                 cuda_driver=cp.cuda.runtime.driverGetVersion()),
-                   settings=dict(CUPY_TF32=os.environ.get("CUPY_TF32")), results=self.rows)
+                                 cuda_driver=cp.cuda.runtime.driverGetVersion(), **self.versions),
+                   settings=self.settings, results=self.rows)
         with open(self.args.json, "w") as f:
             f.write(dumps(doc))
 
@@ -197,11 +281,14 @@ class Bench:
                            type=c["type"], impl="cublas", backend="cuda", ok=False, skipped=False,
                            failure="%s: %s" % (type(e).__name__, e))
             cp.get_default_memory_pool().free_all_blocks()
+            if self.bf16 and self.bf16[0] == "torch":
+                self.bf16[1].cuda.empty_cache()
             self.rows.append(row)
             failures += 0 if row["ok"] else 1
+            status = row["failure"] if row.get("skipped") else "OK" if row["ok"] else "FAIL " + row["failure"]
             print("  %-20s %-20s %-3s cublas %10.4f ms %11.1f GFLOP/s err %.1e %s" % (
                 c["name"], shape(c), c["ops"], row.get("median_ms", float("nan")), row.get("value", float("nan")),
-                row.get("max_error", float("nan")), "OK" if row["ok"] else "FAIL " + row["failure"]), flush=True)
+                row.get("max_error", float("nan")), status), flush=True)
             self.write()
         print("%d rows, %d failed" % (len(self.rows), failures), flush=True)
         return 1 if failures else 0

@@ -32,9 +32,9 @@ namespace {
 constexpr std::size_t kMaxGridY = 65535;  // CUDA's limit on the second grid dimension
 constexpr int kGemvThreads = 256;         // gemv.duet's groups
 
-// gemm accumulates half in float, and every other type in itself.
+// gemm accumulates half and bfloat16 in float, and every other type in itself.
 template <class T>
-using Accumulator = std::conditional_t<std::is_same_v<T, half>, float, T>;
+using Accumulator = compute_type_t<T>;
 
 // What gemm keeps per queue (extension::queue_state).
 struct QueueScratch {
@@ -166,9 +166,10 @@ Operand<T> operand(const char* call, const char* name, const BufferView<T>& v, c
 
 Defines type_defines(ScalarType type) {
   const bool f64 = type == ScalarType::f64;
-  return {{"T", type == ScalarType::f16 ? "half"
-                : f64                   ? "double"
-                                        : "float"},
+  return {{"T", type == ScalarType::f16    ? "half"
+                : type == ScalarType::bf16 ? "bfloat16"
+                : f64                      ? "double"
+                                           : "float"},
           {"ACC", f64 ? "double" : "float"},
           {"ACC_DOUBLE", f64 ? "1" : "0"},
           {"T_IS_FLOAT", type == ScalarType::f32 ? "1" : "0"}};
@@ -191,7 +192,7 @@ void launch_reduce(State& s, Queue& q, const BufferView<Accumulator<T>>& P, int 
 }
 
 // One gemm or gemm_strided_batched call, as its caller made it: A and B of T, C of TC (T, or
-// float for half inputs).
+// float for half and bfloat16 inputs).
 template <class T, class TC = T>
 struct GemmCall {
   const char* call;
@@ -503,8 +504,8 @@ void run_gemm(const GemmCall<T, TC>& g, const GemmOptions& asked) {
   if (plan.kernel == GemmKernel::tensor)
     return launch_tensor(g, o, tensor_kernel(*state, device, problem, plan), plan);
   if constexpr (!std::is_same_v<T, TC>) {
-    throw ArgumentError(std::string(g.call) + ": the plan for half inputs into a float C runs " +
-                        to_string(plan.kernel) + ", which cannot");
+    throw ArgumentError(std::string(g.call) + ": the plan for " + to_string(problem.type) +
+                        " inputs into a float C runs " + to_string(plan.kernel) + ", which cannot");
   } else {
     run_planned(g, o, *state, problem, plan, options);
   }
@@ -566,12 +567,14 @@ Defines gemm_defines(const GemmTile& p, ScalarType type, Op op_a, Op op_b, bool 
 
 Defines gemm_tc_defines(const TensorTile& t, ScalarType type, ScalarType c_type, Op op_a, Op op_b,
                         bool runs_a, bool runs_b) {
-  if (type != ScalarType::f16 && type != ScalarType::f32)
-    throw ArgumentError(std::string("gemm_tc_defines: ") + to_string(type) + " is not half or float (TF32)");
+  if (type != ScalarType::f16 && type != ScalarType::bf16 && type != ScalarType::f32)
+    throw ArgumentError(std::string("gemm_tc_defines: ") + to_string(type) +
+                        " is not half, bfloat16 or float (TF32)");
   const ScalarType out = c_type == ScalarType::unknown ? type : c_type;
   return {{"T", to_string(type)},
           {"TO", to_string(out)},
           {"T_IS_FLOAT", type == ScalarType::f32 ? "1" : "0"},
+          {"T_IS_BF16", type == ScalarType::bf16 ? "1" : "0"},
           {"BM", std::to_string(t.bm)},
           {"BN", std::to_string(t.bn)},
           {"BK", std::to_string(t.bk)},
@@ -697,6 +700,38 @@ void gemm_strided_batched(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t
                           const GemmOptions& options) {
   run_gemm<half, float>("gemm_strided_batched", q, op_a, op_b, M, N, K, alpha, A, lda, stride_a, B, ldb,
                         stride_b, beta, C, ldc, stride_c, batch, options);
+}
+
+void gemm(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, float alpha,
+          const BufferView<bfloat16>& A, std::size_t lda, const BufferView<bfloat16>& B, std::size_t ldb,
+          float beta, const BufferView<bfloat16>& C, std::size_t ldc, const GemmOptions& options) {
+  run_gemm<bfloat16>("gemm", q, op_a, op_b, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1,
+                     options);
+}
+
+void gemm(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, float alpha,
+          const BufferView<bfloat16>& A, std::size_t lda, const BufferView<bfloat16>& B, std::size_t ldb,
+          float beta, const BufferView<float>& C, std::size_t ldc, const GemmOptions& options) {
+  run_gemm<bfloat16, float>("gemm", q, op_a, op_b, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1,
+                            options);
+}
+
+void gemm_strided_batched(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K,
+                          float alpha, const BufferView<bfloat16>& A, std::size_t lda, std::size_t stride_a,
+                          const BufferView<bfloat16>& B, std::size_t ldb, std::size_t stride_b, float beta,
+                          const BufferView<bfloat16>& C, std::size_t ldc, std::size_t stride_c,
+                          std::size_t batch, const GemmOptions& options) {
+  run_gemm<bfloat16>("gemm_strided_batched", q, op_a, op_b, M, N, K, alpha, A, lda, stride_a, B, ldb,
+                     stride_b, beta, C, ldc, stride_c, batch, options);
+}
+
+void gemm_strided_batched(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K,
+                          float alpha, const BufferView<bfloat16>& A, std::size_t lda, std::size_t stride_a,
+                          const BufferView<bfloat16>& B, std::size_t ldb, std::size_t stride_b, float beta,
+                          const BufferView<float>& C, std::size_t ldc, std::size_t stride_c,
+                          std::size_t batch, const GemmOptions& options) {
+  run_gemm<bfloat16, float>("gemm_strided_batched", q, op_a, op_b, M, N, K, alpha, A, lda, stride_a, B, ldb,
+                            stride_b, beta, C, ldc, stride_c, batch, options);
 }
 
 GemmPlan gemm_plan_for(const Device& device, const GemmProblem& problem, const GemmOptions& options) {

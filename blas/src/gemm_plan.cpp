@@ -241,7 +241,7 @@ void set_kernel_flags(GemmPlan& plan, const DeviceInfo& device, const GemmProble
   switch (plan.kernel) {
     case GemmKernel::matmul:
     case GemmKernel::tiled:
-      if (p.type != ScalarType::f16 && uses_cpu_form(device)) {
+      if (!is_storage_only(p.type) && uses_cpu_form(device)) {
         plan.kernel = GemmKernel::tiled_cpu;
         plan.beta_zero = p.beta_zero || plan.splits > 1;
       } else if (plan.kernel == GemmKernel::matmul) {
@@ -287,8 +287,9 @@ GemmPlan plan_tensor(const DeviceInfo& device, const GemmProblem& p, const std::
   plan.vec_a = p.runs_a, plan.vec_b = p.runs_b;  // cp.async of whole 16-byte runs
   std::ostringstream reason;
   reason << why << ": " << tiles(plan.tensor) << " tiles of " << plan.tensor.bm << "x" << plan.tensor.bn
-         << ", warps of " << plan.tensor.wm << "x" << plan.tensor.wn
-         << (plan.tf32 ? ", TF32" : ", half") << (tensor_cores(device) ? " on tensor cores" : " in the portable form");
+         << ", warps of " << plan.tensor.wm << "x" << plan.tensor.wn << ", "
+         << (plan.tf32 ? "TF32" : to_string(p.type))
+         << (tensor_cores(device) ? " on tensor cores" : " in the portable form");
   plan.reason = reason.str();
   return plan;
 }
@@ -451,21 +452,23 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<GemmSizeClass>& c
     throw ArgumentError("gemm: GemmOptions::splits = " + std::to_string(options.splits) + " is not in [0, " +
                         std::to_string(kMaxSplits) + "]");
   const bool vector = p.M == 1 || p.N == 1;
-  // Tensor cores (step 2a): half inputs, float with TF32 allowed; half into a float C only there.
+  // Tensor cores (step 2a): half and bfloat16 inputs, float with TF32 allowed; half or bfloat16
+  // into a float C only there.
   const bool mixed = p.c_type != ScalarType::unknown && p.c_type != p.type;
-  if (mixed && !(p.type == ScalarType::f16 && p.c_type == ScalarType::f32))
+  if (mixed && !(is_storage_only(p.type) && p.c_type == ScalarType::f32))
     throw ArgumentError(std::string("gemm: ") + to_string(p.type) + " inputs into a " + to_string(p.c_type) +
-                        " C: only half inputs may have a C of another type (float)");
-  const bool tensor_type = p.type == ScalarType::f16 || (p.type == ScalarType::f32 && options.allow_tf32);
+                        " C: only half or bfloat16 inputs may have a C of another type (float)");
+  const bool tensor_type = is_storage_only(p.type) || (p.type == ScalarType::f32 && options.allow_tf32);
   if (options.path == GemmPath::tensor && !tensor_type)
-    throw ArgumentError(std::string("gemm: GemmPath::tensor takes half inputs, or float with "
+    throw ArgumentError(std::string("gemm: GemmPath::tensor takes half or bfloat16 inputs, or float with "
                                     "GemmOptions::allow_tf32 (or DUET_ALLOW_TF32=1), not ") +
                         to_string(p.type));
   if (mixed && options.path != GemmPath::automatic && options.path != GemmPath::tensor)
-    throw ArgumentError(std::string("gemm: half inputs into a float C run only the tensor kernel; GemmPath::") +
+    throw ArgumentError(std::string("gemm: ") + to_string(p.type) +
+                        " inputs into a float C run only the tensor kernel; GemmPath::" +
                         to_string(options.path) + " cannot");
   if (options.path == GemmPath::tensor) return plan_tensor(device, p, "tensor asked for");
-  if (mixed) return plan_tensor(device, p, "half inputs into a float C");
+  if (mixed) return plan_tensor(device, p, std::string(to_string(p.type)) + " inputs into a float C");
   if (options.path == GemmPath::automatic && tensor_type && !vector && !options.params &&
       tensor_cores(device))
     return plan_tensor(device, p, device.arch + " has tensor cores");

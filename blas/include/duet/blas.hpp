@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 
+#include "duet/bfloat16.hpp"
 #include "duet/buffer.hpp"
 #include "duet/gemm_plan.hpp"
 #include "duet/half.hpp"
@@ -46,11 +47,12 @@ DUET_API void matmul(Queue& q, const Buffer<float>& A, const Buffer<float>& B, B
 // Products are summed in float (double for double), fused where the compiler contracts them; the
 // order over K is fixed per device, shape and plan, so a call repeats bit for bit (split-K included).
 //
-// Types: float; double where DeviceInfo::supports_double (else ArgumentError); half storage
-// (duet::half) with float arithmetic and float alpha/beta, each result rounded once to half; on
-// CUDA devices of sm_80 and later half products run on tensor cores (float sums of exact products
-// of halves, in another order), and float ones too where GemmOptions::allow_tf32 or
-// DUET_ALLOW_TF32=1 allow TF32 (inputs rounded to 10-bit mantissas).
+// Types: float; double where DeviceInfo::supports_double (else ArgumentError); half and bfloat16
+// storage (duet::half, duet::bfloat16) with float arithmetic and float alpha/beta, each result
+// rounded once to the storage type, to nearest even; on CUDA devices of sm_80 and later half and
+// bfloat16 products run on tensor cores (float sums of exact products of halves or bfloat16s, in
+// another order), and float ones too where GemmOptions::allow_tf32 or DUET_ALLOW_TF32=1 allow TF32
+// (inputs rounded to 10-bit mantissas).
 // Buffers and views (Buffer<T> converts to BufferView<T>) at any element offset, on every backend.
 //
 // Errors, before anything is enqueued: ReleasedError (an operand was released), DeviceMismatchError
@@ -68,14 +70,22 @@ DUET_API void gemm(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std
 DUET_API void gemm(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, float alpha,
                    const BufferView<half>& A, std::size_t lda, const BufferView<half>& B, std::size_t ldb,
                    float beta, const BufferView<half>& C, std::size_t ldc, const GemmOptions& options = {});
+DUET_API void gemm(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, float alpha,
+                   const BufferView<bfloat16>& A, std::size_t lda, const BufferView<bfloat16>& B,
+                   std::size_t ldb, float beta, const BufferView<bfloat16>& C, std::size_t ldc,
+                   const GemmOptions& options = {});
 
-// Half inputs into a float C: the products summed in float as above, each result stored as a
-// float (no rounding to half). It runs the tensor kernel (gemm_tc.duet), on tensor cores where the
-// device has them (gemm_plan.hpp, rule step 2a) and in its portable form elsewhere; GemmPath
-// automatic or tensor only.
+// Half or bfloat16 inputs into a float C: the products summed in float as above, each result
+// stored as a float (no rounding to 16 bits). It runs the tensor kernel (gemm_tc.duet), on tensor
+// cores where the device has them (gemm_plan.hpp, rule step 2a) and in its portable form
+// elsewhere; GemmPath automatic or tensor only.
 DUET_API void gemm(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, float alpha,
                    const BufferView<half>& A, std::size_t lda, const BufferView<half>& B, std::size_t ldb,
                    float beta, const BufferView<float>& C, std::size_t ldc, const GemmOptions& options = {});
+DUET_API void gemm(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, float alpha,
+                   const BufferView<bfloat16>& A, std::size_t lda, const BufferView<bfloat16>& B,
+                   std::size_t ldb, float beta, const BufferView<float>& C, std::size_t ldc,
+                   const GemmOptions& options = {});
 
 // `batch` independent products, C_i = alpha op(A_i) op(B_i) + beta C_i for i < batch, with A_i
 // starting stride_a elements after A_{i-1} (likewise B and C). Any stride of A and B, 0 included
@@ -106,16 +116,28 @@ DUET_API void gemm_strided_batched(Queue& q, Op op_a, Op op_b, std::size_t M, st
                                    std::size_t stride_b, float beta, const BufferView<float>& C,
                                    std::size_t ldc, std::size_t stride_c, std::size_t batch,
                                    const GemmOptions& options = {});
+DUET_API void gemm_strided_batched(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K,
+                                   float alpha, const BufferView<bfloat16>& A, std::size_t lda,
+                                   std::size_t stride_a, const BufferView<bfloat16>& B, std::size_t ldb,
+                                   std::size_t stride_b, float beta, const BufferView<bfloat16>& C,
+                                   std::size_t ldc, std::size_t stride_c, std::size_t batch,
+                                   const GemmOptions& options = {});
+DUET_API void gemm_strided_batched(Queue& q, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K,
+                                   float alpha, const BufferView<bfloat16>& A, std::size_t lda,
+                                   std::size_t stride_a, const BufferView<bfloat16>& B, std::size_t ldb,
+                                   std::size_t stride_b, float beta, const BufferView<float>& C,
+                                   std::size_t ldc, std::size_t stride_c, std::size_t batch,
+                                   const GemmOptions& options = {});
 
 // The defines gemm compiles its kernels with (for offline compiles: compile_for_cuda_arch with
-// builtin_kernel_source("gemm"), "gemv", "gemm_reduce"). `type`: f32, f64 or f16; vec_*: the
+// builtin_kernel_source("gemm"), "gemv", "gemm_reduce"). `type`: f32, f64, f16 or bf16; vec_*: the
 // operand's rows start 16-byte aligned (float only; see blas/kernels/gemm.duet).
 DUET_API Defines gemm_defines(const GemmTile& p, ScalarType type, Op op_a, Op op_b, bool vec_a, bool vec_b,
                               bool vec_c);
 DUET_API Defines gemv_defines(ScalarType type, bool vec_w, bool vec_x);
 DUET_API Defines gemm_reduce_defines(ScalarType type);
-// gemm_tc.duet's defines (the tensor kernel): A's and B's element `type` (f16, or f32 for TF32;
-// else ArgumentError), C's (`c_type`, unknown for the same), the tiles, the ops, and whether A's
+// gemm_tc.duet's defines (the tensor kernel): A's and B's element `type` (f16, bf16, or f32 for
+// TF32; else ArgumentError), C's (`c_type`, unknown for the same), the tiles, the ops, and whether A's
 // and B's rows start on whole 16-byte runs (GemmProblem::runs_a, runs_b: cp.async copies).
 DUET_API Defines gemm_tc_defines(const TensorTile& t, ScalarType type, ScalarType c_type, Op op_a, Op op_b,
                                  bool runs_a, bool runs_b);

@@ -16,11 +16,11 @@
 //   gemv_axpy  gemv.duet: M == 1 or N == 1 where the matrix's rows run along the outputs (A
 //              transpose, B none): each work-item owns 4 adjacent outputs and walks down K.
 //   scale      gemm_reduce.duet: C = beta C (K == 0 or alpha == 0).
-//   tensor     gemm_tc.duet: matrix instructions (CUDA sm_80 and later: mma.sync m16n8k16 on half,
-//              m16n8k8 TF32 on float) from warp tiles in shared memory, fed by cp.async and
+//   tensor     gemm_tc.duet: matrix instructions (CUDA sm_80 and later: mma.sync m16n8k16 on half
+//              and on bfloat16, m16n8k8 TF32 on float) from warp tiles in shared memory, fed by cp.async and
 //              ldmatrix; every op, leading dimension, alpha/beta and batch, one slice of K. On
 //              other devices the same kernel runs its portable form (float arithmetic from the
-//              same shared tiles): for a forced GemmPath::tensor and for half inputs into a float
+//              same shared tiles): for a forced GemmPath::tensor and for half or bfloat16 inputs into a float
 //              C, which no other kernel takes.
 // With splits > 1, gemm_reduce.duet sums the slices in a fixed order (reduce_lanes() work-items an
 // output, each over every lanes-th slice; deterministic) and applies alpha/beta.
@@ -28,11 +28,11 @@
 // The rule, in order:
 //   1. M, N or batch 0: nothing. K == 0 or alpha == 0: scale.
 //   2. A forced path (GemmOptions::path) is taken as asked (gemv needs M == 1 or N == 1; tensor
-//      needs half inputs, or float with TF32 allowed).
-//   2a. Tensor cores (tensor_cores(device): CUDA devices of sm_80 and later): half inputs, and
-//      float where TF32 is allowed (GemmOptions::allow_tf32 or DUET_ALLOW_TF32=1), run tensor
-//      unless M == 1 or N == 1 (memory-bound: gemv). Half inputs into a float C run tensor on
-//      every device. The tiles: tensor_tile() (128 x 128, warps of 64 x 32), or
+//      needs half or bfloat16 inputs, or float with TF32 allowed).
+//   2a. Tensor cores (tensor_cores(device): CUDA devices of sm_80 and later): half and bfloat16
+//      inputs, and float where TF32 is allowed (GemmOptions::allow_tf32 or DUET_ALLOW_TF32=1), run
+//      tensor unless M == 1 or N == 1 (memory-bound: gemv). Half or bfloat16 inputs into a float C
+//      run tensor on every device. The tiles: tensor_tile() (128 x 128, warps of 64 x 32), or
 //      tensor_small_tile() (64 x 64, warps of 32 x 32) where the large tiles would number fewer
 //      than the device's compute units.
 //   3. M == 1 or N == 1: gemv. The matrix is A when N == 1, else B; gemv_dot when its stored rows
@@ -43,8 +43,8 @@
 //      kGemvAxpyMinChunk (axpy) elements, at most kMaxSplits. gemv_axpy's slices are whole steps
 //      of its runs (kGemvAxpyRows * kGemvAxpyRuns rows).
 //   4. Otherwise tiled, with the tile parameters of the size class of M * N (gemm_size_classes:
-//      the tuning table's max_mn entries; GemmOptions::params overrides) for float and half, and
-//      double_params() for double. Where C would fill less than kTileFill of those tiles (64 x
+//      the tuning table's max_mn entries; GemmOptions::params overrides) for float and the 16-bit
+//      types, and double_params() for double. Where C would fill less than kTileFill of those tiles (64 x
 //      65536 in 128 x 256 tiles: half), the largest of the device's other classes' tiles and
 //      GemmTile{} (32 x 32) that C fills that well, else the fullest. A set the device cannot
 //      run for this variant (op_b transpose pads B's shared rows) falls back to GemmTile{}.
@@ -124,9 +124,9 @@ DUET_API const char* to_string(GemmKernel kernel);  // "none", "scale", "matmul"
 
 // What the rule looks at in a call.
 struct DUET_API GemmProblem {
-  ScalarType type = ScalarType::f32;  // A's and B's element: f32, f64 or f16
-  // C's element where it differs from A's and B's (f32 for half inputs into a float C); unknown:
-  // the same.
+  ScalarType type = ScalarType::f32;  // A's and B's element: f32, f64, f16 or bf16
+  // C's element where it differs from A's and B's (f32 for half or bfloat16 inputs into a float
+  // C); unknown: the same.
   ScalarType c_type = ScalarType::unknown;
   Op op_a = Op::none, op_b = Op::none;
   std::size_t M = 0, N = 0, K = 0, batch = 1;
@@ -176,7 +176,7 @@ struct DUET_API TensorTile {
 };
 // Whether `device` has the matrix instructions gemm_tc.duet uses: CUDA, sm_80 or later.
 DUET_API bool tensor_cores(const DeviceInfo& device);
-// The tiles for elements of `type` (f16, or f32 for TF32, whose slices are half as deep to keep
+// The tiles for elements of `type` (f16 or bf16, or f32 for TF32, whose slices are half as deep to keep
 // two stages within 48 KiB of shared memory), and the smaller ones for few tiles.
 DUET_API TensorTile tensor_tile(ScalarType type);
 DUET_API TensorTile tensor_small_tile(ScalarType type);
@@ -288,7 +288,7 @@ DUET_API GemmTile double_params(const DeviceInfo& device);
 DUET_API int resident_groups(const GemmTile& p, const DeviceInfo& device, std::size_t element_bytes = 4);
 
 // Empty when the tiled kernel (gemm.duet) compiles and launches with `p` for elements of
-// `element_bytes` bytes of arithmetic (4: float and half, 8: double) and this op_b; otherwise
+// `element_bytes` bytes of arithmetic (4: float, half and bfloat16, 8: double) and this op_b; otherwise
 // the rule p breaks. gemm_tile_problem's rules, with gemm.duet's shared memory.
 DUET_API std::string gemm_params_problem(const GemmTile& p, std::size_t element_bytes, Op op_b,
                                 const DeviceInfo& device);
