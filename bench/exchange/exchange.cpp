@@ -3,6 +3,8 @@
 //   exchange rows      Grid2D::exchange_halos on a 1 x 2 grid whose strips are `bytes` of one row
 //                      (halo 1): pack, staging, MPI, unpack, and the host's wait for them;
 //   exchange columns   the same on a 2 x 1 grid: strips of one cell per row;
+//   ..., one of 20     kBackToBack exchanges in a row, then finish(), per exchange: what each of a
+//                      solver's exchanges costs its host, without the ranks' barrier skew;
 //   MPI one way        half an MPI ping-pong of `bytes` of pinned host memory;
 //   ... on the device  the peer path's exchange timed by device events from a release both ranks
 //                      share (device_exchange_us), without the host's enqueueing: one exchange,
@@ -47,6 +49,7 @@ constexpr int kBackToBack = 20;
 
 struct Exchange {
   double us = 0;
+  double in_a_row_us = 0;  // host wall time of kBackToBack exchanges, then finish(), per exchange
   // Peer path only, on the device from a release both ranks share: one exchange, and one of
   // kBackToBack in a row.
   double device_us = -1, device_in_a_row_us = -1;
@@ -101,9 +104,17 @@ Exchange exchange_us(const duet::Device& device, std::size_t cells, bool rows, i
     q.finish();
     times.push_back(microseconds_since(start));
   }
+  std::vector<double> in_a_row;
+  for (int r = 0; r < runs; ++r) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const auto start = Clock::now();
+    for (int k = 0; k < kBackToBack; ++k) grid.exchange_halos(q, local);
+    q.finish();
+    in_a_row.push_back(microseconds_since(start) / kBackToBack);
+  }
   const duet::mpi::Side edge = grid.rank() == 0 ? (rows ? duet::mpi::Side::north : duet::mpi::Side::east)
                                                 : (rows ? duet::mpi::Side::south : duet::mpi::Side::west);
-  Exchange out{median(times), -1, -1, grid.path(edge)};
+  Exchange out{median(times), median(in_a_row), -1, -1, grid.path(edge)};
   if (out.path == duet::mpi::HaloPath::peer) {
     out.device_us = device_exchange_us(device, grid, q, local, runs, 1);
     out.device_in_a_row_us = device_exchange_us(device, grid, q, local, runs, kBackToBack);
@@ -220,9 +231,11 @@ int run(int argc, char** argv) {
   if (rank == 0 && !json.empty()) out.open(json);
   if (rank == 0)
     std::printf("%s: %s, 2 ranks, median of %d runs, microseconds\n\n| strip bytes | path | exchange rows | exchange "
-                "columns | rows on the device | columns on the device | rows, one of %d | columns, one of %d | peer copy | MPI one way | device to host | "
-                "host to device | device to device |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
-                device.info().id().c_str(), device.info().name.c_str(), runs, kBackToBack, kBackToBack);
+                "columns | rows, one of %d | columns, one of %d | rows on the device | columns on the device | rows on "
+                "the device, one of %d | columns on the device, one of %d | peer copy | MPI one way | device to host | "
+                "host to device | device to device |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+                device.info().id().c_str(), device.info().name.c_str(), runs, kBackToBack, kBackToBack, kBackToBack,
+                kBackToBack);
   for (const std::size_t bytes : sizes) {
     const std::size_t cells = std::max<std::size_t>(bytes / sizeof(float), 2);
     const Exchange rows = exchange_us(device, cells, true, runs);
@@ -236,15 +249,17 @@ int run(int argc, char** argv) {
       if (us >= 0) std::snprintf(t, sizeof t, "%.1f", us);
       return std::string(t);
     };
-    std::printf("| %zu | %s | %.1f | %.1f | %s | %s | %s | %s | %s | %.1f | %.1f | %.1f | %.1f |\n",
-                cells * sizeof(float), duet::mpi::to_string(rows.path), rows.us, columns.us,
+    std::printf("| %zu | %s | %.1f | %.1f | %.1f | %.1f | %s | %s | %s | %s | %s | %.1f | %.1f | %.1f | %.1f |\n",
+                cells * sizeof(float), duet::mpi::to_string(rows.path), rows.us, columns.us, rows.in_a_row_us,
+                columns.in_a_row_us,
                 text(rows.device_us).c_str(), text(columns.device_us).c_str(), text(rows.device_in_a_row_us).c_str(),
                 text(columns.device_in_a_row_us).c_str(), text(peer).c_str(), mpi, c.to_host, c.to_device,
                 c.on_device);
     if (out)
       out << "{\"device\": \"" << device.info().id() << "\", \"bytes\": " << cells * sizeof(float)
           << ", \"path\": \"" << duet::mpi::to_string(rows.path) << "\", \"exchange_rows_us\": " << rows.us
-          << ", \"exchange_columns_us\": " << columns.us << ", \"exchange_rows_device_us\": " << rows.device_us
+          << ", \"exchange_columns_us\": " << columns.us << ", \"exchange_rows_in_a_row_us\": " << rows.in_a_row_us
+          << ", \"exchange_columns_in_a_row_us\": " << columns.in_a_row_us << ", \"exchange_rows_device_us\": " << rows.device_us
           << ", \"exchange_columns_device_us\": " << columns.device_us
           << ", \"exchange_rows_device_in_a_row_us\": " << rows.device_in_a_row_us
           << ", \"exchange_columns_device_in_a_row_us\": " << columns.device_in_a_row_us
