@@ -221,7 +221,8 @@ int run(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (ranks != 2) {
-    if (rank == 0) std::fprintf(stderr, "duet-exchange-bench needs exactly 2 ranks (mpirun -np 2), not %d\n", ranks);
+    if (rank == 0)
+      std::fprintf(stderr, "duet-exchange-bench needs exactly 2 ranks (mpirun -np 2), not %d\n", ranks);
     return 2;
   }
   if (smoke) runs = 3;
@@ -230,12 +231,16 @@ int run(int argc, char** argv) {
   std::ofstream out;
   if (rank == 0 && !json.empty()) out.open(json);
   if (rank == 0)
-    std::printf("%s: %s, 2 ranks, median of %d runs, microseconds\n\n| strip bytes | path | exchange rows | exchange "
-                "columns | rows, one of %d | columns, one of %d | rows on the device | columns on the device | rows on "
-                "the device, one of %d | columns on the device, one of %d | peer copy | MPI one way | device to host | "
-                "host to device | device to device |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
-                device.info().id().c_str(), device.info().name.c_str(), runs, kBackToBack, kBackToBack, kBackToBack,
-                kBackToBack);
+    std::printf(
+        "%s: %s, 2 ranks, median of %d runs, microseconds\n\n| strip bytes | path | exchange rows | exchange "
+        "columns | rows, one of %d | columns, one of %d | rows on the device | columns on the device | rows "
+        "on "
+        "the device, one of %d | columns on the device, one of %d | peer copy | MPI one way | device to host "
+        "| "
+        "host to device | device to device "
+        "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        device.info().id().c_str(), device.info().name.c_str(), runs, kBackToBack, kBackToBack, kBackToBack,
+        kBackToBack);
   for (const std::size_t bytes : sizes) {
     const std::size_t cells = std::max<std::size_t>(bytes / sizeof(float), 2);
     const Exchange rows = exchange_us(device, cells, true, runs);
@@ -249,23 +254,25 @@ int run(int argc, char** argv) {
       if (us >= 0) std::snprintf(t, sizeof t, "%.1f", us);
       return std::string(t);
     };
-    std::printf("| %zu | %s | %.1f | %.1f | %.1f | %.1f | %s | %s | %s | %s | %s | %.1f | %.1f | %.1f | %.1f |\n",
-                cells * sizeof(float), duet::mpi::to_string(rows.path), rows.us, columns.us, rows.in_a_row_us,
-                columns.in_a_row_us,
-                text(rows.device_us).c_str(), text(columns.device_us).c_str(), text(rows.device_in_a_row_us).c_str(),
-                text(columns.device_in_a_row_us).c_str(), text(peer).c_str(), mpi, c.to_host, c.to_device,
-                c.on_device);
+    std::printf(
+        "| %zu | %s | %.1f | %.1f | %.1f | %.1f | %s | %s | %s | %s | %s | %.1f | %.1f | %.1f | %.1f |\n",
+        cells * sizeof(float), duet::mpi::to_string(rows.path), rows.us, columns.us, rows.in_a_row_us,
+        columns.in_a_row_us, text(rows.device_us).c_str(), text(columns.device_us).c_str(),
+        text(rows.device_in_a_row_us).c_str(), text(columns.device_in_a_row_us).c_str(), text(peer).c_str(),
+        mpi, c.to_host, c.to_device, c.on_device);
     if (out)
       out << "{\"device\": \"" << device.info().id() << "\", \"bytes\": " << cells * sizeof(float)
           << ", \"path\": \"" << duet::mpi::to_string(rows.path) << "\", \"exchange_rows_us\": " << rows.us
-          << ", \"exchange_columns_us\": " << columns.us << ", \"exchange_rows_in_a_row_us\": " << rows.in_a_row_us
-          << ", \"exchange_columns_in_a_row_us\": " << columns.in_a_row_us << ", \"exchange_rows_device_us\": " << rows.device_us
+          << ", \"exchange_columns_us\": " << columns.us
+          << ", \"exchange_rows_in_a_row_us\": " << rows.in_a_row_us
+          << ", \"exchange_columns_in_a_row_us\": " << columns.in_a_row_us
+          << ", \"exchange_rows_device_us\": " << rows.device_us
           << ", \"exchange_columns_device_us\": " << columns.device_us
           << ", \"exchange_rows_device_in_a_row_us\": " << rows.device_in_a_row_us
           << ", \"exchange_columns_device_in_a_row_us\": " << columns.device_in_a_row_us
-          << ", \"peer_copy_us\": " << peer
-          << ", \"mpi_one_way_us\": " << mpi << ", \"device_to_host_us\": " << c.to_host
-          << ", \"host_to_device_us\": " << c.to_device << ", \"device_to_device_us\": " << c.on_device << "}\n";
+          << ", \"peer_copy_us\": " << peer << ", \"mpi_one_way_us\": " << mpi
+          << ", \"device_to_host_us\": " << c.to_host << ", \"host_to_device_us\": " << c.to_device
+          << ", \"device_to_device_us\": " << c.on_device << "}\n";
   }
   return 0;
 }

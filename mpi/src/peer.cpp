@@ -126,7 +126,8 @@ void swap_with_neighbours(const Grid2D::State& s, std::array<T, 4>& mine, std::a
 // which this cannot tell.
 bool alone_on_device(const Grid2D::State& s) {
   MPI_Comm node = MPI_COMM_NULL;
-  check_mpi(MPI_Comm_split_type(s.cart, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+  check_mpi(MPI_Comm_split_type(s.cart, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
+            "MPI_Comm_split_type");
   int size = 1;
   MPI_Comm_size(node, &size);
   const std::int32_t mine = s.device.info().native_index;
@@ -237,7 +238,8 @@ void peer_exchange(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Sid
     const bool active = one_kernel(side);
     // An edge left out still passes buffers of the right types, which the kernel never touches.
     const Buffer<float>& remote = active ? *strip.neighbour_receive : local;
-    const RawBuffer& remote_signals = active ? *s.neighbour_signals[static_cast<std::size_t>(side)] : *s.signals;
+    const RawBuffer& remote_signals =
+        active ? *s.neighbour_signals[static_cast<std::size_t>(side)] : *s.signals;
     const Buffer<float>& receive = active ? *strip.receive_device : local;
     const Rect none{};
     const Rect& send = active ? strip.send : none;
