@@ -183,6 +183,9 @@ def test_reductions(device, shape):
         if h.size:
             check(duet.max(d), np.max(h))
             check(duet.min(d), np.min(h))
+            check(duet.argmax(d), np.int64(np.argmax(h)))  # the first True (0 where none is)
+            check(duet.argmin(d), np.int64(np.argmin(h)))
+            check(duet.argmax(d, axis=-1), np.argmax(h, axis=-1).astype(np.int64))
             if device.supports_double:
                 check(duet.mean(d), np.mean(h), rtol=1e-12)
         nz = duet.nonzero(d)
