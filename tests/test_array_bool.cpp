@@ -47,8 +47,9 @@ void compiles_for_cuda(const Expr& e, ScalarType out) {
   if (!offline_nvrtc_checks()) return;
   std::size_t bytes = 0;
   try {
-    bytes = std::min(duet::compile_for_cuda_arch(duet::fused_source(e, out, true), {}, "sm_90", "fused.duet"),
-                     duet::compile_for_cuda_arch(duet::fused_source(e, out, false), {}, "sm_90", "fused.duet"));
+    bytes =
+        std::min(duet::compile_for_cuda_arch(duet::fused_source(e, out, true), {}, "sm_90", "fused.duet"),
+                 duet::compile_for_cuda_arch(duet::fused_source(e, out, false), {}, "sm_90", "fused.duet"));
   } catch (const duet::BackendUnavailableError&) {
     return;
   }
@@ -103,8 +104,8 @@ TEST_CASE("bool arrays: creation and reading back, at awkward shapes") {
   for_each_device([](const duet::Device& dev) {
     duet::Queue q = dev.queue();
     auto rng = make_rng("bool create");
-    for (const duet::Shape& shape :
-         {duet::Shape{}, duet::Shape{0}, duet::Shape{1}, duet::Shape{97}, duet::Shape{3, 0, 5}, duet::Shape{7, 13}}) {
+    for (const duet::Shape& shape : {duet::Shape{}, duet::Shape{0}, duet::Shape{1}, duet::Shape{97},
+                                     duet::Shape{3, 0, 5}, duet::Shape{7, 13}}) {
       CAPTURE(duet::shape_text(shape));
       const std::size_t n = duet::element_count(shape);
       const std::vector<bool> v = random_bools(rng, n);
@@ -116,7 +117,8 @@ TEST_CASE("bool arrays: creation and reading back, at awkward shapes") {
       CHECK(duet::ones(q, shape, ScalarType::b8).to_vector<bool>(q) == std::vector<bool>(n, true));
       // full takes the value's truth, NaN true.
       CHECK(duet::full(q, shape, -0.25, ScalarType::b8).to_vector<bool>(q) == std::vector<bool>(n, true));
-      CHECK(duet::full(q, shape, std::nan(""), ScalarType::b8).to_vector<bool>(q) == std::vector<bool>(n, true));
+      CHECK(duet::full(q, shape, std::nan(""), ScalarType::b8).to_vector<bool>(q) ==
+            std::vector<bool>(n, true));
       // Stored as bytes 0 and 1.
       std::vector<std::uint8_t> bytes(n);
       B.read_into(q, bytes.data());
@@ -136,8 +138,9 @@ TEST_CASE("bool arrays: astype to and from every type") {
     const bool fp64 = dev.info().supports_double;
     // Small whole numbers, many zeros, so every type holds them exactly; a reversed view.
     const std::vector<int> ints = random_ints(rng, 2 * 31, -3, 3);
-    const Array I = duet::from_host<std::int32_t>(q, std::vector<std::int32_t>(ints.begin(), ints.end()), {2, 31})
-                        .index({Slice{none, none, -1}, Slice{none, none, -1}});
+    const Array I =
+        duet::from_host<std::int32_t>(q, std::vector<std::int32_t>(ints.begin(), ints.end()), {2, 31})
+            .index({Slice{none, none, -1}, Slice{none, none, -1}});
     std::vector<bool> want;
     for (std::size_t k = ints.size(); k-- > 0;) want.push_back(ints[k] != 0);
     for (ScalarType t : duet::scalar_types) {
@@ -278,7 +281,8 @@ TEST_CASE("bool arrays: reductions, scans, nonzero, take, put and sort") {
   for_each_device([](const duet::Device& dev) {
     duet::Queue q = dev.queue();
     auto rng = make_rng("bool reduce");
-    for (const duet::Shape& shape : {duet::Shape{1, 1}, duet::Shape{3, 0}, duet::Shape{5, 97}, duet::Shape{31, 7}}) {
+    for (const duet::Shape& shape :
+         {duet::Shape{1, 1}, duet::Shape{3, 0}, duet::Shape{5, 97}, duet::Shape{31, 7}}) {
       CAPTURE(duet::shape_text(shape));
       const std::size_t rows = shape[0], cols = shape[1], n = rows * cols;
       const std::vector<bool> v = random_bools(rng, n);

@@ -282,7 +282,8 @@ TEST_CASE("array ops: logical and bitwise functions, shifts, and their dtypes") 
     }
     const Array N = duet::from_host<float>(q, std::vector<float>{NAN, 0.0f, -0.0f}, {3});
     CHECK(duet::evaluate(q, duet::logical_not(N)).to_vector<bool>(q) == std::vector<bool>{false, true, true});
-    CHECK(duet::evaluate(q, duet::logical_and(N, 2)).to_vector<bool>(q) == std::vector<bool>{true, false, false});
+    CHECK(duet::evaluate(q, duet::logical_and(N, 2)).to_vector<bool>(q) ==
+          std::vector<bool>{true, false, false});
 
     // Bitwise, with numpy's promotions (int8 with uint8 is int16).
     const std::pair<const char*, Op> bitwise[] = {{"&", [](const Expr& a, const Expr& b) { return a & b; }},

@@ -117,7 +117,8 @@ TEST_CASE("array reductions over several axes: sums, views, keepdims, integers a
     CHECK(duet::sum(q, I, std::vector<std::int64_t>{}).dtype() == duet::ScalarType::i64);
     if (dev.info().supports_double)
       CHECK(duet::mean(q, I, {0, 1, 2}).to_vector<double>(q)[0] == doctest::Approx(13.0 / 12));
-    CHECK(duet::any(q, duet::evaluate(q, I > 8), {0, 1}).to_vector<bool>(q) == std::vector<bool>{false, true});
+    CHECK(duet::any(q, duet::evaluate(q, I > 8), {0, 1}).to_vector<bool>(q) ==
+          std::vector<bool>{false, true});
     // The errors.
     auto err = EXPECT_ERROR(duet::ArgumentError, duet::sum(q, I, {0, -3}));
     if (err) CHECK_CONTAINS(err->what(), "listed twice");

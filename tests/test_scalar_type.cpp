@@ -28,8 +28,10 @@ static_assert(!duet::is_float(ScalarType::i32) && !duet::is_float(ScalarType::un
 static_assert(duet::is_integer(ScalarType::u8) && !duet::is_integer(ScalarType::f32));
 static_assert(!duet::is_integer(ScalarType::unknown));
 // bool: one byte, neither an integer nor a float, computed as itself.
-static_assert(duet::is_bool(ScalarType::b8) && !duet::is_bool(ScalarType::u8) && !duet::is_bool(ScalarType::unknown));
-static_assert(!duet::is_integer(ScalarType::b8) && !duet::is_float(ScalarType::b8) && !duet::is_signed(ScalarType::b8));
+static_assert(duet::is_bool(ScalarType::b8) && !duet::is_bool(ScalarType::u8) &&
+              !duet::is_bool(ScalarType::unknown));
+static_assert(!duet::is_integer(ScalarType::b8) && !duet::is_float(ScalarType::b8) &&
+              !duet::is_signed(ScalarType::b8));
 static_assert(duet::size_of(ScalarType::b8) == 1 && duet::compute_type(ScalarType::b8) == ScalarType::b8);
 static_assert(duet::is_signed(ScalarType::i8) && duet::is_signed(ScalarType::f32));
 static_assert(!duet::is_signed(ScalarType::u64) && !duet::is_signed(ScalarType::unknown));

@@ -51,7 +51,8 @@ void require_double(const Device& device, ScalarType dtype, const char* call) {
 // only by accident of their conversions, so duet asks for what is meant.
 void no_bool(ScalarType dtype, const char* call) {
   if (is_bool(dtype))
-    throw ArgumentError(std::string(call) + ": a range of bool values is not a range; make it in an "
+    throw ArgumentError(std::string(call) +
+                        ": a range of bool values is not a range; make it in an "
                         "integer dtype and compare it (x != 0) or astype(bool)");
 }
 

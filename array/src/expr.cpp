@@ -99,8 +99,9 @@ Expr arithmetic(const char* op, const Expr& a, const Expr& b) {
     // NumPy's bool arithmetic: + and * are or and and (the result stays 0 or 1), max and min too;
     // - has no meaning on truth values; //, %, ** and shifts compute in int8.
     if (o == "-")
-      throw ArgumentError("subtract of bool: duet, as numpy, has no - for bool arrays; use logical_xor "
-                          "(or ^), or convert with astype first");
+      throw ArgumentError(
+          "subtract of bool: duet, as numpy, has no - for bool arrays; use logical_xor "
+          "(or ^), or convert with astype first");
     if (o == "//" || o == "%" || o == "pow" || o == "<<" || o == ">>") t = ScalarType::i8;
   }
   return make(NodeKind::binary, op, {a.node(), b.node()}, t, weak, broadcast(a.shape(), b.shape(), op));
@@ -133,8 +134,8 @@ Expr function(const char* name, const Expr& a) {
 ScalarType promote_types(ScalarType a, ScalarType b) {
   if (size_of(a) == 0 || size_of(b) == 0) throw ArgumentError("promote_types: an element type is unknown");
   for (ScalarType t :
-       {ScalarType::b8, ScalarType::u8, ScalarType::i8, ScalarType::u16, ScalarType::i16, ScalarType::f16, ScalarType::u32,
-        ScalarType::i32, ScalarType::f32, ScalarType::u64, ScalarType::i64, ScalarType::f64})
+       {ScalarType::b8, ScalarType::u8, ScalarType::i8, ScalarType::u16, ScalarType::i16, ScalarType::f16,
+        ScalarType::u32, ScalarType::i32, ScalarType::f32, ScalarType::u64, ScalarType::i64, ScalarType::f64})
     if (safe(a, t) && safe(b, t)) return t;
   return ScalarType::f64;  // int64 with uint64, or a 64-bit integer with a float: numpy's float64
 }
@@ -192,8 +193,9 @@ Expr not_equal(const Expr& a, const Expr& b) { return comparison("!=", a, b); }
 
 Expr negative(const Expr& a) {
   if (is_bool(a.dtype()))
-    throw ArgumentError("negative of bool: duet, as numpy, has no unary - for bool arrays; use logical_not "
-                        "(or ~)");
+    throw ArgumentError(
+        "negative of bool: duet, as numpy, has no unary - for bool arrays; use logical_not "
+        "(or ~)");
   return make(NodeKind::unary, "neg", {a.node()}, a.dtype(), a.node()->weak, a.shape());
 }
 Expr abs(const Expr& a) {

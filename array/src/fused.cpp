@@ -305,8 +305,8 @@ Kernelized write_kernel(const Expr& e, ScalarType out_dtype, bool flat, std::siz
   for (const auto& [name, code] : w.helpers) s << code;
   s << "KERNEL void duet_fused(GLOBAL " << kernel_type_name(out_dtype) << "* out, const long out_off";
   for (std::size_t k = 0; k < w.leaves.arrays.size(); ++k)
-    s << ", GLOBAL const " << kernel_type_name(w.leaves.arrays[k]->dtype) << "* a" << k << ", const long a" << k
-      << "_off";
+    s << ", GLOBAL const " << kernel_type_name(w.leaves.arrays[k]->dtype) << "* a" << k << ", const long a"
+      << k << "_off";
   for (std::size_t j = 0; j < w.leaves.scalars.size(); ++j)
     s << ", const " << kernel_type_name(w.leaves.scalars[j].second) << " s" << j;
   s << ", const ulong n";
@@ -397,8 +397,8 @@ Kernelized write_kernel(const Expr& e, ScalarType out_dtype, bool flat, std::siz
           const ScalarType t = w.leaves.arrays[k]->dtype;
           const std::string v = "v" + std::to_string(k) + "_" + std::to_string(l);
           s << "    " << cname(t) << " " << v << " = (" << cname(t) << ")0;\n"
-            << "    if (" << c << " < d" << inner << ") " << v << " = LOAD(" << kernel_type_name(t) << ", a" << k
-            << " + b" << k
+            << "    if (" << c << " < d" << inner << ") " << v << " = LOAD(" << kernel_type_name(t) << ", a"
+            << k << " + b" << k
             << along(rows.inner_stride(w.leaves.arrays[k]->array), "a" + std::to_string(k) + "s", c)
             << ");\n";
         }

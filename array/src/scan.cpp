@@ -7,11 +7,11 @@
 // deterministic.
 #include <sstream>
 
-#include "kernel_type.hpp"
 #include "duet/array_reduce.hpp"
 #include "duet/array_scan.hpp"
 #include "duet/extension.hpp"
 #include "duet/generated.hpp"
+#include "kernel_type.hpp"
 
 namespace duet {
 namespace {

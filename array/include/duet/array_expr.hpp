@@ -16,7 +16,8 @@
 // `& | ^ ~` take integers and bools (on bools they are logical: ~true is false), float16 is computed
 // in float32 and rounded when stored. bool promotes to any other type (bool + int32 is int32; a bool
 // array + 1 is int64, as numpy's); bool + bool and bool * bool are or and and, bool - bool is an
-// ArgumentError; converting to bool gives x != 0 (NaN is true). float64 anywhere in a tree needs a device with double precision.
+// ArgumentError; converting to bool gives x != 0 (NaN is true). float64 anywhere in a tree needs a device
+// with double precision.
 //
 // Integer arithmetic never traps: as numpy, x // 0 and x % 0 are 0, and the lowest value // -1
 // wraps to itself; overflow wraps.

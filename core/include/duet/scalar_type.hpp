@@ -27,8 +27,9 @@ enum class ScalarType { unknown, i8, u8, i16, u16, i32, u32, i64, u64, f16, bf16
 
 // Every type but unknown: bool, the integers from the narrowest, then the floats.
 inline constexpr std::array<ScalarType, 13> scalar_types = {
-    ScalarType::b8,  ScalarType::i8,  ScalarType::u8,  ScalarType::i16, ScalarType::u16, ScalarType::i32,  ScalarType::u32,
-    ScalarType::i64, ScalarType::u64, ScalarType::f16, ScalarType::bf16, ScalarType::f32, ScalarType::f64};
+    ScalarType::b8,   ScalarType::i8,  ScalarType::u8,  ScalarType::i16, ScalarType::u16,
+    ScalarType::i32,  ScalarType::u32, ScalarType::i64, ScalarType::u64, ScalarType::f16,
+    ScalarType::bf16, ScalarType::f32, ScalarType::f64};
 
 // half, bfloat16, float and double.
 constexpr bool is_float(ScalarType t) {
