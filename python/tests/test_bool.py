@@ -288,3 +288,19 @@ def test_dlpack_of_bool_arrays(device):
     assert back.dtype == duet.bool
     check(back, h)
     check(duet.from_dlpack(np.array([True, False])), np.array([True, False]))  # host memory: copied
+
+
+def test_kernels_take_bool_arrays_as_uchar(device):
+    """A kernel parameter holding bools is declared uchar (no backend takes bool in memory): a bool
+    array passes as its bytes, 0 and 1, and a kernel may write bools the same way."""
+    h = bools((37,))
+    d = duet.asarray(h, device)
+    k = duet.ElementwiseKernel(device, "uchar m, float x", "float y", "y = m ? x : -x", "signed_by_mask")
+    x = duet.asarray(values((37,), "float32"), device)
+    y = duet.empty((37,), "float32", device)
+    k(d, x, y)
+    check(y, np.where(h, x.get(), -x.get()))
+    flip = duet.ElementwiseKernel(device, "uchar m", "uchar r", "r = !m", "flip_mask")
+    out = duet.empty((37,), duet.bool, device)
+    flip(d, out)
+    check(out, ~h)
