@@ -100,6 +100,8 @@ def test_creation_from_python_bools(device):
     a[2:] = np.array([True, False])
     check(a, np.array([False, True, True, False]))
     assert bool(duet.asarray(np.array([True]), device)) is True
+    pinned = duet.pinned_empty((2, 3), duet.bool, device)  # a NumPy bool array in pinned memory
+    assert pinned.dtype == np.bool_ and pinned.shape == (2, 3)
     with pytest.raises(duet.ArgumentError):
         duet.arange(3, dtype=duet.bool, device=device)
 
