@@ -272,7 +272,8 @@ TEST_CASE("array expressions: dtypes, comparisons, where, functions, NaN and hal
           std::vector<std::int32_t>{-13, -1, 1, 7, 25});
     CHECK(duet::evaluate(q, duet::abs(I)).to_vector<std::int32_t>(q) ==
           std::vector<std::int32_t>{7, 1, 0, 3, 12});
-    CHECK(duet::evaluate(q, I > 0).to_vector<std::uint8_t>(q) == std::vector<std::uint8_t>{0, 0, 0, 1, 1});
+    CHECK((I > 0).dtype() == ScalarType::b8);
+    CHECK(duet::evaluate(q, I > 0).to_vector<bool>(q) == std::vector<bool>{false, false, false, true, true});
     CHECK(duet::evaluate(q, duet::where(I > 0, I, -I)).to_vector<std::int32_t>(q) ==
           std::vector<std::int32_t>{7, 1, 0, 3, 12});
     CHECK(duet::evaluate(q, duet::clip(I, -2, 5)).to_vector<std::int32_t>(q) ==

@@ -206,13 +206,13 @@ void predicates(duet::Queue& q) {
   for (const Pred& p : preds) {
     INFO(p.name, " ", sizeof(T) * 8);
     const duet::Expr e = p.device(x);
-    CHECK(e.dtype() == ScalarType::u8);
-    const std::vector<std::uint8_t> got = duet::evaluate(q, e).to_vector<std::uint8_t>(q);
+    CHECK(e.dtype() == ScalarType::b8);
+    const std::vector<bool> got = duet::evaluate(q, e).to_vector<bool>(q);
     for (std::size_t i = 0; i < in.size(); ++i) {
       INFO("x = ", in[i]);
-      CHECK(got[i] == (p.host(static_cast<T>(in[i])) ? 1 : 0));
+      CHECK(got[i] == p.host(static_cast<T>(in[i])));
     }
-    compiles_for_cuda(e, ScalarType::u8);
+    compiles_for_cuda(e, ScalarType::b8);
   }
 }
 
@@ -227,8 +227,8 @@ TEST_CASE("array expressions, more math: dtypes") {
   CHECK(duet::log2(i).dtype() == T::f64);  // weak: an array's float type decides when one takes part
   CHECK(duet::square(i).dtype() == T::i64);
   CHECK(duet::atan2(f, i).dtype() == T::f64);
-  CHECK(duet::isnan(f).dtype() == T::u8);
-  CHECK(duet::signbit(i).dtype() == T::u8);
+  CHECK(duet::isnan(f).dtype() == T::b8);
+  CHECK(duet::signbit(i).dtype() == T::b8);
 }
 
 TEST_SUITE_END();
@@ -265,11 +265,11 @@ TEST_CASE("array expressions, more math: integers") {
           std::vector<std::int32_t>{-1, -1, 0, 1, 1});
     const Array U = duet::from_host<std::uint8_t>(q, std::vector<std::uint8_t>{0, 1, 255}, {3});
     CHECK(duet::evaluate(q, duet::sign(U)).to_vector<std::uint8_t>(q) == std::vector<std::uint8_t>{0, 1, 1});
-    CHECK(duet::evaluate(q, duet::isnan(I)).to_vector<std::uint8_t>(q) == std::vector<std::uint8_t>(5, 0));
-    CHECK(duet::evaluate(q, duet::isinf(I)).to_vector<std::uint8_t>(q) == std::vector<std::uint8_t>(5, 0));
-    CHECK(duet::evaluate(q, duet::isfinite(I)).to_vector<std::uint8_t>(q) == std::vector<std::uint8_t>(5, 1));
-    CHECK(duet::evaluate(q, duet::signbit(I)).to_vector<std::uint8_t>(q) ==
-          std::vector<std::uint8_t>{1, 1, 0, 0, 0});
+    CHECK(duet::evaluate(q, duet::isnan(I)).to_vector<bool>(q) == std::vector<bool>(5, false));
+    CHECK(duet::evaluate(q, duet::isinf(I)).to_vector<bool>(q) == std::vector<bool>(5, false));
+    CHECK(duet::evaluate(q, duet::isfinite(I)).to_vector<bool>(q) == std::vector<bool>(5, true));
+    CHECK(duet::evaluate(q, duet::signbit(I)).to_vector<bool>(q) ==
+          std::vector<bool>{true, true, false, false, false});
     // int16 holds in float32: the functions of int16 are float32 (numpy's float_for).
     const Array S = duet::from_host<std::int16_t>(q, std::vector<std::int16_t>{1, 8, 1000}, {3});
     CHECK(duet::log2(S).dtype() == ScalarType::f32);

@@ -266,7 +266,7 @@ TEST_CASE("array ops: logical and bitwise functions, shifts, and their dtypes") 
     auto rng = make_rng("array bitwise");
     using T = ScalarType;
     using Op = std::function<Expr(const Expr&, const Expr&)>;
-    // Logical: truth values as uint8, NaN true; inputs with many zeros.
+    // Logical: truth values as bool, NaN true; inputs with many zeros.
     const std::pair<const char*, Op> logical[] = {
         {"logical_and", [](const Expr& a, const Expr& b) { return duet::logical_and(a, b); }},
         {"logical_or", [](const Expr& a, const Expr& b) { return duet::logical_or(a, b); }},
@@ -278,13 +278,12 @@ TEST_CASE("array ops: logical and bitwise functions, shifts, and their dtypes") 
         const bool x = truth(a), y = truth(b);
         return n == "logical_and" ? x && y : n == "logical_or" ? x || y : n == "logical_xor" ? x != y : !x;
       };
-      check_binary<std::uint8_t, std::int32_t, float>(q, rng, name, op, ref, T::u8, {-1, 1}, {-1, 1});
+      check_binary<bool, std::int32_t, float>(q, rng, name, op, ref, T::b8, {-1, 1}, {-1, 1});
     }
     const Array N = duet::from_host<float>(q, std::vector<float>{NAN, 0.0f, -0.0f}, {3});
-    CHECK(duet::evaluate(q, duet::logical_not(N)).to_vector<std::uint8_t>(q) ==
-          std::vector<std::uint8_t>{0, 1, 1});
-    CHECK(duet::evaluate(q, duet::logical_and(N, 2)).to_vector<std::uint8_t>(q) ==
-          std::vector<std::uint8_t>{1, 0, 0});
+    CHECK(duet::evaluate(q, duet::logical_not(N)).to_vector<bool>(q) == std::vector<bool>{false, true, true});
+    CHECK(duet::evaluate(q, duet::logical_and(N, 2)).to_vector<bool>(q) ==
+          std::vector<bool>{true, false, false});
 
     // Bitwise, with numpy's promotions (int8 with uint8 is int16).
     const std::pair<const char*, Op> bitwise[] = {{"&", [](const Expr& a, const Expr& b) { return a & b; }},
@@ -353,7 +352,7 @@ TEST_CASE("array ops: logical and bitwise functions, shifts, and their dtypes") 
                             EXPECT_ERROR(duet::ArgumentError, duet::left_shift(F, 1))})
       if (err) CHECK_CONTAINS(err->what(), "float");
     const auto weak_float = EXPECT_ERROR(duet::ArgumentError, I | 2.0);
-    if (weak_float) CHECK_CONTAINS(weak_float->what(), "integer dtypes only");
+    if (weak_float) CHECK_CONTAINS(weak_float->what(), "integer and bool dtypes only");
   });
 }
 

@@ -117,8 +117,8 @@ TEST_CASE("array reductions over several axes: sums, views, keepdims, integers a
     CHECK(duet::sum(q, I, std::vector<std::int64_t>{}).dtype() == duet::ScalarType::i64);
     if (dev.info().supports_double)
       CHECK(duet::mean(q, I, {0, 1, 2}).to_vector<double>(q)[0] == doctest::Approx(13.0 / 12));
-    CHECK(duet::any(q, duet::evaluate(q, I > 8), {0, 1}).to_vector<std::uint8_t>(q) ==
-          std::vector<std::uint8_t>{0, 1});
+    CHECK(duet::any(q, duet::evaluate(q, I > 8), {0, 1}).to_vector<bool>(q) ==
+          std::vector<bool>{false, true});
     // The errors.
     auto err = EXPECT_ERROR(duet::ArgumentError, duet::sum(q, I, {0, -3}));
     if (err) CHECK_CONTAINS(err->what(), "listed twice");
@@ -249,10 +249,9 @@ void extremes_and_truth() {
     const Array G = duet::from_host<float>(q, std::vector<float>{-2.0f, 4.5f, 4.5f, -7.0f}, {4});
     CHECK(duet::argmax(q, G).to_vector<std::int64_t>(q) == std::vector<std::int64_t>{1});
     CHECK(duet::argmin(q, G).to_vector<std::int64_t>(q) == std::vector<std::int64_t>{3});
-    CHECK(duet::all(q, duet::evaluate(q, G > -10)).to_vector<std::uint8_t>(q) ==
-          std::vector<std::uint8_t>{1});
-    CHECK(duet::all(q, duet::evaluate(q, G > 0)).to_vector<std::uint8_t>(q) == std::vector<std::uint8_t>{0});
-    CHECK(duet::any(q, duet::evaluate(q, G > 4)).to_vector<std::uint8_t>(q) == std::vector<std::uint8_t>{1});
+    CHECK(duet::all(q, duet::evaluate(q, G > -10)).to_vector<bool>(q) == std::vector<bool>{true});
+    CHECK(duet::all(q, duet::evaluate(q, G > 0)).to_vector<bool>(q) == std::vector<bool>{false});
+    CHECK(duet::any(q, duet::evaluate(q, G > 4)).to_vector<bool>(q) == std::vector<bool>{true});
     // Ties and NaNs past the first 64 elements of a run (a CPU layout's lanes): the first still wins,
     // along the contiguous axis and down the columns of the transposed copy.
     std::vector<float> ties(3 * 150, 0.0f);

@@ -19,7 +19,9 @@ std::vector<unsigned char> element_bytes(double value, ScalarType dtype, const c
   auto put = [&](auto v) { std::memcpy(out.data(), &v, sizeof v); };
   visit_scalar_type(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_same_v<T, half>) {
+    if constexpr (std::is_same_v<T, bool>) {
+      put(static_cast<unsigned char>(value != 0));  // NaN too, as bool(nan) is True
+    } else if constexpr (std::is_same_v<T, half>) {
       put(half::from_float(static_cast<float>(value)));
     } else if constexpr (std::is_same_v<T, bfloat16>) {
       put(bfloat16::from_float(static_cast<float>(value)));
@@ -43,6 +45,15 @@ void require_double(const Device& device, ScalarType dtype, const char* call) {
   if (dtype == ScalarType::f64 && !device.info().supports_double)
     throw ArgumentError(std::string(call) + ": float64 needs a device with double precision; " +
                         device.info().id() + " (" + device.info().name + ") has none: use float32");
+}
+
+// A ramp of bools would be True after its first element: numpy's arange and linspace give those
+// only by accident of their conversions, so duet asks for what is meant.
+void no_bool(ScalarType dtype, const char* call) {
+  if (is_bool(dtype))
+    throw ArgumentError(std::string(call) +
+                        ": a range of bool values is not a range; make it in an "
+                        "integer dtype and compare it (x != 0) or astype(bool)");
 }
 
 // out[i] = start + i * step for i < n.
@@ -106,6 +117,7 @@ Array full(Queue& q, const Shape& shape, double value, ScalarType dtype) {
 }
 
 Array arange(Queue& q, double start, double stop, double step, ScalarType dtype) {
+  no_bool(dtype, "arange");
   if (step == 0 || !std::isfinite(step) || !std::isfinite(start) || !std::isfinite(stop))
     throw ArgumentError("arange: start, stop and step must be finite and step nonzero (got " +
                         std::to_string(start) + ", " + std::to_string(stop) + ", " + std::to_string(step) +
@@ -118,6 +130,7 @@ Array arange(Queue& q, double start, double stop, double step, ScalarType dtype)
 }
 
 Array linspace(Queue& q, double start, double stop, std::size_t num, bool endpoint, ScalarType dtype) {
+  no_bool(dtype, "linspace");
   Array a = empty(q.device(), {num}, dtype);
   const std::size_t div = endpoint ? (num > 1 ? num - 1 : 1) : num;
   ramp(q, a, start, num > 0 ? (stop - start) / static_cast<double>(div) : 0.0);

@@ -12,9 +12,11 @@ int bits(ScalarType t) { return static_cast<int>(size_of(t)) * 8; }
 // Mantissa bits (with the implicit one) of a float type: the integers it holds exactly.
 int mantissa(ScalarType t) { return t == ScalarType::f16 ? 11 : t == ScalarType::f32 ? 24 : 53; }
 
-// Whether every value of `from` is a value of `to` (NumPy's safe casting).
+// Whether every value of `from` is a value of `to` (NumPy's safe casting): bool goes into every
+// type, nothing else into bool.
 bool safe(ScalarType from, ScalarType to) {
   if (from == to) return true;
+  if (is_bool(from) || is_bool(to)) return is_bool(from);
   if (is_float(from)) return is_float(to) && size_of(to) > size_of(from);
   if (is_float(to)) return bits(from) - (is_signed(from) ? 1 : 0) <= mantissa(to) - 1;
   if (is_signed(from)) return is_signed(to) && size_of(to) > size_of(from);
@@ -46,18 +48,27 @@ const Device* device_of(const std::vector<NodePtr>& args, const char* op) {
   return d;
 }
 
-// The type two operands meet at: NumPy's rules with weak Python-like scalars.
+}  // namespace
+
+// NumPy's rules with weak Python-like scalars: a plain bool keeps every array's dtype, an int every
+// dtype but bool (a bool array with 1 is int64, as in NumPy), a float a float array's (and makes any
+// other float64).
 std::pair<ScalarType, bool> meet(const Expr::Node& a, const Expr::Node& b) {
-  if (a.weak && b.weak)
-    return {is_float(a.dtype) || is_float(b.dtype) ? ScalarType::f64 : ScalarType::i64, true};
+  if (a.weak && b.weak) {
+    if (is_float(a.dtype) || is_float(b.dtype)) return {ScalarType::f64, true};
+    return {is_bool(a.dtype) && is_bool(b.dtype) ? ScalarType::b8 : ScalarType::i64, true};
+  }
   if (a.weak || b.weak) {
     const Expr::Node& w = a.weak ? a : b;
     const Expr::Node& s = a.weak ? b : a;
     if (is_float(w.dtype) && !is_float(s.dtype)) return {ScalarType::f64, false};
+    if (!is_bool(w.dtype) && is_bool(s.dtype)) return {w.dtype, false};
     return {s.dtype, false};
   }
   return {promote_types(a.dtype, b.dtype), false};
 }
+
+namespace {
 
 // The float type an integer becomes in sqrt, exp, ... (NumPy: the smallest that holds it).
 ScalarType float_for(ScalarType t) {
@@ -82,22 +93,33 @@ Expr make(NodeKind kind, std::string op, std::vector<NodePtr> args, ScalarType d
 
 Expr arithmetic(const char* op, const Expr& a, const Expr& b) {
   auto [t, weak] = meet(*a.node(), *b.node());
-  if (std::string(op) == "/" && !is_float(t)) t = ScalarType::f64;  // true division
+  const std::string o = op;
+  if (o == "/" && !is_float(t)) t = ScalarType::f64;  // true division
+  if (is_bool(t)) {
+    // NumPy's bool arithmetic: + and * are or and and (the result stays 0 or 1), max and min too;
+    // - has no meaning on truth values; //, %, ** and shifts compute in int8.
+    if (o == "-")
+      throw ArgumentError(
+          "subtract of bool: duet, as numpy, has no - for bool arrays; use logical_xor "
+          "(or ^), or convert with astype first");
+    if (o == "//" || o == "%" || o == "pow" || o == "<<" || o == ">>") t = ScalarType::i8;
+  }
   return make(NodeKind::binary, op, {a.node(), b.node()}, t, weak, broadcast(a.shape(), b.shape(), op));
 }
 
 Expr comparison(const char* op, const Expr& a, const Expr& b) {
-  return make(NodeKind::compare, op, {a.node(), b.node()}, ScalarType::u8, false,
+  return make(NodeKind::compare, op, {a.node(), b.node()}, ScalarType::b8, false,
               broadcast(a.shape(), b.shape(), op));
 }
 
 void integers_only(const char* op, ScalarType t) {
   if (is_float(t))
     throw ArgumentError(std::string(op) + " of " + to_string(t) +
-                        ": bitwise operations take integer dtypes only (convert with astype)");
+                        ": bitwise operations take integer and bool dtypes only (convert with astype)");
 }
 
-// &, |, ^, << and >>: integer operands (a float one, a plain 2.0 included, is refused).
+// &, |, ^, << and >>: integer or bool operands (a float one, a plain 2.0 included, is refused); on
+// bools & | ^ are the logical and, or and xor.
 Expr bitwise(const char* op, const Expr& a, const Expr& b) {
   for (const Expr* x : {&a, &b}) integers_only(op, x->dtype());
   return arithmetic(op, a, b);
@@ -112,8 +134,8 @@ Expr function(const char* name, const Expr& a) {
 ScalarType promote_types(ScalarType a, ScalarType b) {
   if (size_of(a) == 0 || size_of(b) == 0) throw ArgumentError("promote_types: an element type is unknown");
   for (ScalarType t :
-       {ScalarType::u8, ScalarType::i8, ScalarType::u16, ScalarType::i16, ScalarType::f16, ScalarType::u32,
-        ScalarType::i32, ScalarType::f32, ScalarType::u64, ScalarType::i64, ScalarType::f64})
+       {ScalarType::b8, ScalarType::u8, ScalarType::i8, ScalarType::u16, ScalarType::i16, ScalarType::f16,
+        ScalarType::u32, ScalarType::i32, ScalarType::f32, ScalarType::u64, ScalarType::i64, ScalarType::f64})
     if (safe(a, t) && safe(b, t)) return t;
   return ScalarType::f64;  // int64 with uint64, or a 64-bit integer with a float: numpy's float64
 }
@@ -135,6 +157,13 @@ Expr Expr::float_scalar(double value) {
   n->dtype = ScalarType::f64;
   n->weak = true;
   n->float_value = value;
+  return Expr(std::shared_ptr<const Node>(std::move(n)));
+}
+
+Expr Expr::bool_scalar(bool value) {
+  Expr e = int_scalar(value ? 1 : 0);
+  auto n = std::make_shared<Node>(*e.node());
+  n->dtype = ScalarType::b8;
   return Expr(std::shared_ptr<const Node>(std::move(n)));
 }
 
@@ -163,6 +192,10 @@ Expr equal(const Expr& a, const Expr& b) { return comparison("==", a, b); }
 Expr not_equal(const Expr& a, const Expr& b) { return comparison("!=", a, b); }
 
 Expr negative(const Expr& a) {
+  if (is_bool(a.dtype()))
+    throw ArgumentError(
+        "negative of bool: duet, as numpy, has no unary - for bool arrays; use logical_not "
+        "(or ~)");
   return make(NodeKind::unary, "neg", {a.node()}, a.dtype(), a.node()->weak, a.shape());
 }
 Expr abs(const Expr& a) {
@@ -197,7 +230,7 @@ Expr sign(const Expr& a) {
   return make(NodeKind::unary, "sign", {a.node()}, a.dtype(), a.node()->weak, a.shape());
 }
 
-// The predicates are comparisons, so they share the comparisons' kernel code and uint8 dtype. An
+// The predicates are comparisons, so they share the comparisons' kernel code and bool dtype. An
 // integer is never NaN nor infinite: its answers are comparisons of the value with itself, which
 // keep the result's shape and device without computing in a float type.
 Expr isnan(const Expr& a) { return not_equal(a, a); }
@@ -251,6 +284,7 @@ Expr left_shift(const Operand& a, const Operand& b) { return bitwise("<<", a.exp
 Expr right_shift(const Operand& a, const Operand& b) { return bitwise(">>", a.expr, b.expr); }
 Expr invert(const Expr& a) {
   integers_only("invert", a.dtype());
+  if (is_bool(a.dtype())) return logical_not(a);  // ~True is False, not the flipped byte
   return make(NodeKind::unary, "~", {a.node()}, a.dtype(), a.node()->weak, a.shape());
 }
 

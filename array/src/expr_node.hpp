@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "duet/array_expr.hpp"
@@ -25,5 +26,8 @@ struct Expr::Node {
   double float_value = 0;          // kind == scalar
   std::int64_t int_value = 0;
 };
+
+// The type two operands meet at and whether it is weak (NumPy's rules, Python numbers weak).
+std::pair<ScalarType, bool> meet(const Expr::Node& a, const Expr::Node& b);
 
 }  // namespace duet

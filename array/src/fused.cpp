@@ -16,6 +16,7 @@
 #include "duet/extension.hpp"
 #include "duet/generated.hpp"
 #include "expr_node.hpp"
+#include "kernel_type.hpp"
 #include "rows_range.hpp"
 
 namespace duet {
@@ -25,7 +26,18 @@ constexpr std::size_t kAxes = 6;
 // Strided kernels take the rows form from this innermost length (array_copy.duet's rows, too).
 constexpr std::size_t kRowsMinLength = 32;
 
-std::string cname(ScalarType t) { return to_string(compute_type(t)); }
+using detail::kernel_type;
+using detail::kernel_type_name;
+
+// The type the kernel computes `t` in (bool as uchar 0 or 1).
+std::string cname(ScalarType t) { return kernel_type_name(compute_type(t)); }
+
+// `value`, of type `from`, as a `to`: a C cast, except that a bool is the value's truth (x != 0,
+// NaN true), never its low byte.
+std::string converted(const std::string& value, ScalarType from, ScalarType to) {
+  if (is_bool(to) && !is_bool(from)) return "((uchar)((" + value + ") != 0))";
+  return "((" + cname(to) + ")" + value + ")";
+}
 
 // The leaves of a tree in order, each array once, with the scalar leaves' concrete types (the type
 // the operation that uses them computes in).
@@ -63,14 +75,14 @@ struct Writer {
         return "s" + std::to_string(j);
       }
       case NodeKind::cast:
-        return "((" + cname(n.dtype) + ")" + emit(*n.args[0], n.args[0]->dtype) + ")";
+        return converted(emit(*n.args[0], n.args[0]->dtype), n.args[0]->dtype, n.dtype);
       case NodeKind::unary:
         return unary(n, as);
       case NodeKind::binary:
         return binary(n, as);
       case NodeKind::compare: {
         // Both sides at the type they meet at.
-        const ScalarType t = operand_type(*n.args[0], *n.args[1]);
+        const ScalarType t = meet(*n.args[0], *n.args[1]).first;
         return "((uchar)(" + cast(*n.args[0], t) + " " + n.op + " " + cast(*n.args[1], t) + "))";
       }
       case NodeKind::where: {
@@ -82,22 +94,7 @@ struct Writer {
     return "";
   }
 
-  // The type a binary operation's operands are brought to (the node's own, except for true
-  // division and comparisons, where it is where the operands meet).
-  static ScalarType operand_type(const Expr::Node& a, const Expr::Node& b) {
-    if (a.weak && !b.weak)
-      return b.dtype == ScalarType::f16
-                 ? ScalarType::f32
-                 : (is_float(a.dtype) && !is_float(b.dtype) ? ScalarType::f64 : b.dtype);
-    if (b.weak && !a.weak)
-      return a.dtype == ScalarType::f16
-                 ? ScalarType::f32
-                 : (is_float(b.dtype) && !is_float(a.dtype) ? ScalarType::f64 : a.dtype);
-    if (a.weak && b.weak) return is_float(a.dtype) || is_float(b.dtype) ? ScalarType::f64 : ScalarType::i64;
-    return promote_types(a.dtype, b.dtype);
-  }
-
-  std::string cast(const Expr::Node& n, ScalarType t) { return "((" + cname(t) + ")" + emit(n, t) + ")"; }
+  std::string cast(const Expr::Node& n, ScalarType t) { return converted(emit(n, t), n.dtype, t); }
 
   std::string unary(const Expr::Node& n, ScalarType as) {
     const ScalarType t = n.weak ? compute_type(as) : compute_type(n.dtype);
@@ -155,7 +152,9 @@ struct Writer {
 
   // C computes char and short arithmetic in int; numpy wraps in the operands' type, which matters
   // where a wider operation uses the result (int8 100 + 100 is -56 before it meets an int16).
+  // bool's + and * (or, and) give 1 + 1 == 2, which is true.
   static std::string wrapped(ScalarType t, const std::string& value) {
+    if (is_bool(t)) return "((uchar)((" + value + ") != 0))";
     return !is_float(t) && size_of(t) < 4 ? "((" + cname(t) + ")" + value + ")" : value;
   }
 
@@ -300,14 +299,16 @@ Kernelized write_kernel(const Expr& e, ScalarType out_dtype, bool flat, std::siz
                         bool vector4 = false, bool narrow = false, const RowsForm& rows = {}) {
   Writer w;
   const std::string value = w.emit(*e.node(), compute_type(e.dtype()));
+  // The value as the output's type (assign converts to out's dtype).
+  const std::string stored = converted("(" + value + ")", e.dtype(), out_dtype);
   std::ostringstream s;
   for (const auto& [name, code] : w.helpers) s << code;
-  s << "KERNEL void duet_fused(GLOBAL " << to_string(out_dtype) << "* out, const long out_off";
+  s << "KERNEL void duet_fused(GLOBAL " << kernel_type_name(out_dtype) << "* out, const long out_off";
   for (std::size_t k = 0; k < w.leaves.arrays.size(); ++k)
-    s << ", GLOBAL const " << to_string(w.leaves.arrays[k]->dtype) << "* a" << k << ", const long a" << k
-      << "_off";
+    s << ", GLOBAL const " << kernel_type_name(w.leaves.arrays[k]->dtype) << "* a" << k << ", const long a"
+      << k << "_off";
   for (std::size_t j = 0; j < w.leaves.scalars.size(); ++j)
-    s << ", const " << to_string(w.leaves.scalars[j].second) << " s" << j;
+    s << ", const " << kernel_type_name(w.leaves.scalars[j].second) << " s" << j;
   s << ", const ulong n";
   if (!flat) {
     for (std::size_t d = 0; d < axes; ++d) s << ", const ulong d" << d;
@@ -320,9 +321,8 @@ Kernelized write_kernel(const Expr& e, ScalarType out_dtype, bool flat, std::siz
   auto element = [&](const std::string& indent) {
     for (std::size_t k = 0; k < w.leaves.arrays.size(); ++k)
       s << indent << "const " << cname(w.leaves.arrays[k]->dtype) << " x" << k << " = LOAD("
-        << to_string(w.leaves.arrays[k]->dtype) << ", a" << k << " + p" << k << ");\n";
-    s << indent << "STORE(" << to_string(out_dtype) << ", out + po, (" << cname(out_dtype) << ")(" << value
-      << "));\n";
+        << kernel_type_name(w.leaves.arrays[k]->dtype) << ", a" << k << " + p" << k << ");\n";
+    s << indent << "STORE(" << kernel_type_name(out_dtype) << ", out + po, " << stored << ");\n";
   };
   if (vector4) {
     static const char* const lanes[4] = {"x", "y", "z", "w"};
@@ -397,8 +397,8 @@ Kernelized write_kernel(const Expr& e, ScalarType out_dtype, bool flat, std::siz
           const ScalarType t = w.leaves.arrays[k]->dtype;
           const std::string v = "v" + std::to_string(k) + "_" + std::to_string(l);
           s << "    " << cname(t) << " " << v << " = (" << cname(t) << ")0;\n"
-            << "    if (" << c << " < d" << inner << ") " << v << " = LOAD(" << to_string(t) << ", a" << k
-            << " + b" << k
+            << "    if (" << c << " < d" << inner << ") " << v << " = LOAD(" << kernel_type_name(t) << ", a"
+            << k << " + b" << k
             << along(rows.inner_stride(w.leaves.arrays[k]->array), "a" + std::to_string(k) + "s", c)
             << ");\n";
         }
@@ -409,8 +409,8 @@ Kernelized write_kernel(const Expr& e, ScalarType out_dtype, bool flat, std::siz
         for (std::size_t k = 0; k < w.leaves.arrays.size(); ++k)
           s << "      const " << cname(w.leaves.arrays[k]->dtype) << " x" << k << " = v" << k << "_" << l
             << ";\n";
-        s << "      STORE(" << to_string(out_dtype) << ", out + bo" << along(rows.out_inner, "os", c) << ", ("
-          << cname(out_dtype) << ")(" << value << "));\n    }\n";
+        s << "      STORE(" << kernel_type_name(out_dtype) << ", out + bo" << along(rows.out_inner, "os", c)
+          << ", " << stored << ");\n    }\n";
       }
     } else {
       s << "    for (ulong x = first; x < last; ++x) {\n"
@@ -442,7 +442,7 @@ Kernelized write_kernel(const Expr& e, ScalarType out_dtype, bool flat, std::siz
 // A scalar leaf as an argument of type `t` (a compute type, so never half), cast as C would.
 KernelArg scalar_arg(const Expr::Node& n, ScalarType t) {
   const bool fl = n.dtype == ScalarType::f64;  // a float literal (else an integer one)
-  return visit_scalar_type(t, [&](auto tag) -> KernelArg {
+  return visit_scalar_type(kernel_type(t), [&](auto tag) -> KernelArg {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<T>)
       return KernelArg::from(static_cast<T>(n.float_value));
@@ -607,10 +607,10 @@ Event run(Queue& q, const Array& out, const Expr& e) {
   passed.push_back(passable(out));
   for (const Expr::Node* n : leaf_arrays) passed.push_back(passable(n->array));
   std::vector<KernelArg> args;
-  args.push_back(KernelArg::from_raw(passed[0].arg, out.dtype()));
+  args.push_back(KernelArg::from_raw(passed[0].arg, kernel_type(out.dtype())));
   args.push_back(KernelArg::from(passed[0].skipped + walked[0].offset));
   for (std::size_t j = 0; j < leaf_arrays.size(); ++j) {
-    args.push_back(KernelArg::from_raw(passed[j + 1].arg, leaf_arrays[j]->dtype));
+    args.push_back(KernelArg::from_raw(passed[j + 1].arg, kernel_type(leaf_arrays[j]->dtype)));
     args.push_back(KernelArg::from(passed[j + 1].skipped + walked[j + 1].offset));
   }
   for (const auto& [at, type] : fused->scalars) args.push_back(scalar_arg(*st.scalars[at], type));

@@ -18,6 +18,7 @@
 #include "duet/array_reduce.hpp"
 #include "duet/extension.hpp"
 #include "duet/generated.hpp"
+#include "kernel_type.hpp"
 
 namespace duet {
 namespace {
@@ -25,11 +26,15 @@ namespace {
 constexpr std::size_t kAxes = 6;
 constexpr std::size_t kGroup = 256;
 
-std::string name_of(ScalarType t) { return to_string(t); }
+// The dialect's name of a kernel's element type (bool stored as uchar).
+std::string name_of(ScalarType t) { return detail::kernel_type_name(t); }
 
 // numpy's result dtype, and the type the values are combined in.
 std::pair<ScalarType, ScalarType> types(ReduceOp op, ScalarType in) {
-  const ScalarType wide = is_float(in) ? in : is_signed(in) ? ScalarType::i64 : ScalarType::u64;
+  // A bool sums and multiplies as numpy's, in the default integer type (a sum counts the trues).
+  const ScalarType wide = is_float(in)                   ? in
+                          : is_signed(in) || is_bool(in) ? ScalarType::i64
+                                                         : ScalarType::u64;
   const ScalarType acc_of_float = in == ScalarType::f16 ? ScalarType::f32 : in;
   switch (op) {
     case ReduceOp::sum:
@@ -39,12 +44,12 @@ std::pair<ScalarType, ScalarType> types(ReduceOp op, ScalarType in) {
       return {is_float(in) ? in : ScalarType::f64, is_float(in) ? acc_of_float : ScalarType::f64};
     case ReduceOp::min:
     case ReduceOp::max:
-      return {in, is_float(in) ? acc_of_float : in};
+      return {in, is_float(in) ? acc_of_float : detail::kernel_type(in)};
     case ReduceOp::argmin:
     case ReduceOp::argmax:
       return {ScalarType::i64, is_float(in) ? acc_of_float : in};
     default:
-      return {ScalarType::u8, ScalarType::u8};
+      return {ScalarType::b8, ScalarType::u8};
   }
 }
 
@@ -579,10 +584,12 @@ Array reduce(Queue& q, ReduceOp op, const Array& in, std::optional<std::int64_t>
   const RawBuffer src_arg = src.buffer().aligned_back(q.device().info().view_alignment);
   const std::int64_t skipped =
       static_cast<std::int64_t>((src.buffer().offset() - src_arg.offset()) / src.itemsize());
-  std::vector<KernelArg> args{
-      KernelArg::from_raw(src_arg, src.dtype()),   KernelArg::from(skipped + walk.offset),
-      KernelArg::from_raw(out.buffer(), out_type), KernelArg::from(std::uint64_t(out.size())),
-      KernelArg::from(std::uint64_t(run)),         KernelArg::from(run_stride)};
+  std::vector<KernelArg> args{KernelArg::from_raw(src_arg, detail::kernel_type(src.dtype())),
+                              KernelArg::from(skipped + walk.offset),
+                              KernelArg::from_raw(out.buffer(), detail::kernel_type(out_type)),
+                              KernelArg::from(std::uint64_t(out.size())),
+                              KernelArg::from(std::uint64_t(run)),
+                              KernelArg::from(run_stride)};
   const std::size_t skip = kAxes - walk.ndim();
   for (std::size_t d = 0; d < kAxes; ++d)
     args.push_back(KernelArg::from(std::uint64_t(d < skip ? 1 : walk.shape[d - skip])));
@@ -630,10 +637,11 @@ Array reduce(Queue& q, ReduceOp op, const Array& in, std::optional<std::int64_t>
     q.launch_args(
         join, groups ? Range(outputs * kGroup) : Range((outputs + local - 1) / local * local),
         Range(groups ? kGroup : local),
-        std::vector<KernelArg>{
-            KernelArg::from_raw(scratch->part, acc), KernelArg::from_raw(scratch->part_i, ScalarType::u64),
-            KernelArg::from_raw(out.buffer(), out_type), KernelArg::from(std::uint64_t(outputs)),
-            KernelArg::from(std::uint64_t(run)), KernelArg::from(std::uint64_t(chunks))});
+        std::vector<KernelArg>{KernelArg::from_raw(scratch->part, acc),
+                               KernelArg::from_raw(scratch->part_i, ScalarType::u64),
+                               KernelArg::from_raw(out.buffer(), detail::kernel_type(out_type)),
+                               KernelArg::from(std::uint64_t(outputs)), KernelArg::from(std::uint64_t(run)),
+                               KernelArg::from(std::uint64_t(chunks))});
   } else {
     // A work-item per output, or per tile of kLanes outputs of an innermost row.
     const std::size_t rows_len = walk.ndim() == 0 ? 1 : walk.shape.back();

@@ -11,6 +11,7 @@
 #include "duet/array_scan.hpp"
 #include "duet/extension.hpp"
 #include "duet/generated.hpp"
+#include "kernel_type.hpp"
 
 namespace duet {
 namespace {
@@ -33,7 +34,8 @@ struct ScanOp {
 };
 
 std::string kernel_source(ScanOp op, ScalarType in, ScalarType out) {
-  const std::string I = to_string(in), O = to_string(out), A = to_string(accumulator(in));
+  const std::string I = detail::kernel_type_name(in), O = detail::kernel_type_name(out),
+                    A = detail::kernel_type_name(accumulator(in));
   const std::string zero = "(" + A + ")" + (op.product ? "1" : "0");  // the identity
   const char* with = op.product ? " * " : " + ";
   const char* with_eq = op.product ? " *= " : " += ";
@@ -134,9 +136,9 @@ Event launch(ScanOp op, Queue& q, const Array& src, std::size_t k, const Array& 
       });
   const auto [src_arg, src_skipped] = passable(q, src);
   const auto [out_arg, out_skipped] = passable(q, out);
-  std::vector<KernelArg> args{KernelArg::from_raw(src_arg, src.dtype()),
+  std::vector<KernelArg> args{KernelArg::from_raw(src_arg, detail::kernel_type(src.dtype())),
                               KernelArg::from(src_skipped + walk[0].offset),
-                              KernelArg::from_raw(out_arg, out.dtype()),
+                              KernelArg::from_raw(out_arg, detail::kernel_type(out.dtype())),
                               KernelArg::from(out_skipped + walk[1].offset),
                               KernelArg::from(std::uint64_t(rows)),
                               KernelArg::from(std::uint64_t(src.shape()[k])),

@@ -19,6 +19,7 @@ const char* to_string(ScalarType t) {
     case ScalarType::bf16: return "bfloat16";
     case ScalarType::f32: return "float";
     case ScalarType::f64: return "double";
+    case ScalarType::b8: return "bool";
     case ScalarType::unknown: break;
   }
   return "unknown";
@@ -57,6 +58,7 @@ const char* numpy_name(ScalarType t) {
     case ScalarType::bf16: return "bfloat16";
     case ScalarType::f32: return "float32";
     case ScalarType::f64: return "float64";
+    case ScalarType::b8: return "bool";
     case ScalarType::unknown: break;
   }
   return "unknown";

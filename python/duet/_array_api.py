@@ -7,8 +7,8 @@ Eager: each call evaluates at once, as one kernel on `queue` (default: the defau
 operands' device), and returns a new duet.Array; inside a function decorated with duet.fuse
 (duet/_fuse.py) the elementwise functions take and give duet.Expressions, evaluated together. Python numbers are weak scalars (2 keeps an
 array's dtype); lists and NumPy arrays are copied to the device. Comparisons and the predicates
-(isnan, isinf, isfinite, signbit) give uint8 0/1 arrays (duet has no bool dtype yet); pow takes
-floating types only.
+(isnan, isinf, isfinite, signbit) give bool arrays, as do the logical functions; on bool arrays
+& | ^ ~ are logical, and bool promotes to any other dtype (bool with int32 is int32).
 """
 
 import builtins
@@ -87,11 +87,11 @@ atanh = _unary("atanh", "The inverse hyperbolic tangent")
 square = _unary("square", "x * x in x's dtype (integers wrap)")
 reciprocal = _unary("reciprocal", "1 / x (true division: a float result)")
 sign = _unary("sign", "-1, 0 or 1 in x's dtype (a float's -0 gives +0, NaN gives NaN)")
-isnan = _unary("isnan", "Whether x is NaN, as uint8 0/1")
-isinf = _unary("isinf", "Whether x is +inf or -inf, as uint8 0/1")
-isfinite = _unary("isfinite", "Whether x is neither NaN nor infinite (every integer is), as uint8 0/1")
+isnan = _unary("isnan", "Whether x is NaN, as bool")
+isinf = _unary("isinf", "Whether x is +inf or -inf, as bool")
+isfinite = _unary("isfinite", "Whether x is neither NaN nor infinite (every integer is), as bool")
 signbit = _unary("signbit",
-                 "Whether x's sign bit is set (-0.0 and a negative NaN too; an integer's: x < 0), as uint8 0/1")
+                 "Whether x's sign bit is set (-0.0 and a negative NaN too; an integer's: x < 0), as bool")
 atan2 = _binary("atan2", "The angle of the point (x2, x1), in [-pi, pi] (float)")
 hypot = _binary("hypot", "sqrt(x1**2 + x2**2) without overflow (float)")
 copysign = _binary("copysign", "|x1| with x2's sign (float)")
@@ -132,10 +132,10 @@ pow = _binary("pow", "x1 ** x2 (floating types)")
 power = pow
 floor_divide = _binary("floor_divide", "x1 // x2 (rounded toward -inf, as Python's; integer x // 0 is 0)")
 remainder = _binary("remainder", "x1 % x2 with the divisor's sign, as Python's (integer x % 0 is 0)")
-logical_and = _binary("logical_and", "x1 and x2 (nonzero is true) as uint8 0/1")
-logical_or = _binary("logical_or", "x1 or x2 (nonzero is true) as uint8 0/1")
-logical_xor = _binary("logical_xor", "x1 xor x2 (nonzero is true) as uint8 0/1")
-logical_not = _unary("logical_not", "not x (x == 0) as uint8 0/1")
+logical_and = _binary("logical_and", "x1 and x2 (nonzero is true) as bool")
+logical_or = _binary("logical_or", "x1 or x2 (nonzero is true) as bool")
+logical_xor = _binary("logical_xor", "x1 xor x2 (nonzero is true) as bool")
+logical_not = _unary("logical_not", "not x (x == 0) as bool")
 bitwise_and = _binary("bitwise_and", "x1 & x2 (integers)")
 bitwise_or = _binary("bitwise_or", "x1 | x2 (integers)")
 bitwise_xor = _binary("bitwise_xor", "x1 ^ x2 (integers)")
@@ -143,12 +143,12 @@ bitwise_invert = _unary("bitwise_invert", "~x (integers)")
 bitwise_left_shift = _binary("bitwise_left_shift", "x1 << x2 (integers; a count past the width gives 0)")
 bitwise_right_shift = _binary("bitwise_right_shift",
                               "x1 >> x2 (integers, arithmetic for signed; a count past the width gives 0 or -1)")
-less = _binary("less", "x1 < x2 as uint8 0/1")
-less_equal = _binary("less_equal", "x1 <= x2 as uint8 0/1")
-greater = _binary("greater", "x1 > x2 as uint8 0/1")
-greater_equal = _binary("greater_equal", "x1 >= x2 as uint8 0/1")
-equal = _binary("equal", "x1 == x2 as uint8 0/1")
-not_equal = _binary("not_equal", "x1 != x2 as uint8 0/1")
+less = _binary("less", "x1 < x2 as bool")
+less_equal = _binary("less_equal", "x1 <= x2 as bool")
+greater = _binary("greater", "x1 > x2 as bool")
+greater_equal = _binary("greater_equal", "x1 >= x2 as bool")
+equal = _binary("equal", "x1 == x2 as bool")
+not_equal = _binary("not_equal", "x1 != x2 as bool")
 
 
 def multiply(x1, x2, c=None, /, *, queue=None):
@@ -209,15 +209,16 @@ def _reduction(name, doc):
         "with length 1; one kernel on `queue`, a new array (0-d for axis=None).")
 
 
-sum = _reduction("sum", "The sum (int64 for signed integers, uint64 for unsigned)")
+sum = _reduction("sum", "The sum (int64 for signed integers and bools, whose sum counts the trues; "
+                 "uint64 for unsigned)")
 prod = _reduction("prod", "The product (int64 for signed integers, uint64 for unsigned)")
 mean = _reduction("mean", "The mean (float64 for integers)")
 min = _reduction("min", "The smallest element (NaN if any)")
 max = _reduction("max", "The largest element (NaN if any)")
 argmin = _reduction("argmin", "The first position of the smallest element (int64)")
 argmax = _reduction("argmax", "The first position of the largest element (int64)")
-all = _reduction("all", "Whether every element is nonzero (uint8 0/1)")
-any = _reduction("any", "Whether any element is nonzero (uint8 0/1)")
+all = _reduction("all", "Whether every element is true (nonzero), as bool")
+any = _reduction("any", "Whether any element is true (nonzero), as bool")
 
 
 def _cumulative(name, product, x, axis, dtype, include_initial, queue):

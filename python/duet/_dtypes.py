@@ -1,5 +1,5 @@
-"""The array API standard's facts about duet's data types: the dtype objects (duet.int8 ...
-duet.float64, which are numpy.dtype objects, so `x.dtype == duet.float32` holds for a duet.Array),
+"""The array API standard's facts about duet's data types: the dtype objects (duet.bool, duet.int8
+... duet.float64, which are numpy.dtype objects, so `x.dtype == duet.float32` holds for a duet.Array),
 result_type and can_cast, finfo and iinfo, isdtype, the constants e, pi, inf, nan and newaxis,
 __array_namespace_info__ (capabilities, default device and dtypes, devices, dtypes).
 
@@ -7,10 +7,12 @@ Promotion is duet's kernels' own (duet::promote_types: NumPy's rules), so result
 duet.add gives. Within the standard's table (signed with signed, unsigned with unsigned, a signed
 with a narrower unsigned, float with float) that is the standard's answer; across kinds, where the
 standard leaves it to the library, it is NumPy's (int32 with float32 is float64, int64 with uint64
-is float64). Python numbers are weak: an int keeps any array's dtype, a float keeps a float
-array's and makes an integer array's float64, as duet's arithmetic does.
+is float64). bool promotes to every other dtype and nothing but bool casts to it. Python numbers are
+weak: a bool keeps any array's dtype, an int keeps any but bool's (a bool array with an int is
+int64, as in NumPy), a float keeps a float array's and makes any other float64, as duet's arithmetic
+does.
 
-There is no bool dtype and no complex dtype yet: comparisons give uint8 0/1. float16, which duet's
+Comparisons and the logical functions give bool arrays. There is no complex dtype yet. float16, which duet's
 arrays take, is not one of the standard's dtypes, so it has no namespace object and is not listed
 by __array_namespace_info__().dtypes(), but every function here accepts it where an array has it.
 """
@@ -23,7 +25,7 @@ import numpy
 from . import _duet
 
 __all__ = [
-    "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
     "result_type", "can_cast", "finfo", "iinfo", "isdtype", "e", "pi", "inf", "nan", "newaxis",
     "__array_namespace_info__",
 ]
@@ -31,10 +33,11 @@ __all__ = [
 int8, int16, int32, int64 = (numpy.dtype(n) for n in ("int8", "int16", "int32", "int64"))
 uint8, uint16, uint32, uint64 = (numpy.dtype(n) for n in ("uint8", "uint16", "uint32", "uint64"))
 float32, float64 = numpy.dtype("float32"), numpy.dtype("float64")
+bool = numpy.dtype("bool")  # noqa: A001 (the standard's name; builtins.bool is spelled out here)
 _float16 = numpy.dtype("float16")
 
 # The standard's dtypes that duet has, in the order __array_namespace_info__().dtypes() lists them.
-_STANDARD = (int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64)
+_STANDARD = (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64)
 _EVERY = _STANDARD + (_float16,)
 
 e = math.e
@@ -74,6 +77,8 @@ def _safe(a, b):
     """Whether every value of dtype a is a value of dtype b (as duet::promote_types decides)."""
     if a == b:
         return True
+    if a.kind == "b" or b.kind == "b":  # bool goes into every dtype, nothing else into bool
+        return a.kind == "b"
     if a.kind == "f":
         return b.kind == "f" and b.itemsize > a.itemsize
     if b.kind == "f":
@@ -85,7 +90,7 @@ def _safe(a, b):
 
 
 # The order in which promotion looks for the smallest dtype that holds both (duet::promote_types).
-_LADDER = (uint8, int8, uint16, int16, _float16, uint32, int32, float32, uint64, int64, float64)
+_LADDER = (bool, uint8, int8, uint16, int16, _float16, uint32, int32, float32, uint64, int64, float64)
 
 
 def _promote(a, b):
@@ -97,9 +102,9 @@ def _promote(a, b):
 
 def result_type(*arrays_and_dtypes):
     """The dtype duet's elementwise functions give for these operands (arrays, dtypes and Python
-    numbers): the standard's promotion table, NumPy's rules across kinds, Python numbers weak (an
-    int keeps the dtype, a float keeps a float dtype and turns an integer one into float64). At
-    least one operand must be an array or a dtype."""
+    numbers): the standard's promotion table, NumPy's rules across kinds, Python numbers weak (a
+    bool keeps the dtype; an int keeps it, but turns bool into int64; a float keeps a float dtype and
+    turns any other into float64). At least one operand must be an array or a dtype."""
     strong = [x for x in arrays_and_dtypes if not isinstance(x, (builtins.bool, int, float, complex))]
     weak = [x for x in arrays_and_dtypes if isinstance(x, (builtins.bool, int, float, complex))]
     if not strong:
@@ -110,8 +115,10 @@ def result_type(*arrays_and_dtypes):
     t = _dtype_of(strong[0], "result_type")
     for x in strong[1:]:
         t = _promote(t, _dtype_of(x, "result_type"))
-    if t.kind in "iu" and builtins.any(isinstance(x, float) for x in weak):
+    if t.kind in "biu" and builtins.any(isinstance(x, float) for x in weak):
         t = float64
+    elif t.kind == "b" and builtins.any(not isinstance(x, builtins.bool) for x in weak):
+        t = int64
     return t
 
 
@@ -164,6 +171,8 @@ class iinfo_object:
 def finfo(type, /):
     """The limits of a floating dtype, or of an array's floating dtype."""
     t = _dtype_of(type, "finfo")
+    if t.kind == "b":
+        raise _argument_error("finfo takes a floating dtype, not bool, which has no limits (False < True)")
     if t.kind != "f":
         raise _argument_error(f"finfo takes a floating dtype, not {t.name}; use iinfo for integers")
     return finfo_object(t)
@@ -172,13 +181,15 @@ def finfo(type, /):
 def iinfo(type, /):
     """The limits of an integer dtype, or of an array's integer dtype."""
     t = _dtype_of(type, "iinfo")
+    if t.kind == "b":
+        raise _argument_error("iinfo takes an integer dtype, not bool, which has no limits (False < True)")
     if t.kind not in "iu":
         raise _argument_error(f"iinfo takes an integer dtype, not {t.name}; use finfo for floats")
     return iinfo_object(t)
 
 
 _KINDS = {
-    "bool": lambda t: False,  # duet has no bool dtype yet
+    "bool": lambda t: t.kind == "b",
     "signed integer": lambda t: t.kind == "i",
     "unsigned integer": lambda t: t.kind == "u",
     "integral": lambda t: t.kind in "iu",
@@ -215,7 +226,7 @@ class _Info:
 
     def capabilities(self):
         """{'boolean indexing': True, 'data-dependent shapes': True, 'max dimensions': None}: masks
-        index arrays (x[mask]; a uint8 array is a mask, duet having no bool dtype yet), nonzero and
+        index arrays (x[mask] with a bool array), nonzero and
         unique_* give arrays whose shape depends on the data; arrays of any
         number of axes (a fused kernel takes at most 6 uneven axes once the operands' layouts are
         collapsed together: copy a strided operand first where more are needed)."""

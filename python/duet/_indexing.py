@@ -11,9 +11,9 @@ duet::put, so a strided view is written in place. Where the indexed axes are adj
 (integers count as indexed axes, as in NumPy) the result's indexed dimensions stand where they were,
 else in front.
 
-duet has no bool dtype yet, so a uint8 duet.Array in a key is a mask (comparisons give uint8 0/1);
-convert uint8 positions with astype("int64") to index by them. NumPy bool arrays, lists of bools
-and Python True/False are masks too; other integer arrays and lists index by position. Indices
+A bool duet.Array in a key is a mask (comparisons give bool arrays), as are NumPy bool arrays, lists
+of bools and Python True/False; integer arrays and lists, uint8 ones included, index by position,
+as in NumPy. Indices
 out of range are clamped (the standard leaves them unspecified; clamping keeps every access
 inside the array); where a write names an element twice, one of its values is written.
 """
@@ -38,20 +38,20 @@ def _is_advanced(k):
 
 
 def _as_index(k, device):
-    """A key item as ('mask', uint8 duet array) or ('int', integer duet array)."""
+    """A key item as ('mask', bool duet array) or ('int', integer duet array)."""
     if isinstance(k, _duet.Array):
         if k.device != device:
             from .errors import DeviceMismatchError
             raise DeviceMismatchError(f"an index array on {k.device.id} for an array on {device.id}; move it "
                                       "with to_device first")
-        if k.dtype == numpy.uint8:
+        if k.dtype == numpy.bool_:
             return "mask", k
         if k.dtype.kind not in "iu":
-            raise _index_error(f"arrays used as indices hold integers or booleans (uint8), not {k.dtype.name}")
+            raise _index_error(f"arrays used as indices hold integers or booleans, not {k.dtype.name}")
         return "int", k
     host = numpy.asarray(k)
     if host.dtype == numpy.bool_:
-        return "mask", _duet.asarray(host.astype(numpy.uint8), device)
+        return "mask", _duet.asarray(host, device)
     if host.size == 0 and host.dtype.kind == "f":  # [] is an empty list of positions
         host = host.astype(numpy.int64)
     if host.dtype.kind not in "iu":

@@ -98,10 +98,11 @@ def nonzero(x, /, *, queue=None):
 
 
 def count_nonzero(x, /, *, axis=None, keepdims=False, queue=None):
-    """The number of nonzero elements along `axis` (all when None), as int64."""
+    """The number of nonzero (true) elements along `axis` (all when None), as int64: the sum of
+    x != 0, a bool array, whose sum counts its trues."""
     from . import _array_api as xp
     x = _array(x, "count_nonzero")
-    return xp.sum(xp.astype(x != 0, "int64", queue=queue), axis=axis, keepdims=keepdims, queue=queue)
+    return xp.sum(x != 0, axis=axis, keepdims=keepdims, queue=queue)
 
 
 def unique_all(x, /, *, queue=None):

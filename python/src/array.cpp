@@ -289,7 +289,8 @@ void bind_array(nb::module_& m) {
     // keep it alive too.
     nb::capsule owner(memory, [](void* p) noexcept { delete static_cast<RawHostBuffer*>(p); });
     nb::dlpack::dtype dt;
-    dt.code = static_cast<std::uint8_t>(t == ScalarType::f16 || t == ScalarType::f32 || t == ScalarType::f64
+    dt.code = static_cast<std::uint8_t>(is_bool(t) ? nb::dlpack::dtype_code::Bool
+                                        : t == ScalarType::f16 || t == ScalarType::f32 || t == ScalarType::f64
                                             ? nb::dlpack::dtype_code::Float
                                             : (t == ScalarType::u8 || t == ScalarType::u16 || t == ScalarType::u32 ||
                                                        t == ScalarType::u64

@@ -55,7 +55,7 @@ std::optional<Expr> operand(nb::handle v, const Device& device) {
     static nb::handle asarray = nb::object(nb::module_::import_("duet._duet").attr("asarray")).release();
     return Expr(nb::cast<Array&>(asarray(v, device)));
   }
-  if (PyBool_Check(v.ptr())) return Expr::int_scalar(v.ptr() == Py_True ? 1 : 0);
+  if (PyBool_Check(v.ptr())) return Expr::bool_scalar(v.ptr() == Py_True);
   if (PyLong_Check(v.ptr())) {
     const long long x = PyLong_AsLongLong(v.ptr());
     if (x == -1 && PyErr_Occurred()) throw nb::python_error();  // OverflowError, as NumPy's

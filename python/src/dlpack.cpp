@@ -22,16 +22,23 @@ namespace duet::python {
 #if defined(DUET_PYTHON_DLPACK)
 namespace {
 
+// bool's elements are bytes to the typed templates of dlpack.hpp.
+ScalarType detail_kernel_type(ScalarType t) { return is_bool(t) ? ScalarType::u8 : t; }
+
 constexpr const char* kCapsule = "dltensor";
+// DLPack 0.8's kDLBool (one byte per element, 0 or 1), spelled as a number: older headers (0.6, 0.7)
+// lack the name, and the code is the same in every version that has it.
+constexpr std::uint8_t kBoolCode = 6;
 constexpr const char* kUsedCapsule = "used_dltensor";
 
 // Calls `f` with a TypeTag of the C++ element type of `t`, for the templates of dlpack.hpp, which
-// take the integer types, float and double (not half).
+// take the integer types, float and double (not half). bool goes as its bytes, std::uint8_t: the
+// callers set or check DLPack's bool code themselves.
 template <class F>
 auto dispatch(ScalarType t, F&& f) {
-  return visit_scalar_type(t, [&](auto tag) -> decltype(f(TypeTag<float>{})) {
+  return visit_scalar_type(detail_kernel_type(t), [&](auto tag) -> decltype(f(TypeTag<float>{})) {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_arithmetic_v<T>)
+    if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)  // bool: as std::uint8_t, above
       return f(tag);
     else
       throw ArgumentError(std::string("DLPack exchange of ") + to_string(t) + " elements is not supported");
@@ -40,6 +47,7 @@ auto dispatch(ScalarType t, F&& f) {
 
 ScalarType scalar_type_of_dl(const DLDataType& t) {
   if (t.lanes != 1) return ScalarType::unknown;
+  if (t.code == kBoolCode) return t.bits == 8 ? ScalarType::b8 : ScalarType::unknown;
   if (t.code == kDLFloat) return t.bits == 32 ? ScalarType::f32 : t.bits == 64 ? ScalarType::f64 : ScalarType::unknown;
   const bool is_signed = t.code == kDLInt;
   if (t.code != kDLInt && t.code != kDLUInt) return ScalarType::unknown;
@@ -107,6 +115,7 @@ nb::object export_capsule(const Array& a, nb::handle stream, nb::handle dl_devic
     using T = typename decltype(tag)::type;
     return to_dlpack(Buffer<T>::from_raw(std::move(range)), shape);
   });
+  if (is_bool(source.dtype())) managed->dl_tensor.dtype.code = kBoolCode;
   if (!source.contiguous()) {
     DLTensor& t = managed->dl_tensor;  // the tensor owns its strides
     for (std::size_t k = 0; k < source.ndim(); ++k) t.strides[k] = source.strides()[k];
@@ -186,6 +195,8 @@ Array import(nb::handle obj, nb::handle device, nb::handle queue) {
   wrapped->outer.dl_tensor = managed->dl_tensor;
   wrapped->outer.manager_ctx = wrapped;
   wrapped->outer.deleter = &Wrapped::deleter;
+  // A bool tensor is imported as its bytes (the outer tensor is duet's own copy of the description).
+  if (is_bool(dtype)) wrapped->outer.dl_tensor.dtype.code = kDLUInt;
   RawBuffer buffer;
   try {
     buffer = dispatch(dtype, [&](auto tag) {

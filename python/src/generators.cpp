@@ -52,7 +52,7 @@ struct Args {
     KernelArg a;
     a.kind = KernelArg::Kind::buffer;
     a.buffer = &ranges.emplace_back(contiguous_buffer(array, what));
-    a.type = array.dtype();
+    a.type = is_bool(array.dtype()) ? ScalarType::u8 : array.dtype();  // bool's bytes, declared uchar
     return a;
   }
   Args(const Args&) = delete;

@@ -154,7 +154,8 @@ void convert_arg(const Kernel& kernel, const KernelParam* p, std::size_t i, nb::
       range = contiguous_buffer(*array, array->contiguous() ? "" : describe(p, i).c_str());
       a.buffer = &range;
     }
-    a.type = array->dtype();
+    // A bool array is its bytes, 0 or 1, to a kernel (which declares it uchar: no backend takes bool).
+    a.type = is_bool(array->dtype()) ? ScalarType::u8 : array->dtype();
     return;  // kinds and element types are checked by launch_args against the declaration
   }
   if (p && p->kind == KernelParam::Kind::buffer)

@@ -1,7 +1,7 @@
 """The array API's facts about duet's dtypes: the dtype objects, result_type against what duet's
 arithmetic gives and against NumPy (every pair, with Python numbers), can_cast, finfo and iinfo
 against NumPy's, isdtype's kinds, the constants, __array_namespace_info__ and
-__array_namespace__'s versions, and the errors for what duet has not got (bool, complex)."""
+__array_namespace__'s versions, and the errors for what duet has not got (complex)."""
 
 import itertools
 import math
@@ -11,7 +11,7 @@ import pytest
 
 import duet
 
-NAMES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64"]
+NAMES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64"]
 DTYPES = [getattr(duet, n) for n in NAMES]
 
 
@@ -20,9 +20,10 @@ def test_dtype_objects_are_the_arrays_dtypes(device):
         assert t == np.dtype(name)
         a = duet.zeros((2,), t, device)
         assert a.dtype == t
-    for missing in ("bool", "complex64", "complex128"):
-        # Not faked: duet has no such dtype yet (the builtin bool is not duet's).
-        assert getattr(duet, missing, None) in (None, bool)
+    assert duet.bool == np.dtype(bool) and duet.bool is not bool
+    for missing in ("complex64", "complex128"):
+        # Not faked: duet has no such dtype yet.
+        assert getattr(duet, missing, None) is None
 
 
 @pytest.mark.parametrize("a, b", list(itertools.combinations_with_replacement(NAMES, 2)))
@@ -42,8 +43,10 @@ def test_result_type_of_many_and_of_python_numbers(device):
     assert duet.result_type(duet.uint8, duet.uint16, duet.uint32, duet.int8) == duet.int64
     assert duet.result_type(duet.float32) == duet.float32
     for t in DTYPES:
-        assert duet.result_type(t, 1) == t  # an int is weak
-        assert duet.result_type(1, t, True) == t
+        # An int is weak, but makes bool int64 (as NumPy's bool array + 1); a bool keeps every dtype.
+        assert duet.result_type(t, 1) == (duet.int64 if t == duet.bool else t)
+        assert duet.result_type(1, t, True) == (duet.int64 if t == duet.bool else t)
+        assert duet.result_type(t, True) == t
         assert duet.result_type(t, 1.5) == (t if t.kind == "f" else duet.float64)
         x = duet.zeros((2,), t, device)
         assert duet.result_type(x, 2) == (x + 2).dtype
@@ -59,8 +62,8 @@ def test_result_type_errors():
         duet.result_type(duet.float32, 1j)
     with pytest.raises(duet.ArgumentError, match="no dtype complex64"):
         duet.result_type(np.complex64)
-    with pytest.raises(duet.ArgumentError, match="no dtype bool"):
-        duet.result_type(np.bool_, duet.int8)
+    with pytest.raises(duet.ArgumentError, match="no dtype complex128"):
+        duet.result_type(np.complex128, duet.bool)
     with pytest.raises(duet.ArgumentError, match="not a dtype"):
         duet.result_type(None)
     with pytest.raises(duet.ArgumentError):
@@ -95,7 +98,7 @@ def test_finfo_is_numpys(device, name):
         assert duet.finfo(duet.zeros((1,), name, device)).bits == want.bits
 
 
-@pytest.mark.parametrize("name", [n for n in NAMES if n[0] != "f"])
+@pytest.mark.parametrize("name", [n for n in NAMES if n[0] in "iu"])
 def test_iinfo_is_numpys(device, name):
     i, want = duet.iinfo(getattr(duet, name)), np.iinfo(name)
     assert (i.bits, i.min, i.max, i.dtype) == (want.bits, want.min, want.max, np.dtype(name))
@@ -108,6 +111,9 @@ def test_finfo_and_iinfo_refuse_the_other_kind():
         duet.finfo(duet.int32)
     with pytest.raises(duet.ArgumentError, match="use finfo"):
         duet.iinfo(duet.float32)
+    for f in (duet.finfo, duet.iinfo):
+        with pytest.raises(duet.ArgumentError, match="not bool"):
+            f(duet.bool)
     with pytest.raises(duet.ArgumentError, match="not a dtype"):
         duet.iinfo(3)
 
@@ -118,8 +124,8 @@ def test_isdtype_kinds():
         "unsigned integer": {"uint8", "uint16", "uint32", "uint64"},
         "integral": {n for n in NAMES if n[0] in "iu"},
         "real floating": {"float32", "float64"},
-        "numeric": set(NAMES),
-        "bool": set(),
+        "numeric": set(NAMES) - {"bool"},
+        "bool": {"bool"},
         "complex floating": set(),
     }
     for kind, members in kinds.items():
@@ -166,7 +172,7 @@ def test_namespace_info(device):
     assert set(info.dtypes(device=device, kind="signed integer")) == {"int8", "int16", "int32", "int64"}
     assert set(info.dtypes(device=device, kind=("unsigned integer", "real floating"))) == (
         {"uint8", "uint16", "uint32", "uint64", "float32"} | ({"float64"} if device.supports_double else set()))
-    assert info.dtypes(device=device, kind="bool") == {}
+    assert info.dtypes(device=device, kind="bool") == {"bool": duet.bool}
 
 
 def test_array_namespace_versions(device):

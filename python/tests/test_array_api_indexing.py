@@ -10,10 +10,10 @@ from array_api_support import NAMES, RNG, check, usable, values, views
 
 
 def dev(device, key):
-    """The key with its NumPy arrays on the device (masks as uint8, duet's masks)."""
+    """The key with its NumPy arrays on the device (masks as duet bool arrays)."""
     def one(k):
         if isinstance(k, np.ndarray):
-            return duet.asarray(k.astype(np.uint8) if k.dtype == bool else k, device)
+            return duet.asarray(k, device)
         return k
     return tuple(one(k) for k in key) if isinstance(key, tuple) else one(key)
 
@@ -113,7 +113,10 @@ def test_index_conversions_and_errors(device):
     check(d[i.astype("int16")], np.arange(12, dtype="float32").reshape(3, 4)[[2, 0]])
     check(d[i.astype("uint8").astype("int64")], np.arange(12, dtype="float32").reshape(3, 4)[[2, 0]])
     with pytest.raises(IndexError, match="does not match"):
-        d[duet.asarray(np.ones((4,), np.uint8), device)]
+        d[duet.asarray(np.ones((4,), bool), device)]
+    # A uint8 array indexes by position, as in NumPy (it is no mask).
+    u = np.array([2, 0, 2], np.uint8)
+    check(d[duet.asarray(u, device)], np.arange(12, dtype="float32").reshape(3, 4)[u])
     with pytest.raises(IndexError, match="integers or booleans"):
         d[duet.zeros((2,), "float32", device=device)]
     with pytest.raises(IndexError, match="do not broadcast"):

@@ -39,9 +39,9 @@ def check(got, want, rtol=1e-6):
 
 
 def bools(got, want):
-    """Comparisons and all/any give uint8 0/1 (duet has no bool dtype) where NumPy gives bool."""
-    assert got.dtype == np.uint8 and got.shape == np.shape(want)
-    np.testing.assert_array_equal(got.get(), np.asarray(want).astype(np.uint8))
+    """Comparisons and all/any give bool, as NumPy's."""
+    assert got.dtype == np.bool_ and got.shape == np.shape(want)
+    np.testing.assert_array_equal(got.get(), np.asarray(want))
 
 
 KEYS = [

@@ -11,7 +11,8 @@
 //   duet::Array r = m.index({duet::Slice{{}, {}, -1}});       // m[::-1]
 //   std::vector<float> host = r.to_vector<float>(q);           // {8, ..., 11, 4, ..., 7, 0, ..., 3}
 //
-// Element types are the dialect's (duet::ScalarType), half as storage. An Array is a cheap handle:
+// Element types are the dialect's (duet::ScalarType), half as storage, bool (ScalarType::b8) as one
+// byte holding 0 or 1. An Array is a cheap handle:
 // copies share the memory. Thread-safe like the buffers it is made of.
 #pragma once
 
@@ -21,6 +22,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "duet/array_layout.hpp"
@@ -32,6 +34,13 @@
 #include "duet/span.hpp"
 
 namespace duet {
+
+// The element type of an Array of C++ type T: scalar_type_of<T>(), and ScalarType::b8 for bool
+// (which stays unknown as a kernel argument).
+template <class T>
+constexpr ScalarType array_type_of() {
+  return std::is_same_v<T, bool> ? ScalarType::b8 : scalar_type_of<T>();
+}
 
 class DUET_API Array {
  public:
@@ -82,14 +91,23 @@ class DUET_API Array {
   // --- data ----------------------------------------------------------------------------------
   // A contiguous copy (a new buffer), enqueued on q.
   Array copy(Queue& q) const;
-  // The elements in C order. ArgumentError when T is not the dtype. Waits for the data.
+  // The elements in C order (bool for a bool array). ArgumentError when T is not the dtype. Waits
+  // for the data.
   template <class T>
   std::vector<T> to_vector(Queue& q) const {
-    require_dtype(scalar_type_of<T>(), "to_vector");
-    std::vector<T> out(size());
-    read_into(q, out.data());
-    q.finish();
-    return out;
+    require_dtype(array_type_of<T>(), "to_vector");
+    if constexpr (std::is_same_v<T, bool>) {
+      // std::vector<bool> packs bits: the bytes are read first.
+      std::vector<std::uint8_t> bytes(size());
+      read_into(q, bytes.data());
+      q.finish();
+      return std::vector<bool>(bytes.begin(), bytes.end());
+    } else {
+      std::vector<T> out(size());
+      read_into(q, out.data());
+      q.finish();
+      return out;
+    }
   }
   // Enqueues the read of every element in C order into `host` (nbytes() bytes, which must stay
   // valid until the queue has finished with it).
@@ -112,7 +130,7 @@ DUET_API Event copy_into(Queue& q, const Array& src, const Array& dst);
 // Uninitialised.
 DUET_API Array empty(const Device& device, const Shape& shape, ScalarType dtype = ScalarType::f32);
 // Every element `value`, converted to dtype as a C cast would (ArgumentError when it does not fit
-// an integer dtype).
+// an integer dtype; bool takes value != 0).
 DUET_API Array full(Queue& q, const Shape& shape, double value, ScalarType dtype = ScalarType::f32);
 inline Array zeros(Queue& q, const Shape& shape, ScalarType dtype = ScalarType::f32) {
   return full(q, shape, 0.0, dtype);
@@ -131,7 +149,8 @@ DUET_API Array linspace(Queue& q, double start, double stop, std::size_t num, bo
 // the data has been copied, so `data` may be a temporary (it waits for q's work up to the copy).
 template <class T>
 Array from_host(Queue& q, Span<const T> data, const Shape& shape) {
-  Array a = empty(q.device(), shape, scalar_type_of<T>());
+  static_assert(!std::is_same_v<T, bool> || sizeof(bool) == 1, "a bool array's elements are one byte");
+  Array a = empty(q.device(), shape, array_type_of<T>());
   if (data.size() != a.size())
     throw ArgumentError("from_host: " + std::to_string(data.size()) + " values for the shape " +
                         shape_text(shape) + " (" + std::to_string(a.size()) + " elements)");

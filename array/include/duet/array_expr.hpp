@@ -12,9 +12,12 @@
 // float32 is float32), and plain C++ numbers are "weak" as Python's are: 2 keeps the array's dtype,
 // 2.0 keeps a float array's dtype and turns an integer array's into float64. `/` is true division
 // (float), `//` is floor_divide and `%` remainder (floor division: the remainder takes the divisor's
-// sign), comparisons and the logical functions give 0/1 as uint8 (duet has no bool type), the
-// bitwise operators `& | ^ ~` take integers only, float16 is computed in float32 and rounded when
-// stored. float64 anywhere in a tree needs a device with double precision.
+// sign), comparisons and the logical functions give bool (ScalarType::b8), the bitwise operators
+// `& | ^ ~` take integers and bools (on bools they are logical: ~true is false), float16 is computed
+// in float32 and rounded when stored. bool promotes to any other type (bool + int32 is int32; a bool
+// array + 1 is int64, as numpy's); bool + bool and bool * bool are or and and, bool - bool is an
+// ArgumentError; converting to bool gives x != 0 (NaN is true). float64 anywhere in a tree needs a device
+// with double precision.
 //
 // Integer arithmetic never traps: as numpy, x // 0 and x % 0 are 0, and the lowest value // -1
 // wraps to itself; overflow wraps.
@@ -37,12 +40,14 @@ class DUET_API Expr {
   struct Node;
   // An array leaf (views of any layout).
   Expr(const Array& a);  // NOLINT(google-explicit-constructor): arrays join expressions as they are
-  // A plain number, weak as a Python scalar is.
+  // A plain number, weak as a Python scalar is (a bool keeps every array's dtype).
   template <class S, class = std::enable_if_t<std::is_arithmetic_v<S>>>
   static Expr scalar(S value) {
+    if constexpr (std::is_same_v<S, bool>) return bool_scalar(value);
     return std::is_floating_point_v<S> ? float_scalar(static_cast<double>(value))
                                        : int_scalar(static_cast<std::int64_t>(value));
   }
+  static Expr bool_scalar(bool value);
   static Expr float_scalar(double value);
   static Expr int_scalar(std::int64_t value);
 
@@ -129,17 +134,17 @@ DUET_API Expr square(const Expr& a);
 DUET_API Expr reciprocal(const Expr& a);
 // -1, 0 or 1 in a's dtype; a float's -0 gives +0 (as numpy's), a NaN NaN.
 DUET_API Expr sign(const Expr& a);
-// Predicates, as uint8 0/1 like the comparisons: isnan, isinf (either sign), isfinite (neither
+// Predicates, as bool like the comparisons: isnan, isinf (either sign), isfinite (neither
 // NaN nor infinite: every integer), signbit (the sign bit set: -0 and a NaN of negative sign
 // too; an integer's is a < 0).
 DUET_API Expr isnan(const Expr& a);
 DUET_API Expr isinf(const Expr& a);
 DUET_API Expr isfinite(const Expr& a);
 DUET_API Expr signbit(const Expr& a);
-// ~a: the bits flipped (integers only; ArgumentError naming a float dtype).
+// ~a: the bits flipped (integers; logical_not for bool; ArgumentError naming a float dtype).
 DUET_API Expr invert(const Expr& a);
 inline Expr operator~(const Expr& a) { return invert(a); }
-// a == 0 as uint8 0/1 (NaN counts as true, as in numpy).
+// a == 0 as bool (NaN counts as true, as in numpy).
 DUET_API Expr logical_not(const Expr& a);
 // An operand of the functions of two or three operands: an expression, an array or a plain number.
 // (The one-operand functions take expressions only, so that sqrt(2.0) stays std::sqrt's.)
@@ -171,7 +176,7 @@ DUET_API Expr floor_divide(const Operand& a, const Operand& b);
 // only on the device) gives what truncating the real value 1 / a**|b| toward zero gives: 1 for
 // a == 1, +-1 for a == -1, and 0 otherwise (0 ** -1 too), so no element can trap.
 DUET_API Expr power(const Operand& a, const Operand& b);
-// The truth of a and of b (nonzero, NaN included) combined, as uint8 0/1.
+// The truth of a and of b (nonzero, NaN included) combined, as bool.
 DUET_API Expr logical_and(const Operand& a, const Operand& b);
 DUET_API Expr logical_or(const Operand& a, const Operand& b);
 DUET_API Expr logical_xor(const Operand& a, const Operand& b);
@@ -179,10 +184,11 @@ DUET_API Expr logical_xor(const Operand& a, const Operand& b);
 // bit out, as numpy's (C leaves it undefined): 0, or -1 for a negative value shifted right.
 DUET_API Expr left_shift(const Operand& a, const Operand& b);
 DUET_API Expr right_shift(const Operand& a, const Operand& b);
-// cond ? a : b elementwise (cond nonzero), a and b promoted together.
+// cond ? a : b elementwise (cond true, or nonzero for a non-bool cond), a and b promoted together.
 DUET_API Expr where(const Operand& cond, const Operand& a, const Operand& b);
 DUET_API Expr clip(const Operand& a, const Operand& low, const Operand& high);
-// The values converted to `dtype` (C conversion: floats to integers truncate).
+// The values converted to `dtype` (C conversion: floats to integers truncate; to bool: x != 0, NaN
+// true; from bool: 0 or 1).
 DUET_API Expr astype(const Expr& a, ScalarType dtype);
 
 // A new contiguous array with the expression's values, on q.

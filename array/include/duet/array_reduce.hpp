@@ -1,9 +1,10 @@
 // Reductions of duet::Arrays, over every element or along one axis, as numpy's: sum, prod, mean,
 // min, max, argmin, argmax, all, any. `keepdims` keeps the reduced axis with length 1. Result
-// dtypes follow numpy: sum and prod of signed integers give int64 (unsigned: uint64), of floats the
-// same float type (float16 accumulates in float32); mean gives float64 for integers; min and max
-// keep the dtype; argmin and argmax give int64 (the first position of the extreme; a NaN counts as
-// the extreme, as in numpy); all and any give uint8 0/1 (duet has no bool type). min, max, argmin
+// dtypes follow numpy: sum and prod of signed integers and of bools give int64 (unsigned: uint64;
+// the sum of a bool array counts its trues), of floats the same float type (float16 accumulates in
+// float32); mean gives float64 for integers and bools; min and max keep the dtype; argmin and argmax
+// give int64 (the first position of the extreme; a NaN counts as the extreme, as in numpy); all and
+// any give bool. min, max, argmin
 // and argmax of no elements are ArgumentErrors, as numpy's ValueErrors. Each call is one kernel
 // launch (one work-group per output element) on q, and returns a new array.
 #pragma once

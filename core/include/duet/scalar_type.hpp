@@ -3,7 +3,10 @@
 // are checked against these types, and every module maps a type known only at run time to code
 // written once for its C++ type through visit_scalar_type() instead of a switch of its own.
 //
-// ScalarType::unknown is a type duet cannot name: a typedef it cannot see through, a struct, bool.
+// ScalarType::b8 is the array API's bool: one byte holding 0 or 1. Kernels store it as uchar (no
+// backend takes bool in device memory or as a kernel parameter), so it is neither an integer nor a
+// float here, and a C++ bool stays ScalarType::unknown as a kernel argument (scalar_type_of).
+// ScalarType::unknown is a type duet cannot name: a typedef it cannot see through, a struct.
 // It is in no list, no predicate holds for it, its size is 0 and its names are "unknown".
 // Everything here is a pure function of its arguments: safe to call from any thread.
 #pragma once
@@ -20,12 +23,13 @@
 
 namespace duet {
 
-enum class ScalarType { unknown, i8, u8, i16, u16, i32, u32, i64, u64, f16, bf16, f32, f64 };
+enum class ScalarType { unknown, i8, u8, i16, u16, i32, u32, i64, u64, f16, bf16, f32, f64, b8 };
 
-// Every type but unknown, integers from the narrowest, then the floats.
-inline constexpr std::array<ScalarType, 12> scalar_types = {
-    ScalarType::i8,  ScalarType::u8,  ScalarType::i16, ScalarType::u16, ScalarType::i32,  ScalarType::u32,
-    ScalarType::i64, ScalarType::u64, ScalarType::f16, ScalarType::bf16, ScalarType::f32, ScalarType::f64};
+// Every type but unknown: bool, the integers from the narrowest, then the floats.
+inline constexpr std::array<ScalarType, 13> scalar_types = {
+    ScalarType::b8,   ScalarType::i8,  ScalarType::u8,  ScalarType::i16, ScalarType::u16,
+    ScalarType::i32,  ScalarType::u32, ScalarType::i64, ScalarType::u64, ScalarType::f16,
+    ScalarType::bf16, ScalarType::f32, ScalarType::f64};
 
 // half, bfloat16, float and double.
 constexpr bool is_float(ScalarType t) {
@@ -33,8 +37,10 @@ constexpr bool is_float(ScalarType t) {
 }
 // The storage-only types, half and bfloat16: kernels load them as float and store floats into them.
 constexpr bool is_storage_only(ScalarType t) { return t == ScalarType::f16 || t == ScalarType::bf16; }
+// bool (ScalarType::b8).
+constexpr bool is_bool(ScalarType t) { return t == ScalarType::b8; }
 // The eight integer types, signed or not.
-constexpr bool is_integer(ScalarType t) { return t != ScalarType::unknown && !is_float(t); }
+constexpr bool is_integer(ScalarType t) { return t != ScalarType::unknown && !is_float(t) && !is_bool(t); }
 // Whether the type holds negative values: the signed integers and, as std::is_signed says, the
 // floats. Test is_integer() first where only the integers are meant.
 constexpr bool is_signed(ScalarType t) {
@@ -45,6 +51,7 @@ constexpr bool is_signed(ScalarType t) {
 // Bytes of one value; 0 for unknown.
 constexpr std::size_t size_of(ScalarType t) {
   switch (t) {
+    case ScalarType::b8:
     case ScalarType::i8:
     case ScalarType::u8: return 1;
     case ScalarType::i16:
@@ -68,12 +75,13 @@ constexpr ScalarType compute_type(ScalarType t) { return is_storage_only(t) ? Sc
 template <class T>
 using compute_type_t = std::conditional_t<std::is_same_v<T, half> || std::is_same_v<T, bfloat16>, float, T>;
 
-// The dialect's names: "char", "uchar", ..., "long", "ulong", "half", "bfloat16", "float", "double".
+// The dialect's names: "char", "uchar", ..., "long", "ulong", "half", "bfloat16", "float", "double",
+// and "bool" (a kernel stores bool as uchar: scalar_type_from_name never gives b8).
 DUET_API const char* to_string(ScalarType t);
 // A dialect type as a kernel declares it ("float", "unsigned int", "uint", "long long", ...);
 // unknown for any other name.
 DUET_API ScalarType scalar_type_from_name(const std::string& name);
-// NumPy's names: "int8", ..., "uint64", "float16", "bfloat16" (ml_dtypes' name; NumPy itself has no
+// NumPy's names: "bool", "int8", ..., "uint64", "float16", "bfloat16" (ml_dtypes' name; NumPy itself has no
 // such type), "float32", "float64".
 DUET_API const char* numpy_name(ScalarType t);
 // The type NumPy calls `name` (numpy.dtype(x).name); unknown for any other name.
@@ -105,7 +113,7 @@ struct TypeTag {
 };
 
 // From a type known only at run time to code written once for its C++ type: calls f(TypeTag<T>{})
-// with T the C++ type of `t` (std::int8_t ... std::uint64_t, duet::half, duet::bfloat16, float,
+// with T the C++ type of `t` (bool, std::int8_t ... std::uint64_t, duet::half, duet::bfloat16, float,
 // double).
 // ScalarType::unknown gives TypeTag<void>, so f says what an unknown type means to it (usually an
 // ArgumentError); `if constexpr` on T leaves out what does not compile for some types. Every call of
@@ -125,6 +133,7 @@ decltype(auto) visit_scalar_type(ScalarType t, F&& f) {
     case ScalarType::bf16: return f(TypeTag<bfloat16>{});
     case ScalarType::f32: return f(TypeTag<float>{});
     case ScalarType::f64: return f(TypeTag<double>{});
+    case ScalarType::b8: return f(TypeTag<bool>{});
     case ScalarType::unknown: break;
   }
   return f(TypeTag<void>{});
