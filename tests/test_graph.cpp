@@ -381,9 +381,11 @@ TEST_CASE("each device says which path its graphs take, and its graphs take it")
     const char* env = std::getenv("DUET_OPENCL_COMMAND_BUFFERS");
     const bool refused = env && std::string(env) == "0";
     if (pocl && info.driver.compare(0, 2, "3.") == 0 && !refused) CHECK(path == "cl_khr_command_buffer");
-    if (pocl && refused)
-      CHECK(path ==
-            "re-enqueue (cl_khr_command_buffer 0.9.0 reported, not used: DUET_OPENCL_COMMAND_BUFFERS=0)");
+    // Whatever version the PoCL reports, the refused path names the extension and the reason.
+    if (pocl && refused) {
+      CHECK(path.compare(0, 34, "re-enqueue (cl_khr_command_buffer ") == 0);
+      CHECK(path.find("reported, not used: DUET_OPENCL_COMMAND_BUFFERS=0)") != std::string::npos);
+    }
     if (path != "cl_khr_command_buffer" && path != "cuda-graph")
       CHECK(path.compare(0, 10, "re-enqueue") == 0);
   });
