@@ -204,7 +204,7 @@ void bind_array(nb::module_& m) {
             Array target = index_array(a, key);
             Queue& q = default_queue(a.device());
             Array* source = nullptr;
-            if (nb::try_cast<Array*>(value, source) && source) {
+            if ((source = bound_or_null<Array>(value)) != nullptr) {
               // Broadcast and converted to the target's dtype, as NumPy's assignment (one kernel;
               // overlapping source and target read as if copied first).
               duet::assign(q, target, *source);
@@ -237,7 +237,7 @@ void bind_array(nb::module_& m) {
      nb::arg("queue").none() = nb::none());
   m.def("asarray", [](nb::handle obj, nb::handle device, nb::handle dtype, nb::handle queue) -> Array {
     Array* existing = nullptr;
-    if (nb::try_cast<Array*>(obj, existing) && existing) {
+    if ((existing = bound_or_null<Array>(obj)) != nullptr) {
       const bool same_device = device.is_none() || nb::cast<const Device&>(device) == existing->device();
       const bool same_type = dtype.is_none() || scalar_type_of_dtype(dtype) == existing->dtype();
       if (same_device && same_type) return *existing;

@@ -43,9 +43,9 @@ struct Expression {
 // `v` as an expression operand on `device`, or nullopt for a type arithmetic does not take.
 std::optional<Expr> operand(nb::handle v, const Device& device) {
   Array* a = nullptr;
-  if (nb::try_cast<Array*>(v, a) && a) return Expr(*a);
+  if ((a = bound_or_null<Array>(v)) != nullptr) return Expr(*a);
   Expression* x = nullptr;
-  if (nb::try_cast<Expression*>(v, x) && x) return x->expr;
+  if ((x = bound_or_null<Expression>(v)) != nullptr) return x->expr;
   // NumPy arrays and scalars, lists: copied to the device (their dtype takes part in promotion: NumPy's
   // scalars are strong, numpy.float64 too, though it is a Python float).
   static nb::handle numpy_ndarray = nb::object(nb::module_::import_("numpy").attr("ndarray")).release();
@@ -162,9 +162,9 @@ const Op& find_op(const std::string& name) {
 const Device* device_of(const std::vector<nb::handle>& args) {
   for (nb::handle v : args) {
     Array* a = nullptr;
-    if (nb::try_cast<Array*>(v, a) && a) return &a->device();
+    if ((a = bound_or_null<Array>(v)) != nullptr) return &a->device();
     Expression* x = nullptr;
-    if (nb::try_cast<Expression*>(v, x) && x) return &x->device;
+    if ((x = bound_or_null<Expression>(v)) != nullptr) return &x->device;
   }
   return nullptr;
 }
@@ -446,7 +446,7 @@ void bind_array_ops(nb::module_& m, nb::class_<Array>& array) {
   array.def("__pos__", [](const Array& a) { return run(default_queue(a.device()), Expr(a)); });
   array.def("__matmul__", [](nb::handle a, nb::handle b) -> nb::object {
     Array* other = nullptr;
-    if (!nb::try_cast<Array*>(b, other) || !other) return not_implemented();
+    if ((other = bound_or_null<Array>(b)) == nullptr) return not_implemented();
     const Array& self = nb::cast<Array&>(a);
     Queue& q = default_queue(self.device());
     Array product;

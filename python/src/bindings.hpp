@@ -20,6 +20,13 @@ namespace duet::python {
 
 namespace nb = nanobind;
 
+// The C++ object of `h` when it is an instance of the bound class T, else nullptr. Asked through
+// isinstance and inst_ptr, which mean the same in every nanobind, rather than try_cast to a pointer.
+template <class T>
+T* bound_or_null(nb::handle h) {
+  return nb::isinstance<T>(h) ? nb::inst_ptr<T>(h) : nullptr;
+}
+
 // duet.Array is duet::Array itself (bound in array.cpp): a buffer, an element type and a layout,
 // so Python's views, operators and reductions are duet::Array's with nothing converted. Kernels
 // index their buffer arguments as C-contiguous arrays from the first byte, so an array becomes a

@@ -162,7 +162,7 @@ const Device& device_for(int type, int id, nb::handle device) {
 
 Array import(nb::handle obj, nb::handle device, nb::handle queue) {
   Array* existing = nullptr;
-  if (nb::try_cast<Array*>(obj, existing) && existing) return *existing;
+  if ((existing = bound_or_null<Array>(obj)) != nullptr) return *existing;
   nb::tuple where = nb::cast<nb::tuple>(obj.attr("__dlpack_device__")());
   const int type = nb::cast<int>(where[0]), id = nb::cast<int>(where[1]);
   if (type == kDLCPU || type == kDLCUDAHost) {

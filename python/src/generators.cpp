@@ -42,7 +42,7 @@ struct Args {
     list.reserve(args.size());
     for (nb::handle v : args) {
       Array* array = nullptr;
-      if (nb::try_cast<Array*>(v, array) && array)
+      if ((array = bound_or_null<Array>(v)) != nullptr)
         list.push_back(buffer_arg(*array, what));
       else
         list.push_back(natural_scalar(v, what));
@@ -122,7 +122,7 @@ void bind_generators(nb::module_& m) {
               const Array* like = nullptr;
               for (nb::handle v : c.args) {
                 Array* a = nullptr;
-                if (nb::try_cast<Array*>(v, a) && a) { like = a; break; }
+                if ((a = bound_or_null<Array>(v)) != nullptr) { like = a; break; }
               }
               if (!like)
                 throw ArgumentError(k.name() + ": pass the outputs, or at least one array input to size them by");

@@ -144,7 +144,7 @@ void convert_arg(const Kernel& kernel, const KernelParam* p, std::size_t i, nb::
                  RawBuffer& range) {
   a = KernelArg();
   Array* array = nullptr;
-  if (nb::try_cast<Array*>(v, array) && array) {
+  if ((array = bound_or_null<Array>(v)) != nullptr) {
     a.kind = KernelArg::Kind::buffer;
     // A whole array is passed as it is; a view as the range of its elements, made here (the message
     // is only built for a strided view: this is the measured launch path).
