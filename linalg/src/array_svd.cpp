@@ -1,0 +1,114 @@
+// duet::linalg::svdvals and the singular-value matrix norms (duet/array_svd.hpp): the input made
+// one C-ordered batch of matrices, then one launch of svdvals.duet (a work-group per matrix) into
+// a scratch copy, and for the norms one reduction of the values.
+#include "duet/array_svd.hpp"
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "duet/array_reduce.hpp"
+#include "duet/extension.hpp"
+#include "duet_embedded_kernels.hpp"
+
+namespace duet::linalg {
+namespace {
+
+// The work-group size of svdvals.duet (its WG): enough work-items to rotate many column pairs of a
+// few-hundred-column matrix at once, small enough that a group's shared sums fit every device.
+constexpr std::size_t kGroup = 128;
+
+// Sweeps before the kernel stops: cyclic Jacobi converges quadratically, so float and double
+// inputs finish in about 5 to 15; the bound only caps what an input that never settles could cost.
+constexpr unsigned kMaxSweeps = 60;
+
+void check_input(const Queue& q, const Array& a, const char* call) {
+  if (!a.valid()) throw ReleasedError(std::string(call) + ": the array is empty (default-constructed)");
+  if (a.ndim() < 2)
+    throw ArgumentError(std::string(call) + ": takes an array of at least 2 dimensions (a matrix or a batch "
+                        "of them), not shape " + shape_text(a.shape()));
+  if (!is_float(a.dtype()))
+    throw ArgumentError(std::string(call) + ": arrays of " + to_string(a.dtype()) +
+                        "; it takes float32, float64, float16 and bfloat16 (convert with astype)");
+  if (a.dtype() == ScalarType::f64 && !q.device().info().supports_double)
+    throw ArgumentError(std::string(call) + ": float64 needs a device with double precision; " +
+                        q.device().info().id() + " (" + q.device().info().name + ") has none: use float32");
+}
+
+// Work-items per column pair: a power of two, as many as the group has to spare for the pairs of
+// one round, and no more than the rows they share out.
+unsigned team_size(std::size_t rows, std::size_t cols) {
+  const std::size_t pairs = (cols + 1) / 2;
+  std::size_t team = 1;
+  while (team * 2 * pairs <= kGroup && team < rows) team *= 2;
+  return static_cast<unsigned>(team);
+}
+
+}  // namespace
+
+Array svdvals(Queue& q, const Array& a_in) {
+  check_input(q, a_in, "svdvals");
+  const std::size_t nd = a_in.ndim(), M = a_in.shape()[nd - 2], N = a_in.shape()[nd - 1];
+  const bool tall = M >= N;
+  const std::size_t R = tall ? M : N, C = tall ? N : M;  // the working form: R x C, R >= C
+  Shape shape(a_in.shape().begin(), a_in.shape().end() - 2);
+  const std::size_t batch = element_count(shape);
+  shape.push_back(C);
+  Array out = empty(q.device(), shape, a_in.dtype());
+  if (out.size() == 0) return out;
+  if (R > std::numeric_limits<unsigned>::max() / std::max<std::size_t>(C, 1))
+    throw ArgumentError("svdvals: matrices of " + std::to_string(M) + " x " + std::to_string(N) +
+                        " are too large (at most 2^32 elements each)");
+  const Array a = a_in.contiguous() ? a_in : a_in.copy(q);
+  const bool f64 = a.dtype() == ScalarType::f64;
+  const ScalarType work_type = f64 ? ScalarType::f64 : ScalarType::f32;
+  const Array work = empty(q.device(), {batch, R, C}, work_type);
+  const Kernel k = embedded_kernels.kernel(q.device(), "svdvals", "svdvals",
+                                           {{"I", to_string(a.dtype())},
+                                            {"T", to_string(work_type)},
+                                            {"O", to_string(out.dtype())},
+                                            {"WG", std::to_string(kGroup)}});
+  // tol: see svdvals.duet's convergence test.
+  const double eps = f64 ? std::numeric_limits<double>::epsilon() : std::numeric_limits<float>::epsilon();
+  const double tol = std::sqrt(static_cast<double>(R)) * eps;
+  const auto u32 = [](std::size_t v) { return KernelArg::from(static_cast<std::uint32_t>(v)); };
+  const std::vector<KernelArg> args = {
+      KernelArg::from_raw(a.buffer(), a.dtype()),
+      KernelArg::from(static_cast<std::uint64_t>(a.offset())),
+      u32(R),
+      u32(C),
+      u32(tall ? N : 1),  // row and column steps of the working form in a's C-ordered matrices
+      u32(tall ? 1 : N),
+      KernelArg::from_raw(work.buffer(), work_type),
+      KernelArg::from_raw(out.buffer(), out.dtype()),
+      u32(team_size(R, C)),
+      f64 ? KernelArg::from(tol) : KernelArg::from(static_cast<float>(tol)),
+      u32(kMaxSweeps)};
+  q.launch_args(k, Range(batch * kGroup), Range(kGroup), args);
+  return out;
+}
+
+Array matrix_norm(Queue& q, const Array& a, MatrixNorm ord, bool keepdims) {
+  check_input(q, a, "matrix_norm");
+  const std::size_t nd = a.ndim();
+  Shape shape(a.shape().begin(), a.shape().end() - 2);
+  if (keepdims) shape.insert(shape.end(), {1, 1});
+  const bool no_values = a.shape()[nd - 2] == 0 || a.shape()[nd - 1] == 0;
+  if (no_values && element_count(shape) > 0) {
+    if (ord == MatrixNorm::smallest)
+      throw ArgumentError("matrix_norm: the smallest singular value of a " + std::to_string(a.shape()[nd - 2]) +
+                          " x " + std::to_string(a.shape()[nd - 1]) +
+                          " matrix does not exist (it has none); numpy raises too");
+    return zeros(q, shape, a.dtype());  // a sum of no values, and numpy's largest of none
+  }
+  const Array s = svdvals(q, a);
+  const ReduceOp op = ord == MatrixNorm::nuclear    ? ReduceOp::sum
+                      : ord == MatrixNorm::spectral ? ReduceOp::max
+                                                    : ReduceOp::min;
+  if (s.size() == 0) return empty(q.device(), shape, a.dtype());
+  const Array r = reduce(q, op, s, std::int64_t(-1));
+  if (!keepdims) return r;
+  return r.reshape(q, std::vector<std::int64_t>(shape.begin(), shape.end()));
+}
+
+}  // namespace duet::linalg
