@@ -3,6 +3,7 @@
 // a scratch copy, and for the norms one reduction of the values.
 #include "duet/array_svd.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -14,8 +15,10 @@
 namespace duet::linalg {
 namespace {
 
-// The work-group size of svdvals.duet (its WG): enough work-items to rotate many column pairs of a
-// few-hundred-column matrix at once, small enough that a group's shared sums fit every device.
+// The largest work-group of svdvals.duet (its WG): enough work-items to rotate many column pairs of
+// a few-hundred-column matrix at once, small enough that a group's shared sums fit every device.
+// Small matrices get a smaller group (group_size): idle work-items would still wait at every
+// barrier, which on a CPU device costs as much as working.
 constexpr std::size_t kGroup = 128;
 
 // Sweeps before the kernel stops: cyclic Jacobi converges quadratically, so float and double
@@ -44,6 +47,13 @@ unsigned team_size(std::size_t rows, std::size_t cols) {
   return static_cast<unsigned>(team);
 }
 
+std::size_t group_size(std::size_t cols, unsigned team) {
+  const std::size_t pairs = (cols + 1) / 2;
+  std::size_t teams = 1;
+  while (teams < pairs) teams *= 2;
+  return std::min(kGroup, teams * team);
+}
+
 }  // namespace
 
 Array svdvals(Queue& q, const Array& a_in) {
@@ -63,11 +73,13 @@ Array svdvals(Queue& q, const Array& a_in) {
   const bool f64 = a.dtype() == ScalarType::f64;
   const ScalarType work_type = f64 ? ScalarType::f64 : ScalarType::f32;
   const Array work = empty(q.device(), {batch, R, C}, work_type);
+  const unsigned team = team_size(R, C);
+  const std::size_t group = group_size(C, team);
   const Kernel k = embedded_kernels.kernel(q.device(), "svdvals", "svdvals",
                                            {{"I", to_string(a.dtype())},
                                             {"T", to_string(work_type)},
                                             {"O", to_string(out.dtype())},
-                                            {"WG", std::to_string(kGroup)}});
+                                            {"WG", std::to_string(group)}});
   // tol: see svdvals.duet's convergence test.
   const double eps = f64 ? std::numeric_limits<double>::epsilon() : std::numeric_limits<float>::epsilon();
   const double tol = std::sqrt(static_cast<double>(R)) * eps;
@@ -81,10 +93,10 @@ Array svdvals(Queue& q, const Array& a_in) {
       u32(tall ? 1 : N),
       KernelArg::from_raw(work.buffer(), work_type),
       KernelArg::from_raw(out.buffer(), out.dtype()),
-      u32(team_size(R, C)),
+      u32(team),
       f64 ? KernelArg::from(tol) : KernelArg::from(static_cast<float>(tol)),
       u32(kMaxSweeps)};
-  q.launch_args(k, Range(batch * kGroup), Range(kGroup), args);
+  q.launch_args(k, Range(batch * group), Range(group), args);
   return out;
 }
 
