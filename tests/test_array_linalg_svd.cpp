@@ -303,3 +303,22 @@ TEST_CASE("svdvals: a few hundred per side, long rows and columns, many small ma
 }
 
 TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("nvrtc");
+
+TEST_CASE("svdvals.duet compiles for sm_90 with NVRTC for every dtype it is launched with") {
+  const char* source = duet::builtin_kernel_source("svdvals");
+  REQUIRE(source != nullptr);
+  const std::vector<duet::Defines> variants = {
+      {{"I", "float"}, {"T", "float"}, {"O", "float"}, {"WG", "128"}},
+      {{"I", "double"}, {"T", "double"}, {"O", "double"}, {"WG", "64"}},
+      {{"I", "half"}, {"T", "float"}, {"O", "half"}, {"WG", "8"}},
+      {{"I", "bfloat16"}, {"T", "float"}, {"O", "bfloat16"}, {"WG", "1"}},
+  };
+  for (const duet::Defines& d : variants) {
+    INFO("I = ", d[0].second, ", WG = ", d[3].second);
+    CHECK(duet::compile_for_cuda_arch(source, d, "sm_90", "svdvals.duet") > 0);
+  }
+}
+
+TEST_SUITE_END();
