@@ -281,6 +281,14 @@ TEST_CASE("matrix_norm: nuclear, spectral and smallest, keepdims, empty matrices
     CHECK(duet::linalg::svdvals(q, duet::zeros(q, {4, 0})).shape() == duet::Shape{0});
     CHECK(duet::linalg::svdvals(q, duet::zeros(q, {0, 3, 5})).shape() == duet::Shape{0, 3});
 
+    // An infinite or NaN element: every value of that matrix is NaN, the other matrices' as ever.
+    const Array bad = duet::from_host<float>(q, std::vector<float>{1, 2, 3, 4, kNaN, 1, 1, 1, INFINITY, 0, 0, 1},
+                                             {3, 2, 2});
+    const std::vector<float> got = duet::linalg::svdvals(q, bad).to_vector<float>(q);
+    CHECK(std::fabs(got[0] - 5.4649857) < 1e-5);
+    CHECK(std::fabs(got[1] - 0.3659662) < 1e-5);
+    for (std::size_t i = 2; i < 6; ++i) CHECK(std::isnan(got[i]));
+
     // Errors: too few axes, integers.
     EXPECT_ERROR(duet::ArgumentError, duet::linalg::svdvals(q, duet::zeros(q, {5})));
     EXPECT_ERROR(duet::ArgumentError, duet::linalg::svdvals(q, duet::zeros(q, {2, 2}, ScalarType::i32)));

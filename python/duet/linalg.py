@@ -120,8 +120,8 @@ def svdvals(x, /, *, queue=None):
     """The singular values of each matrix (the last two axes), in descending order: shape
     x.shape[:-2] + (min(M, N),), x's dtype (float16 computed in float32; integers give float64).
     Computed on the device by one-sided Jacobi rotations, a work-group per matrix, to a few units of
-    rounding times the matrix's size, relative to its largest value. A NaN gives NaN values (NumPy
-    raises LinAlgError instead)."""
+    rounding times the matrix's size, relative to its largest value. A matrix with an infinite or NaN
+    element gets NaN values (NumPy raises LinAlgError instead)."""
     x = _floating(_array(x, "svdvals"), queue)
     if x.ndim < 2:
         raise _argument_error(f"linalg.svdvals takes an array of at least 2 dimensions, not shape {x.shape}")

@@ -1,5 +1,7 @@
 // Singular values and the matrix norms made of them (duet/array_svd.hpp): duet/linalg.py builds
 // svdvals and matrix_norm's 'nuc', 2 and -2 on these.
+#include <nanobind/stl/string.h>
+
 #include <duet/array_svd.hpp>
 #include <string>
 

@@ -129,6 +129,14 @@ def test_svdvals_float16(device):
     assert n.dtype == np.float16 and n.shape == (3,)
 
 
+def test_svdvals_nonfinite(device):
+    """An infinite or NaN element: all of that matrix's values are NaN (NumPy raises LinAlgError)."""
+    a = np.array([[[1, 2], [3, 4]], [[np.nan, 1], [1, 1]], [[np.inf, 0], [0, 1]]], np.float32)
+    got = duet.linalg.svdvals(duet.asarray(a, device)).get()
+    np.testing.assert_allclose(got[0], np.linalg.svdvals(a[0].astype(np.float64)), rtol=1e-6)
+    assert np.isnan(got[1:]).all()
+
+
 def test_svdvals_errors(device):
     with pytest.raises(duet.ArgumentError, match="at least 2 dimensions"):
         duet.linalg.svdvals(duet.zeros((4,), device=device))

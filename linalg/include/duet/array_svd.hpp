@@ -9,7 +9,8 @@
 // size, relative to its largest singular value. Any view is taken (others than a C-ordered one are
 // copied first). float32, float64 (devices with double precision; ArgumentError elsewhere), and the
 // storage types float16 and bfloat16, computed in float32 and stored in their own dtype; other
-// dtypes are an ArgumentError (convert with astype). A NaN in a matrix makes its values NaN.
+// dtypes are an ArgumentError (convert with astype). An infinite or NaN element makes all its
+// matrix's values NaN (numpy raises LinAlgError).
 // Enqueued on q like every array call: nothing waits for the device.
 #pragma once
 
