@@ -24,6 +24,8 @@ namespace {
 
 using duet::Array;
 using duet::ScalarType;
+using duet::Slice;
+constexpr std::nullopt_t none = std::nullopt;
 using duet::linalg::MatrixNorm;
 
 // The singular values of the row-major m x n matrix `a`, descending, in double: Hestenes' method
@@ -173,6 +175,21 @@ TEST_CASE("svdvals: batches and views") {
       for (std::size_t i = 0; i < 5; ++i)
         for (std::size_t j = 0; j < 4; ++j) at[b * 20 + j * 5 + i] = a[b * 20 + i * 4 + j];
     check_values(as_double(t.to_vector<float>(q)), at, 6, 4, 5, kUnitRoundoff, "transposed views");
+
+    // Views the kernel reads through their strides (reversed rows and columns: negative steps; a
+    // stepped batch) and one whose batch axes merge into no single stride (copied first): the
+    // values of the elements each view shows, which a contiguous copy holds in C order.
+    const std::vector<std::pair<const char*, Array>> others = {
+        {"reversed", A.index({Slice{}, Slice{none, none, -1}, Slice{none, none, -1}, Slice{none, none, -1}})},
+        {"stepped batch", A.index({Slice{}, Slice{none, none, 2}})},
+        {"batch axes swapped", A.transpose({1, 0, 2, 3})},
+    };
+    for (const auto& [label, v] : others) {
+      const std::size_t count = v.size() / 20;
+      const Array sv = duet::linalg::svdvals(q, v);
+      check_values(as_double(sv.to_vector<float>(q)), as_double(v.copy(q).to_vector<float>(q)), count, 5, 4,
+                   kUnitRoundoff, label);
+    }
   });
 }
 

@@ -1,12 +1,14 @@
-// duet::linalg::svdvals and the singular-value matrix norms (duet/array_svd.hpp): the input made
-// one C-ordered batch of matrices, then one launch of svdvals.duet (a work-group per matrix) into
-// a scratch copy, and for the norms one reduction of the values.
+// duet::linalg::svdvals and the singular-value matrix norms (duet/array_svd.hpp): the input viewed
+// as one batch of matrices (its strides as they are), then one launch of svdvals.duet (a work-group
+// per matrix, on a scratch copy kept per queue), and for the norms one reduction of the values.
 #include "duet/array_svd.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "duet/array_reduce.hpp"
 #include "duet/extension.hpp"
@@ -47,6 +49,14 @@ unsigned team_size(std::size_t rows, std::size_t cols) {
   return static_cast<unsigned>(team);
 }
 
+// The kernel's working copies, kept per queue (extension::queue_state): calls on one queue run in
+// order, so each reuses it, and no call frees memory that its own launch still uses (which would
+// make it wait for the device).
+struct Scratch {
+  std::mutex enqueueing;  // held from sizing the buffer to the launch that uses it
+  RawBuffer work;
+};
+
 std::size_t group_size(std::size_t cols, unsigned team) {
   const std::size_t pairs = (cols + 1) / 2;
   std::size_t teams = 1;
@@ -69,10 +79,13 @@ Array svdvals(Queue& q, const Array& a_in) {
   if (R > std::numeric_limits<unsigned>::max() / std::max<std::size_t>(C, 1))
     throw ArgumentError("svdvals: matrices of " + std::to_string(M) + " x " + std::to_string(N) +
                         " are too large (at most 2^32 elements each)");
-  const Array a = a_in.contiguous() ? a_in : a_in.copy(q);
+  // One batch axis: a view where the batch axes merge into one stride, else a copy.
+  const std::vector<std::int64_t> three{std::int64_t(batch), std::int64_t(M), std::int64_t(N)};
+  std::optional<Array> view = a_in.reshape_view(three);
+  const Array a = view ? *view : *a_in.copy(q).reshape_view(three);
+  const std::int64_t sk = a.strides()[0], sm = a.strides()[1], sn = a.strides()[2];
   const bool f64 = a.dtype() == ScalarType::f64;
   const ScalarType work_type = f64 ? ScalarType::f64 : ScalarType::f32;
-  const Array work = empty(q.device(), {batch, R, C}, work_type);
   const unsigned team = team_size(R, C);
   const std::size_t group = group_size(C, team);
   const Kernel k = embedded_kernels.kernel(q.device(), "svdvals", "svdvals",
@@ -84,14 +97,21 @@ Array svdvals(Queue& q, const Array& a_in) {
   const double eps = f64 ? std::numeric_limits<double>::epsilon() : std::numeric_limits<float>::epsilon();
   const double tol = std::sqrt(static_cast<double>(R)) * eps;
   const auto u32 = [](std::size_t v) { return KernelArg::from(static_cast<std::uint32_t>(v)); };
+  const auto scratch =
+      extension::queue_state<Scratch>(q, "duet.linalg.svdvals", [] { return std::make_shared<Scratch>(); });
+  std::lock_guard<std::mutex> turn(scratch->enqueueing);
+  const std::size_t bytes = batch * R * C * size_of(work_type);
+  // Grown to the need; an old buffer is freed once the work using it is done.
+  if (scratch->work.bytes() < bytes) scratch->work = RawBuffer(q.device(), std::max(bytes, std::size_t{1} << 16));
   const std::vector<KernelArg> args = {
       KernelArg::from_raw(a.buffer(), a.dtype()),
-      KernelArg::from(static_cast<std::uint64_t>(a.offset())),
+      KernelArg::from(static_cast<std::int64_t>(a.offset())),
+      KernelArg::from(sk),
       u32(R),
       u32(C),
-      u32(tall ? N : 1),  // row and column steps of the working form in a's C-ordered matrices
-      u32(tall ? 1 : N),
-      KernelArg::from_raw(work.buffer(), work_type),
+      KernelArg::from(tall ? sm : sn),  // the working form's row and column steps in a
+      KernelArg::from(tall ? sn : sm),
+      KernelArg::from_raw(scratch->work, work_type),
       KernelArg::from_raw(out.buffer(), out.dtype()),
       u32(team),
       f64 ? KernelArg::from(tol) : KernelArg::from(static_cast<float>(tol)),
