@@ -7,12 +7,13 @@
 // work-group per matrix, by one-sided Jacobi rotations (linalg/kernels/svdvals.duet explains the
 // method and when it stops): accurate to a few units of rounding of the dtype times the matrix's
 // size, relative to its largest singular value. Any view is read through its strides (one whose
-// batch axes merge into no single stride is copied first). The kernel's working copy of the
-// matrices (as large as the input in float32, or float64) is kept per queue for the next call. float32, float64 (devices with double precision; ArgumentError elsewhere), and the
-// storage types float16 and bfloat16, computed in float32 and stored in their own dtype; other
-// dtypes are an ArgumentError (convert with astype). An infinite or NaN element makes all its
-// matrix's values NaN (numpy raises LinAlgError).
-// Enqueued on q like every array call: nothing waits for the device.
+// batch axes merge into no single stride is copied first). float32, float64 (devices with double
+// precision; ArgumentError elsewhere), and the storage types float16 and bfloat16, computed in
+// float32 and stored in their own dtype; other dtypes are an ArgumentError (convert with astype).
+// An infinite or NaN element makes all its matrix's values NaN (numpy raises LinAlgError).
+// Enqueued on q like every array call: nothing waits for the device. The kernel's working copy of
+// the matrices (as large as the input in float32, or in float64) is kept per queue for its next
+// call, so that no call frees memory its own launch still uses.
 #pragma once
 
 #include "duet/export.hpp"
