@@ -1,10 +1,11 @@
 """duet.linalg: the array API's linear algebra extension, the part built on products, reductions
 and gathers: matmul, matrix_transpose, tensordot, vecdot (the main namespace's), outer, cross,
-diagonal, trace, vector_norm and matrix_norm. Everything runs on the device.
+diagonal, trace, vector_norm and matrix_norm, and singular values: svdvals, with matrix_norm's
+'nuc', 2 and -2 built on it (one-sided Jacobi, a work-group per matrix). Everything runs on the
+device.
 
-Factorizations (cholesky, qr, svd, eigh, inv, solve, det, ...) and the norms that need singular
-values (matrix_norm's 'nuc', 2 and -2) are not here yet: they raise duet.ArgumentError or are
-absent.
+Factorizations (cholesky, qr, svd with vectors, eigh, inv, solve, det, ...) are not here yet: they
+are absent.
 """
 
 import builtins
@@ -15,8 +16,8 @@ from ._array_api import matmul, tensordot, vecdot
 from ._dtypes import _argument_error
 from ._shape import matrix_transpose
 
-__all__ = ["cross", "diagonal", "matmul", "matrix_norm", "matrix_transpose", "outer", "tensordot", "trace",
-           "vecdot", "vector_norm"]
+__all__ = ["cross", "diagonal", "matmul", "matrix_norm", "matrix_transpose", "outer", "svdvals", "tensordot",
+           "trace", "vecdot", "vector_norm"]
 
 
 def _array(x, what):
@@ -115,14 +116,31 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2, queue=None):
     raise _argument_error(f"linalg.vector_norm: ord is a number, inf or -inf, not {ord!r}")
 
 
+def svdvals(x, /, *, queue=None):
+    """The singular values of each matrix (the last two axes), in descending order: shape
+    x.shape[:-2] + (min(M, N),), x's dtype (float16 computed in float32; integers give float64).
+    Computed on the device by one-sided Jacobi rotations, a work-group per matrix, to a few units of
+    rounding times the matrix's size, relative to its largest value. A matrix with an infinite or NaN
+    element gets NaN values (NumPy raises LinAlgError instead)."""
+    x = _floating(_array(x, "svdvals"), queue)
+    if x.ndim < 2:
+        raise _argument_error(f"linalg.svdvals takes an array of at least 2 dimensions, not shape {x.shape}")
+    return _duet._svdvals(x, queue)
+
+
 def matrix_norm(x, /, *, keepdims=False, ord="fro", queue=None):
     """The norm of each matrix (the last two axes): 'fro' (Frobenius), 1 and -1 (largest and
-    smallest column sum of |x|), inf and -inf (largest and smallest row sum). 'nuc', 2 and -2 need
-    singular values, which duet does not compute yet (ArgumentError)."""
+    smallest column sum of |x|), inf and -inf (largest and smallest row sum), 'nuc' (the sum of the
+    singular values), 2 and -2 (the largest and the smallest). As NumPy's, 'nuc' and 2 of an empty
+    matrix are 0 and -2 of one raises (ArgumentError)."""
     from . import _array_api as xp
     x = _floating(_array(x, "matrix_norm"), queue)
     if x.ndim < 2:
         raise _argument_error(f"linalg.matrix_norm takes an array of at least 2 dimensions, not shape {x.shape}")
+    if isinstance(ord, str) and ord == "nuc":
+        return _duet._singular_norm(x, "nuc", keepdims, queue)
+    if not isinstance(ord, (str, builtins.bool)) and ord in (2, -2):
+        return _duet._singular_norm(x, "2" if ord == 2 else "-2", keepdims, queue)
     a = xp.abs(x, queue=queue)
     if ord == "fro":
         out = xp.sqrt(xp.sum(a * a, axis=(-2, -1), queue=queue), queue=queue)
@@ -133,6 +151,5 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro", queue=None):
         sums = xp.sum(a, axis=-1, queue=queue)
         out = (xp.max if ord == math.inf else xp.min)(sums, axis=-1, queue=queue)
     else:
-        raise _argument_error(f"linalg.matrix_norm: ord {ord!r} is not available ('fro', 1, -1, inf, -inf are; "
-                              "'nuc', 2 and -2 need singular values, which duet does not compute yet)")
+        raise _argument_error(f"linalg.matrix_norm: ord {ord!r} is not one of 'fro', 'nuc', 1, -1, 2, -2, inf, -inf")
     return out.reshape(out.shape + (1, 1), queue=queue) if keepdims else out

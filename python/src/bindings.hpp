@@ -87,6 +87,7 @@ void bind_dlpack(nb::module_& m);
 void bind_array_dlpack(nb::class_<Array>& array);
 void bind_random(nb::module_& m);
 void bind_sort(nb::module_& m);
+void bind_linalg(nb::module_& m);
 // NumPy-style views and methods of duet.Array (ndarray.cpp) and the array functions: operators,
 // elementwise math, reductions, matmul, creation (array_ops.cpp).
 void bind_ndarray(nb::class_<Array>& array);

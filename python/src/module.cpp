@@ -18,4 +18,5 @@ NB_MODULE(_duet, m) {
   bind_dlpack(m);
   bind_random(m);
   bind_sort(m);
+  bind_linalg(m);
 }
