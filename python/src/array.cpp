@@ -90,6 +90,10 @@ void write_host(Queue& q, Array& a, nb::handle host, bool blocking) {
 }
 
 nb::object read_host(Queue& q, const Array& a, nb::handle out, bool blocking) {
+  if (a.dtype() == ScalarType::bf16 && out.is_none() && !has_ml_dtypes())
+    throw ArgumentError(
+        "reading a bfloat16 array to the host needs ml_dtypes, which gives NumPy its bfloat16 dtype "
+        "(pip install ml_dtypes); or convert it on the device first: x.astype(duet.float32).get()");
   nb::object result =
       out.is_none() ? numpy().attr("empty")(shape_tuple(a.shape()), nb::arg("dtype") = numpy_dtype(a.dtype()))
                     : nb::borrow(out);
@@ -105,6 +109,17 @@ nb::object read_host(Queue& q, const Array& a, nb::handle out, bool blocking) {
 }
 
 Array from_host(nb::handle obj, nb::handle dtype, const Device& device, nb::handle queue) {
+  if (!dtype.is_none() && scalar_type_of_dtype(dtype) == ScalarType::bf16) {
+    // Data of another dtype goes up as it is and is rounded to bfloat16 on the device, once and
+    // the same way with or without ml_dtypes (float64 as float32 where the device has no doubles).
+    nb::object host = numpy().attr("asarray")(obj, nb::arg("order") = "C");
+    ScalarType from = scalar_type_of_dtype(host.attr("dtype"));
+    if (from != ScalarType::bf16) {
+      if (from == ScalarType::f64 && !device.info().supports_double) from = ScalarType::f32;
+      Array staged = from_host(host, numpy_dtype(from), device, queue);
+      return duet::evaluate(queue_or_default(queue, device), duet::astype(staged, ScalarType::bf16));
+    }
+  }
   // asarray(order="C") rather than ascontiguousarray, which makes a 0-d array 1-d.
   nb::object host = dtype.is_none() ? numpy().attr("asarray")(obj, nb::arg("order") = "C")
                                     : numpy().attr("asarray")(obj, nb::arg("dtype") = dtype, nb::arg("order") = "C");
@@ -114,6 +129,13 @@ Array from_host(nb::handle obj, nb::handle dtype, const Device& device, nb::hand
 }
 
 void fill_value(Queue& q, Array& a, nb::handle value) {
+  if (a.dtype() == ScalarType::bf16) {
+    // Rounded once by duet::full, with or without ml_dtypes.
+    if (a.nbytes() == 0) return;
+    duet::assign(q, a, duet::full(q, {}, nb::cast<double>(value), ScalarType::bf16));
+    q.finish();
+    return;
+  }
   // The value as one element of the array's dtype, converted by NumPy (so 1e40 into float32 gives
   // inf as NumPy would; out-of-range integers raise, as numpy.array(..., dtype) does).
   nb::object one = numpy().attr("array")(value, nb::arg("dtype") = numpy_dtype(a.dtype()));
