@@ -172,3 +172,28 @@ def test_gemm_takes_bfloat16(device, m, k, n):
     want = a.astype(np.float64) @ b.astype(np.float64)
     bound = 0.51 * EPS * np.abs(want) + k * 6e-8 * (np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64))
     assert np.all(np.abs(read(c) - want) <= bound + 1e-30)
+
+
+@pytest.mark.skipif(not duet.HAVE_DLPACK, reason="the module was built without DLPack's header")
+def test_dlpack_round_trip_shares_memory(device):
+    a = duet.asarray(np.arange(12, dtype=np.float32).reshape(3, 4), device, dtype=duet.bfloat16)
+    holder = type("Producer", (), {})()
+    holder.__dlpack__ = a.__dlpack__
+    holder.__dlpack_device__ = a.__dlpack_device__
+    b = duet.from_dlpack(holder)  # kDLBfloat, 16 bits
+    assert b.shape == (3, 4) and b.dtype == duet.bfloat16
+    b.fill(0.5)
+    np.testing.assert_array_equal(read(a), np.full((3, 4), 0.5, dtype=np.float32))  # one memory
+
+
+def test_pytorch_bfloat16_through_dlpack(device):
+    torch = pytest.importorskip("torch")
+    if device.backend != "cuda" or not torch.cuda.is_available():
+        pytest.skip("PyTorch shares memory with duet on a CUDA device only")
+    t = torch.arange(10, dtype=torch.float32, device="cuda").to(torch.bfloat16) / 3
+    a = duet.from_dlpack(t)
+    assert a.dtype == duet.bfloat16
+    np.testing.assert_array_equal(read(a), t.float().cpu().numpy())
+    back = torch.from_dlpack(a * 2)
+    assert back.dtype == torch.bfloat16
+    np.testing.assert_array_equal(back.float().cpu().numpy(), (t * 2).float().cpu().numpy())
