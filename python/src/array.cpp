@@ -50,13 +50,23 @@ nb::tuple shape_tuple(const std::vector<std::size_t>& shape) {
   return nb::tuple(l);
 }
 
+// `obj` as its bits where it is an ml_dtypes bfloat16 array, whose dtype the buffer protocol cannot
+// name (NumPy refuses to export it); the same memory, viewed as uint16.
+nb::object exportable(nb::handle obj) {
+  if (has_ml_dtypes() && nb::hasattr(obj, "dtype") && nb::hasattr(obj, "view") &&
+      obj.attr("dtype").equal(numpy_dtype(ScalarType::bf16)))
+    return obj.attr("view")("uint16");
+  return nb::borrow(obj);
+}
+
 // A contiguous host buffer of a NumPy-compatible object; released with the guard.
 struct HostView {
   Py_buffer view{};
   bool held = false;
-  HostView(nb::handle obj, bool writable) {
+  nb::object exported;
+  HostView(nb::handle obj, bool writable) : exported(exportable(obj)) {
     const int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(obj.ptr(), &view, flags) != 0) throw nb::python_error();
+    if (PyObject_GetBuffer(exported.ptr(), &view, flags) != 0) throw nb::python_error();
     held = true;
   }
   ~HostView() {

@@ -100,7 +100,13 @@ def test_ml_dtypes_round_trip(device, shape):
     back = a.get()
     assert back.dtype == np.dtype(ml_dtypes.bfloat16)
     np.testing.assert_array_equal(back.view(np.uint16), h.view(np.uint16))
-    np.testing.assert_array_equal(np.asarray(a.astype(duet.float32).get()), h.astype(np.float32))
+    np.testing.assert_array_equal(np.asarray(a).view(np.uint16), h.view(np.uint16))
+    np.testing.assert_array_equal(a.astype(duet.float32).get(), h.astype(np.float32))
+    if len(shape) >= 1 and h.size:
+        view = a[::-1]  # a strided view is gathered in C order
+        np.testing.assert_array_equal(view.get().view(np.uint16), h[::-1].view(np.uint16))
+        a.set(h[::-1].copy())
+        np.testing.assert_array_equal(a.get().view(np.uint16), h[::-1].view(np.uint16))
 
 
 def operands(device, shape):
