@@ -62,7 +62,8 @@ class _BFloat16:
     def __repr__(self):
         return "duet.bfloat16"
 
-    __str__ = lambda self: "bfloat16"  # noqa: E731
+    def __str__(self):
+        return "bfloat16"
 
 
 try:
