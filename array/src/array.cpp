@@ -124,11 +124,6 @@ Event copy_layouts(Queue& q, const Array& src, const Array& dst) {
 Array::Array(RawBuffer buffer, ScalarType dtype, Layout layout)
     : buffer_(std::move(buffer)), dtype_(dtype), layout_(std::move(layout)) {
   if (size_of(dtype_) == 0) throw ArgumentError("Array: the element type is unknown");
-  // Array operations generate their kernels from NumPy's promotion rules, which have no bfloat16.
-  if (dtype_ == ScalarType::bf16)
-    throw ArgumentError(
-        "Array: bfloat16 arrays are not supported yet; keep bfloat16 data in a Buffer<duet::bfloat16> "
-        "and work on it with ElementwiseKernel / ReductionKernel (or convert to float32 first)");
   if (layout_.strides.size() != layout_.shape.size())
     throw ArgumentError("Array: " + std::to_string(layout_.shape.size()) + " axes but " +
                         std::to_string(layout_.strides.size()) + " strides");

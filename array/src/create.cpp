@@ -12,6 +12,21 @@
 namespace duet {
 namespace {
 
+// `value` rounded once to the nearest bfloat16: through the float rounded to odd (the float below
+// or above with an odd last bit, unless value is one), which keeps where value lies between two
+// bfloat16s, as the kernels' conversions do (fused.cpp); a plain float in between could land on a
+// halfway point and round a second time the wrong way.
+bfloat16 bfloat16_of(double value) {
+  float f = static_cast<float>(value);
+  std::uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  if (static_cast<double>(f) != value && value == value && (u & 1u) == 0) {
+    u = std::fabs(static_cast<double>(f)) > std::fabs(value) ? u - 1u : u + 1u;
+    std::memcpy(&f, &u, sizeof f);
+  }
+  return bfloat16::from_float(f);
+}
+
 // `value` as the bytes of one `dtype` element, converted as a C cast would; ArgumentError when an
 // integer type cannot hold it.
 std::vector<unsigned char> element_bytes(double value, ScalarType dtype, const char* call) {
@@ -24,7 +39,7 @@ std::vector<unsigned char> element_bytes(double value, ScalarType dtype, const c
     } else if constexpr (std::is_same_v<T, half>) {
       put(half::from_float(static_cast<float>(value)));
     } else if constexpr (std::is_same_v<T, bfloat16>) {
-      put(bfloat16::from_float(static_cast<float>(value)));
+      put(bfloat16_of(value));
     } else if constexpr (std::is_floating_point_v<T>) {
       put(static_cast<T>(value));
     } else if constexpr (std::is_integral_v<T>) {

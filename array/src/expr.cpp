@@ -9,16 +9,21 @@ namespace duet {
 namespace {
 
 int bits(ScalarType t) { return static_cast<int>(size_of(t)) * 8; }
-// Mantissa bits (with the implicit one) of a float type: the integers it holds exactly.
-int mantissa(ScalarType t) { return t == ScalarType::f16 ? 11 : t == ScalarType::f32 ? 24 : 53; }
+// Mantissa bits (with the implicit one) of a float type: a float holds every integer of that many
+// bits (and 2^bits itself) exactly.
+int mantissa(ScalarType t) {
+  return t == ScalarType::f16 ? 11 : t == ScalarType::bf16 ? 8 : t == ScalarType::f32 ? 24 : 53;
+}
 
 // Whether every value of `from` is a value of `to` (NumPy's safe casting): bool goes into every
-// type, nothing else into bool.
+// type, nothing else into bool. float16 and bfloat16 hold different values (bfloat16 has the range,
+// float16 the precision), so neither is safe into the other: they meet in float32, as in JAX and
+// ml_dtypes. bfloat16's 8 bits take int8 and uint8, as ml_dtypes' safe casts do.
 bool safe(ScalarType from, ScalarType to) {
   if (from == to) return true;
   if (is_bool(from) || is_bool(to)) return is_bool(from);
   if (is_float(from)) return is_float(to) && size_of(to) > size_of(from);
-  if (is_float(to)) return bits(from) - (is_signed(from) ? 1 : 0) <= mantissa(to) - 1;
+  if (is_float(to)) return bits(from) - (is_signed(from) ? 1 : 0) <= mantissa(to);
   if (is_signed(from)) return is_signed(to) && size_of(to) > size_of(from);
   return is_signed(to) ? size_of(to) > size_of(from) : size_of(to) > size_of(from);
 }
@@ -135,7 +140,7 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
   if (size_of(a) == 0 || size_of(b) == 0) throw ArgumentError("promote_types: an element type is unknown");
   for (ScalarType t :
        {ScalarType::b8, ScalarType::u8, ScalarType::i8, ScalarType::u16, ScalarType::i16, ScalarType::f16,
-        ScalarType::u32, ScalarType::i32, ScalarType::f32, ScalarType::u64, ScalarType::i64, ScalarType::f64})
+        ScalarType::bf16, ScalarType::u32, ScalarType::i32, ScalarType::f32, ScalarType::u64, ScalarType::i64, ScalarType::f64})
     if (safe(a, t) && safe(b, t)) return t;
   return ScalarType::f64;  // int64 with uint64, or a 64-bit integer with a float: numpy's float64
 }

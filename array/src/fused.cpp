@@ -32,10 +32,46 @@ using detail::kernel_type_name;
 // The type the kernel computes `t` in (bool as uchar 0 or 1).
 std::string cname(ScalarType t) { return kernel_type_name(compute_type(t)); }
 
+// A bfloat16 is stored from a float (STORE rounds it to nearest even), so a value of more than
+// float's 24 bits would be rounded twice: once to float, once to bfloat16, and a value just past a
+// halfway point between two bfloat16s can land on it and round to the wrong side. Rounding to odd
+// into float first (the float below or above, whichever has an odd last bit, unless the value is
+// exact) keeps that information, and the single rounding to bfloat16 after it is then correct.
+// The float rounded to odd of a `from` value, as a DEVICE function's name (added to `helpers`), or
+// "" where the plain cast is exact or already the only rounding.
+std::string odd_float_helper(ScalarType from, std::map<std::string, std::string>& helpers) {
+  if (from == ScalarType::f64) {
+    helpers["duet_odd_float_double"] =
+        "DEVICE float duet_odd_float_double(const double x) {\n"
+        "  const float f = (float)x;\n"
+        "  const uint u = DUET_AS_UINT(f);\n"
+        "  if ((double)f == x || x != x || (u & 1u)) return f;\n"
+        "  return DUET_AS_FLOAT(fabs((double)f) > fabs(x) ? u - 1u : u + 1u);\n"
+        "}\n";
+    return "duet_odd_float_double";
+  }
+  if (!is_integer(from) || size_of(from) < 4) return "";
+  const std::string T = to_string(from), name = std::string("duet_odd_float_") + T;
+  const std::string magnitude =
+      is_signed(from) ? "x < 0 ? (ulong)0 - (ulong)x : (ulong)x" : std::string("(ulong)x");
+  helpers[name] = "DEVICE float " + name + "(const " + T + " x) {\n  ulong m = " + magnitude +
+                  ", sticky = 0;\n  uint e = 0;\n"
+                  "  while (m >= 0x1000000UL) {\n    sticky |= m & 1UL;\n    m >>= 1;\n    ++e;\n  }\n"
+                  "  const float f = (float)(m | sticky) * DUET_AS_FLOAT((127u + e) << 23);\n"
+                  "  return " + (is_signed(from) ? std::string("x < 0 ? -f : f") : std::string("f")) + ";\n}\n";
+  return name;
+}
+
 // `value`, of type `from`, as a `to`: a C cast, except that a bool is the value's truth (x != 0,
-// NaN true), never its low byte.
-std::string converted(const std::string& value, ScalarType from, ScalarType to) {
+// NaN true), never its low byte, and that a value on its way to bfloat16 is rounded once
+// (odd_float_helper).
+std::string converted(const std::string& value, ScalarType from, ScalarType to,
+                      std::map<std::string, std::string>& helpers) {
   if (is_bool(to) && !is_bool(from)) return "((uchar)((" + value + ") != 0))";
+  if (to == ScalarType::bf16) {
+    const std::string odd = odd_float_helper(compute_type(from), helpers);
+    if (!odd.empty()) return odd + "(" + value + ")";
+  }
   return "((" + cname(to) + ")" + value + ")";
 }
 
@@ -75,7 +111,7 @@ struct Writer {
         return "s" + std::to_string(j);
       }
       case NodeKind::cast:
-        return converted(emit(*n.args[0], n.args[0]->dtype), n.args[0]->dtype, n.dtype);
+        return converted(emit(*n.args[0], n.args[0]->dtype), n.args[0]->dtype, n.dtype, helpers);
       case NodeKind::unary:
         return unary(n, as);
       case NodeKind::binary:
@@ -94,7 +130,12 @@ struct Writer {
     return "";
   }
 
-  std::string cast(const Expr::Node& n, ScalarType t) { return converted(emit(n, t), n.dtype, t); }
+  // A weak node's value is already in t's compute type (emit), so on its way to bfloat16 it has
+  // nothing left to round twice.
+  std::string cast(const Expr::Node& n, ScalarType t) {
+    const ScalarType from = n.weak && t == ScalarType::bf16 ? t : n.dtype;
+    return converted(emit(n, t), from, t, helpers);
+  }
 
   std::string unary(const Expr::Node& n, ScalarType as) {
     const ScalarType t = n.weak ? compute_type(as) : compute_type(n.dtype);
@@ -300,7 +341,7 @@ Kernelized write_kernel(const Expr& e, ScalarType out_dtype, bool flat, std::siz
   Writer w;
   const std::string value = w.emit(*e.node(), compute_type(e.dtype()));
   // The value as the output's type (assign converts to out's dtype).
-  const std::string stored = converted("(" + value + ")", e.dtype(), out_dtype);
+  const std::string stored = converted("(" + value + ")", e.dtype(), out_dtype, w.helpers);
   std::ostringstream s;
   for (const auto& [name, code] : w.helpers) s << code;
   s << "KERNEL void duet_fused(GLOBAL " << kernel_type_name(out_dtype) << "* out, const long out_off";

@@ -35,7 +35,7 @@ std::pair<ScalarType, ScalarType> types(ReduceOp op, ScalarType in) {
   const ScalarType wide = is_float(in)                   ? in
                           : is_signed(in) || is_bool(in) ? ScalarType::i64
                                                          : ScalarType::u64;
-  const ScalarType acc_of_float = in == ScalarType::f16 ? ScalarType::f32 : in;
+  const ScalarType acc_of_float = compute_type(in);  // half and bfloat16 in float
   switch (op) {
     case ReduceOp::sum:
     case ReduceOp::prod:

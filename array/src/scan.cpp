@@ -21,10 +21,9 @@ constexpr std::size_t kGroup = 256;
 constexpr std::size_t kPerItem = 8;
 constexpr std::size_t kChunk = kGroup * kPerItem;
 
-// The type the sums are made in: sum's dtype, float16's in float32.
+// The type the sums are made in: sum's dtype, float16's and bfloat16's in float32.
 ScalarType accumulator(ScalarType in) {
-  const ScalarType t = reduction_dtype(ReduceOp::sum, in);
-  return t == ScalarType::f16 ? ScalarType::f32 : t;
+  return compute_type(reduction_dtype(ReduceOp::sum, in));
 }
 
 // The scan of `product` (cumprod) or not (cumsum): its kernel's name, identity and operator.

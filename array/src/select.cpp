@@ -33,7 +33,10 @@ std::string kernel_source(ScalarType dtype) {
   const unsigned w = unsigned(bytes * 8);
   const std::uint64_t mask = w == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << w) - 1;
   const std::uint64_t sign = std::uint64_t(1) << (w - 1);
-  const unsigned mantissa = dtype == ScalarType::f16 ? 10 : dtype == ScalarType::f32 ? 23 : 52;
+  const unsigned mantissa = dtype == ScalarType::f16    ? 10
+                            : dtype == ScalarType::bf16 ? 7
+                            : dtype == ScalarType::f32  ? 23
+                                                        : 52;
   const std::uint64_t inf = ((mask >> (mantissa + 1)) << mantissa) & mask;
   std::ostringstream s;
   s << "#define DUET_FLOAT " << (is_float(dtype) ? 1 : 0) << "\n#define DUET_MAGNITUDE ((" << B << ")0x"

@@ -90,7 +90,10 @@ std::string kernel_source(const Config& c) {
   const unsigned w = c.width();
   const std::uint64_t mask = w == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << w) - 1;
   const std::uint64_t sign = std::uint64_t(1) << (w - 1);
-  const unsigned mantissa = c.dtype == ScalarType::f16 ? 10 : c.dtype == ScalarType::f32 ? 23 : 52;
+  const unsigned mantissa = c.dtype == ScalarType::f16    ? 10
+                            : c.dtype == ScalarType::bf16 ? 7
+                            : c.dtype == ScalarType::f32  ? 23
+                                                          : 52;
   const std::uint64_t inf = ((mask >> (mantissa + 1)) << mantissa) & mask;  // exponent all ones
   const std::uint64_t qnan = inf | (std::uint64_t(1) << (mantissa - 1));
   const int kind = is_float(c.dtype) ? 2 : is_signed(c.dtype) ? 1 : 0;

@@ -13,7 +13,7 @@ array's dtype); lists and NumPy arrays are copied to the device. Comparisons and
 
 import builtins
 
-from . import _duet
+from . import _dtypes, _duet
 
 __all__ = [
     "abs", "add", "all", "any", "arange", "argmax", "argmin", "astype", "bitwise_and", "bitwise_invert",
@@ -168,7 +168,7 @@ def matmul(x1, x2, /, *, out=None, queue=None):
         return _duet._matmul_into(x1, x2, out, queue=queue)
     import numpy
 
-    t = numpy.result_type(x1.dtype, x2.dtype)
+    t = _dtypes.result_type(x1.dtype, x2.dtype)  # knows bfloat16, as NumPy may not
     x1, x2 = astype(x1, t, copy=False, queue=queue), astype(x2, t, copy=False, queue=queue)
     return _duet._matmul(x1, x2, queue=queue)
 
@@ -301,7 +301,7 @@ def tensordot(x1, x2, /, *, axes=2, queue=None):
                                    f"{x2.shape}")
     free1 = [k for k in range(x1.ndim) if k not in a1]
     free2 = [k for k in range(x2.ndim) if k not in a2]
-    t = numpy.result_type(x1.dtype, x2.dtype)
+    t = _dtypes.result_type(x1.dtype, x2.dtype)  # knows bfloat16, as NumPy may not
     x1, x2 = astype(x1, t, copy=False, queue=queue), astype(x2, t, copy=False, queue=queue)
     rows = math.prod(x1.shape[k] for k in free1)
     inner = math.prod(x1.shape[k] for k in a1)

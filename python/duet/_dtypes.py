@@ -15,6 +15,13 @@ does.
 Comparisons and the logical functions give bool arrays. There is no complex dtype yet. float16, which duet's
 arrays take, is not one of the standard's dtypes, so it has no namespace object and is not listed
 by __array_namespace_info__().dtypes(), but every function here accepts it where an array has it.
+
+duet.bfloat16 is not a standard dtype either (nor listed), but is a real floating one here. NumPy has
+none: where ml_dtypes imports, duet.bfloat16 is its NumPy dtype (numpy.dtype(ml_dtypes.bfloat16)),
+so bfloat16 arrays come from and go to NumPy arrays of it; without ml_dtypes it is a stand-in object
+with the same name, and data goes through another dtype (asarray(x, dtype=duet.bfloat16) rounds on
+the device; x.astype(duet.float32).get() reads back). Promotion: bfloat16 with float16 meets in
+float32 (as JAX and ml_dtypes do), and takes bool, int8 and uint8.
 """
 
 import builtins
@@ -26,6 +33,7 @@ from . import _duet
 
 __all__ = [
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
+    "bfloat16",
     "result_type", "can_cast", "finfo", "iinfo", "isdtype", "e", "pi", "inf", "nan", "newaxis",
     "__array_namespace_info__",
 ]
@@ -36,9 +44,37 @@ float32, float64 = numpy.dtype("float32"), numpy.dtype("float64")
 bool = numpy.dtype("bool")  # noqa: A001 (the standard's name; builtins.bool is spelled out here)
 _float16 = numpy.dtype("float16")
 
+
+class _BFloat16:
+    """duet.bfloat16 where ml_dtypes is not installed: the dtype's name and size, equal to the
+    string 'bfloat16'. NumPy cannot hold such data; read it back through astype(duet.float32)."""
+
+    name = "bfloat16"
+    itemsize = 2
+    kind = "f"
+
+    def __eq__(self, other):
+        return other is self or other == "bfloat16"
+
+    def __hash__(self):
+        return hash("bfloat16")
+
+    def __repr__(self):
+        return "duet.bfloat16"
+
+    def __str__(self):
+        return "bfloat16"
+
+
+try:
+    import ml_dtypes as _ml_dtypes
+    bfloat16 = numpy.dtype(_ml_dtypes.bfloat16)
+except ImportError:  # NumPy alone has no bfloat16
+    bfloat16 = _BFloat16()
+
 # The standard's dtypes that duet has, in the order __array_namespace_info__().dtypes() lists them.
 _STANDARD = (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64)
-_EVERY = _STANDARD + (_float16,)
+_EVERY = _STANDARD + (_float16, bfloat16)
 
 e = math.e
 pi = math.pi
@@ -59,6 +95,8 @@ def _dtype_of(x, what):
         return x.dtype
     if isinstance(x, (builtins.bool, int, float, complex)) or x is None:
         raise _argument_error(f"{what}: {x!r} is not a dtype or an array")
+    if x is bfloat16 or (isinstance(x, str) and x == "bfloat16"):
+        return bfloat16
     try:
         t = numpy.dtype(x)
     except TypeError:
@@ -73,24 +111,30 @@ def _bits(t):
     return t.itemsize * 8
 
 
+def _kind(t):
+    """numpy's kind letter, with bfloat16 (ml_dtypes' kind is 'V') a float."""
+    return "f" if t is bfloat16 else t.kind
+
+
 def _safe(a, b):
     """Whether every value of dtype a is a value of dtype b (as duet::promote_types decides)."""
     if a == b:
         return True
-    if a.kind == "b" or b.kind == "b":  # bool goes into every dtype, nothing else into bool
-        return a.kind == "b"
-    if a.kind == "f":
-        return b.kind == "f" and b.itemsize > a.itemsize
-    if b.kind == "f":
-        mantissa = {2: 11, 4: 24, 8: 53}[b.itemsize]
-        return _bits(a) - (1 if a.kind == "i" else 0) <= mantissa - 1
-    if a.kind == "i":
-        return b.kind == "i" and b.itemsize > a.itemsize
+    ka, kb = _kind(a), _kind(b)
+    if ka == "b" or kb == "b":  # bool goes into every dtype, nothing else into bool
+        return ka == "b"
+    if ka == "f":
+        return kb == "f" and b.itemsize > a.itemsize
+    if kb == "f":
+        mantissa = 8 if b is bfloat16 else {2: 11, 4: 24, 8: 53}[b.itemsize]
+        return _bits(a) - (1 if ka == "i" else 0) <= mantissa
+    if ka == "i":
+        return kb == "i" and b.itemsize > a.itemsize
     return b.itemsize > a.itemsize
 
 
 # The order in which promotion looks for the smallest dtype that holds both (duet::promote_types).
-_LADDER = (bool, uint8, int8, uint16, int16, _float16, uint32, int32, float32, uint64, int64, float64)
+_LADDER = (bool, uint8, int8, uint16, int16, _float16, bfloat16, uint32, int32, float32, uint64, int64, float64)
 
 
 def _promote(a, b):
@@ -115,9 +159,9 @@ def result_type(*arrays_and_dtypes):
     t = _dtype_of(strong[0], "result_type")
     for x in strong[1:]:
         t = _promote(t, _dtype_of(x, "result_type"))
-    if t.kind in "biu" and builtins.any(isinstance(x, float) for x in weak):
+    if _kind(t) in "biu" and builtins.any(isinstance(x, float) for x in weak):
         t = float64
-    elif t.kind == "b" and builtins.any(not isinstance(x, builtins.bool) for x in weak):
+    elif _kind(t) == "b" and builtins.any(not isinstance(x, builtins.bool) for x in weak):
         t = int64
     return t
 
@@ -139,7 +183,7 @@ class finfo_object:
     __slots__ = ("bits", "eps", "max", "min", "smallest_normal", "dtype")
 
     def __init__(self, dtype):
-        mantissa, exponent = {2: (10, 15), 4: (23, 127), 8: (52, 1023)}[dtype.itemsize]
+        mantissa, exponent = (7, 127) if dtype is bfloat16 else {2: (10, 15), 4: (23, 127), 8: (52, 1023)}[dtype.itemsize]
         self.bits = _bits(dtype)
         self.eps = 2.0 ** -mantissa
         self.max = (2.0 - 2.0 ** -mantissa) * 2.0 ** exponent
@@ -171,6 +215,8 @@ class iinfo_object:
 def finfo(type, /):
     """The limits of a floating dtype, or of an array's floating dtype."""
     t = _dtype_of(type, "finfo")
+    if t is bfloat16:
+        return finfo_object(t)
     if t.kind == "b":
         raise _argument_error("finfo takes a floating dtype, not bool, which has no limits (False < True)")
     if t.kind != "f":
@@ -181,6 +227,8 @@ def finfo(type, /):
 def iinfo(type, /):
     """The limits of an integer dtype, or of an array's integer dtype."""
     t = _dtype_of(type, "iinfo")
+    if t is bfloat16:
+        raise _argument_error("iinfo takes an integer dtype, not bfloat16; use finfo for floats")
     if t.kind == "b":
         raise _argument_error("iinfo takes an integer dtype, not bool, which has no limits (False < True)")
     if t.kind not in "iu":
@@ -199,6 +247,15 @@ _KINDS = {
 }
 
 
+class _KindOf:
+    """A dtype as _KINDS sees it: its kind letter, bfloat16's 'f'."""
+
+    __slots__ = ("kind",)
+
+    def __init__(self, t):
+        self.kind = _kind(t)
+
+
 def isdtype(dtype, kind):
     """Whether `dtype` is of `kind`: a dtype (equality), one of 'bool', 'signed integer',
     'unsigned integer', 'integral', 'real floating', 'complex floating', 'numeric', or a tuple of
@@ -211,7 +268,7 @@ def isdtype(dtype, kind):
         if isinstance(k, str):
             if k not in _KINDS:
                 raise _argument_error(f"isdtype: no kind {k!r}; the kinds are " + ", ".join(map(repr, _KINDS)))
-            if _KINDS[k](t):
+            if _KINDS[k](_KindOf(t)):
                 return True
         elif isinstance(k, tuple):
             raise _argument_error("isdtype: a kind tuple holds dtypes and kind names, not other tuples")

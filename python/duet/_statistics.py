@@ -3,7 +3,7 @@ it (one fused kernel) and their sum (a reduction), divided by the count less `co
 
 import math
 
-from . import _duet
+from . import _dtypes, _duet
 from ._dtypes import _argument_error
 
 __all__ = ["std", "var"]
@@ -17,7 +17,7 @@ def var(x, /, *, axis=None, correction=0.0, keepdims=False, queue=None):
     from ._fuse import fuse
     if not isinstance(x, _duet.Array):
         raise _argument_error(f"var: expected a duet.Array, got {type(x).__name__}")
-    if x.dtype.kind not in "iuf":
+    if _dtypes._kind(x.dtype) not in "iuf":
         raise _argument_error(f"var: x holds {x.dtype.name}, not numbers")
     if x.dtype.kind in "iu":
         x = x.astype("float64", queue=queue)

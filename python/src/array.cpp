@@ -50,13 +50,23 @@ nb::tuple shape_tuple(const std::vector<std::size_t>& shape) {
   return nb::tuple(l);
 }
 
+// `obj` as its bits where it is an ml_dtypes bfloat16 array, whose dtype the buffer protocol cannot
+// name (NumPy refuses to export it); the same memory, viewed as uint16.
+nb::object exportable(nb::handle obj) {
+  if (has_ml_dtypes() && nb::hasattr(obj, "dtype") && nb::hasattr(obj, "view") &&
+      obj.attr("dtype").equal(numpy_dtype(ScalarType::bf16)))
+    return obj.attr("view")("uint16");
+  return nb::borrow(obj);
+}
+
 // A contiguous host buffer of a NumPy-compatible object; released with the guard.
 struct HostView {
   Py_buffer view{};
   bool held = false;
-  HostView(nb::handle obj, bool writable) {
+  nb::object exported;
+  HostView(nb::handle obj, bool writable) : exported(exportable(obj)) {
     const int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(obj.ptr(), &view, flags) != 0) throw nb::python_error();
+    if (PyObject_GetBuffer(exported.ptr(), &view, flags) != 0) throw nb::python_error();
     held = true;
   }
   ~HostView() {
@@ -90,6 +100,10 @@ void write_host(Queue& q, Array& a, nb::handle host, bool blocking) {
 }
 
 nb::object read_host(Queue& q, const Array& a, nb::handle out, bool blocking) {
+  if (a.dtype() == ScalarType::bf16 && out.is_none() && !has_ml_dtypes())
+    throw ArgumentError(
+        "reading a bfloat16 array to the host needs ml_dtypes, which gives NumPy its bfloat16 dtype "
+        "(pip install ml_dtypes); or convert it on the device first: x.astype(duet.float32).get()");
   nb::object result =
       out.is_none() ? numpy().attr("empty")(shape_tuple(a.shape()), nb::arg("dtype") = numpy_dtype(a.dtype()))
                     : nb::borrow(out);
@@ -105,6 +119,17 @@ nb::object read_host(Queue& q, const Array& a, nb::handle out, bool blocking) {
 }
 
 Array from_host(nb::handle obj, nb::handle dtype, const Device& device, nb::handle queue) {
+  if (!dtype.is_none() && scalar_type_of_dtype(dtype) == ScalarType::bf16) {
+    // Data of another dtype goes up as it is and is rounded to bfloat16 on the device, once and
+    // the same way with or without ml_dtypes (float64 as float32 where the device has no doubles).
+    nb::object host = numpy().attr("asarray")(obj, nb::arg("order") = "C");
+    ScalarType from = scalar_type_of_dtype(host.attr("dtype"));
+    if (from != ScalarType::bf16) {
+      if (from == ScalarType::f64 && !device.info().supports_double) from = ScalarType::f32;
+      Array staged = from_host(host, numpy_dtype(from), device, queue);
+      return duet::evaluate(queue_or_default(queue, device), duet::astype(staged, ScalarType::bf16));
+    }
+  }
   // asarray(order="C") rather than ascontiguousarray, which makes a 0-d array 1-d.
   nb::object host = dtype.is_none() ? numpy().attr("asarray")(obj, nb::arg("order") = "C")
                                     : numpy().attr("asarray")(obj, nb::arg("dtype") = dtype, nb::arg("order") = "C");
@@ -114,6 +139,13 @@ Array from_host(nb::handle obj, nb::handle dtype, const Device& device, nb::hand
 }
 
 void fill_value(Queue& q, Array& a, nb::handle value) {
+  if (a.dtype() == ScalarType::bf16) {
+    // Rounded once by duet::full, with or without ml_dtypes.
+    if (a.nbytes() == 0) return;
+    duet::assign(q, a, duet::full(q, {}, nb::cast<double>(value), ScalarType::bf16));
+    q.finish();
+    return;
+  }
   // The value as one element of the array's dtype, converted by NumPy (so 1e40 into float32 gives
   // inf as NumPy would; out-of-range integers raise, as numpy.array(..., dtype) does).
   nb::object one = numpy().attr("array")(value, nb::arg("dtype") = numpy_dtype(a.dtype()));

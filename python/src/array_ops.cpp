@@ -217,8 +217,11 @@ nb::object inplace(const char* name, const char* symbol, nb::handle a, nb::handl
   if (!o) return not_implemented();
   const Expr e = find_op(name).fn({Expr(self), *o});
   static nb::handle can_cast = nb::object(nb::module_::import_("numpy").attr("can_cast")).release();
-  if (!nb::cast<bool>(
-          can_cast(numpy_dtype(e.dtype()), numpy_dtype(self.dtype()), nb::arg("casting") = "same_kind")))
+  // NumPy knows bfloat16 only through ml_dtypes: same_kind for it is "into any float array".
+  const bool bf16 = e.dtype() == ScalarType::bf16 || self.dtype() == ScalarType::bf16;
+  if (bf16 ? !is_float(self.dtype())
+           : !nb::cast<bool>(can_cast(numpy_dtype(e.dtype()), numpy_dtype(self.dtype()),
+                                      nb::arg("casting") = "same_kind")))
     throw ArgumentError(std::string("in-place ") + name + ": the result is " + numpy_name(e.dtype()) +
                         ", which cannot be stored in this " + numpy_name(self.dtype()) +
                         " array under NumPy's same_kind rule: write a = a " + symbol +

@@ -61,6 +61,9 @@ Buffer<T> typed(const Array& a, const char* what) {
 // (duet::numpy_name); ArgumentError for a type duet has no kernels for. numpy_dtype is the reverse.
 ScalarType scalar_type_of_dtype(nb::handle dtype);
 nb::object numpy_dtype(ScalarType t);
+// Whether duet.bfloat16 is ml_dtypes' NumPy dtype (ml_dtypes imports), so bfloat16 data can be a
+// NumPy array; without it bfloat16 arrays go to and from the host only through another dtype.
+bool has_ml_dtypes();
 
 // The device used when a call names none: Device::open() (DUET_BACKEND / DUET_DEVICE), opened on
 // first use and kept for the process.

@@ -32,13 +32,14 @@ constexpr std::uint8_t kBoolCode = 6;
 constexpr const char* kUsedCapsule = "used_dltensor";
 
 // Calls `f` with a TypeTag of the C++ element type of `t`, for the templates of dlpack.hpp, which
-// take the integer types, float and double (not half). bool goes as its bytes, std::uint8_t: the
-// callers set or check DLPack's bool code themselves.
+// take the integer types, half, bfloat16 (DLPack's kDLBfloat), float and double. bool goes as its
+// bytes, std::uint8_t: the callers set or check DLPack's bool code themselves.
 template <class F>
 auto dispatch(ScalarType t, F&& f) {
   return visit_scalar_type(detail_kernel_type(t), [&](auto tag) -> decltype(f(TypeTag<float>{})) {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)  // bool: as std::uint8_t, above
+    if constexpr ((std::is_arithmetic_v<T> || std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) &&
+                  !std::is_same_v<T, bool>)  // bool: as std::uint8_t, above
       return f(tag);
     else
       throw ArgumentError(std::string("DLPack exchange of ") + to_string(t) + " elements is not supported");
@@ -48,7 +49,12 @@ auto dispatch(ScalarType t, F&& f) {
 ScalarType scalar_type_of_dl(const DLDataType& t) {
   if (t.lanes != 1) return ScalarType::unknown;
   if (t.code == kBoolCode) return t.bits == 8 ? ScalarType::b8 : ScalarType::unknown;
-  if (t.code == kDLFloat) return t.bits == 32 ? ScalarType::f32 : t.bits == 64 ? ScalarType::f64 : ScalarType::unknown;
+  if (t.code == kDLBfloat) return t.bits == 16 ? ScalarType::bf16 : ScalarType::unknown;
+  if (t.code == kDLFloat)
+    return t.bits == 16   ? ScalarType::f16
+           : t.bits == 32 ? ScalarType::f32
+           : t.bits == 64 ? ScalarType::f64
+                          : ScalarType::unknown;
   const bool is_signed = t.code == kDLInt;
   if (t.code != kDLInt && t.code != kDLUInt) return ScalarType::unknown;
   switch (t.bits) {

@@ -89,11 +89,11 @@ Array gemm_arrays(const Array& A, const Array& B, nb::handle out, double alpha, 
   Queue& q = queue_or_default(queue, A.device());
   visit_scalar_type(A.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (is_float(scalar_type_of<T>()) && !std::is_same_v<T, bfloat16>)  // gemm takes no bfloat16 yet
+    if constexpr (is_float(scalar_type_of<T>()))
       call_gemm<T, compute_type_t<T>>(q, op_a, op_b, M, N, K, alpha, A, a, B, b, beta, C, c, batch);
     else
       throw ArgumentError(std::string("gemm: A and B hold ") + numpy_name(A.dtype()) +
-                          "; gemm takes float32, float64 (where the device has it) and float16");
+                          "; gemm takes float32, float64 (where the device has it), float16 and bfloat16");
   });
   return C;
 }
@@ -104,8 +104,8 @@ void bind_gemm(nb::module_& m) {
   m.def("gemm", &gemm_arrays, nb::arg("A"), nb::arg("B"), nb::arg("C").none() = nb::none(), nb::kw_only(),
         nb::arg("alpha") = 1.0, nb::arg("beta") = 0.0, nb::arg("trans_a") = false, nb::arg("trans_b") = false,
         nb::arg("queue").none() = nb::none(),
-        "C = alpha * op(A) @ op(B) + beta * C (duet::gemm), op(X) = X.T where trans_x; float32, float64 or "
-        "float16 (float arithmetic). 3-D operands are batches (duet::gemm_strided_batched); a 2-D operand is "
+        "C = alpha * op(A) @ op(B) + beta * C (duet::gemm), op(X) = X.T where trans_x; float32, float64, "
+        "float16 or bfloat16 (float arithmetic). 3-D operands are batches (duet::gemm_strided_batched); a 2-D operand is "
         "shared by the whole batch. With beta == 0, C is not read (NaN in C does not propagate). Returns C: "
         "a new array unless C is given. Asynchronous like every call on a queue.");
 }
