@@ -23,7 +23,7 @@ echo "=== Python: pip install . into $venv"
 if [[ ! -x $venv/bin/python ]]; then
   "$python" -m venv "$venv"
 fi
-"$venv/bin/python" -m pip install -q --disable-pip-version-check numpy pytest matplotlib
+"$venv/bin/python" -m pip install -q --disable-pip-version-check numpy pytest matplotlib ml_dtypes
 # --config-settings, not -C: Debian 12's pip (23.0) has only the long form.
 pip_args=(-q --disable-pip-version-check "--config-settings=build-dir=$build_dir/python-wheel")
 if command -v ccache >/dev/null; then

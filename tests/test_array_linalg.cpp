@@ -4,7 +4,9 @@
 // 3-D broadcast as numpy's, float64 where the device has it, and the errors.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
+#include <random>
 #include <duet/array_linalg.hpp>
 #include <duet/arrays.hpp>
 #include <duet/duet.hpp>
@@ -188,6 +190,37 @@ TEST_CASE("array matmul: stacks past 3-D broadcast as numpy's") {
           duet::Shape{2, 0, 3, 2});
     CHECK(duet::matmul(q, duet::zeros(q, {1, 3, 4}), duet::zeros(q, {0, 4, 2})).shape() ==
           duet::Shape{0, 3, 2});
+  });
+}
+
+TEST_CASE("array matmul: bfloat16, summed in float and rounded once") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    std::mt19937 rng(20261127);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    for (const auto& [m, k, n] : {std::array<std::size_t, 3>{1, 1, 1}, {7, 61, 13}, {33, 130, 5}}) {
+      INFO(m, " x ", k, " x ", n);
+      // Inputs drawn as bfloat16 values, so the reference multiplies exactly what the device holds.
+      std::vector<float> a(m * k), b(k * n);
+      for (float& x : a) x = duet::bfloat16::from_float(dist(rng)).to_float();
+      for (float& x : b) x = duet::bfloat16::from_float(dist(rng)).to_float();
+      const Array da = duet::evaluate(q, duet::astype(duet::from_host<float>(q, a, {m, k}), duet::ScalarType::bf16));
+      const Array db = duet::evaluate(q, duet::astype(duet::from_host<float>(q, b, {k, n}), duet::ScalarType::bf16));
+      const Array dc = duet::matmul(q, da, db);
+      CHECK(dc.dtype() == duet::ScalarType::bf16);
+      const std::vector<float> got = duet::evaluate(q, duet::astype(dc, duet::ScalarType::f32)).to_vector<float>(q);
+      for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < n; ++j) {
+          double want = 0, magnitude = 0;
+          for (std::size_t p = 0; p < k; ++p) {
+            want += double(a[i * k + p]) * b[p * n + j];
+            magnitude += std::fabs(double(a[i * k + p]) * b[p * n + j]);
+          }
+          // Float sums over k, then one rounding to bfloat16 (8 significant bits).
+          const double bound = 2.0 * (k + 3) * std::ldexp(magnitude, -24) + std::ldexp(std::fabs(want), -8);
+          CHECK(std::fabs(got[i * n + j] - want) <= bound);
+        }
+    }
   });
 }
 

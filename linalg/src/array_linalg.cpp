@@ -162,11 +162,11 @@ Array matmul(Queue& q, const Array& a_in, const Array& b_in) {
   const GemmOperand ga = operand(q, a), gb = operand(q, b);
   visit_scalar_type(a.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (is_float(scalar_type_of<T>()) && !std::is_same_v<T, bfloat16>)  // no bfloat16 Array exists
+    if constexpr (is_float(scalar_type_of<T>()))
       run<T, compute_type_t<T>>(q, ga, gb, c, batch);
     else
       throw ArgumentError(std::string("matmul: arrays of ") + to_string(a.dtype()) +
-                          "; matmul takes float32, float64 and float16");
+                          "; matmul takes float32, float64, float16 and bfloat16");
   });
   return c;
 }
