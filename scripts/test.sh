@@ -98,6 +98,8 @@ fi
 # tests that drive the library through the command (duet.cache, duet.mpi.checkpoint, the benchmark
 # smoke runs), to keep CI within its 20 minutes; every test of the library's own API runs there,
 # but not the offline NVRTC compiles (duet.nvrtc: time in NVRTC, whose input the plain build checks).
+# Both load the kernels the plain build's tests compiled (DUET_TEST_CACHE_DIR: its program cache),
+# which leaves the sanitizer runs' time to duet's own code rather than to compiling again.
 # The TSan run keeps the test cases that start threads of their own or hand host memory to PoCL's
 # threads (DUET_TEST_ONLY: threads, shared queues, events, order between queues, transfers, maps,
 # graphs, two devices); the rest are single-threaded paths that the ASan run covers.
@@ -108,13 +110,15 @@ sanitized() {  # <build dir> <sanitizers> <build target> <ctest arguments...>
   shift 3
   echo
   echo "=== sanitizers $sanitizers: $dir"
-  local configure=(cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Debug "-DDUET_SANITIZE=$sanitizers")
+  local configure=(cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Debug "-DDUET_SANITIZE=$sanitizers"
+                   "-DDUET_TEST_CACHE_DIR=$plain_cache")
   [[ -f $dir/CMakeCache.txt ]] || configure+=(-G Ninja)
   "${configure[@]}" "${sanitize_configure[@]}" "${cmake_arguments[@]}" > /dev/null
   cmake --build "$dir" --target "$target"
   ctest --test-dir "$dir" --output-on-failure -j "$(nproc)" "$@" || sanitize_status=$?
 }
 cmake_arguments=("$@")
+plain_cache=$(cd "$build_dir" && pwd)/tests/program-cache
 if [[ ${DUET_SANITIZERS:-1} != 0 ]]; then
   sanitize_configure=(-DDUET_BUILD_TOOLS=OFF)
   sanitized "$build_dir-asan" address,undefined all -LE '^(checked|nvrtc)$'
