@@ -45,8 +45,8 @@ struct Strip {
   std::optional<HostBuffer<float>> send_host, receive_host;
   HaloPath path = HaloPath::none;
   // Peer path: the neighbour's receive buffer for this strip (imported), which the pack writes into;
-  // and whether the edge's two devices are distinct GPUs, which exchange in one kernel (peer.duet)
-  // rather than through stream operations.
+  // and whether the edge, a peer edge, joins two GPUs no other rank shares, which exchange in one
+  // kernel (peer.duet) rather than through stream operations (never set on other paths).
   std::optional<Buffer<float>> neighbour_receive;
   bool one_kernel = false;
 };

@@ -79,14 +79,6 @@ void check_local(const Grid2D::State& s, const Buffer<float>& local, const char*
                               local.raw().device().info().id() + " but the grid to " + s.device.info().id());
 }
 
-// Waits for the copies MPI needs by asking the event, not by blocking on it: the host has nothing
-// else to do meanwhile, and some drivers (NVIDIA's OpenCL) wake a blocked thread long after the
-// event completed, which every exchange would pay while the devices wait for the halo.
-void wait_polling(const Event& event) {
-  while (!event.done()) {
-  }
-}
-
 // A message travelling in direction `side` (towards the neighbour on that side) carries tag `side`;
 // the neighbour receives it from its opposite side under the same tag.
 //
@@ -123,7 +115,7 @@ Event stage_out(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b
 // and enqueues them into the halo; peer edges only enqueue their unpacks.
 void stage_in(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b, const Event& staged_out) {
   if (staged_out.valid()) {
-    wait_polling(staged_out);
+    staged_out.wait();
     MPI_Request sends[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     int k = 0;
     for (Side side : {a, b}) {

@@ -224,10 +224,7 @@ void peer_receive(Grid2D::State& s, Queue& q, Buffer<float>& local, Side side) {
 }
 
 void peer_exchange(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b) {
-  const auto one_kernel = [&](Side side) {
-    const Strip& strip = s.strips[static_cast<std::size_t>(side)];
-    return strip.path == HaloPath::peer && strip.one_kernel;
-  };
+  const auto one_kernel = [&](Side side) { return s.strips[static_cast<std::size_t>(side)].one_kernel; };
   if (!one_kernel(a) && !one_kernel(b)) return;
   std::vector<KernelArg> args{KernelArg::from(local), KernelArg::from(static_cast<int>(s.local.nx)),
                               KernelArg::from_raw(*s.signals, ScalarType::u32),
