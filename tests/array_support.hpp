@@ -20,6 +20,14 @@ void with_gpu_forms(Check check) {
   check();
 }
 
+// The shapes a new dtype's creation and read-back are tried at: 0-d, empty (alone and between other
+// extents), a single element, a prime and a 2-D matrix.
+inline const std::vector<duet::Shape>& awkward_shapes() {
+  static const std::vector<duet::Shape> shapes{duet::Shape{},  duet::Shape{0},       duet::Shape{1},
+                                               duet::Shape{97}, duet::Shape{3, 0, 5}, duet::Shape{7, 13}};
+  return shapes;
+}
+
 // Whether the array tests also compile their generated kernels for sm_90 through NVRTC (which needs
 // no GPU). DUET_TEST_NVRTC=0 leaves those compiles out: the AddressSanitizer build sets it, since
 // recording each of NVRTC's many allocations there made them most of the run's time, and the plain

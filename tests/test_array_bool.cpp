@@ -103,8 +103,7 @@ TEST_CASE("bool arrays: creation and reading back, at awkward shapes") {
   for_each_device([](const duet::Device& dev) {
     duet::Queue q = dev.queue();
     auto rng = make_rng("bool create");
-    for (const duet::Shape& shape : {duet::Shape{}, duet::Shape{0}, duet::Shape{1}, duet::Shape{97},
-                                     duet::Shape{3, 0, 5}, duet::Shape{7, 13}}) {
+    for (const duet::Shape& shape : awkward_shapes()) {
       CAPTURE(duet::shape_text(shape));
       const std::size_t n = duet::element_count(shape);
       const std::vector<bool> v = random_bools(rng, n);
