@@ -1,6 +1,7 @@
 // Events: every operation returns one, events order work across queues of one device, events kept
 // past later operations still mark their own operation, a timed queue's events give their
 // operation's duration, and elapsed_ms refuses events of two queues or two devices.
+#include <utility>
 #include <vector>
 
 #include "support.hpp"
@@ -40,23 +41,33 @@ TEST_CASE("operations return events that complete") {
   });
 }
 
-TEST_CASE("a queue waits for another queue's event") {
-  for_each_device([](const duet::Device& dev) {
-    const int n = 1 << 16;
-    const duet::Kernel k = dev.compile(kSlowFill, {}, "slow_fill.duet").kernel("slow_fill");
-    duet::Queue producer = dev.queue(), consumer = dev.queue();
-    duet::Buffer<float> out(dev, n), copy(dev, n);
-    consumer.fill(copy, kNaN);
-    consumer.finish();
-    for (int round = 0; round < 3; ++round) {
-      producer.fill(out, kNaN);
-      const duet::Event produced = producer.launch(k, duet::Range(n), duet::Range(), out, n, 2000);
-      consumer.wait(produced);
-      consumer.copy(out, copy);
-      const auto got = consumer.to_vector(copy);
-      std::size_t bad = 0;
-      for (int i = 0; i < n; ++i) bad += got[static_cast<std::size_t>(i)] != 2.0f + static_cast<float>(i);
-      CHECK(bad == 0);
+TEST_CASE("a queue waits for another queue's event, whatever their priorities") {
+  using duet::QueuePriority;
+  const std::pair<QueuePriority, QueuePriority> pairs[] = {{QueuePriority::normal, QueuePriority::normal},
+                                                           {QueuePriority::normal, QueuePriority::high},
+                                                           {QueuePriority::high, QueuePriority::normal}};
+  for_each_device([&](const duet::Device& dev) {
+    for (const auto& [first, second] : pairs) {
+      CAPTURE(first == QueuePriority::high);
+      CAPTURE(second == QueuePriority::high);
+      const int n = 1 << 16;
+      const duet::Kernel k = dev.compile(kSlowFill, {}, "slow_fill.duet").kernel("slow_fill");
+      // A high-priority consumer is the case that would overtake a producer it did not wait for.
+      duet::Queue producer = dev.queue(duet::QueueOptions{false, first});
+      duet::Queue consumer = dev.queue(duet::QueueOptions{false, second});
+      duet::Buffer<float> out(dev, n), copy(dev, n);
+      consumer.fill(copy, kNaN);
+      consumer.finish();
+      for (int round = 0; round < 3; ++round) {
+        producer.fill(out, kNaN);
+        const duet::Event produced = producer.launch(k, duet::Range(n), duet::Range(), out, n, 2000);
+        consumer.wait(produced);
+        consumer.copy(out, copy);
+        const auto got = consumer.to_vector(copy);
+        std::size_t bad = 0;
+        for (int i = 0; i < n; ++i) bad += got[static_cast<std::size_t>(i)] != 2.0f + static_cast<float>(i);
+        CHECK(bad == 0);
+      }
     }
   });
 }
@@ -121,11 +132,14 @@ TEST_CASE("a timed operation's duration is positive and within the span around i
     CHECK(ms <= around + 1e-3);
     CHECK(write.duration_ms() >= 0.0);
     CHECK(empty.duration_ms() == 0.0);
-    check_equal(q.to_vector(out), [&] {
-      std::vector<float> want(n);
-      for (int i = 0; i < n; ++i) want[static_cast<std::size_t>(i)] = 2.0f + static_cast<float>(i);
-      return want;
-    }(), "slow_fill");
+    check_equal(
+        q.to_vector(out),
+        [&] {
+          std::vector<float> want(n);
+          for (int i = 0; i < n; ++i) want[static_cast<std::size_t>(i)] = 2.0f + static_cast<float>(i);
+          return want;
+        }(),
+        "slow_fill");
   });
 }
 

@@ -258,10 +258,16 @@ TEST_CASE("heat_pass: a window of a larger array, only its store rectangle writt
     int steps;
   };
   // Windows at odd offsets and sizes, touching the array's edges or not, store rectangles from the
-  // whole window to a thin strip, and steps from 0 to a full pass.
-  const Case cases[] = {{53, 41, 5, 3, 40, 34, 0, 0, 40, 34, 6},  {53, 41, 0, 0, 53, 41, 7, 5, 11, 29, 4},
-                        {97, 31, 13, 2, 71, 27, 0, 3, 71, 3, 5},  {64, 64, 1, 1, 62, 62, 2, 2, 58, 58, 2},
-                        {17, 200, 3, 9, 9, 181, 4, 0, 1, 181, 3}, {30, 30, 2, 2, 20, 20, 0, 0, 20, 20, 0}};
+  // whole window to a thin strip, and steps from 0 to a full pass. The last five are the shapes
+  // duet::mpi's rings take (a strip of a few cells along a long edge, both ways, which heat_pass runs
+  // in narrow regions) and store rectangles far from the window's corner (the launch starts at
+  // their first tile).
+  const Case cases[] = {{53, 41, 5, 3, 40, 34, 0, 0, 40, 34, 6},       {53, 41, 0, 0, 53, 41, 7, 5, 11, 29, 4},
+                        {97, 31, 13, 2, 71, 27, 0, 3, 71, 3, 5},       {64, 64, 1, 1, 62, 62, 2, 2, 58, 58, 2},
+                        {17, 200, 3, 9, 9, 181, 4, 0, 1, 181, 3},      {30, 30, 2, 2, 20, 20, 0, 0, 20, 20, 0},
+                        {41, 503, 0, 0, 18, 503, 6, 6, 6, 491, 6},     {307, 401, 289, 0, 18, 401, 7, 5, 5, 389, 6},
+                        {509, 31, 0, 13, 509, 18, 6, 6, 497, 6, 6},    {301, 257, 3, 5, 290, 250, 150, 170, 7, 61, 5},
+                        {301, 257, 0, 0, 301, 257, 200, 101, 89, 43, 6}};
   const float r = 0.21f;
   for_each_device([&](const duet::Device& dev) {
     duet::Queue q = dev.queue();

@@ -156,8 +156,8 @@ std::shared_ptr<BufferImpl> CudaDevice::wrap(std::uintptr_t native, std::size_t 
   return std::make_shared<CudaBuffer>(CudaBuffer::Wrapped{}, shared_from_this(), ptr, bytes);
 }
 
-std::shared_ptr<QueueImpl> CudaDevice::create_queue() {
-  return std::make_shared<CudaQueue>(shared_from_this(), context());
+std::shared_ptr<QueueImpl> CudaDevice::create_queue(bool high_priority) {
+  return std::make_shared<CudaQueue>(shared_from_this(), context(), high_priority);
 }
 
 // A CUDA graph where the driver has the graph functions; otherwise core replays the commands.

@@ -29,7 +29,7 @@ class CudaDevice final : public DeviceImpl, public std::enable_shared_from_this<
   std::shared_ptr<HostMemoryImpl> allocate_host(std::size_t bytes) override;
   std::shared_ptr<BufferImpl> wrap(std::uintptr_t native, std::size_t bytes) override;
   std::uintptr_t native_context() override { return reinterpret_cast<std::uintptr_t>(context()); }
-  std::shared_ptr<QueueImpl> create_queue() override;
+  std::shared_ptr<QueueImpl> create_queue(bool high_priority) override;
   BuildResult build(const detail::AssembledSource& source, const std::string& name,
                     const std::vector<std::string>& options) override;
   std::shared_ptr<ProgramImpl> load_binary(const std::string& binary, const std::string& name) override;

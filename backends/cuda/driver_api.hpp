@@ -51,6 +51,8 @@
   X(cuMemsetD32Async)                \
   X(cuMemsetD2D32Async)              \
   X(cuStreamCreate)                  \
+  X(cuStreamCreateWithPriority)      \
+  X(cuCtxGetStreamPriorityRange)     \
   X(cuStreamDestroy)                 \
   X(cuStreamSynchronize)             \
   X(cuStreamWaitEvent)               \

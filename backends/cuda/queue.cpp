@@ -27,10 +27,17 @@ CUdeviceptr address(const BufferImpl& b, std::size_t offset) {
 
 }  // namespace
 
-CudaQueue::CudaQueue(std::shared_ptr<const CudaDevice> device, CUcontext ctx)
+CudaQueue::CudaQueue(std::shared_ptr<const CudaDevice> device, CUcontext ctx, bool high_priority)
     : device_(std::move(device)), ctx_(ctx) {
   ContextGuard guard(ctx_);
-  DUET_CU(cuStreamCreate, &stream_, CU_STREAM_NON_BLOCKING);
+  if (!high_priority) {
+    DUET_CU(cuStreamCreate, &stream_, CU_STREAM_NON_BLOCKING);
+    return;
+  }
+  // Lower numbers are higher priorities; the default stream priority is the least one.
+  int least = 0, greatest = 0;
+  DUET_CU(cuCtxGetStreamPriorityRange, &least, &greatest);
+  DUET_CU(cuStreamCreateWithPriority, &stream_, CU_STREAM_NON_BLOCKING, greatest);
 }
 
 CudaQueue::~CudaQueue() {

@@ -22,7 +22,7 @@ class CudaEvent;
 
 class CudaQueue final : public QueueImpl {
  public:
-  CudaQueue(std::shared_ptr<const CudaDevice> device, CUcontext ctx);
+  CudaQueue(std::shared_ptr<const CudaDevice> device, CUcontext ctx, bool high_priority);
   // Waits for the stream's work first, so failures of work still queued are reported (on stderr)
   // rather than lost, and host memory of pending reads is no longer written after the queue is gone.
   ~CudaQueue() override;

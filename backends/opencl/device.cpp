@@ -241,7 +241,9 @@ std::shared_ptr<BufferImpl> OpenCLDevice::wrap(std::uintptr_t native, std::size_
   return std::make_shared<OpenCLBuffer>(shared_from_this(), cl::Buffer(mem, true), bytes, false);
 }
 
-std::shared_ptr<QueueImpl> OpenCLDevice::create_queue() {
+std::shared_ptr<QueueImpl> OpenCLDevice::create_queue(bool /*high_priority*/) {
+  // OpenCL 1.2's queue creation, which duet targets, takes no priority (cl_khr_priority_hints needs
+  // 2.0's clCreateCommandQueueWithProperties): every queue is a normal one, as QueueOptions allows.
   cl_int err = CL_SUCCESS;
   // In order, because duet's queues promise that commands run in the order they were enqueued;
   // profiling, because events measure device time from its timestamps.

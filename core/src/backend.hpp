@@ -226,7 +226,8 @@ class DeviceImpl {
   virtual std::shared_ptr<BufferImpl> wrap(std::uintptr_t native, std::size_t bytes) = 0;
   // CUcontext / cl_context, as an integer; created on first use.
   virtual std::uintptr_t native_context() = 0;
-  virtual std::shared_ptr<QueueImpl> create_queue() = 0;
+  // A queue whose work the device starts before normal queues' where the backend can (QueueOptions).
+  virtual std::shared_ptr<QueueImpl> create_queue(bool high_priority) = 0;
   // `source` is complete: the backend's prelude, defines and the user's source (with #line marks),
   // or a native CUDA C++ / OpenCL C source; its map places the compiler's positions for a backend
   // whose compiler does not follow #line. `options` go to the compiler after the backend's own.

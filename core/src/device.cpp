@@ -56,7 +56,7 @@ Queue Device::queue(const QueueOptions& options) const {
   state->device = *this;
   state->command_timing = options.command_timing;
   state->queue = std::make_shared<detail::LockedQueue>();
-  state->queue->impl = core_->impl->create_queue();
+  state->queue->impl = core_->impl->create_queue(options.priority == QueuePriority::high);
   state->queue->label = "queue " + std::to_string(++core_->queues_made) + " of " + i.id();
   return detail::Access::make_queue(std::move(state));
 }

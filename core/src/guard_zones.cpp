@@ -17,7 +17,7 @@ constexpr std::size_t kMinGuard = 256;
 backend::QueueImpl& guard_queue(const Device& device) {
   DeviceCore& core = *detail::Access::core(device);
   std::lock_guard<std::mutex> lock(core.guard_mutex);
-  if (!core.guard_queue) core.guard_queue = core.impl->create_queue();
+  if (!core.guard_queue) core.guard_queue = core.impl->create_queue(false);
   return *core.guard_queue;
 }
 

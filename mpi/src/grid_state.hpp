@@ -81,7 +81,10 @@ struct Grid2D::State {
   std::uint32_t sequence = 0;
   bool peers_anywhere = false;  // some rank of the grid has a peer edge
   std::optional<Queue> exchange_queue;
-  mutable std::optional<Queue> interior;  // where heat() steps the tile while the halo travels
+  // Where heat() exchanges the halo and steps the rings next to it while the caller's queue steps
+  // the tile (high priority: see heat.cpp). Ordered against the caller's queue with events, so its
+  // exchanges keep the order the peer path needs as if they ran on exchange_queue.
+  mutable std::optional<Queue> edges;
 
   bool has(Side side) const { return neighbours[static_cast<int>(side)] != MPI_PROC_NULL; }
   // Where the owned cells lie in the local array.

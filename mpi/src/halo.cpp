@@ -168,9 +168,12 @@ void Grid2D::begin_exchange(Queue& q, Buffer<float>& local) {
   s.exchanging = true;
   if (!pair_active(s, Side::west, Side::east) && !pair_active(s, Side::south, Side::north)) return;
   if (s.peers_anywhere) {
-    if (!s.exchange_queue) s.exchange_queue.emplace(q);
-    const auto a = s.exchange_queue->lifetime(), b = q.lifetime();
-    if (a.owner_before(b) || b.owner_before(a))
+    const auto same = [](const Queue& x, const Queue& y) {
+      const auto a = x.lifetime(), b = y.lifetime();
+      return !a.owner_before(b) && !b.owner_before(a);
+    };
+    if (!s.exchange_queue && !(s.edges && same(*s.edges, q))) s.exchange_queue.emplace(q);
+    if (!(s.edges && same(*s.edges, q)) && !same(*s.exchange_queue, q))
       throw ArgumentError(
           "Grid2D::begin_exchange: this grid's exchanges ran on another queue; the peer path "
           "orders exchanges on the devices and needs every exchange of a grid on one queue");

@@ -133,10 +133,19 @@ void bind_device(nb::module_& m) {
       .def_prop_ro("backend", [](const Device& d) { return d.info().backend; })
       .def_prop_ro("kind", [](const Device& d) { return kind_name(d.info().kind); })
       .def_prop_ro("supports_double", [](const Device& d) { return d.info().supports_double; })
-      .def("queue", [](const Device& d, bool command_timing) { return d.queue(QueueOptions{command_timing}); },
-           nb::arg("command_timing") = false,
-           "A new queue (CUDA stream / OpenCL command queue) of this device; with command_timing, every "
-           "operation's event tells its own device time (Event.duration_ms), at a small cost per operation")
+      .def(
+          "queue",
+          [](const Device& d, bool command_timing, const std::string& priority) {
+            if (priority != "normal" && priority != "high")
+              throw ArgumentError("Device.queue: priority must be 'normal' or 'high', not '" + priority + "'");
+            return d.queue(QueueOptions{command_timing,
+                                        priority == "high" ? QueuePriority::high : QueuePriority::normal});
+          },
+          nb::arg("command_timing") = false, nb::arg("priority") = "normal",
+          "A new queue (CUDA stream / OpenCL command queue) of this device; with command_timing, every "
+          "operation's event tells its own device time (Event.duration_ms), at a small cost per operation; "
+          "priority 'high' lets its kernels start before other queues' waiting work where the backend can "
+          "(CUDA stream priorities; a hint, a normal queue on OpenCL)")
       .def_prop_ro("default_queue", [](const Device& d) { return default_queue(d); },
                    "The queue calls on this device use when given none")
       .def("compile", [](const Device& d, const std::string& source, nb::handle defines, const std::string& name) {

@@ -84,3 +84,22 @@ def test_command_timing(device):
         k(4096, None, x, 4096, 1).duration_ms()  # the default queue is not timed
     with pytest.raises(duet.ArgumentError, match="two queues|different queues|another queue"):
         duet.elapsed_ms(start, device.queue().record())
+
+
+def test_high_priority_queue_orders_by_events(device):
+    """A queue of either priority that waits for the other's event sees its writes."""
+    k = device.compile(BUSY).busy
+    n = 1 << 15
+    want = 0.0
+    for _ in range(3000):
+        want = want * 0.999 + 0.001
+    want = (want + 1.0) * 0.999 + 0.001 + 1.0  # busy with 3000 rounds, then with 1
+    for first, second in (("normal", "high"), ("high", "normal")):
+        producer, consumer = device.queue(priority=first), device.queue(priority=second)
+        x = duet.zeros(n, device=device, queue=producer)
+        k(n, None, x, n, 3000, queue=producer)
+        consumer.wait(producer.record())
+        k(n, None, x, n, 1, queue=consumer)
+        np.testing.assert_allclose(x.get(queue=consumer), np.full(n, want), rtol=1e-5)
+    with pytest.raises(duet.ArgumentError, match="priority"):
+        device.queue(priority="urgent")

@@ -51,6 +51,18 @@ HeatParams block_params_for(const DeviceInfo& info) {
   return p;
 }
 
+// heat_pass's shape for a window whose stored rectangle is store_nx x store_ny cells. A pass computes
+// whole regions, so a rectangle a few cells wide (the ring along an edge that duet::mpi recomputes
+// beside a tile's pass) in the 96-cell-wide regions of the grid's shape would compute 16 times the
+// cells it keeps: such rectangles take regions 24 cells across the ring and long along it.
+HeatParams pass_params_for(const DeviceInfo& info, std::size_t store_nx, std::size_t store_ny) {
+  HeatParams p = block_params_for(info);
+  const auto ring = static_cast<std::size_t>(2 * p.depth);
+  if (store_nx <= ring && store_ny > store_nx) p.bx = 8, p.kx = 3, p.by = 32, p.rh = 5;  // 24 x 160 cells
+  else if (store_ny <= ring && store_nx > store_ny) p.bx = 32, p.kx = 3, p.by = 8, p.rh = 3;  // 96 x 24 cells
+  return p;
+}
+
 bool block_fits(const HeatParams& p, const DeviceInfo& info) {
   const std::size_t threads = static_cast<std::size_t>(p.bx) * static_cast<std::size_t>(p.by);
   const std::size_t shared_bytes = 2 * threads * static_cast<std::size_t>(p.kx * p.rh) * sizeof(float);
@@ -203,15 +215,24 @@ void heat_pass(Queue& q, const Buffer<float>& u, Buffer<float>& v, const HeatWin
   extension::require_elements(call, "v", v, cells);
   if (u.raw().same_allocation(v.raw())) throw ArgumentError(std::string(call) + ": u and v must be different buffers");
   if (steps == 0 || w.store_nx == 0 || w.store_ny == 0) return;
-  const HeatParams p = block_params_for(q.device().info());
-  if (!block_fits(p, q.device().info()))
-    throw ArgumentError(std::string(call) + ": " + q.device().info().id() + " cannot run heat_block");
-  const BlockLaunch shape = block_launch(p, w.nx, w.ny);
-  q.launch(block_kernel(q.device(), p, "heat_block_window"), shape.global, shape.local, u, v,
-           static_cast<int>(w.nx), static_cast<int>(w.ny), r, steps, static_cast<int>(w.pitch),
+  const DeviceInfo& info = q.device().info();
+  if (!block_fits(block_params_for(info), info))
+    throw ArgumentError(std::string(call) + ": " + info.id() + " cannot run heat_block");
+  HeatParams p = pass_params_for(info, w.store_nx, w.store_ny);
+  if (!block_fits(p, info)) p = block_params_for(info);
+  // Only the tiles that hold stored cells: the launch starts at the first of them.
+  const std::size_t tile_x = static_cast<std::size_t>(p.bx * p.kx - 2 * p.depth);
+  const std::size_t tile_y = static_cast<std::size_t>(p.by * p.rh - 2 * p.depth);
+  const std::size_t gx0 = w.store_x0 / tile_x, gy0 = w.store_y0 / tile_y;
+  const std::size_t groups_x = (w.store_x0 + w.store_nx - 1) / tile_x - gx0 + 1;
+  const std::size_t groups_y = (w.store_y0 + w.store_ny - 1) / tile_y - gy0 + 1;
+  q.launch(block_kernel(q.device(), p, "heat_block_window"),
+           Range(groups_x * static_cast<std::size_t>(p.bx), groups_y * static_cast<std::size_t>(p.by)),
+           Range(static_cast<std::size_t>(p.bx), static_cast<std::size_t>(p.by)), u, v, static_cast<int>(w.nx),
+           static_cast<int>(w.ny), r, steps, static_cast<int>(w.pitch),
            static_cast<std::uint64_t>(w.y0 * w.pitch + w.x0), static_cast<int>(w.store_x0),
            static_cast<int>(w.store_y0), static_cast<int>(w.store_x0 + w.store_nx),
-           static_cast<int>(w.store_y0 + w.store_ny));
+           static_cast<int>(w.store_y0 + w.store_ny), static_cast<int>(gx0), static_cast<int>(gy0));
 }
 
 }  // namespace duet

@@ -77,6 +77,8 @@ DUET_API std::vector<std::string> backend_names();
 DUET_API std::vector<DeviceInfo> devices();
 
 // How a queue is made (Device::queue).
+enum class QueuePriority { normal, high };
+
 struct QueueOptions {
   // Every operation's event can tell how long the operation ran on the device
   // (Event::duration_ms). Off by default, since it costs each operation on that queue: on CUDA an
@@ -84,6 +86,13 @@ struct QueueOptions {
   // allocation); on OpenCL a launch asks for an event of its own, which devices whose markers are
   // timed otherwise spare it. Queues without it pay nothing.
   bool command_timing = false;
+  // Where a device runs work of several queues at once, which queue's work it starts first when
+  // both wait. `high` suits small, latency-bound work issued beside long kernels (a halo exchange
+  // and the edge cells beside a stencil's interior pass): its kernels take the multiprocessors as
+  // soon as any free up, rather than after the long kernel's last group has started. A hint: CUDA
+  // honours it (stream priorities); on OpenCL the queue is a normal one. Order within a queue and
+  // between queues (events) is never changed.
+  QueuePriority priority = QueuePriority::normal;
 };
 
 // Compile-time values for a kernel, emitted as #define NAME VALUE before the source.

@@ -185,9 +185,10 @@ DUET_API CheckpointHeader load_checkpoint(const Grid2D& grid, Queue& q, Buffer<f
 
 // How heat() spends the time of a halo exchange.
 //   off: exchange, then run the steps on the whole local array (duet::heat, temporal blocking).
-//   on:  run the steps on the tile (duet::heat_pass) on a second queue while the halo is exchanged,
-//        then recompute the ring of cells next to each neighbour from the fresh halo; the halo's
-//        MPI time hides behind the interior. Rounds are min(halo, heat_pass_depth) steps.
+//   on:  step the tile on `q` (duet::heat_pass, keeping the cells that need no halo) while a second,
+//        high-priority queue of the grid exchanges the halo and steps the ring of cells next to each
+//        neighbour from it; the exchange and the rings hide behind the tile's pass. Rounds are
+//        min(halo, heat_pass_depth) steps.
 //   automatic: on for GPUs whose edges go through MPI (host-staged or CUDA-aware), off on the peer
 //   path (nothing waits on the host there) and for CPUs (whose heat_pass is slower than their
 //   one-step kernel).
