@@ -143,14 +143,13 @@ void heat(Grid2D& grid, Queue& q, Buffer<float>& u, Buffer<float>& v, float r, i
   // ring of cells along each neighbour from it. Round n's tile pass and round n's exchange and rings
   // run side by side: the tile pass keeps only cells at least k from a neighbour's edge, which need
   // no halo, and the rings store the rest. What orders them, besides each queue's own order:
-  //   - round n's exchange and rings come after round n - 1's tile pass: the rings read cells it
-  //     stored and overwrite cells it read, and a device-to-device exchange spins until the
-  //     neighbour's strip arrives, which beside a tile pass would hold multiprocessors it needs;
-  //   - round n's tile pass reads round n - 1's rings and overwrites cells they read.
-  // A device starts kernels that wait in the order they were enqueued, so the tile pass is split in
-  // two halves of rows and the rings are enqueued between them: they start as soon as the halo is
-  // in, not after the whole tile pass has started, and the next round's tile pass, which waits for
-  // them, finds them done. The edge queue also has high priority where the backend has priorities.
+  //   - the tile pass of round n reads the rings of round n - 1 and overwrites cells those rings
+  //     read, so it waits for them;
+  //   - the rings of round n read cells the tile pass of round n - 1 stored and overwrite cells it
+  //     read, so they wait for it.
+  // The edge queue has high priority: its small kernels (the exchange's pack and unpack, the rings)
+  // take multiprocessors as the tile pass's groups finish instead of after the last of them starts,
+  // so the next tile pass, which waits for the rings, finds them done.
   if (!s.edges) s.edges.emplace(s.device.queue(QueueOptions{false, QueuePriority::high}));
   Queue& edges = *s.edges;
   // The two queues update different cells of the same buffers, which DUET_CHECK's detector (judging
@@ -159,23 +158,21 @@ void heat(Grid2D& grid, Queue& q, Buffer<float>& u, Buffer<float>& v, float r, i
   v.raw().exempt_from_queue_check();
   const Layout l = layout_of(s);
   const int round = std::min(grid.halo(), heat_pass_depth(s.device));
-  Event rings_done = edges.record(), tile_done = q.record();  // the caller's work comes first
+  edges.wait(q.record());  // the caller's work on u and v comes first
+  Event rings_done = edges.record(), tile_done = q.record();
   for (int done = 0; done < steps;) {
     const int k = std::min(round, steps - done);
-    const HeatWindow inner = inner_window(l, s, static_cast<std::size_t>(k));
-    HeatWindow first = inner, second = inner;
-    first.store_ny = inner.store_ny / 2;
-    second.store_y0 = inner.store_y0 + first.store_ny, second.store_ny = inner.store_ny - first.store_ny;
-    edges.wait(tile_done);
+    // The strips leave first, so that their copies start before the tile pass fills the device.
     grid.begin_exchange(edges, u);
     q.wait(rings_done);
-    heat_pass(q, u, v, first, r, k);
+    heat_pass(q, u, v, inner_window(l, s, static_cast<std::size_t>(k)), r, k);
+    const Event tile_now = q.record();
     grid.finish_exchange(edges, u);
+    edges.wait(tile_done);
     for (Side side : {Side::west, Side::east, Side::south, Side::north})
       if (s.has(side)) heat_pass(edges, u, v, ring_window(l, side, static_cast<std::size_t>(k)), r, k);
     rings_done = edges.record();
-    heat_pass(q, u, v, second, r, k);
-    tile_done = q.record();
+    tile_done = tile_now;
     std::swap(u, v);
     done += k;
   }
