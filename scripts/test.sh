@@ -92,7 +92,7 @@ fi
 # duet's host memory, and tests/test_threads.cpp and test_shared_queue.cpp start threads of their
 # own); the TSan build compiles duet_tests alone. Debug (-O0): with the sanitizers it compiles in a
 # third of -O1's time, and the tests' time goes to PoCL, LLVM and NVRTC, which run as fast either
-# way. The checked mode's second run of the suite (duet.<backend>.checked, DUET_CHECK=1) is left to
+# way. The checked mode's second run of the suite (duet.<backend>.checked.dev<i>, DUET_CHECK=1) is left to
 # the plain build: under the sanitizers it would only run the same code again, slower. The ASan
 # build leaves out the duet command and the benchmark (-DDUET_BUILD_TOOLS=OFF), and with them the
 # tests that drive the library through the command (duet.cache, duet.mpi.checkpoint, the benchmark
@@ -125,7 +125,7 @@ if [[ ${DUET_SANITIZERS:-1} != 0 ]]; then
   sanitize_configure=()
   DUET_TEST_ONLY='*thread*,*shared queue*,*queue_state*,*between queues*,*event*,*transfer*,*map*,*graph*,*replay*,*device*' \
     sanitized "$build_dir-tsan" thread duet_tests \
-    -R '^duet[.]opencl([.]two_devices|[.]matmul_sizes)?$'
+    -R '^duet[.]opencl[.](dev[0-9]+|two_devices|matmul_sizes)$'
 fi
 
 if ((ctest_status)); then

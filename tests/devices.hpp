@@ -13,18 +13,26 @@
 #include <string>
 #include <vector>
 
-// Every device of the backend under test (empty for DUET_TEST_BACKEND=none or nvrtc).
+// Every device of the backend under test, or the shard's (DUET_TEST_DEVICE_INDEX; main.cpp); empty
+// for DUET_TEST_BACKEND=none or nvrtc.
 const std::vector<duet::Device>& test_devices();
 
 // The seed of this run's random inputs (DUET_TEST_SEED repeats a run).
 std::uint64_t test_seed();
 
-// Two devices for the cross-device tests: the first two under test, else any two this process can
-// open (another backend's included), else none. POCL_DEVICES="pthread pthread" gives PoCL two.
+// Two devices for the cross-device tests: the first two under test, else the first two of the
+// backend under test (a run sharded by device, DUET_TEST_DEVICE_INDEX, tests one of them), else any
+// two this process can open (another backend's included), else none. POCL_DEVICES="pthread pthread"
+// gives PoCL two.
 inline std::vector<duet::Device> two_devices() {
-  if (test_devices().size() >= 2) return {test_devices()[0], test_devices()[1]};
+  const std::vector<duet::Device>& tested = test_devices();
+  if (tested.size() >= 2) return {tested[0], tested[1]};
   const std::vector<duet::DeviceInfo> all = duet::devices();
-  if (all.size() >= 2) return {duet::Device::open(all[0].id()), duet::Device::open(all[1].id())};
+  std::vector<duet::DeviceInfo> pick;
+  for (const duet::DeviceInfo& info : all)
+    if (!tested.empty() && info.backend == tested[0].info().backend) pick.push_back(info);
+  if (pick.size() < 2) pick = all;
+  if (pick.size() >= 2) return {duet::Device::open(pick[0].id()), duet::Device::open(pick[1].id())};
   return {};
 }
 

@@ -8,6 +8,10 @@
 //   unset / all    every device of every backend that loaded (for running the binary by hand).
 // DUET_TEST_SEED=<n> repeats the random inputs of an earlier run; every run prints its seed.
 // DUET_TEST_MIN_DEVICES=<n> exits 77 when fewer devices than that are found (the two-device run).
+// DUET_TEST_DEVICE_INDEX=<i> keeps the run to the device at index i of those it would cover (0 is the
+// first), and with DUET_TEST_DEVICE_SHARDS=<n> also to i+n, i+2n, ...: CTest's per-device shards,
+// which let a machine's devices run side by side (tests/CMakeLists.txt). A shard without a device
+// exits 77 before it opens one. Shards other than 0 leave out the tests that need no device.
 // DUET_TEST_EXCLUDE=<filters> leaves those test cases out (doctest's -tce syntax); DUET_TEST_ONLY=<filters>
 // runs only those (-tc).
 // doctest's own command-line options (-tc, -sc, -s, ...) work as usual.
@@ -51,10 +55,49 @@ void print_backends() {
   }
 }
 
+// Which of the devices a run would cover it keeps (DUET_TEST_DEVICE_INDEX and _SHARDS): position
+// `index` among them, and with `shards` > 0 every shards-th one after it. index < 0: every device.
+struct Shard {
+  long index = -1;
+  long shards = 0;
+  bool keeps(long position) const {
+    if (index < 0) return true;
+    return shards > 0 ? position % shards == index : position == index;
+  }
+};
+
+// A whole number of 0 or more from the environment into `value` (left as it is when unset); false,
+// with the reason printed, for anything else.
+bool read_count(const char* name, long& value) {
+  const std::string text = env_or(name, "");
+  if (text.empty()) return true;
+  char* end = nullptr;
+  const long parsed = std::strtol(text.c_str(), &end, 10);
+  if (*end != '\0' || parsed < 0) {
+    std::cerr << name << "=" << text << " is not a whole number of 0 or more\n";
+    return false;
+  }
+  value = parsed;
+  return true;
+}
+
+bool read_shard(Shard& shard) {
+  if (!read_count("DUET_TEST_DEVICE_INDEX", shard.index) || !read_count("DUET_TEST_DEVICE_SHARDS", shard.shards))
+    return false;
+  if (shard.index >= 0 && shard.shards > 0 && shard.index >= shard.shards) {
+    std::cerr << "DUET_TEST_DEVICE_INDEX=" << shard.index << " must be below DUET_TEST_DEVICE_SHARDS=" << shard.shards
+              << "\n";
+    return false;
+  }
+  return true;
+}
+
 // Opens every device of `backend` ("" for all backends) of the kind DUET_TEST_DEVICE_KIND names
 // (gpu, cpu; unset: every kind), so that one machine's GPU and CPU drivers can run as separate
-// processes at once. Returns a skip reason when there is none.
-std::string collect_devices(const std::string& backend) {
+// processes at once, and of those the shard's. Only the devices kept are opened: a shard whose
+// index is past the last device decides to skip from the list alone. Returns a skip reason when
+// there is none.
+std::string collect_devices(const std::string& backend, const Shard& shard) {
   const std::string kind = env_or("DUET_TEST_DEVICE_KIND", "");
   if (!backend.empty()) {
     bool built = false;
@@ -66,16 +109,21 @@ std::string collect_devices(const std::string& backend) {
     }
     if (!built) return "duet was built without the " + backend + " backend";
   }
+  long position = 0;
+  std::vector<std::string> kept;
   for (const duet::DeviceInfo& info : duet::devices()) {
     if (!backend.empty() && info.backend != backend) continue;
     std::string info_kind = duet::to_string(info.kind);  // "GPU"
     for (char& c : info_kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (!kind.empty() && kind != info_kind) continue;
-    g_devices.push_back(duet::Device::open(info.id()));
+    if (shard.keeps(position++)) kept.push_back(info.id());
   }
-  if (g_devices.empty())
-    return "no " + (backend.empty() ? std::string("") : backend + " ") + (kind.empty() ? "" : kind + " ") +
-           "devices found";
+  const std::string which = (backend.empty() ? std::string("") : backend + " ") + (kind.empty() ? "" : kind + " ");
+  if (position == 0) return "no " + which + "devices found";
+  if (kept.empty())
+    return "no device for DUET_TEST_DEVICE_INDEX=" + std::to_string(shard.index) + ": " + std::to_string(position) +
+           " " + which + "device(s) found, all of them covered by shards of lower index";
+  for (const std::string& id : kept) g_devices.push_back(duet::Device::open(id));
   return {};
 }
 
@@ -116,15 +164,20 @@ int main(int argc, char** argv) {
       }
       context.setOption("test-suite", "nvrtc");
     } else if (mode == "cuda" || mode == "opencl" || mode == "all") {
+      Shard shard;
+      if (!read_shard(shard)) return 2;
       print_backends();
-      const std::string reason = collect_devices(mode == "all" ? "" : mode);
+      const std::string reason = collect_devices(mode == "all" ? "" : mode, shard);
       if (!reason.empty()) {
-        if (mode != "all") {
+        if (mode != "all" || shard.index >= 0) {
           std::cout << "SKIPPED: " << reason << "\n";
           return kSkipped;
         }
         std::cout << reason << ": running the device-independent tests only\n";
         context.setOption("test-suite", "nodevice");
+      } else if (shard.index > 0) {
+        // Shard 0 runs the tests that need no device; the others would only repeat them.
+        context.setOption("test-suite-exclude", "nvrtc,nodevice");
       } else {
         context.setOption("test-suite-exclude", "nvrtc");
       }

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "devices.hpp"
+#include "gemm_cases.hpp"
 #include "support.hpp"
 
 namespace {
@@ -33,186 +34,22 @@ using duet::Op;
 
 constexpr Op kNone = Op::none, kTrans = Op::transpose;
 
-// Element traits: conversions, the poison, the arithmetic's unit roundoff, the storage rounding.
-template <class T>
-struct Elem;
-template <>
-struct Elem<float> {
-  using Scalar = float;
-  static float from(double x) { return static_cast<float>(x); }
-  static double to(float x) { return x; }
-  static float poison() { return std::numeric_limits<float>::quiet_NaN(); }
-  static constexpr double u = 1.0 / (1 << 24);
-  static constexpr double store_u = 0.0;
-  static constexpr const char* name = "float";
-};
-template <>
-struct Elem<double> {
-  using Scalar = double;
-  static double from(double x) { return x; }
-  static double to(double x) { return x; }
-  static double poison() { return std::numeric_limits<double>::quiet_NaN(); }
-  static constexpr double u = 1.0 / 9007199254740992.0;  // 2^-53
-  static constexpr double store_u = 0.0;
-  static constexpr const char* name = "double";
-};
-template <>
-struct Elem<duet::half> {
-  using Scalar = float;
-  static duet::half from(double x) { return duet::half::from_float(static_cast<float>(x)); }
-  static double to(duet::half x) { return x.to_float(); }
-  static duet::half poison() { return duet::half{0x7e00}; }
-  static constexpr double u = 1.0 / (1 << 24);        // float arithmetic
-  static constexpr double store_u = 1.0 / (1 << 11);  // one rounding to half
-  static constexpr const char* name = "half";
-};
+using gemm_cases::Elem;
+using Case = gemm_cases::GemmCase;
 
-template <class T>
-bool is_poison(T x) {
-  return std::isnan(Elem<T>::to(x));
+// Each product's float or double sums round at most about K u |a||b| summed, doubled for slack, plus
+// the rounding of the inputs inside the kernel (input_u, for TF32); a half C adds its one rounding.
+template <class T, class TC>
+double tolerance(const Case& c, double want, double scale) {
+  return (2.0 * double(c.K + 3) * Elem<T>::u + c.input_u) * scale + Elem<TC>::store_u * std::fabs(want) +
+         (Elem<TC>::store_u > 0 ? 1e-7 : 1e-300);
 }
 
-struct Case {
-  const char* label;
-  Op op_a, op_b;
-  std::size_t M, N, K;
-  double alpha = 1.0, beta = 0.0;
-  std::size_t pad_a = 0, pad_b = 0, pad_c = 0;  // ld = stored row width + pad
-  std::size_t off_a = 0, off_b = 0, off_c = 0;  // views start this many elements in
-  std::size_t batch = 0;                        // 0: gemm(); else gemm_strided_batched
-  std::size_t gap = 0;                          // extra elements between a batch's matrices
-  bool broadcast_b = false;                     // stride_b = 0: one B for the whole batch
-  GemmOptions options = {};
-  // Relative error of each product from rounding the inputs inside the kernel (TF32: 2 2^-11).
-  double input_u = 0.0;
-};
-
-std::string describe(const Case& c) {
-  std::string s = std::string(c.label) + ": op_a " + duet::to_string(c.op_a) + ", op_b " +
-                  duet::to_string(c.op_b) + ", " + std::to_string(c.M) + "x" + std::to_string(c.N) + "x" +
-                  std::to_string(c.K) + ", alpha " + std::to_string(c.alpha) + ", beta " +
-                  std::to_string(c.beta) + ", pads " + std::to_string(c.pad_a) + "/" +
-                  std::to_string(c.pad_b) + "/" + std::to_string(c.pad_c) + ", offsets " +
-                  std::to_string(c.off_a) + "/" + std::to_string(c.off_b) + "/" + std::to_string(c.off_c) +
-                  ", path " + duet::to_string(c.options.path);
-  if (c.options.splits) s += ", splits " + std::to_string(c.options.splits);
-  if (c.batch) s += ", batch " + std::to_string(c.batch) + (c.broadcast_b ? " (B broadcast)" : "");
-  return s;
-}
-
-// One operand's layout in its buffer.
-struct Layout {
-  std::size_t rows, cols, ld, stride, count, offset, size;
-  // Whether buffer element i is element (b, r, c) of the matrices, for r < rows and c < cols.
-  bool inside(std::size_t i, std::size_t& b, std::size_t& r, std::size_t& c) const {
-    if (i < offset) return false;
-    const std::size_t j = i - offset;
-    b = stride ? j / stride : 0;
-    const std::size_t in = stride ? j % stride : j;
-    if (b >= count) return false;
-    r = in / ld;
-    c = in % ld;
-    return r < rows && c < cols;
-  }
-};
-
-Layout layout(std::size_t rows, std::size_t cols, std::size_t pad, std::size_t offset, std::size_t count,
-              std::size_t gap, bool broadcast) {
-  Layout l;
-  l.rows = rows, l.cols = cols, l.ld = cols + pad, l.offset = offset;
-  l.stride = broadcast ? 0 : rows * l.ld + gap;
-  l.count = broadcast ? 1 : count;
-  l.size = offset + (l.count - 1) * l.stride + rows * l.ld + 3;  // 3 more past the end
-  if (broadcast) l.stride = 0;
-  return l;
-}
-
-// Runs the case and checks it; returns C's whole buffer as read back (for determinism checks).
-// A and B hold T, C holds TC (T, or float for half inputs).
+// Runs the case and checks it (gemm_cases.hpp); returns C's whole buffer as read back (for
+// determinism checks). A and B hold T, C holds TC (T, or float for half inputs).
 template <class T, class TC = T>
 std::vector<TC> run_case(const duet::Device& dev, duet::Queue& q, const Case& c) {
-  using S = typename Elem<T>::Scalar;
-  INFO(Elem<T>::name, " into ", Elem<TC>::name, " ", describe(c));
-  const bool ta = c.op_a == kTrans, tb = c.op_b == kTrans;
-  const std::size_t nb = c.batch ? c.batch : 1;
-  const Layout la = layout(ta ? c.K : c.M, ta ? c.M : c.K, c.pad_a, c.off_a, nb, c.gap, false);
-  const Layout lb = layout(tb ? c.N : c.K, tb ? c.K : c.N, c.pad_b, c.off_b, nb, c.gap, c.broadcast_b);
-  const Layout lc = layout(c.M, c.N, c.pad_c, c.off_c, nb, c.gap, false);
-
-  auto rng = make_rng(std::string("gemm ") + c.label, c.M * 1000003 + c.N * 1009 + c.K);
-  // Matrix elements random, everything else (padding, gaps, before and after) poisoned.
-  auto fill = [&](const Layout& l, bool poison_matrix, auto tag) {
-    using U = typename decltype(tag)::type;
-    std::vector<U> v(l.size, Elem<U>::poison());
-    const std::vector<float> values = random_floats(rng, l.size);
-    for (std::size_t i = 0; i < l.size; ++i) {
-      std::size_t b, r, col;
-      if (l.inside(i, b, r, col) && !poison_matrix) v[i] = Elem<U>::from(values[i]);
-    }
-    return v;
-  };
-  const std::vector<T> A = fill(la, false, duet::TypeTag<T>{}), B = fill(lb, false, duet::TypeTag<T>{});
-  const std::vector<TC> C0 = fill(lc, c.beta == 0.0, duet::TypeTag<TC>{});
-
-  duet::Buffer<T> dA(dev, la.size), dB(dev, lb.size);
-  duet::Buffer<TC> dC(dev, lc.size);
-  q.write(dA, A);
-  q.write(dB, B);
-  q.write(dC, C0);
-  const duet::BufferView<T> vA = dA.view(c.off_a, la.size - c.off_a),
-                            vB = dB.view(c.off_b, lb.size - c.off_b);
-  const duet::BufferView<TC> vC = dC.view(c.off_c, lc.size - c.off_c);
-  const S alpha = static_cast<S>(c.alpha), beta = static_cast<S>(c.beta);
-  if (c.batch == 0)
-    duet::gemm(q, c.op_a, c.op_b, c.M, c.N, c.K, alpha, vA, la.ld, vB, lb.ld, beta, vC, lc.ld, c.options);
-  else
-    duet::gemm_strided_batched(q, c.op_a, c.op_b, c.M, c.N, c.K, alpha, vA, la.ld, la.stride, vB, lb.ld,
-                               lb.stride, beta, vC, lc.ld, lc.stride, c.batch, c.options);
-  const std::vector<TC> got = q.to_vector(dC);
-
-  // The reference per matrix of the batch, from the stored values.
-  std::vector<double> a(A.size()), bv(B.size()), c0(C0.size());
-  for (std::size_t i = 0; i < A.size(); ++i) a[i] = Elem<T>::to(A[i]);
-  for (std::size_t i = 0; i < B.size(); ++i) bv[i] = Elem<T>::to(B[i]);
-  for (std::size_t i = 0; i < C0.size(); ++i) c0[i] = Elem<TC>::to(C0[i]);
-  std::vector<double> want(c.M * c.N), scale(c.M * c.N);
-  std::size_t bad = 0, untouched_bad = 0;
-  double worst = 0;
-  std::string first;
-  for (std::size_t b = 0; b < nb; ++b) {
-    reference_gemm(ta, tb, c.M, c.N, c.K, static_cast<double>(alpha), &a[la.offset + b * la.stride], la.ld,
-                   &bv[lb.offset + b * lb.stride], lb.ld, static_cast<double>(beta),
-                   &c0[lc.offset + b * lc.stride], lc.ld, want.data(), scale.data());
-    for (std::size_t i = 0; i < c.M; ++i)
-      for (std::size_t j = 0; j < c.N; ++j) {
-        const double w = want[i * c.N + j];
-        const double g = Elem<TC>::to(got[lc.offset + b * lc.stride + i * lc.ld + j]);
-        const double tol = (2.0 * double(c.K + 3) * Elem<T>::u + c.input_u) * scale[i * c.N + j] +
-                           Elem<TC>::store_u * std::fabs(w) + (Elem<TC>::store_u > 0 ? 1e-7 : 1e-300);
-        const double err = std::fabs(g - w);
-        if (!(err <= tol)) {
-          if (bad < 4)
-            first += "\n  batch " + std::to_string(b) + " C[" + std::to_string(i) + "][" + std::to_string(j) +
-                     "] got " + std::to_string(g) + " want " + std::to_string(w) + " (tolerance " +
-                     std::to_string(tol) + ")";
-          ++bad;
-        }
-        if (err > worst || err != err) worst = err;
-      }
-  }
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    std::size_t b, r, col;
-    if (!lc.inside(i, b, r, col) && !is_poison(got[i])) {
-      if (untouched_bad < 4)
-        first += "\n  C's buffer element " + std::to_string(i) + " outside C was written";
-      ++untouched_bad;
-    }
-  }
-  INFO(bad, " of ", nb * c.M * c.N, " outputs out of tolerance (worst error ", worst, "), ", untouched_bad,
-       " elements outside C written", first);
-  CHECK(bad == 0);
-  CHECK(untouched_bad == 0);
-  return got;
+  return gemm_cases::run_gemm_case<T, TC>(dev, q, c, "gemm ", tolerance<T, TC>);
 }
 
 const Op kOps[2] = {kNone, kTrans};

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "devices.hpp"
+#include "gemm_cases.hpp"
 #include "support.hpp"
 
 namespace {
@@ -35,160 +36,23 @@ using duet::Op;
 constexpr Op kNone = Op::none, kTrans = Op::transpose;
 const Op kOps[2] = {kNone, kTrans};
 
-constexpr double kFloatU = 1.0 / (1 << 24);    // float's unit roundoff: the sums
-constexpr double kBfloat16U = 1.0 / (1 << 8);  // bfloat16's: the one rounding of a bfloat16 C
+using gemm_cases::Elem;
+using Case = gemm_cases::GemmCase;
 
-double to_double(bfloat16 x) { return x.to_float(); }
-double to_double(float x) { return x; }
-bool is_nan(bfloat16 x) { return std::isnan(x.to_float()); }
-bool is_nan(float x) { return std::isnan(x); }
-
+// The bound above: the float sums (Elem<bfloat16>::u is float's unit roundoff), then for a bfloat16
+// C the one rounding of the float result, which may be off by `sums` already; the smallest normal
+// float covers results that round into bfloat16's subnormals.
 template <class TC>
-TC poison();
-template <>
-bfloat16 poison<bfloat16>() {
-  return bfloat16{0x7fc0};  // a quiet NaN
-}
-template <>
-float poison<float>() {
-  return std::numeric_limits<float>::quiet_NaN();
-}
-template <class TC>
-TC from_double(double x);
-template <>
-bfloat16 from_double<bfloat16>(double x) {
-  return bfloat16::from_float(static_cast<float>(x));
-}
-template <>
-float from_double<float>(double x) {
-  return static_cast<float>(x);
+double tolerance(const Case& c, double want, double scale) {
+  const double sums = 2.0 * double(c.K + 3) * Elem<bfloat16>::u * scale;
+  return sums + Elem<TC>::store_u * (std::fabs(want) + sums) + 1e-38;
 }
 
-struct Case {
-  std::string label;
-  Op op_a, op_b;
-  std::size_t M, N, K;
-  double alpha = 1.0, beta = 0.0;
-  std::size_t pad_a = 0, pad_b = 0, pad_c = 0;  // ld = stored row width + pad
-  std::size_t off_a = 0, off_b = 0, off_c = 0;  // views start this many elements in
-  std::size_t batch = 0;                        // 0: gemm(); else gemm_strided_batched
-  std::size_t gap = 0;                          // extra elements between a batch's matrices
-  bool broadcast_b = false;                     // stride_b = 0: one B for the whole batch
-  GemmOptions options = {};
-};
-
-std::string describe(const Case& c) {
-  std::string s = c.label + ": op_a " + duet::to_string(c.op_a) + ", op_b " + duet::to_string(c.op_b) + ", " +
-                  std::to_string(c.M) + "x" + std::to_string(c.N) + "x" + std::to_string(c.K) + ", alpha " +
-                  std::to_string(c.alpha) + ", beta " + std::to_string(c.beta) + ", pads " +
-                  std::to_string(c.pad_a) + "/" + std::to_string(c.pad_b) + "/" + std::to_string(c.pad_c) +
-                  ", offsets " + std::to_string(c.off_a) + "/" + std::to_string(c.off_b) + "/" +
-                  std::to_string(c.off_c) + ", path " + duet::to_string(c.options.path);
-  if (c.batch) s += ", batch " + std::to_string(c.batch) + (c.broadcast_b ? " (B broadcast)" : "");
-  return s;
-}
-
-// One operand's place in its buffer: `count` matrices of rows x cols, `stride` apart, from `offset`.
-struct Layout {
-  std::size_t rows, cols, ld, stride, count, offset, size;
-  bool inside(std::size_t i) const {
-    if (i < offset) return false;
-    const std::size_t j = i - offset;
-    const std::size_t b = stride ? j / stride : 0, in = stride ? j % stride : j;
-    return b < count && in / ld < rows && in % ld < cols;
-  }
-};
-
-Layout layout(std::size_t rows, std::size_t cols, std::size_t pad, std::size_t offset, std::size_t count,
-              std::size_t gap, bool broadcast) {
-  Layout l;
-  l.rows = rows, l.cols = cols, l.ld = std::max<std::size_t>(cols + pad, 1), l.offset = offset;
-  l.count = broadcast ? 1 : count;
-  l.stride = broadcast ? 0 : rows * l.ld + gap;
-  l.size = offset + (l.count - 1) * l.stride + rows * l.ld + 3;  // 3 more past the end
-  return l;
-}
-
-// Runs the case with C of TC (bfloat16 or float) and checks every output and every element around C.
+// Runs the case with C of TC (bfloat16 or float) and checks every output and every element around C
+// (gemm_cases.hpp).
 template <class TC>
 void run_case(const duet::Device& dev, duet::Queue& q, const Case& c) {
-  INFO("bfloat16 into ", (std::is_same_v<TC, float> ? "float" : "bfloat16"), " ", describe(c));
-  const bool ta = c.op_a == kTrans, tb = c.op_b == kTrans;
-  const std::size_t nb = c.batch ? c.batch : 1;
-  const Layout la = layout(ta ? c.K : c.M, ta ? c.M : c.K, c.pad_a, c.off_a, nb, c.gap, false);
-  const Layout lb = layout(tb ? c.N : c.K, tb ? c.K : c.N, c.pad_b, c.off_b, nb, c.gap, c.broadcast_b);
-  const Layout lc = layout(c.M, c.N, c.pad_c, c.off_c, nb, c.gap, false);
-
-  auto rng = make_rng("gemm bfloat16 " + c.label, c.M * 1000003 + c.N * 1009 + c.K);
-  // Matrix elements random, everything else poisoned: a padding element read into a sum shows as NaN.
-  auto fill = [&](const Layout& l, bool poison_matrix, auto zero) {
-    using U = decltype(zero);
-    std::vector<U> v(l.size, poison<U>());
-    const std::vector<float> values = random_floats(rng, l.size);
-    for (std::size_t i = 0; i < l.size; ++i)
-      if (l.inside(i) && !poison_matrix) v[i] = from_double<U>(values[i]);
-    return v;
-  };
-  const std::vector<bfloat16> A = fill(la, false, bfloat16{}), B = fill(lb, false, bfloat16{});
-  const std::vector<TC> C0 = fill(lc, c.beta == 0.0, TC{});
-
-  duet::Buffer<bfloat16> dA(dev, la.size), dB(dev, lb.size);
-  duet::Buffer<TC> dC(dev, lc.size);
-  q.write(dA, A);
-  q.write(dB, B);
-  q.write(dC, C0);
-  const duet::BufferView<bfloat16> vA = dA.view(c.off_a, la.size - c.off_a),
-                                   vB = dB.view(c.off_b, lb.size - c.off_b);
-  const duet::BufferView<TC> vC = dC.view(c.off_c, lc.size - c.off_c);
-  const float alpha = static_cast<float>(c.alpha), beta = static_cast<float>(c.beta);
-  if (c.batch == 0)
-    duet::gemm(q, c.op_a, c.op_b, c.M, c.N, c.K, alpha, vA, la.ld, vB, lb.ld, beta, vC, lc.ld, c.options);
-  else
-    duet::gemm_strided_batched(q, c.op_a, c.op_b, c.M, c.N, c.K, alpha, vA, la.ld, la.stride, vB, lb.ld,
-                               lb.stride, beta, vC, lc.ld, lc.stride, c.batch, c.options);
-  const std::vector<TC> got = q.to_vector(dC);
-
-  std::vector<double> a(A.size()), b(B.size()), c0(C0.size());
-  for (std::size_t i = 0; i < A.size(); ++i) a[i] = to_double(A[i]);
-  for (std::size_t i = 0; i < B.size(); ++i) b[i] = to_double(B[i]);
-  for (std::size_t i = 0; i < C0.size(); ++i) c0[i] = to_double(C0[i]);
-  const double store_u = std::is_same_v<TC, float> ? 0.0 : kBfloat16U;
-  std::vector<double> want(c.M * c.N), scale(c.M * c.N);
-  std::size_t bad = 0, outside = 0;
-  double worst = 0;
-  std::string first;
-  for (std::size_t m = 0; m < nb; ++m) {
-    reference_gemm(ta, tb, c.M, c.N, c.K, alpha, &a[la.offset + m * la.stride], la.ld,
-                   &b[lb.offset + m * lb.stride], lb.ld, beta, &c0[lc.offset + m * lc.stride], lc.ld,
-                   want.data(), scale.data());
-    for (std::size_t i = 0; i < c.M; ++i)
-      for (std::size_t j = 0; j < c.N; ++j) {
-        const double w = want[i * c.N + j];
-        const double g = to_double(got[lc.offset + m * lc.stride + i * lc.ld + j]);
-        const double sums = 2.0 * double(c.K + 3) * kFloatU * scale[i * c.N + j];
-        // The final rounding is of the float result, which may be off by `sums` already; the
-        // smallest normal float covers results that round into bfloat16's subnormals.
-        const double tol = sums + store_u * (std::fabs(w) + sums) + 1e-38;
-        const double err = std::fabs(g - w);
-        if (!(err <= tol)) {
-          if (bad < 4)
-            first += "\n  batch " + std::to_string(m) + " C[" + std::to_string(i) + "][" + std::to_string(j) +
-                     "] got " + std::to_string(g) + " want " + std::to_string(w) + " (tolerance " +
-                     std::to_string(tol) + ")";
-          ++bad;
-        }
-        if (err > worst || err != err) worst = err;
-      }
-  }
-  for (std::size_t i = 0; i < got.size(); ++i)
-    if (!lc.inside(i) && !is_nan(got[i])) {
-      if (outside < 4) first += "\n  C's buffer element " + std::to_string(i) + " outside C was written";
-      ++outside;
-    }
-  INFO(bad, " of ", nb * c.M * c.N, " outputs out of tolerance (worst error ", worst, "), ", outside,
-       " elements outside C written", first);
-  CHECK(bad == 0);
-  CHECK(outside == 0);
+  gemm_cases::run_gemm_case<bfloat16, TC>(dev, q, c, "gemm bfloat16 ", tolerance<TC>);
 }
 
 GemmOptions forced_tensor() {
