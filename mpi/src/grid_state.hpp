@@ -85,6 +85,9 @@ struct Grid2D::State {
   // the tile (high priority: see heat.cpp). Ordered against the caller's queue with events, so its
   // exchanges keep the order the peer path needs as if they ran on exchange_queue.
   mutable std::optional<Queue> edges;
+  // Two more local arrays, made when heat() first overlaps with a halo thinner than its rounds: the
+  // bands along the neighbours step through them (heat.cpp, step_edges).
+  mutable std::vector<Buffer<float>> bands;
 
   bool has(Side side) const { return neighbours[static_cast<int>(side)] != MPI_PROC_NULL; }
   // Where the owned cells lie in the local array.

@@ -74,13 +74,45 @@ HeatWindow ring_window(const Layout& l, Side side, std::size_t k) {
   return w;
 }
 
-// Automatic overlap splits each round into the tile and the rings only where a strip goes through
-// MPI, whose host waits it hides. Peer edges are device work the queue runs in a few microseconds
-// without the host: splitting the round would only add launches and recompute the rings.
+// The band along `side` for a round of k steps whose halo is thinner than k (see step_edges): the
+// window of ring_window, all of it stored except the cells that its inner edge (kept fixed, and so
+// wrong after the first step) has reached after `stepped` steps of the round. The window's other
+// edges are halo cells, refreshed before every part of the round, or the grid's fixed boundary.
+HeatWindow band_window(const Layout& l, Side side, std::size_t k, std::size_t stepped) {
+  HeatWindow w = ring_window(l, side, k);
+  const bool across_x = side == Side::west || side == Side::east;
+  const std::size_t reach = across_x ? w.nx : w.ny;
+  const bool inner_edge = reach < (across_x ? l.lnx : l.lny);
+  const std::size_t lost = inner_edge ? std::min(stepped, reach) : 0;
+  w.store_x0 = 0, w.store_nx = w.nx, w.store_y0 = 0, w.store_ny = w.ny;
+  switch (side) {
+    case Side::west:
+      w.store_nx = reach - lost;
+      break;
+    case Side::east:
+      w.store_x0 = lost, w.store_nx = reach - lost;
+      break;
+    case Side::south:
+      w.store_ny = reach - lost;
+      break;
+    case Side::north:
+      w.store_y0 = lost, w.store_ny = reach - lost;
+      break;
+  }
+  return w;
+}
+
+// Automatic overlap splits each round into the tile and the rings where a strip goes through MPI,
+// whose host waits it hides, and where the halo is thinner than a pass, whose rounds without
+// overlap would each be a pass as shallow as the halo (reading and writing the whole tile every
+// `halo` steps) where with it the tile keeps passes of full depth. Peer edges with a deep enough
+// halo are device work the queue runs in a few microseconds without the host: splitting the round
+// would only add launches and recompute the rings.
 bool overlapping(const Grid2D::State& s, Overlap overlap) {
   if (overlap == Overlap::off) return false;
   if (overlap == Overlap::on) return true;
   if (s.device.info().kind == DeviceKind::cpu) return false;
+  if (s.halo < heat_pass_depth(s.device)) return true;
   for (const Strip& strip : s.strips)
     if (strip.path == HaloPath::host_staged || strip.path == HaloPath::device_mpi) return true;
   return false;
@@ -101,6 +133,46 @@ bool exchanges_replayable(const Grid2D::State& s) {
 // Rounds per recorded graph, and the fewest full rounds that record one (as duet::heat's graphs:
 // even, so that a replay leaves u and v where it found them, and paid back by two replays or more).
 constexpr int kGraphRounds = 16;
+
+// The rings of a round of k steps from `u`, whose halo is fresh, into v. With a halo of k cells or
+// more, one pass over each ring's window. With a thinner one (k = the pass depth, halo h < k), the
+// band of each ring's window steps h steps at a time through the grid's two band buffers, the halo
+// of each exchanged before its steps, so that the tile's pass stays k steps deep while the halo is
+// still exchanged every h steps: the band's cells along its inner edge go wrong one cell per step,
+// but a band twice the ring's depth keeps the ring exact, and the strips it sends lie within h of
+// the tile's edge. Where two bands cross (a corner), both hold the exact values there.
+void step_edges(Grid2D& grid, const Grid2D::State& s, Queue& edges, const Layout& l, Buffer<float>& u,
+                Buffer<float>& v, float r, int k) {
+  const int h = grid.halo();
+  const auto ks = static_cast<std::size_t>(k);
+  Buffer<float>* src = &u;
+  if (k > h) {
+    if (s.bands.empty()) {
+      for (int i = 0; i < 2; ++i) {
+        s.bands.push_back(grid.make_local());
+        edges.fill(s.bands.back(), 0.0f);  // cells no band stores stay defined
+      }
+    }
+    Buffer<float>* dst = &s.bands[0];
+    int stepped = 0;
+    while (stepped + h < k) {
+      if (stepped > 0) grid.exchange_halos(edges, *src);
+      stepped += h;
+      for (Side side : {Side::west, Side::east, Side::south, Side::north})
+        if (s.has(side))
+          heat_pass(edges, *src, *dst, band_window(l, side, ks, static_cast<std::size_t>(stepped)), r, h);
+      src = dst;
+      dst = dst == &s.bands[0] ? &s.bands[1] : &s.bands[0];
+    }
+    grid.exchange_halos(edges, *src);
+    const int last = k - stepped;
+    for (Side side : {Side::west, Side::east, Side::south, Side::north})
+      if (s.has(side)) heat_pass(edges, *src, v, ring_window(l, side, ks), r, last);
+    return;
+  }
+  for (Side side : {Side::west, Side::east, Side::south, Side::north})
+    if (s.has(side)) heat_pass(edges, *src, v, ring_window(l, side, ks), r, k);
+}
 
 }  // namespace
 
@@ -157,7 +229,9 @@ void heat(Grid2D& grid, Queue& q, Buffer<float>& u, Buffer<float>& v, float r, i
   u.raw().exempt_from_queue_check();
   v.raw().exempt_from_queue_check();
   const Layout l = layout_of(s);
-  const int round = std::min(grid.halo(), heat_pass_depth(s.device));
+  // Rounds as deep as a pass goes, whatever the halo: a thinner halo is exchanged several times a
+  // round, beside the tile's pass (step_edges).
+  const int round = heat_pass_depth(s.device);
   edges.wait(q.record());  // the caller's work on u and v comes first
   Event rings_done = edges.record(), tile_done = q.record();
   for (int done = 0; done < steps;) {
@@ -169,8 +243,7 @@ void heat(Grid2D& grid, Queue& q, Buffer<float>& u, Buffer<float>& v, float r, i
     const Event tile_now = q.record();
     grid.finish_exchange(edges, u);
     edges.wait(tile_done);
-    for (Side side : {Side::west, Side::east, Side::south, Side::north})
-      if (s.has(side)) heat_pass(edges, u, v, ring_window(l, side, static_cast<std::size_t>(k)), r, k);
+    step_edges(grid, s, edges, l, u, v, r, k);
     rings_done = edges.record();
     tile_done = tile_now;
     std::swap(u, v);

@@ -185,13 +185,15 @@ DUET_API CheckpointHeader load_checkpoint(const Grid2D& grid, Queue& q, Buffer<f
 
 // How heat() spends the time of a halo exchange.
 //   off: exchange, then run the steps on the whole local array (duet::heat, temporal blocking).
-//   on:  step the tile on `q` (duet::heat_pass, keeping the cells that need no halo) while a second,
-//        high-priority queue of the grid exchanges the halo and steps the ring of cells next to each
-//        neighbour from it; the exchange and the rings hide behind the tile's pass. Rounds are
-//        min(halo, heat_pass_depth) steps.
-//   automatic: on for GPUs whose edges go through MPI (host-staged or CUDA-aware), off on the peer
-//   path (nothing waits on the host there) and for CPUs (whose heat_pass is slower than their
-//   one-step kernel).
+//   on:  rounds of heat_pass_depth steps: step the tile on `q` (duet::heat_pass, keeping the cells
+//        that need no halo) while a second, high-priority queue of the grid exchanges the halo and
+//        steps the ring of cells next to each neighbour from it; the exchange and the rings hide
+//        behind the tile's pass. A halo thinner than the round is exchanged every `halo` steps
+//        within it, while the band along each neighbour steps through two more local arrays that
+//        the grid makes the first time.
+//   automatic: on for GPUs whose edges go through MPI (host-staged or CUDA-aware) or whose halo is
+//   thinner than heat_pass_depth; off on the peer path with a deeper halo (nothing waits on the
+//   host there) and for CPUs (whose heat_pass is slower than their one-step kernel).
 enum class Overlap { automatic, on, off };
 
 // `steps` steps of duet::heat's scheme on the whole grid (the grid's edge cells fixed), with u and v
