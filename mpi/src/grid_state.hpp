@@ -70,6 +70,8 @@ struct Grid2D::State {
   std::array<Strip, 4> strips;  // by Side
   std::array<MPI_Request, 4> receives{MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
   bool exchanging = false;
+  bool continued = false;  // continue_exchange was called for the exchange under way
+  Event staged_y;          // the south and north strips' copies out, once continue_exchange sent them
   // MPI takes this device's memory itself (CUDA-aware MPI on the CUDA backend): strips go from and to
   // the packed device buffers, with no host staging.
   bool device_memory_to_mpi = false;

@@ -184,19 +184,30 @@ void Grid2D::begin_exchange(Queue& q, Buffer<float>& local) {
   if (pair_active(s, Side::west, Side::east)) s.staged = stage_out(s, q, local, Side::west, Side::east);
 }
 
+void Grid2D::continue_exchange(Queue& q, Buffer<float>& local) {
+  State& s = *state_;
+  check_local(s, local, "Grid2D::continue_exchange");
+  if (!s.exchanging || s.continued)
+    throw ArgumentError(
+        "Grid2D::continue_exchange: call it at most once between begin_exchange and finish_exchange");
+  s.continued = true;
+  if (pair_active(s, Side::west, Side::east)) stage_in(s, q, local, Side::west, Side::east, s.staged);
+  // South and north carry the corners that west and east just brought.
+  if (pair_active(s, Side::south, Side::north)) s.staged_y = stage_out(s, q, local, Side::south, Side::north);
+}
+
 void Grid2D::finish_exchange(Queue& q, Buffer<float>& local) {
   State& s = *state_;
   check_local(s, local, "Grid2D::finish_exchange");
   if (!s.exchanging)
     throw ArgumentError("Grid2D::finish_exchange: no exchange was begun; call begin_exchange first");
+  if (!s.continued) continue_exchange(q, local);
   s.exchanging = false;
+  s.continued = false;
   const bool x = pair_active(s, Side::west, Side::east), y = pair_active(s, Side::south, Side::north);
   if (!x && !y) return;
-  if (x) stage_in(s, q, local, Side::west, Side::east, s.staged);
-  if (y) {
-    const Event north_south = stage_out(s, q, local, Side::south, Side::north);
-    stage_in(s, q, local, Side::south, Side::north, north_south);
-  }
+  if (y) stage_in(s, q, local, Side::south, Side::north, s.staged_y);
+  s.staged_y = Event();
   s.staged = any_through_mpi(s) ? q.record() : Event();
 }
 

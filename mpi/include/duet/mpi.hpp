@@ -129,6 +129,11 @@ class DUET_API Grid2D {
   // Every rank must use the same queue for every exchange of a grid, and destroying a grid with peer
   // paths is collective (each rank lets go of its neighbours' memory before its own is freed).
   void begin_exchange(Queue& q, Buffer<float>& local);
+  // Optional, once between the two: brings the west and east strips in and sends the south and north
+  // ones, which carry the corners the first pair brought. Work enqueued between begin_exchange and
+  // here overlaps the first pair's MPI time, and work enqueued between here and finish_exchange the
+  // second pair's; finish_exchange does it first where it was not called.
+  void continue_exchange(Queue& q, Buffer<float>& local);
   void finish_exchange(Queue& q, Buffer<float>& local);
   void exchange_halos(Queue& q, Buffer<float>& local);
 
@@ -188,7 +193,9 @@ DUET_API CheckpointHeader load_checkpoint(const Grid2D& grid, Queue& q, Buffer<f
 //   on:  rounds of heat_pass_depth steps: step the tile on `q` (duet::heat_pass, keeping the cells
 //        that need no halo) while a second, high-priority queue of the grid exchanges the halo and
 //        steps the ring of cells next to each neighbour from it; the exchange and the rings hide
-//        behind the tile's pass. A halo thinner than the round is exchanged every `halo` steps
+//        behind the tile's pass (where edges go through MPI and the halo is a round deep, one queue
+//        runs it all: the copies out, the tile, the copies in and the rings after it, while the
+//        host's MPI waits happen as the tile runs). A halo thinner than the round is exchanged every `halo` steps
 //        within it, while the band along each neighbour steps through two more local arrays that
 //        the grid makes the first time.
 //   automatic: on for GPUs whose edges go through MPI (host-staged or CUDA-aware) or whose halo is
