@@ -93,6 +93,20 @@ TEST_CASE("halo exchange: every local cell holds its owner's value, corners incl
         grid.begin_exchange(q, local);
         grid.finish_exchange(q, local);
         check_local_cells(grid, q.to_vector(local), second, "begin_exchange + finish_exchange");
+
+        // In three parts, and continue_exchange where it does not belong refused.
+        const auto third = [&](std::size_t x, std::size_t y) {
+          return 0.5f * mpitest::cell_value(s.nx, x, y) + 1.0f;
+        };
+        const std::vector<float> thirds = owned_cells(grid, third);
+        q.write(local, thirds);
+        CHECK_THROWS_AS(grid.continue_exchange(q, local), duet::ArgumentError);
+        grid.begin_exchange(q, local);
+        grid.continue_exchange(q, local);
+        CHECK_THROWS_AS(grid.continue_exchange(q, local), duet::ArgumentError);
+        grid.finish_exchange(q, local);
+        check_local_cells(grid, q.to_vector(local), third,
+                          "begin_exchange + continue_exchange + finish_exchange");
       }
 }
 
@@ -175,8 +189,9 @@ TEST_CASE("halo paths: both ranks of an edge take the same path, peer only withi
   MPI_Waitall(8, requests.data(), MPI_STATUSES_IGNORE);
   for (int side = 0; side < 4; ++side)
     if (grid.neighbour(static_cast<duet::mpi::Side>(side)) != MPI_PROC_NULL) {
-      INFO("rank ", grid.rank(), " side ", side, ": ", duet::mpi::to_string(static_cast<duet::mpi::HaloPath>(mine[side])),
-           " against the neighbour's ", duet::mpi::to_string(static_cast<duet::mpi::HaloPath>(theirs[side])));
+      INFO("rank ", grid.rank(), " side ", side, ": ",
+           duet::mpi::to_string(static_cast<duet::mpi::HaloPath>(mine[side])), " against the neighbour's ",
+           duet::mpi::to_string(static_cast<duet::mpi::HaloPath>(theirs[side])));
       CHECK(mine[side] == theirs[side]);
     }
   if (grid.rank() == 0 && can_share && !nodes_apart)
