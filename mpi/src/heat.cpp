@@ -227,7 +227,13 @@ void heat(Grid2D& grid, Queue& q, Buffer<float>& u, Buffer<float>& v, float r, i
     duet::heat(q, u, v, nx, ny, r, steps);
     return;
   }
-  if (!overlapping(s, overlap)) {
+  // The ranks' exchanges pair up in order, so every rank must take the same rounds: whether to
+  // overlap (automatic decides from a rank's own edges and device) and the depth of a round (its
+  // own device's) are agreed, the overlap if any rank wants it and the shallowest depth.
+  int mine[2] = {overlapping(s, overlap) ? 1 : 0, -heat_pass_depth(s.device)}, agreed[2] = {0, 0};
+  check_mpi(MPI_Allreduce(mine, agreed, 2, MPI_INT, MPI_MAX, s.cart), "MPI_Allreduce");
+  const int round = -agreed[1];
+  if (agreed[0] == 0) {
     int done = 0;
     // A round's launches take the host longer than the device takes to run them on small tiles;
     // replaying rounds from a graph takes that floor away. The same kernels run on the same
@@ -265,7 +271,6 @@ void heat(Grid2D& grid, Queue& q, Buffer<float>& u, Buffer<float>& v, float r, i
   const Layout l = layout_of(s);
   // Rounds as deep as a pass goes, whatever the halo: a thinner halo is exchanged several times a
   // round, beside the tile's pass (step_edges).
-  const int round = heat_pass_depth(s.device);
   if (grid.halo() >= round && any_through_mpi(s)) {
     overlap_on_one_queue(grid, s, q, u, v, r, steps, l, round);
     return;
