@@ -222,8 +222,22 @@ Event copy_into(Queue& q, const Array& src, const Array& dst) {
       return copy_layouts<std::uint16_t>(q, src, dst);
     case 4:
       return copy_layouts<std::uint32_t>(q, src, dst);
-    default:
+    case 8:
       return copy_layouts<std::uint64_t>(q, src, dst);
+    default: {
+      // complex128: each element as two 8-byte halves, an innermost axis of 2 (merged with the
+      // row where the elements are contiguous), so the 8-byte copy kernel moves it.
+      auto halves = [](const Array& a) {
+        Layout l = a.layout();
+        const std::int64_t k = static_cast<std::int64_t>(a.itemsize() / 8);
+        l.offset *= k;
+        for (std::int64_t& st : l.strides) st *= k;
+        l.shape.push_back(static_cast<std::size_t>(k));
+        l.strides.push_back(1);
+        return Array(a.buffer().share(), ScalarType::u64, std::move(l));
+      };
+      return copy_layouts<std::uint64_t>(q, halves(src), halves(dst));
+    }
   }
 }
 

@@ -40,7 +40,7 @@ std::vector<unsigned char> element_bytes(double value, ScalarType dtype, const c
       put(half::from_float(static_cast<float>(value)));
     } else if constexpr (std::is_same_v<T, bfloat16>) {
       put(bfloat16_of(value));
-    } else if constexpr (std::is_floating_point_v<T>) {
+    } else if constexpr (std::is_floating_point_v<T> || is_complex_v<T>) {
       put(static_cast<T>(value));
     } else if constexpr (std::is_integral_v<T>) {
       const double lo = static_cast<double>(std::numeric_limits<T>::min());
@@ -57,9 +57,11 @@ std::vector<unsigned char> element_bytes(double value, ScalarType dtype, const c
 }
 
 void require_double(const Device& device, ScalarType dtype, const char* call) {
-  if (dtype == ScalarType::f64 && !device.info().supports_double)
-    throw ArgumentError(std::string(call) + ": float64 needs a device with double precision; " +
-                        device.info().id() + " (" + device.info().name + ") has none: use float32");
+  if ((dtype == ScalarType::f64 || dtype == ScalarType::c128) && !device.info().supports_double)
+    throw ArgumentError(std::string(call) + ": " + numpy_name(dtype) +
+                        " needs a device with double precision; " + device.info().id() + " (" +
+                        device.info().name + ") has none: use " +
+                        (is_complex(dtype) ? "complex64" : "float32"));
 }
 
 // A ramp of bools would be True after its first element: numpy's arange and linspace give those
@@ -69,6 +71,9 @@ void no_bool(ScalarType dtype, const char* call) {
     throw ArgumentError(std::string(call) +
                         ": a range of bool values is not a range; make it in an "
                         "integer dtype and compare it (x != 0) or astype(bool)");
+  if (is_complex(dtype))
+    throw ArgumentError(std::string(call) + ": a range of " + numpy_name(dtype) +
+                        " values is not made directly; make it in a float dtype and astype it");
 }
 
 // out[i] = start + i * step for i < n.

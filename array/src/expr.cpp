@@ -19,9 +19,13 @@ int mantissa(ScalarType t) {
 // type, nothing else into bool. float16 and bfloat16 hold different values (bfloat16 has the range,
 // float16 the precision), so neither is safe into the other: they meet in float32, as in JAX and
 // ml_dtypes. bfloat16's 8 bits take int8 and uint8, as ml_dtypes' safe casts do.
+// A complex type holds what its part type holds (and complex64 goes into complex128); nothing
+// complex goes into a real type.
 bool safe(ScalarType from, ScalarType to) {
   if (from == to) return true;
   if (is_bool(from) || is_bool(to)) return is_bool(from);
+  if (is_complex(from)) return is_complex(to) && size_of(to) > size_of(from);
+  if (is_complex(to)) return safe(from, real_type(to));
   if (is_float(from)) return is_float(to) && size_of(to) > size_of(from);
   if (is_float(to)) return bits(from) - (is_signed(from) ? 1 : 0) <= mantissa(to);
   if (is_signed(from)) return is_signed(to) && size_of(to) > size_of(from);
@@ -60,13 +64,19 @@ const Device* device_of(const std::vector<NodePtr>& args, const char* op) {
 // other float64).
 std::pair<ScalarType, bool> meet(const Expr::Node& a, const Expr::Node& b) {
   if (a.weak && b.weak) {
+    if (is_complex(a.dtype) || is_complex(b.dtype)) return {ScalarType::c128, true};
     if (is_float(a.dtype) || is_float(b.dtype)) return {ScalarType::f64, true};
     return {is_bool(a.dtype) && is_bool(b.dtype) ? ScalarType::b8 : ScalarType::i64, true};
   }
   if (a.weak || b.weak) {
     const Expr::Node& w = a.weak ? a : b;
     const Expr::Node& s = a.weak ? b : a;
-    if (is_float(w.dtype) && !is_float(s.dtype)) return {ScalarType::f64, false};
+    // A number of a wider kind than the array (float with integers, complex with reals) makes it
+    // that kind, in double precision unless the array's floats are narrower (float32 * 1j is
+    // complex64, as in NumPy 2).
+    if (is_complex(w.dtype) && !is_complex(s.dtype))
+      return {is_float(s.dtype) ? complex_of(s.dtype) : ScalarType::c128, false};
+    if (is_float(w.dtype) && !is_float(s.dtype) && !is_complex(s.dtype)) return {ScalarType::f64, false};
     if (!is_bool(w.dtype) && is_bool(s.dtype)) return {w.dtype, false};
     return {s.dtype, false};
   }
@@ -75,9 +85,10 @@ std::pair<ScalarType, bool> meet(const Expr::Node& a, const Expr::Node& b) {
 
 namespace {
 
-// The float type an integer becomes in sqrt, exp, ... (NumPy: the smallest that holds it).
+// The float type an integer becomes in sqrt, exp, ... (NumPy: the smallest that holds it); a complex
+// type stays itself.
 ScalarType float_for(ScalarType t) {
-  if (is_float(t)) return t;
+  if (is_float(t) || is_complex(t)) return t;
   for (ScalarType f : {ScalarType::f16, ScalarType::f32, ScalarType::f64})
     if (safe(t, f)) return f;
   return ScalarType::f64;
@@ -96,10 +107,20 @@ Expr make(NodeKind kind, std::string op, std::vector<NodePtr> args, ScalarType d
   return Expr(std::shared_ptr<const Expr::Node>(std::move(n)));
 }
 
+// The complex types have + - * / and the functions listed in complex_function; the rest (ordering,
+// floor division, remainders, max, min, the functions of two floats) have no meaning on them.
+void no_complex(const std::string& op, ScalarType t) {
+  if (is_complex(t))
+    throw ArgumentError(op + " of " + numpy_name(t) + ": not defined for complex numbers (" +
+                        "complex arrays take + - * /, == !=, abs, real, imag, conj, sqrt, exp, log, sin, " +
+                        "cos, sum and prod); use real() and imag() for the parts");
+}
+
 Expr arithmetic(const char* op, const Expr& a, const Expr& b) {
   auto [t, weak] = meet(*a.node(), *b.node());
   const std::string o = op;
-  if (o == "/" && !is_float(t)) t = ScalarType::f64;  // true division
+  if (o != "+" && o != "-" && o != "*" && o != "/") no_complex(o == "pow" ? "power" : o, t);
+  if (o == "/" && !is_float(t) && !is_complex(t)) t = ScalarType::f64;  // true division
   if (is_bool(t)) {
     // NumPy's bool arithmetic: + and * are or and and (the result stays 0 or 1), max and min too;
     // - has no meaning on truth values; //, %, ** and shifts compute in int8.
@@ -113,12 +134,18 @@ Expr arithmetic(const char* op, const Expr& a, const Expr& b) {
 }
 
 Expr comparison(const char* op, const Expr& a, const Expr& b) {
+  const std::string o = op;
+  if (o != "==" && o != "!=" && o != "&&" && o != "||")
+    for (const Expr* x : {&a, &b})
+      if (is_complex(x->dtype()))
+        throw ArgumentError(std::string(op) + " of " + numpy_name(x->dtype()) +
+                            ": complex numbers have no order; compare abs(), real() or imag() instead");
   return make(NodeKind::compare, op, {a.node(), b.node()}, ScalarType::b8, false,
               broadcast(a.shape(), b.shape(), op));
 }
 
 void integers_only(const char* op, ScalarType t) {
-  if (is_float(t))
+  if (is_float(t) || is_complex(t))
     throw ArgumentError(std::string(op) + " of " + to_string(t) +
                         ": bitwise operations take integer and bool dtypes only (convert with astype)");
 }
@@ -131,6 +158,8 @@ Expr bitwise(const char* op, const Expr& a, const Expr& b) {
 }
 
 Expr function(const char* name, const Expr& a) {
+  const std::string n = name;
+  if (n != "sqrt" && n != "exp" && n != "log" && n != "sin" && n != "cos") no_complex(n, a.dtype());
   return make(NodeKind::unary, name, {a.node()}, float_for(a.dtype()), a.node()->weak, a.shape());
 }
 
@@ -138,6 +167,14 @@ Expr function(const char* name, const Expr& a) {
 
 ScalarType promote_types(ScalarType a, ScalarType b) {
   if (size_of(a) == 0 || size_of(b) == 0) throw ArgumentError("promote_types: an element type is unknown");
+  // With a complex type: the complex type of the real type both parts would meet at (integers and
+  // bool take the complex type as it is, as the array API asks).
+  if (is_complex(a) || is_complex(b)) {
+    const ScalarType ra = real_type(a), rb = real_type(b);
+    if (!is_float(ra)) return is_complex(b) ? b : a;
+    if (!is_float(rb)) return is_complex(a) ? a : b;
+    return complex_of(promote_types(ra, rb));
+  }
   for (ScalarType t :
        {ScalarType::b8, ScalarType::u8, ScalarType::i8, ScalarType::u16, ScalarType::i16, ScalarType::f16,
         ScalarType::bf16, ScalarType::u32, ScalarType::i32, ScalarType::f32, ScalarType::u64, ScalarType::i64, ScalarType::f64})
@@ -162,6 +199,14 @@ Expr Expr::float_scalar(double value) {
   n->dtype = ScalarType::f64;
   n->weak = true;
   n->float_value = value;
+  return Expr(std::shared_ptr<const Node>(std::move(n)));
+}
+
+Expr Expr::complex_scalar(double re, double im) {
+  Expr e = float_scalar(re);
+  auto n = std::make_shared<Node>(*e.node());
+  n->dtype = ScalarType::c128;
+  n->imag_value = im;
   return Expr(std::shared_ptr<const Node>(std::move(n)));
 }
 
@@ -203,8 +248,22 @@ Expr negative(const Expr& a) {
         "(or ~)");
   return make(NodeKind::unary, "neg", {a.node()}, a.dtype(), a.node()->weak, a.shape());
 }
+// abs of a complex number is its modulus, of the part type.
 Expr abs(const Expr& a) {
-  return make(NodeKind::unary, "abs", {a.node()}, a.dtype(), a.node()->weak, a.shape());
+  return make(NodeKind::unary, "abs", {a.node()}, real_type(a.dtype()), a.node()->weak, a.shape());
+}
+// A real number's real part is itself, its imaginary part 0 and its conjugate itself (the array
+// API's real, imag and conj on real dtypes).
+Expr real(const Expr& a) {
+  if (!is_complex(a.dtype())) return a;
+  return make(NodeKind::unary, "real", {a.node()}, real_type(a.dtype()), a.node()->weak, a.shape());
+}
+Expr imag(const Expr& a) {
+  return make(NodeKind::unary, "imag", {a.node()}, real_type(a.dtype()), a.node()->weak, a.shape());
+}
+Expr conj(const Expr& a) {
+  if (!is_complex(a.dtype())) return a;
+  return make(NodeKind::unary, "conj", {a.node()}, a.dtype(), a.node()->weak, a.shape());
 }
 Expr sqrt(const Expr& a) { return function("sqrt", a); }
 Expr exp(const Expr& a) { return function("exp", a); }
@@ -232,6 +291,7 @@ Expr atanh(const Expr& a) { return function("atanh", a); }
 Expr square(const Expr& a) { return multiply(a, a); }
 Expr reciprocal(const Expr& a) { return divide(Expr::float_scalar(1.0), a); }
 Expr sign(const Expr& a) {
+  no_complex("sign", a.dtype());
   return make(NodeKind::unary, "sign", {a.node()}, a.dtype(), a.node()->weak, a.shape());
 }
 
@@ -240,15 +300,18 @@ Expr sign(const Expr& a) {
 // keep the result's shape and device without computing in a float type.
 Expr isnan(const Expr& a) { return not_equal(a, a); }
 Expr isinf(const Expr& a) {
+  if (is_complex(a.dtype())) return logical_or(isinf(real(a)), isinf(imag(a)));
   if (!is_float(a.dtype())) return not_equal(a, a);
   return equal(abs(a), Expr::float_scalar(HUGE_VAL));
 }
 Expr isfinite(const Expr& a) {
+  if (is_complex(a.dtype())) return logical_and(isfinite(real(a)), isfinite(imag(a)));
   if (!is_float(a.dtype())) return equal(a, a);
   return less(abs(a), Expr::float_scalar(HUGE_VAL));  // false for NaN and both infinities
 }
 // copysign carries the sign bit of -0 and of a NaN, which no comparison of a itself sees.
 Expr signbit(const Expr& a) {
+  no_complex("signbit", a.dtype());
   if (!is_float(a.dtype())) return less(a, Expr::int_scalar(0));
   return less(copysign(Expr::float_scalar(1.0), a), Expr::int_scalar(0));
 }
@@ -259,7 +322,7 @@ Expr minimum(const Operand& a, const Operand& b) { return arithmetic("min", a.ex
 // The functions of two floats: the operands' promoted type, made a float type as one-operand
 // functions make theirs.
 static Expr float_binary(const char* op, const Expr& a, const Expr& b) {
-  const Expr e = arithmetic(op, a, b);
+  const Expr e = arithmetic(op, a, b);  // refuses complex operands
   return make(NodeKind::binary, op, {a.node(), b.node()}, float_for(e.dtype()), e.node()->weak, e.shape());
 }
 Expr atan2(const Operand& y, const Operand& x) { return float_binary("atan2", y.expr, x.expr); }

@@ -23,7 +23,8 @@ struct Expr::Node {
   Shape shape;
   const Device* device = nullptr;  // the arrays' device (null for plain numbers)
   Array array;                     // kind == array
-  double float_value = 0;          // kind == scalar
+  double float_value = 0;          // kind == scalar (a complex number's real part)
+  double imag_value = 0;           // kind == scalar of a complex dtype
   std::int64_t int_value = 0;
 };
 

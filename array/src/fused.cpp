@@ -62,11 +62,30 @@ std::string odd_float_helper(ScalarType from, std::map<std::string, std::string>
   return name;
 }
 
+// The dialect's complex functions of `t` (cfloat_add, ...): the name's prefix.
+std::string complex_fn(ScalarType t, const char* what) { return std::string(to_string(t)) + "_" + what; }
+
 // `value`, of type `from`, as a `to`: a C cast, except that a bool is the value's truth (x != 0,
 // NaN true), never its low byte, and that a value on its way to bfloat16 is rounded once
-// (odd_float_helper).
+// (odd_float_helper). The complex types are structs, which C casts do not take: a real value
+// becomes the real part, a complex one gives its real part to a real type (as NumPy's astype), its
+// truth (either part nonzero) to bool, and its parts converted to the other complex type.
 std::string converted(const std::string& value, ScalarType from, ScalarType to,
                       std::map<std::string, std::string>& helpers) {
+  if (is_complex(from) || is_complex(to)) {
+    if (from == to) return value;
+    if (is_complex(from) && is_bool(to))
+      return "((uchar)" + complex_fn(from, "ne") + "(" + value + ", " + complex_fn(from, "make") + "(0, 0)))";
+    if (is_complex(from) && !is_complex(to))
+      return converted("(" + value + ").re", real_type(from), to, helpers);
+    const std::string R = to_string(real_type(to)), make = complex_fn(to, "make");
+    if (!is_complex(from))
+      return make + "(" + converted(value, from, real_type(to), helpers) + ", (" + R + ")0)";
+    const std::string name = "duet_" + std::string(to_string(to)) + "_of_" + to_string(from);
+    helpers[name] = "DEVICE " + std::string(to_string(to)) + " " + name + "(const " + to_string(from) +
+                    " z) { return " + make + "((" + R + ")z.re, (" + R + ")z.im); }\n";
+    return name + "(" + value + ")";
+  }
   if (is_bool(to) && !is_bool(from)) return "((uchar)((" + value + ") != 0))";
   if (to == ScalarType::bf16) {
     const std::string odd = odd_float_helper(compute_type(from), helpers);
@@ -98,6 +117,7 @@ struct Writer {
     } else {
       k = found->second;
     }
+    if (is_complex(n.dtype)) return "x" + std::to_string(k);  // a struct: no cast to itself in C
     return "(" + cname(n.dtype) + ")x" + std::to_string(k);
   }
 
@@ -106,9 +126,14 @@ struct Writer {
       case NodeKind::array:
         return leaf_array(n);
       case NodeKind::scalar: {
+        // A real number in a complex operation arrives as its real part's type, a complex number
+        // as the complex type itself.
         const std::size_t j = leaves.scalars.size();
-        leaves.scalars.emplace_back(&n, compute_type(as));
-        return "s" + std::to_string(j);
+        const bool whole = is_complex(n.dtype) && is_complex(as);
+        leaves.scalars.emplace_back(&n, whole ? as : real_type(compute_type(as)));
+        const std::string s = "s" + std::to_string(j);
+        if (!is_complex(as) || whole) return s;
+        return complex_fn(as, "make") + "(" + s + ", (" + to_string(real_type(as)) + ")0)";
       }
       case NodeKind::cast:
         return converted(emit(*n.args[0], n.args[0]->dtype), n.args[0]->dtype, n.dtype, helpers);
@@ -119,26 +144,42 @@ struct Writer {
       case NodeKind::compare: {
         // Both sides at the type they meet at.
         const ScalarType t = meet(*n.args[0], *n.args[1]).first;
+        if (is_complex(t))
+          return "((uchar)" + complex_fn(t, n.op == "==" ? "eq" : "ne") + "(" + cast(*n.args[0], t) + ", " +
+                 cast(*n.args[1], t) + "))";
         return "((uchar)(" + cast(*n.args[0], t) + " " + n.op + " " + cast(*n.args[1], t) + "))";
       }
       case NodeKind::where: {
         const ScalarType t = n.weak ? as : n.dtype;
-        return "(" + emit(*n.args[0], n.args[0]->dtype) + " != 0 ? " + cast(*n.args[1], t) + " : " +
-               cast(*n.args[2], t) + ")";
+        const Expr::Node& c = *n.args[0];
+        return "(" + converted(emit(c, c.dtype), c.dtype, ScalarType::b8, helpers) + " != 0 ? " +
+               cast(*n.args[1], t) + " : " + cast(*n.args[2], t) + ")";
       }
     }
     return "";
   }
 
   // A weak node's value is already in t's compute type (emit), so on its way to bfloat16 it has
-  // nothing left to round twice.
+  // nothing left to round twice, and on its way to a complex type it is complex already.
   std::string cast(const Expr::Node& n, ScalarType t) {
-    const ScalarType from = n.weak && t == ScalarType::bf16 ? t : n.dtype;
+    const ScalarType from = n.weak && (t == ScalarType::bf16 || is_complex(t)) ? t : n.dtype;
     return converted(emit(n, t), from, t, helpers);
   }
 
   std::string unary(const Expr::Node& n, ScalarType as) {
     const ScalarType t = n.weak ? compute_type(as) : compute_type(n.dtype);
+    // abs, real and imag of a complex number give its part type: the operand keeps its own.
+    const Expr::Node& arg = *n.args[0];
+    if (is_complex(arg.dtype) && (n.op == "abs" || n.op == "real" || n.op == "imag")) {
+      const ScalarType c = n.weak ? complex_of(t) : arg.dtype;
+      return converted(complex_fn(c, n.op.c_str()) + "(" + cast(arg, c) + ")", real_type(c), t, helpers);
+    }
+    // Of a real number, 0; the operand still reads its array, so the kernel's leaves are the tree's.
+    if (n.op == "imag") return "((void)" + cast(arg, t) + ", (" + cname(t) + ")0)";
+    if (is_complex(t)) {
+      const std::string x = cast(arg, t);
+      return complex_fn(t, n.op.c_str()) + "(" + x + ")";
+    }
     const std::string x = cast(*n.args[0], t);
     if (n.op == "neg") return wrapped(t, "(-" + x + ")");
     if (n.op == "~") return "((" + cname(t) + ")~" + x + ")";
@@ -165,6 +206,10 @@ struct Writer {
   std::string binary(const Expr::Node& n, ScalarType as) {
     const ScalarType t = n.weak ? compute_type(as) : compute_type(n.dtype);
     const std::string a = cast(*n.args[0], t), b = cast(*n.args[1], t);
+    if (is_complex(t)) {
+      const char* what = n.op == "+" ? "add" : n.op == "-" ? "sub" : n.op == "*" ? "mul" : "div";
+      return complex_fn(t, what) + "(" + a + ", " + b + ")";
+    }
     if (n.op == "max" || n.op == "min") {
       // NaN wins, as in numpy.maximum: a is kept when it is NaN or beats b, else b (NaN or not).
       const std::string beats = n.op == "max" ? "a > b" : "a < b";
@@ -437,7 +482,8 @@ Kernelized write_kernel(const Expr& e, ScalarType out_dtype, bool flat, std::siz
         for (std::size_t k = 0; k < w.leaves.arrays.size(); ++k) {
           const ScalarType t = w.leaves.arrays[k]->dtype;
           const std::string v = "v" + std::to_string(k) + "_" + std::to_string(l);
-          s << "    " << cname(t) << " " << v << " = (" << cname(t) << ")0;\n"
+          s << "    " << cname(t) << " " << v << " = "
+            << (is_complex(t) ? complex_fn(t, "make") + "(0, 0)" : "(" + cname(t) + ")0") << ";\n"
             << "    if (" << c << " < d" << inner << ") " << v << " = LOAD(" << kernel_type_name(t) << ", a"
             << k << " + b" << k
             << along(rows.inner_stride(w.leaves.arrays[k]->array), "a" + std::to_string(k) + "s", c)
@@ -485,7 +531,10 @@ KernelArg scalar_arg(const Expr::Node& n, ScalarType t) {
   const bool fl = n.dtype == ScalarType::f64;  // a float literal (else an integer one)
   return visit_scalar_type(kernel_type(t), [&](auto tag) -> KernelArg {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_floating_point_v<T>)
+    if constexpr (is_complex_v<T>)
+      return KernelArg::from(T(static_cast<typename T::value_type>(n.float_value),
+                               static_cast<typename T::value_type>(n.imag_value)));
+    else if constexpr (std::is_floating_point_v<T>)
       return KernelArg::from(static_cast<T>(n.float_value));
     else if constexpr (std::is_integral_v<T>)
       return KernelArg::from(fl ? static_cast<T>(n.float_value) : static_cast<T>(n.int_value));
@@ -495,7 +544,7 @@ KernelArg scalar_arg(const Expr::Node& n, ScalarType t) {
 }
 
 bool uses_double(const Expr::Node& n) {
-  if (n.dtype == ScalarType::f64 && !n.weak) return true;
+  if ((n.dtype == ScalarType::f64 || n.dtype == ScalarType::c128) && !n.weak) return true;
   for (const NodePtr& a : n.args)
     if (uses_double(*a)) return true;
   return false;
@@ -599,10 +648,11 @@ char stride_kind(std::int64_t stride) { return stride == 0 ? '0' : stride == 1 ?
 Event run(Queue& q, const Array& out, const Expr& e) {
   const Shape& shape = out.shape();
   const Device& device = q.device();
-  if (uses_double(*e.node()) || out.dtype() == ScalarType::f64) {
+  if (uses_double(*e.node()) || out.dtype() == ScalarType::f64 || out.dtype() == ScalarType::c128) {
     if (!device.info().supports_double)
-      throw ArgumentError("evaluate: the expression computes in float64, which " + device.info().id() + " (" +
-                          device.info().name + ") lacks; use float32 arrays (and astype)");
+      throw ArgumentError("evaluate: the expression computes in float64 or complex128, which " +
+                          device.info().id() + " (" + device.info().name +
+                          ") lacks; use float32 and complex64 arrays (and astype)");
   }
   // Which kernel: flat when every array operand is contiguous over the whole output.
   std::vector<const Array*> inputs;

@@ -29,8 +29,15 @@ constexpr std::size_t kGroup = 256;
 // The dialect's name of a kernel's element type (bool stored as uchar).
 std::string name_of(ScalarType t) { return detail::kernel_type_name(t); }
 
-// numpy's result dtype, and the type the values are combined in.
+// numpy's result dtype, and the type the values are combined in. Complex values sum, multiply and
+// average in their own type; they have no order, so min, max and the arg* refuse them.
 std::pair<ScalarType, ScalarType> types(ReduceOp op, ScalarType in) {
+  if (is_complex(in) && op != ReduceOp::all && op != ReduceOp::any) {
+    if (op != ReduceOp::sum && op != ReduceOp::prod && op != ReduceOp::mean)
+      throw ArgumentError(std::string(to_string(op)) + " of " + numpy_name(in) +
+                          ": complex numbers have no order; reduce abs(), real() or imag() instead");
+    return {in, in};
+  }
   // A bool sums and multiplies as numpy's, in the default integer type (a sum counts the trues).
   const ScalarType wide = is_float(in)                   ? in
                           : is_signed(in) || is_bool(in) ? ScalarType::i64
@@ -55,6 +62,7 @@ std::pair<ScalarType, ScalarType> types(ReduceOp op, ScalarType in) {
 
 // The identity of `op` in `acc`, as dialect source.
 std::string identity(ReduceOp op, ScalarType acc) {
+  if (is_complex(acc)) return name_of(acc) + (op == ReduceOp::prod ? "_make(1, 0)" : "_make(0, 0)");
   const std::string t = "(" + name_of(acc) + ")";
   switch (op) {
     case ReduceOp::sum:
@@ -99,6 +107,16 @@ std::string identity(ReduceOp op, ScalarType acc) {
   }
 }
 
+// The element at `at` as an `acc` (its truth, for all and any): complex values are structs, which
+// take no cast, and are true where either part is nonzero.
+std::string loaded(ScalarType in, ScalarType acc, bool truth, const std::string& at) {
+  const std::string value = "LOAD(" + name_of(in) + ", " + at + ")";
+  if (is_complex(in) && truth)
+    return "(" + name_of(acc) + ")" + name_of(in) + "_ne(" + value + ", " + name_of(in) + "_make(0, 0))";
+  if (is_complex(in)) return value;
+  return "(" + name_of(acc) + ")(" + value + (truth ? " != 0" : "") + ")";
+}
+
 // Both kernels' parameters: the source (at an element offset), the output, the number of outputs,
 // the reduced run (its length and stride) and the kept axes (sizes d0..d5, strides s0..s5, the
 // innermost last).
@@ -124,6 +142,9 @@ std::string base_of_output() {
 std::string store(ReduceOp op, ScalarType out, const std::string& acc, const std::string& value,
                   const std::string& index) {
   if (op == ReduceOp::argmin || op == ReduceOp::argmax) return "  dst[g] = (long)" + index + ";\n";
+  if (op == ReduceOp::mean && is_complex(out))
+    return "  STORE(" + name_of(out) + ", dst + g, " + name_of(out) + "_make(" + value + ".re / (" +
+           to_string(real_type(out)) + ")run, " + value + ".im / (" + to_string(real_type(out)) + ")run));\n";
   if (op == ReduceOp::mean)
     return "  STORE(" + name_of(out) + ", dst + g, " + value + " / (" + acc + ")run);\n";
   return "  STORE(" + name_of(out) + ", dst + g, " + value + ");\n";
@@ -154,9 +175,7 @@ std::string cpu_kernels(ReduceOp op, ScalarType in, ScalarType out, ScalarType a
   const bool arg = op == ReduceOp::argmin || op == ReduceOp::argmax;
   const bool truth = op == ReduceOp::all || op == ReduceOp::any;
   const std::string A = name_of(acc), lanes = std::to_string(kLanes);
-  auto load = [&](const std::string& at) {
-    return "(" + A + ")(LOAD(" + name_of(in) + ", src + " + at + ")" + (truth ? " != 0" : "") + ")";
-  };
+  auto load = [&](const std::string& at) { return loaded(in, acc, truth, "src + " + at); };
   const std::string init =
       "  " + A + " v[" + lanes + "];\n  ulong vi[" + lanes + "];\n  for (uint l = 0; l < " + lanes +
       "u; ++l) {\n    v[l] = " + identity(op, acc) + ";\n    vi[l] = (ulong)0 - 1;\n  }\n";
@@ -234,17 +253,20 @@ std::string kernel_source(ReduceOp op, ScalarType in, ScalarType out, ScalarType
   std::ostringstream s;
   // better(a, ia, b, ib): whether (a, ia) wins over (b, ib): NaN first, then the extreme, then the
   // lower index; for min and max the index is ignored.
-  s << "DEVICE int duet_better(const " << A << " a, const ulong ia, const " << A << " b, const ulong ib) {\n";
-  if (is_float(acc)) s << "  if (a != a || b != b) return a != a && (b == b || ia < ib);\n";
-  s << "  return a " << (low ? "<" : ">") << " b || (a == b && ia < ib);\n}\n";
+  if (!is_complex(acc)) {
+    s << "DEVICE int duet_better(const " << A << " a, const ulong ia, const " << A
+      << " b, const ulong ib) {\n";
+    if (is_float(acc)) s << "  if (a != a || b != b) return a != a && (b == b || ia < ib);\n";
+    s << "  return a " << (low ? "<" : ">") << " b || (a == b && ia < ib);\n}\n";
+  }
   s << "DEVICE " << A << " duet_combine(const " << A << " a, const " << A << " b) {\n  return ";
   switch (op) {
     case ReduceOp::sum:
     case ReduceOp::mean:
-      s << "a + b";
+      s << (is_complex(acc) ? A + "_add(a, b)" : std::string("a + b"));
       break;
     case ReduceOp::prod:
-      s << "a * b";
+      s << (is_complex(acc) ? A + "_mul(a, b)" : std::string("a * b"));
       break;
     case ReduceOp::all:
       s << "(" << A << ")(a != 0 && b != 0)";
@@ -262,8 +284,7 @@ std::string kernel_source(ReduceOp op, ScalarType in, ScalarType out, ScalarType
   // count as 0.
   const bool truth = op == ReduceOp::all || op == ReduceOp::any;
   auto load_at = [&](const std::string& r) {
-    return "(" + A + ")(LOAD(" + name_of(in) + ", src + base + (long)(" + r + ") * run_stride)" +
-           (truth ? " != 0" : "") + ")";
+    return loaded(in, acc, truth, "src + base + (long)(" + r + ") * run_stride");
   };
   const std::string load = load_at("r");
   // A work-group's values (v, vi) combined in a shared-memory tree of kGroup in a fixed order, then
@@ -528,9 +549,11 @@ Array reduce(Queue& q, ReduceOp op, const Array& in, std::optional<std::int64_t>
   const char* call = to_string(op);
   if (!in.valid()) throw ReleasedError(std::string(call) + ": the array is empty (default-constructed)");
   const auto [out_type, acc] = types(op, in.dtype());
-  if ((out_type == ScalarType::f64 || acc == ScalarType::f64) && !q.device().info().supports_double)
-    throw ArgumentError(std::string(call) + " of " + to_string(in.dtype()) + " computes in float64, which " +
-                        q.device().info().id() + " lacks; convert the array to float32 first");
+  if ((real_type(out_type) == ScalarType::f64 || real_type(acc) == ScalarType::f64) &&
+      !q.device().info().supports_double)
+    throw ArgumentError(std::string(call) + " of " + numpy_name(in.dtype()) + " computes in " +
+                        numpy_name(acc) + ", which " + q.device().info().id() +
+                        " lacks; convert the array to float32 or complex64 first");
   // The reduced run: one axis, or every element (of a contiguous copy where the view is not).
   Array src = in;
   std::size_t k = 0;

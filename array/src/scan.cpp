@@ -100,6 +100,10 @@ std::pair<RawBuffer, std::int64_t> passable(const Queue& q, const Array& a) {
 std::pair<Array, std::size_t> scanned(ScanOp op, Queue& q, const Array& in,
                                       std::optional<std::int64_t> axis) {
   if (!in.valid()) throw ReleasedError(std::string(op.name()) + ": the array is empty (default-constructed)");
+  // The scan kernels add and multiply with C's operators, which the dialect's complex structs lack.
+  if (is_complex(in.dtype()))
+    throw ArgumentError(std::string(op.name()) + " of " + numpy_name(in.dtype()) +
+                        " is not supported; scan real() and imag() apart");
   if (!axis) {
     const Array flat = in.contiguous() ? in : in.copy(q);
     return {*flat.reshape_view({std::int64_t(flat.size())}), 0};

@@ -118,6 +118,10 @@ KERNEL void duet_put(GLOBAL )DUET"
 
 Kernel kernel(Queue& q, ScalarType dtype, const char* name) {
   const std::size_t bytes = size_of(dtype);
+  // The kernels move elements of at most 8 bytes.
+  if (bytes > 8)
+    throw ArgumentError(std::string(name + 5) + " of " + numpy_name(dtype) +
+                        " is not supported; take the real and imaginary parts (real(), imag()) apart");
   const ScalarType keyed = is_float(dtype) ? dtype : bits_scalar(bytes);  // integers share by size
   return generated::cached_kernel(q.device(), std::string("select/") + to_string(keyed) + "/" + name, [&] {
     return q.device().compile(kernel_source(keyed), {}, "select.duet").kernel(name);

@@ -254,6 +254,9 @@ DEVICE DUET_B duet_decode(DUET_K k) {
 }
 
 Kernel kernel(Queue& q, const Config& c, const char* name) {
+  if (is_complex(c.dtype))
+    throw ArgumentError(std::string("sorting and searching ") + numpy_name(c.dtype) +
+                        " arrays: complex numbers have no order; sort abs(), real() or imag() instead");
   return generated::cached_kernel(q.device(), c.key() + "/" + name, [&] {
     return q.device().compile(kernel_source(c), {}, "sort.duet").kernel(name);
   });

@@ -39,6 +39,14 @@
 //                            for those, so one source serves T = float, double, int, ..., half and
 //                            bfloat16.
 //   INFINITY NAN             float infinity and quiet NaN, on both backends.
+//   cfloat cdouble           complex numbers (members .re .im) of two floats / two doubles, laid out
+//                            as std::complex<float> / <double> (cdouble where the device has
+//                            double). Structs, so + - * / do not compile on them: call the
+//                            functions, named after the type (C is cfloat or cdouble, R its part
+//                            type): C_make(re, im), C_add, C_sub, C_mul, C_div (scaled, so no
+//                            intermediate overflows for large magnitudes), C_neg, C_conj, C_eq,
+//                            C_ne (give int), R C_real, R C_imag, R C_abs (hypot), C_exp, C_log,
+//                            C_sqrt, C_sin, C_cos (principal branches, as C99's cexp ...).
 //
 // duet's generators reserve every name this file defines (they read it from here), and names
 // starting with duet_ or DUET_.
@@ -165,6 +173,75 @@ DEVICE ushort duet_float_to_bfloat16(const float v) {
 #define LOAD_BFLOAT16(p) duet_bfloat16_to_float((p)->bits)
 #define STORE_BFLOAT16(p, v) ((p)->bits = duet_float_to_bfloat16((float)(v)))
 
+// Complex numbers (see the header comment), written once for both precisions: DUET_COMPLEX(C, R)
+// defines the functions of C, whose parts are R. Only the C99 math functions both backends have
+// for R are used.
+#define DUET_COMPLEX(C, R)                                                                           \
+  DEVICE C C##_make(const R re, const R im) {                                                        \
+    C z;                                                                                             \
+    z.re = re;                                                                                       \
+    z.im = im;                                                                                       \
+    return z;                                                                                        \
+  }                                                                                                  \
+  DEVICE R C##_real(const C a) { return a.re; }                                                      \
+  DEVICE R C##_imag(const C a) { return a.im; }                                                      \
+  DEVICE C C##_add(const C a, const C b) { return C##_make(a.re + b.re, a.im + b.im); }              \
+  DEVICE C C##_sub(const C a, const C b) { return C##_make(a.re - b.re, a.im - b.im); }              \
+  DEVICE C C##_neg(const C a) { return C##_make(-a.re, -a.im); }                                     \
+  DEVICE C C##_conj(const C a) { return C##_make(a.re, -a.im); }                                     \
+  DEVICE int C##_eq(const C a, const C b) { return a.re == b.re && a.im == b.im; }                   \
+  DEVICE int C##_ne(const C a, const C b) { return a.re != b.re || a.im != b.im; }                   \
+  DEVICE C C##_mul(const C a, const C b) {                                                           \
+    return C##_make(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);                           \
+  }                                                                                                  \
+  /* Smith's division: the divisor's smaller part is divided by its larger first, so neither      \
+     |b|^2 nor any product of two large parts is formed. A zero divisor divides by |b.re| (0),    \
+     giving infinities or NaN as the real division would. */                                      \
+  DEVICE C C##_div(const C a, const C b) {                                                           \
+    const R ar = fabs(b.re), ai = fabs(b.im);                                                        \
+    if (ar >= ai) {                                                                                  \
+      if (ar == 0 && ai == 0) return C##_make(a.re / ar, a.im / ar);                                 \
+      const R r = b.im / b.re, d = b.re + b.im * r;                                                  \
+      return C##_make((a.re + a.im * r) / d, (a.im - a.re * r) / d);                                 \
+    }                                                                                                \
+    const R r = b.re / b.im, d = b.im + b.re * r;                                                    \
+    return C##_make((a.re * r + a.im) / d, (a.im * r - a.re) / d);                                   \
+  }                                                                                                  \
+  DEVICE R C##_abs(const C a) { return hypot(a.re, a.im); }                                          \
+  /* A real argument keeps its exact result (and no inf * 0 makes a NaN of it). */                \
+  DEVICE C C##_exp(const C a) {                                                                      \
+    const R m = exp(a.re);                                                                           \
+    if (a.im == 0) return C##_make(m, a.im);                                                         \
+    return C##_make(m * cos(a.im), m * sin(a.im));                                                   \
+  }                                                                                                  \
+  DEVICE C C##_log(const C a) { return C##_make(log(C##_abs(a)), atan2(a.im, a.re)); }               \
+  /* From the larger of |a.re| and |a|, so the root of a negative real is exact; the sign of the  \
+     imaginary part picks the branch, as C99's csqrt. */                                          \
+  DEVICE C C##_sqrt(const C a) {                                                                     \
+    if (a.re == 0 && a.im == 0) return C##_make((R)0, a.im);                                         \
+    if (fabs(a.im) == (R)INFINITY) return C##_make((R)INFINITY, a.im);                               \
+    const R t = sqrt((fabs(a.re) + C##_abs(a)) * (R)0.5);                                            \
+    if (a.re >= 0) return C##_make(t, a.im / (2 * t));                                               \
+    return C##_make(fabs(a.im) / (2 * t), copysign(t, a.im));                                        \
+  }                                                                                                  \
+  DEVICE C C##_sin(const C a) { return C##_make(sin(a.re) * cosh(a.im), cos(a.re) * sinh(a.im)); }   \
+  DEVICE C C##_cos(const C a) { return C##_make(cos(a.re) * cosh(a.im), -(sin(a.re) * sinh(a.im))); }
+
+struct duet_cfloat {
+  float re;
+  float im;
+};
+typedef struct duet_cfloat cfloat;
+DUET_COMPLEX(cfloat, float)
+#if defined(DUET_CUDA) || defined(cl_khr_fp64)
+struct duet_cdouble {
+  double re;
+  double im;
+};
+typedef struct duet_cdouble cdouble;
+DUET_COMPLEX(cdouble, double)
+#endif
+
 // Type-generic element access (see the header comment). DUET_CAT expands T before pasting.
 #define DUET_CAT2(a, b) a##b
 #define DUET_CAT(a, b) DUET_CAT2(a, b)
@@ -176,6 +253,10 @@ DEVICE ushort duet_float_to_bfloat16(const float v) {
 #define DUET_STORE_bfloat16(p, v) STORE_BFLOAT16(p, v)
 #define DUET_LOAD_float(p) (*(p))
 #define DUET_STORE_float(p, v) (*(p) = (float)(v))
+#define DUET_LOAD_cfloat(p) (*(p))
+#define DUET_STORE_cfloat(p, v) (*(p) = (v))
+#define DUET_LOAD_cdouble(p) (*(p))
+#define DUET_STORE_cdouble(p, v) (*(p) = (v))
 #define DUET_LOAD_double(p) (*(p))
 #define DUET_STORE_double(p, v) (*(p) = (double)(v))
 #define DUET_LOAD_int(p) (*(p))

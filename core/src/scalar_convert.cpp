@@ -94,10 +94,16 @@ ScalarFit convert_scalar(const WideScalar& value, ScalarType to, void* out) noex
     } else {
       T converted{};
       ScalarFit fit;
-      if constexpr (std::is_integral_v<T>)
+      if constexpr (std::is_integral_v<T>) {
         fit = to_integer(value, converted);
-      else
+      } else if constexpr (is_complex_v<T>) {
+        // A real number is the complex number of that real part.
+        typename T::value_type part{};
+        fit = to_floating(value, part);
+        converted = T(part, 0);
+      } else {
         fit = to_floating(value, converted);
+      }
       if (fit == ScalarFit::fits) std::memcpy(out, &converted, sizeof converted);
       return fit;
     }

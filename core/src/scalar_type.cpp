@@ -20,6 +20,8 @@ const char* to_string(ScalarType t) {
     case ScalarType::f32: return "float";
     case ScalarType::f64: return "double";
     case ScalarType::b8: return "bool";
+    case ScalarType::c64: return "cfloat";
+    case ScalarType::c128: return "cdouble";
     case ScalarType::unknown: break;
   }
   return "unknown";
@@ -39,6 +41,7 @@ ScalarType scalar_type_from_name(const std::string& name) {
       {"long long", ScalarType::i64},    {"unsigned long long", ScalarType::u64},
       {"half", ScalarType::f16},         {"float", ScalarType::f32},
       {"double", ScalarType::f64},       {"bfloat16", ScalarType::bf16},
+      {"cfloat", ScalarType::c64},       {"cdouble", ScalarType::c128},
   };
   auto it = names.find(name);
   return it == names.end() ? ScalarType::unknown : it->second;
@@ -59,6 +62,8 @@ const char* numpy_name(ScalarType t) {
     case ScalarType::f32: return "float32";
     case ScalarType::f64: return "float64";
     case ScalarType::b8: return "bool";
+    case ScalarType::c64: return "complex64";
+    case ScalarType::c128: return "complex128";
     case ScalarType::unknown: break;
   }
   return "unknown";
@@ -66,6 +71,8 @@ const char* numpy_name(ScalarType t) {
 
 ScalarType scalar_type_from_numpy_name(std::string_view name) {
   for (ScalarType t : scalar_types)
+    if (name == numpy_name(t)) return t;
+  for (ScalarType t : complex_types)
     if (name == numpy_name(t)) return t;
   return ScalarType::unknown;
 }

@@ -54,7 +54,8 @@ from ._array_api import (acos, acosh, asin, asinh, atan, atan2, atanh, copysign,
                          isinf, isnan, log1p, log2, log10, logaddexp, reciprocal, round, sign, signbit, sinh,
                          square, tan, trunc)
 from . import _dtypes, _shape, _sort
-from ._dtypes import (__array_namespace_info__, bfloat16, bool, can_cast, e, finfo, float32, float64, iinfo, inf, int8, int16,
+from ._dtypes import (__array_namespace_info__, bfloat16, bool, can_cast, complex64, complex128, e, finfo, float32,
+                      float64, iinfo, inf, int8, int16,
                       int32, int64, isdtype, nan, newaxis, pi, result_type, uint8, uint16, uint32, uint64)
 from ._shape import (broadcast_to, concat, expand_dims, eye, flip, full_like, matrix_transpose, moveaxis,
                      ones_like, permute_dims, reshape, squeeze, stack, tril, triu)

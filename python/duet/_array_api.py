@@ -109,19 +109,19 @@ def nextafter(x1, x2, /, *, queue=None):
 
 
 def conj(x, /, *, queue=None):
-    """The complex conjugate: for duet's real dtypes, a copy of x (duet has no complex dtypes yet)."""
-    return positive(x, queue=queue)
+    """The complex conjugate (the imaginary part negated); of a real dtype, a copy of x."""
+    return _duet._elementwise("conj", x, queue=queue)
 
 
 def real(x, /, *, queue=None):
-    """The real part: for duet's real dtypes, a copy of x (duet has no complex dtypes yet)."""
-    return positive(x, queue=queue)
+    """The real part, of the part's dtype (float32 for complex64); of a real dtype, a copy of x."""
+    return _duet._elementwise("real", x, queue=queue)
 
 
 def imag(x, /, *, queue=None):
-    """The imaginary part: for duet's real dtypes, zeros of x's shape and dtype (duet has no complex
-    dtypes yet)."""
-    return _duet._elementwise("where", 0, x, 0, queue=queue)  # x's shape and dtype, every element 0
+    """The imaginary part, of the part's dtype (float32 for complex64); of a real dtype, zeros of x's
+    shape and dtype."""
+    return _duet._elementwise("imag", x, queue=queue)
 
 add = _binary("add", "x1 + x2")
 subtract = _binary("subtract", "x1 - x2")

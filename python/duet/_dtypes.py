@@ -12,7 +12,12 @@ weak: a bool keeps any array's dtype, an int keeps any but bool's (a bool array 
 int64, as in NumPy), a float keeps a float array's and makes any other float64, as duet's arithmetic
 does.
 
-Comparisons and the logical functions give bool arrays. There is no complex dtype yet. float16, which duet's
+complex64 and complex128 (two float32s, two float64s) are duet.complex64 and duet.complex128. A
+complex dtype meets a real floating one in the complex dtype of the floats both would meet at
+(float32 with complex64 is complex64, float64 with complex64 is complex128); integers and bool take
+the complex dtype as it is. Nothing complex casts to a real dtype.
+
+Comparisons and the logical functions give bool arrays. float16, which duet's
 arrays take, is not one of the standard's dtypes, so it has no namespace object and is not listed
 by __array_namespace_info__().dtypes(), but every function here accepts it where an array has it.
 
@@ -33,7 +38,7 @@ from . import _duet
 
 __all__ = [
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
-    "bfloat16",
+    "complex64", "complex128", "bfloat16",
     "result_type", "can_cast", "finfo", "iinfo", "isdtype", "e", "pi", "inf", "nan", "newaxis",
     "__array_namespace_info__",
 ]
@@ -41,6 +46,7 @@ __all__ = [
 int8, int16, int32, int64 = (numpy.dtype(n) for n in ("int8", "int16", "int32", "int64"))
 uint8, uint16, uint32, uint64 = (numpy.dtype(n) for n in ("uint8", "uint16", "uint32", "uint64"))
 float32, float64 = numpy.dtype("float32"), numpy.dtype("float64")
+complex64, complex128 = numpy.dtype("complex64"), numpy.dtype("complex128")
 bool = numpy.dtype("bool")  # noqa: A001 (the standard's name; builtins.bool is spelled out here)
 _float16 = numpy.dtype("float16")
 
@@ -73,7 +79,8 @@ except ImportError:  # NumPy alone has no bfloat16
     bfloat16 = _BFloat16()
 
 # The standard's dtypes that duet has, in the order __array_namespace_info__().dtypes() lists them.
-_STANDARD = (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64)
+_STANDARD = (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64, complex64,
+             complex128)
 _EVERY = _STANDARD + (_float16, bfloat16)
 
 e = math.e
@@ -123,6 +130,10 @@ def _safe(a, b):
     ka, kb = _kind(a), _kind(b)
     if ka == "b" or kb == "b":  # bool goes into every dtype, nothing else into bool
         return ka == "b"
+    if ka == "c":  # complex only into a wider complex
+        return kb == "c" and b.itemsize > a.itemsize
+    if kb == "c":  # what the complex dtype's parts hold
+        return _safe(a, float64 if b == complex128 else float32)
     if ka == "f":
         return kb == "f" and b.itemsize > a.itemsize
     if kb == "f":
@@ -138,6 +149,16 @@ _LADDER = (bool, uint8, int8, uint16, int16, _float16, bfloat16, uint32, int32, 
 
 
 def _promote(a, b):
+    ka, kb = _kind(a), _kind(b)
+    if "c" in (ka, kb):
+        # integers and bool take the complex dtype as it is; floats meet the parts' float dtype
+        if ka not in "cf":
+            return b
+        if kb not in "cf":
+            return a
+        part = _promote(float64 if a == complex128 else float32 if ka == "c" else a,
+                        float64 if b == complex128 else float32 if kb == "c" else b)
+        return complex128 if part == float64 else complex64
     for t in _LADDER:
         if _safe(a, t) and _safe(b, t):
             return t
@@ -154,12 +175,12 @@ def result_type(*arrays_and_dtypes):
     if not strong:
         raise _argument_error("result_type needs at least one array or dtype (Python numbers alone "
                               "have no dtype of their own)")
-    if builtins.any(isinstance(x, complex) for x in weak):
-        raise _argument_error("result_type: duet has no complex dtypes")
     t = _dtype_of(strong[0], "result_type")
     for x in strong[1:]:
         t = _promote(t, _dtype_of(x, "result_type"))
-    if _kind(t) in "biu" and builtins.any(isinstance(x, float) for x in weak):
+    if _kind(t) != "c" and builtins.any(isinstance(x, complex) for x in weak):
+        t = complex64 if t in (float32, _float16, bfloat16) else complex128
+    elif _kind(t) in "biu" and builtins.any(isinstance(x, float) for x in weak):
         t = float64
     elif _kind(t) == "b" and builtins.any(not isinstance(x, builtins.bool) for x in weak):
         t = int64
@@ -219,6 +240,8 @@ def finfo(type, /):
         return finfo_object(t)
     if t.kind == "b":
         raise _argument_error("finfo takes a floating dtype, not bool, which has no limits (False < True)")
+    if t.kind == "c":  # the limits of its parts, as the standard asks
+        return finfo_object(float64 if t == complex128 else float32)
     if t.kind != "f":
         raise _argument_error(f"finfo takes a floating dtype, not {t.name}; use iinfo for integers")
     return finfo_object(t)
@@ -242,8 +265,8 @@ _KINDS = {
     "unsigned integer": lambda t: t.kind == "u",
     "integral": lambda t: t.kind in "iu",
     "real floating": lambda t: t.kind == "f",
-    "complex floating": lambda t: False,  # nor complex ones
-    "numeric": lambda t: t.kind in "iuf",
+    "complex floating": lambda t: t.kind == "c",
+    "numeric": lambda t: t.kind in "iufc",
 }
 
 
@@ -299,16 +322,15 @@ class _Info:
 
     def default_dtypes(self, *, device=None):
         """The dtypes creation functions choose: float32 for real floating (duet's default float,
-        which every device has), int64 for integral and indexing. duet has no complex dtypes, so
-        there is no 'complex floating' entry."""
-        return {"real floating": float32, "integral": int64, "indexing": int64}
+        which every device has), complex64 for complex floating, int64 for integral and indexing."""
+        return {"real floating": float32, "complex floating": complex64, "integral": int64, "indexing": int64}
 
     def dtypes(self, *, device=None, kind=None):
         """The standard's dtypes duet has, by name, on `device` (default: the default device;
         float64 is left out where the device lacks double precision), of `kind` (as isdtype's)."""
         if device is None:
             device = _duet.default_device()
-        listed = [t for t in _STANDARD if t != float64 or device.supports_double]
+        listed = [t for t in _STANDARD if t not in (float64, complex128) or device.supports_double]
         if kind is not None:
             listed = [t for t in listed if isdtype(t, kind)]
         return {t.name: t for t in listed}

@@ -62,6 +62,8 @@ std::optional<Expr> operand(nb::handle v, const Device& device) {
     return Expr::int_scalar(x);
   }
   if (PyFloat_Check(v.ptr())) return Expr::float_scalar(PyFloat_AsDouble(v.ptr()));
+  if (PyComplex_Check(v.ptr()))
+    return Expr::complex_scalar(PyComplex_RealAsDouble(v.ptr()), PyComplex_ImagAsDouble(v.ptr()));
   return std::nullopt;
 }
 
@@ -115,6 +117,9 @@ const Op& find_op(const std::string& name) {
       {"bitwise_right_shift", {2, [](auto& x) { return right_shift(x[0], x[1]); }}},
       {"negative", {1, [](auto& x) { return negative(x[0]); }}},
       {"abs", {1, [](auto& x) { return duet::abs(x[0]); }}},
+      {"real", {1, [](auto& x) { return duet::real(x[0]); }}},
+      {"imag", {1, [](auto& x) { return duet::imag(x[0]); }}},
+      {"conj", {1, [](auto& x) { return duet::conj(x[0]); }}},
       {"sqrt", {1, [](auto& x) { return duet::sqrt(x[0]); }}},
       {"exp", {1, [](auto& x) { return duet::exp(x[0]); }}},
       {"log", {1, [](auto& x) { return duet::log(x[0]); }}},

@@ -32,14 +32,16 @@ constexpr std::uint8_t kBoolCode = 6;
 constexpr const char* kUsedCapsule = "used_dltensor";
 
 // Calls `f` with a TypeTag of the C++ element type of `t`, for the templates of dlpack.hpp, which
-// take the integer types, half, bfloat16 (DLPack's kDLBfloat), float and double. bool goes as its
-// bytes, std::uint8_t: the callers set or check DLPack's bool code themselves.
+// take the integer types, half, bfloat16 (DLPack's kDLBfloat), float, double and the complex types
+// (kDLComplex). bool goes as its bytes, std::uint8_t: the callers set or check DLPack's bool code
+// themselves.
 template <class F>
 auto dispatch(ScalarType t, F&& f) {
   return visit_scalar_type(detail_kernel_type(t), [&](auto tag) -> decltype(f(TypeTag<float>{})) {
     using T = typename decltype(tag)::type;
-    if constexpr ((std::is_arithmetic_v<T> || std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) &&
-                  !std::is_same_v<T, bool>)  // bool: as std::uint8_t, above
+    constexpr bool exchanged = std::is_arithmetic_v<T> || std::is_same_v<T, half> ||
+                               std::is_same_v<T, bfloat16> || is_complex_v<T>;
+    if constexpr (exchanged && !std::is_same_v<T, bool>)  // bool: as std::uint8_t, above
       return f(tag);
     else
       throw ArgumentError(std::string("DLPack exchange of ") + to_string(t) + " elements is not supported");
@@ -50,6 +52,8 @@ ScalarType scalar_type_of_dl(const DLDataType& t) {
   if (t.lanes != 1) return ScalarType::unknown;
   if (t.code == kBoolCode) return t.bits == 8 ? ScalarType::b8 : ScalarType::unknown;
   if (t.code == kDLBfloat) return t.bits == 16 ? ScalarType::bf16 : ScalarType::unknown;
+  if (t.code == kDLComplex)
+    return t.bits == 64 ? ScalarType::c64 : t.bits == 128 ? ScalarType::c128 : ScalarType::unknown;
   if (t.code == kDLFloat)
     return t.bits == 16   ? ScalarType::f16
            : t.bits == 32 ? ScalarType::f32

@@ -39,8 +39,10 @@ ScalarType scalar_type_of_dtype(nb::handle dtype) {
   const std::string name = nb::cast<std::string>(np_dtype(dtype).attr("name"));
   const ScalarType t = scalar_type_from_numpy_name(name);
   if (t == ScalarType::unknown)
-    throw ArgumentError("duet has no kernels for NumPy dtype " + name +
-                        "; use bool, int8..int64, uint8..uint64, float16, bfloat16, float32 or float64");
+    throw ArgumentError(
+        "duet has no kernels for NumPy dtype " + name +
+        "; use bool, int8..int64, uint8..uint64, float16, bfloat16, float32, float64, complex64 or "
+        "complex128");
   return t;
 }
 

@@ -62,7 +62,11 @@ struct Args {
 nb::object result_value(ScalarType t, const unsigned char* bytes) {
   return visit_scalar_type(t, [bytes](auto tag) -> nb::object {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_arithmetic_v<T>) {
+    if constexpr (is_complex_v<T>) {
+      T v;
+      std::memcpy(&v, bytes, sizeof v);
+      return nb::steal(PyComplex_FromDoubles(static_cast<double>(v.real()), static_cast<double>(v.imag())));
+    } else if constexpr (std::is_arithmetic_v<T>) {
       T v;
       std::memcpy(&v, bytes, sizeof v);
       if constexpr (std::is_integral_v<T>)

@@ -63,7 +63,7 @@ std::string range_text(ScalarType t) {
     if constexpr (std::is_integral_v<T>) {
       return " [" + std::to_string(+std::numeric_limits<T>::min()) + ", " +
              std::to_string(+std::numeric_limits<T>::max()) + "]";
-    } else if constexpr (std::is_void_v<T>) {
+    } else if constexpr (std::is_void_v<T> || is_complex_v<T>) {
       return "";
     } else {
       std::ostringstream text;

@@ -81,8 +81,8 @@ def test_setitem_reshape_copy_fill(device):
 
 
 def test_unsupported_dtype_and_repr(device):
-    with pytest.raises(duet.ArgumentError, match="complex64"):
-        duet.empty(3, "complex64", device)
+    with pytest.raises(duet.ArgumentError, match="complex256|clongdouble"):
+        duet.empty(3, "clongdouble", device)
     assert "shape=(3,)" in repr(duet.empty(3, device=device))
 
 

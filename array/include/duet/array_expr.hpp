@@ -16,8 +16,16 @@
 // `& | ^ ~` take integers and bools (on bools they are logical: ~true is false), float16 is computed
 // in float32 and rounded when stored. bool promotes to any other type (bool + int32 is int32; a bool
 // array + 1 is int64, as numpy's); bool + bool and bool * bool are or and and, bool - bool is an
-// ArgumentError; converting to bool gives x != 0 (NaN is true). float64 anywhere in a tree needs a device
-// with double precision.
+// ArgumentError; converting to bool gives x != 0 (NaN is true). float64 or complex128 anywhere in a
+// tree needs a device with double precision.
+//
+// complex64 and complex128 (std::complex<float> and <double> elements) take + - * / (the dialect's
+// cfloat_div / cdouble_div, scaled so that large magnitudes do not overflow), == and != (ordering
+// them is an ArgumentError), abs (a real result), real, imag, conj, sqrt, exp, log, sin and cos;
+// the other functions refuse them. A complex type meets a real one in the complex type of the
+// floats both would meet at (float32 with complex64 is complex64, float64 with complex64
+// complex128); integers and bool take the complex type as it is. Converting complex to a real
+// type keeps the real part; to bool, z != 0.
 //
 // Integer arithmetic never traps: as numpy, x // 0 and x % 0 are 0, and the lowest value // -1
 // wraps to itself; overflow wraps.
@@ -50,6 +58,9 @@ class DUET_API Expr {
   static Expr bool_scalar(bool value);
   static Expr float_scalar(double value);
   static Expr int_scalar(std::int64_t value);
+  // A plain complex number (Python's 1j), weak: it keeps a complex array's dtype, makes a float32
+  // (or narrower) array complex64 and any other complex128.
+  static Expr complex_scalar(double re, double im);
 
   ScalarType dtype() const;    // the result's element type
   const Shape& shape() const;  // the broadcast shape
@@ -101,7 +112,13 @@ inline Expr operator^(const Array& a, const Array& b) { return bitwise_xor(a, b)
 
 DUET_API Expr negative(const Expr& a);
 inline Expr operator-(const Expr& a) { return negative(a); }
+// |a|; of a complex number its modulus (hypot of the parts, never overflowing), of the part type.
 DUET_API Expr abs(const Expr& a);
+// The parts of a complex number, of its part type (float32 for complex64), and its conjugate; of a
+// real number: itself, 0 of its dtype, itself.
+DUET_API Expr real(const Expr& a);
+DUET_API Expr imag(const Expr& a);
+DUET_API Expr conj(const Expr& a);
 DUET_API Expr sqrt(const Expr& a);
 DUET_API Expr exp(const Expr& a);
 DUET_API Expr log(const Expr& a);

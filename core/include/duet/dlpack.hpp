@@ -42,10 +42,12 @@ template <class T>
 DLDataType dlpack_dtype() {
   static_assert(scalar_type_of<T>() != ScalarType::unknown,
                 "DLPack exchange needs an element type duet knows (int8..int64, uint8..uint64, half, "
-                "bfloat16, float, double)");
+                "bfloat16, float, double, std::complex<float>, std::complex<double>)");
   DLDataType t;
-  // half is IEEE binary16, a float to DLPack; bfloat16 has a code of its own.
+  // half is IEEE binary16, a float to DLPack; bfloat16 and the complex types have codes of their
+  // own (complex64 is kDLComplex of 64 bits: both parts together).
   t.code = static_cast<std::uint8_t>(std::is_same_v<T, bfloat16> ? kDLBfloat
+                                     : is_complex_v<T>           ? kDLComplex
                                      : std::is_floating_point_v<T> || std::is_same_v<T, half>
                                          ? kDLFloat
                                          : (std::is_signed_v<T> ? kDLInt : kDLUInt));
