@@ -5,7 +5,7 @@
 #            byte for byte, at an awkward size;
 #   weak     16384^2 cells per GPU (NX = 16384 * ranks), overlap on and off;
 #   strong   32768^2 cells, overlap on and off;
-#   halo1    weak with an exchange every step (--halo 1), automatic overlap;
+#   halo1    weak with an exchange every step (--halo 1), automatic overlap and without it;
 #   dims     4 ranks only: 1 x 4, 4 x 1 and 2 x 2 forced (--dims) on 65536x16384 and 16384x65536;
 # weak and halo1 also run with --skip-exchange (the compute-only bound), and weak on one device
 # without mpirun.
@@ -64,6 +64,10 @@ heat_scaling() {
               --overlap off ;;
           halo1)
             HALO=1 heat_run "$dir" "$backend" "$np" "$((16384 * np))x16384" weak-halo1 --repeat "${REPEAT:-5}"
+            # Without overlap every step is a pass of its own; automatic overlap steps bands beside
+            # full-depth passes of the tile.
+            [ "$np" = 1 ] || HALO=1 heat_run "$dir" "$backend" "$np" "$((16384 * np))x16384" weak-halo1-no-overlap \
+              --repeat "${REPEAT:-5}" --overlap off
             HALO=1 heat_run "$dir" "$backend" "$np" "$((16384 * np))x16384" weak-halo1-compute-only \
               --repeat "${REPEAT:-5}" --skip-exchange ;;
           dims)
