@@ -61,7 +61,12 @@ heat_scaling() {
               --skip-exchange
             heat_run "$dir" "$backend" "$np" "$((16384 * np))x16384" weak --repeat "${REPEAT:-5}" --overlap on
             heat_run "$dir" "$backend" "$np" "$((16384 * np))x16384" weak-no-overlap --repeat "${REPEAT:-5}" \
-              --overlap off ;;
+              --overlap off
+            # Edges through MPI (OpenCL) overlap on one queue; the two-queue schedule beside it.
+            if [ "$backend" = opencl ] && [ "$np" != 1 ]; then
+              DUET_MPI_OVERLAP_QUEUES=2 heat_run "$dir" "$backend" "$np" "$((16384 * np))x16384" weak-two-queues \
+                --repeat "${REPEAT:-5}" --overlap on
+            fi ;;
           halo1)
             HALO=1 heat_run "$dir" "$backend" "$np" "$((16384 * np))x16384" weak-halo1 --repeat "${REPEAT:-5}"
             # Without overlap every step is a pass of its own; automatic overlap steps bands beside
