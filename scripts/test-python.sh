@@ -23,7 +23,7 @@ echo "=== Python: pip install . into $venv"
 if [[ ! -x $venv/bin/python ]]; then
   "$python" -m venv "$venv"
 fi
-"$venv/bin/python" -m pip install -q --disable-pip-version-check numpy pytest matplotlib ml_dtypes
+"$venv/bin/python" -m pip install -q --disable-pip-version-check numpy pytest pytest-xdist matplotlib ml_dtypes
 # --config-settings, not -C: Debian 12's pip (23.0) has only the long form.
 pip_args=(-q --disable-pip-version-check "--config-settings=build-dir=$build_dir/python-wheel")
 if command -v ccache >/dev/null; then
@@ -39,5 +39,8 @@ echo "installed in $((installed - start)) s: $(cd "$build_dir" && "$venv/bin/pyt
 
 echo "=== Python: pytest python/tests"
 cd "$build_dir"
-DUET_CACHE_DIR=$build_dir/tests/program-cache "$venv/bin/python" -m pytest -q -rs "$repo_root/python/tests"
+# One pytest worker per core (pytest-xdist): most of a test's time is PoCL compiling its kernels on
+# one thread. The workers share the program cache, which takes processes side by side.
+DUET_CACHE_DIR=$build_dir/tests/program-cache "$venv/bin/python" -m pytest -q -rs -n "$(nproc)" \
+  "$repo_root/python/tests"
 echo "Python part: $(($(date +%s) - start)) s"

@@ -150,14 +150,13 @@ void stage_in(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b, 
 // pair across strips (1 x N, N x 1), skip it.
 bool pair_active(const Grid2D::State& s, Side a, Side b) { return s.has(a) || s.has(b); }
 
-// Whether some edge goes through MPI, whose staging buffers the next exchange reuses.
+}  // namespace
+
 bool any_through_mpi(const Grid2D::State& s) {
   for (const Strip& strip : s.strips)
     if (through_mpi(strip)) return true;
   return false;
 }
-
-}  // namespace
 
 void Grid2D::begin_exchange(Queue& q, Buffer<float>& local) {
   State& s = *state_;

@@ -114,9 +114,7 @@ bool overlapping(const Grid2D::State& s, Overlap overlap) {
   if (overlap == Overlap::on) return true;
   if (s.device.info().kind == DeviceKind::cpu) return false;
   if (s.halo < heat_pass_depth(s.device)) return true;
-  for (const Strip& strip : s.strips)
-    if (strip.path == HaloPath::host_staged || strip.path == HaloPath::device_mpi) return true;
-  return false;
+  return any_through_mpi(s);
 }
 
 // Whether every edge of this rank exchanges in the one-kernel form (peer.duet): then an exchange is
@@ -180,14 +178,6 @@ void step_edges(Grid2D& grid, const Grid2D::State& s, Queue& edges, const Layout
 bool two_queues_asked() {
   const char* value = std::getenv("DUET_MPI_OVERLAP_QUEUES");
   return value != nullptr && std::string(value) == "2";
-}
-
-bool any_through_mpi(const Grid2D::State& s) {
-  for (const Side side : {Side::west, Side::east, Side::south, Side::north}) {
-    const HaloPath path = s.strips[static_cast<std::size_t>(side)].path;
-    if (s.has(side) && (path == HaloPath::host_staged || path == HaloPath::device_mpi)) return true;
-  }
-  return false;
 }
 
 // The overlap where edges go through MPI and the halo is a round deep: one queue runs the strips'
