@@ -15,6 +15,7 @@
 #include "duet/reduction.hpp"
 #include "duet/stencil.hpp"
 #include "grid_state.hpp"
+#include "round_trace.hpp"
 
 namespace duet::mpi {
 
@@ -190,10 +191,12 @@ bool two_queues_asked() {
 void overlap_on_one_queue(Grid2D& grid, const Grid2D::State& s, Queue& q, Buffer<float>& u, Buffer<float>& v,
                           float r, int steps, const Layout& l, int round) {
   const bool both_pairs = (s.has(Side::west) || s.has(Side::east)) && (s.has(Side::south) || s.has(Side::north));
+  RoundTrace trace;
   for (int done = 0; done < steps;) {
     const int k = std::min(round, steps - done);
     const HeatWindow inner = inner_window(l, s, static_cast<std::size_t>(k));
     grid.begin_exchange(q, u);
+    trace.tile_begins(q);
     if (both_pairs) {
       HeatWindow first = inner, second = inner;
       first.store_ny = inner.store_ny / 2;
@@ -204,12 +207,16 @@ void overlap_on_one_queue(Grid2D& grid, const Grid2D::State& s, Queue& q, Buffer
     } else {
       heat_pass(q, u, v, inner, r, k);
     }
+    trace.tile_ends(q);
+    trace.edges_begin(q);
     grid.finish_exchange(q, u);
     for (Side side : {Side::west, Side::east, Side::south, Side::north})
       if (s.has(side)) heat_pass(q, u, v, ring_window(l, side, static_cast<std::size_t>(k)), r, k);
+    trace.edges_end(q);
     std::swap(u, v);
     done += k;
   }
+  trace.report(s.rank, "one queue");
 }
 
 }  // namespace
@@ -281,22 +288,28 @@ void heat(Grid2D& grid, Queue& q, Buffer<float>& u, Buffer<float>& v, float r, i
   v.raw().exempt_from_queue_check();
   edges.wait(q.record());  // the caller's work on u and v comes first
   Event rings_done = edges.record(), tile_done = q.record();
+  RoundTrace trace;
   for (int done = 0; done < steps;) {
     const int k = std::min(round, steps - done);
     // The strips leave first, so that their copies start before the tile pass fills the device.
+    trace.edges_begin(edges);
     grid.begin_exchange(edges, u);
     q.wait(rings_done);
+    trace.tile_begins(q);
     heat_pass(q, u, v, inner_window(l, s, static_cast<std::size_t>(k)), r, k);
+    trace.tile_ends(q);
     const Event tile_now = q.record();
     grid.finish_exchange(edges, u);
     edges.wait(tile_done);
     step_edges(grid, s, edges, l, u, v, r, k);
     rings_done = edges.record();
+    trace.edges_end(edges);
     tile_done = tile_now;
     std::swap(u, v);
     done += k;
   }
   q.wait(rings_done);
+  trace.report(s.rank, "two queues");
 }
 
 float max_change(const Grid2D& grid, Queue& q, const Buffer<float>& before, const Buffer<float>& after) {

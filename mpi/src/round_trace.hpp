@@ -1,0 +1,32 @@
+// DUET_MPI_TRACE=1: where an overlapped heat's rounds lose time, measured on the device. Each round
+// records events around its tile pass (on the tile's queue) and around the work on its edges (on the
+// edge queue; with one queue, what follows the tile pass: the exchange's end and the rings). At the
+// end every rank prints the medians: the tile pass, the gap from one tile pass's end to the next
+// one's start (the time the overlap failed to hide), and the edges' span. Each span is timed within
+// one queue: events of two queues have no common clock on every backend. Off, it records nothing:
+// the events are commands of their own on some backends.
+#pragma once
+
+#include <vector>
+
+#include "duet/queue.hpp"
+
+namespace duet::mpi {
+
+class RoundTrace {
+ public:
+  RoundTrace();
+  bool on() const { return on_; }
+  void tile_begins(Queue& q);
+  void tile_ends(Queue& q);
+  void edges_begin(Queue& edges);
+  void edges_end(Queue& edges);
+  // Prints the rank's medians to stderr (waits for the events).
+  void report(int rank, const char* schedule) const;
+
+ private:
+  bool on_ = false;
+  std::vector<Event> begins_, ends_, edge_begins_, edge_ends_;
+};
+
+}  // namespace duet::mpi
