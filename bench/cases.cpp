@@ -1,7 +1,7 @@
 // The benchmark's cases on one device: the copy ceiling, then every built-in kernel of the table
 // (builtins/builtins.hpp: their tolerances are the table's) and the two generators (an
 // ElementwiseKernel z = x + y, a ReductionKernel sum) at the plan's sizes, then the launch overhead
-// and the array operations.
+// and the array operations; the sorting and selection cases live in sort_cases.cpp.
 //
 // Every case follows the same steps: allocate enough input/output sets that together they span
 // twice the last-level cache (so each run reads data no earlier run left cached), fill the inputs
@@ -40,6 +40,7 @@
 #include "inputs.hpp"
 #include "json_io.hpp"
 #include "plan.hpp"
+#include "sort_cases.hpp"
 
 namespace duet::bench {
 namespace {
@@ -177,6 +178,8 @@ class Bench {
         for (const std::size_t n : plan_.vector_n) guarded([&] { array_add_row_case(n); });
       } else if (kernel == "array_slice") {
         for (const std::size_t n : plan_.vector_n) guarded([&] { array_slice_case(n); });
+      } else if (std::count(sort_case_names().begin(), sort_case_names().end(), kernel)) {
+        guarded([&] { sort_case(hooks(), kernel); });
       } else if (const builtins::Kernel* builtin = builtins::find(kernel)) {
         // A built-in kernel without a rotating case of its own here: its `duet run` case, once.
         guarded([&] { builtin_case(*builtin); });
@@ -186,6 +189,27 @@ class Bench {
   }
 
  private:
+  // What the cases of other files (sort_cases.cpp) use of this bench.
+  CaseHooks hooks() {
+    CaseHooks h;
+    h.queue = &queue_;
+    h.plan = &plan_;
+    h.start = [this](const std::string& kernel, const std::string& size) -> Measurement& {
+      return start(kernel, size);
+    };
+    h.sets_for = [this](Measurement& m, double set_bytes, double largest) { return sets_for(m, set_bytes, largest); };
+    h.time = [this](Measurement& m, int sets, double work, const std::string& unit,
+                    const std::function<void(int)>& enqueue) {
+      set_timing(m, time_runs(plan_.runs, sets, 1, enqueue), work, unit, 1e9);
+    };
+    h.finish_checked = [this](Measurement& m, int sets, double tolerance, const std::string& check,
+                              const std::function<double(int)>& error_of_set) {
+      finish_checked(m, sets, tolerance, check, error_of_set);
+    };
+    h.seed = [this](const std::string& what, int set) { return seed(what, set); };
+    return h;
+  }
+
   // Runs one case; an exception becomes a FAIL row for it (or completes the row the case started),
   // and a fresh queue keeps whatever the failed one left behind out of the next case.
   void guarded(const std::function<void()>& body) {
@@ -1009,6 +1033,7 @@ const std::vector<std::string>& kernel_names() {
     std::vector<std::string> all{"copy"};
     for (const std::string& name : builtins::names()) all.push_back(name);
     all.insert(all.end(), std::begin(kOwnCases), std::end(kOwnCases));
+    all.insert(all.end(), sort_case_names().begin(), sort_case_names().end());
     return all;
   }();
   return names;

@@ -6,7 +6,8 @@ SGEMM with TF32 off: CUPY_TF32=0 is set before CuPy is imported), a straightforw
 as a CuPy RawKernel (one step per launch, and many steps ping-ponging), back-to-back small
 cupy.add launches timed on the host, and array code as CuPy users write it beside duet::Array's:
 `a * x + y` (unfused: two kernels and a temporary), `m.sum(axis=1)`, `m.sum(axis=0)` and
-`cupy.ascontiguousarray(m[::2, 1:-1])` over (n / 4096) x 4096 float32 matrices. The sizes, the buffer-set rotation past the L2 cache, the
+`cupy.ascontiguousarray(m[::2, 1:-1])` over (n / 4096) x 4096 float32 matrices, and cupy.sort,
+cupy.argsort, cupy.unique and cupy.nonzero (CUB's radix sort and selection) at duet's sort sizes. The sizes, the buffer-set rotation past the L2 cache, the
 warm-up, the event timing and the median follow bench/cases.cpp, and every result is written under
 the same (kernel, size) keys as duet's JSON, so bench/report.py can put them side by side.
 cuBLAS SGEMM rows carry role "ceiling": given to `duet bench --peer`, they become matmul's limit.
@@ -49,9 +50,18 @@ extern "C" __global__ void stencil5(const float* __restrict__ u, float* __restri
 """
 
 
+def multiset_hash(x):
+    """The sum (mod 2^64) of SplitMix64's finaliser over every float32's bits, as sort_cases.cpp's."""
+    v = x.view(cp.uint32).astype(cp.uint64) + np.uint64(0x9E3779B97F4A7C15)
+    v = (v ^ (v >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    v = (v ^ (v >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return int((v ^ (v >> np.uint64(31))).sum(dtype=cp.uint64))
+
+
 def gpu_plan():
     """The GPU plan of bench/plan.cpp; the rotation (None) becomes twice the device's L2."""
     return dict(copy_n=1 << 28, vector_n=[1 << 20, 1 << 24, 1 << 26, 1 << 28],
+                sort_n=1 << 28, argsort_n=1 << 26, unique_n=1 << 26, nonzero_n=1 << 26,
                 matmul=[1024, 2048, 4096, 8192], heat_step=[4096, 8192], heat_side=8192, heat_steps=64,
                 launches=1000, launch_reps=7, runs=30, min_sets=1, rotation=None, mode="gpu")
 
@@ -64,7 +74,8 @@ class Bench(PeerBench):
     failure_format = "  %(kernel)-10s %(size)-22s FAILED: %(error)s"
 
     def __init__(self, args):
-        super().__init__(args, make_plan(args.smoke, args.runs, gpu_plan))
+        super().__init__(args, make_plan(args.smoke, args.runs, gpu_plan, sort_n=1 << 16, argsort_n=1 << 16,
+                                         unique_n=1 << 16, nonzero_n=1 << 16))
         self.device = cp.cuda.Device(args.device)
         self.device.use()
         self.props = cp.cuda.runtime.getDeviceProperties(args.device)
@@ -318,8 +329,96 @@ class Bench(PeerBench):
         self.add("array_slice", "%dx%d [::2, 1:-1]" % (height, cols), t, 8.0 * elements, "GB/s", 1e9, worst, 0.0,
                  sets=sets, label="cupy.ascontiguousarray(m[::2, 1:-1])", check="%d sets, every element" % sets)
 
+    # --- sorting and selection (bench/sort_cases.cpp, the same keys and checks) ----------------------
+    SORT_KERNELS = ("sort", "argsort", "unique_values", "nonzero")
+    UNIQUE_RANGE = 1 << 16
+
+    def sort_case(self, kernel, n):
+        """cupy.sort / cupy.argsort of float32 in [-1, 1): Gkey/s of input. Checked on the GPU in
+        linear time as duet's are: ascending and the same multiset (sort), a stable ordering
+        permutation (argsort)."""
+        indices = kernel == "argsort"
+        sets = self.sets_for(4.0 * n + (8.0 if indices else 4.0) * n)
+        s = [self.random(n, -1, 1, 1200 + k) for k in range(sets)]
+        out = [None] * sets
+
+        def enqueue(k):
+            out[k] = cp.argsort(s[k]) if indices else cp.sort(s[k])
+
+        t = self.warm_up_and_time(self.p["runs"], sets, 1, enqueue)
+        worst = 0.0
+        for k, x in enumerate(s):
+            got = out[k]
+            if indices:
+                seen = cp.zeros(n, dtype=cp.int32)
+                seen[got] = 1
+                bad = n - int(seen.sum())
+                a, b = x[got[:-1]], x[got[1:]]
+                bad += int(cp.count_nonzero((a > b) | ((a == b) & (got[:-1] > got[1:]))))
+            else:
+                bad = int(cp.count_nonzero(got[:-1] > got[1:]))
+                bad += int(multiset_hash(got) != multiset_hash(x))
+            worst = worse(float(bad), worst)
+        check = ("a permutation, ordered, equal values by index (stable)" if indices
+                 else "ascending, the same multiset")
+        self.add(kernel, count_label(n), t, float(n), "Gkey/s", 1e9, worst, 0.0, sets=sets,
+                 label="cupy.%s" % kernel, check="%d sets, %s" % (sets, check))
+
+    def unique_case(self, n):
+        sets = self.sets_for(4.0 * n)
+        r = self.UNIQUE_RANGE
+        s = [cp.floor(self.random(n, -0.5 * r, 0.5 * r, 1300 + k)).astype(cp.int32) for k in range(sets)]
+        out = [None] * sets
+
+        def enqueue(k):
+            out[k] = cp.unique(s[k])
+
+        t = self.warm_up_and_time(self.p["runs"], sets, 1, enqueue)
+        worst = 0.0
+        for k, x in enumerate(s):
+            present = cp.zeros(r, dtype=cp.int32)
+            present[x.astype(cp.int64) + r // 2] = 1
+            want = cp.nonzero(present)[0].astype(cp.int32) - np.int32(r // 2)
+            bad = abs(int(want.size) - int(out[k].size))
+            if not bad:
+                bad = int(cp.count_nonzero(want != out[k]))
+            worst = worse(float(bad), worst)
+        self.add("unique_values", count_label(n) + " int32", t, float(n), "Gkey/s", 1e9, worst, 0.0, sets=sets,
+                 label="cupy.unique", check="%d sets, the distinct values, ascending, exactly" % sets)
+
+    def nonzero_case(self, n):
+        sets = self.sets_for(4.0 * n + 4.0 * n)
+        s = [cp.maximum(self.random(n, -1, 1, 1400 + k), np.float32(0)) for k in range(sets)]
+        out = [None] * sets
+
+        def enqueue(k):
+            out[k] = cp.nonzero(s[k])[0]
+
+        t = self.warm_up_and_time(self.p["runs"], sets, 1, enqueue)
+        worst = 0.0
+        for k, x in enumerate(s):
+            want = cp.flatnonzero(x != 0)
+            bad = abs(int(want.size) - int(out[k].size))
+            if not bad:
+                bad = int(cp.count_nonzero(want != out[k]))
+            worst = worse(float(bad), worst)
+        self.add("nonzero", count_label(n), t, float(n), "Gkey/s", 1e9, worst, 0.0, sets=sets,
+                 label="cupy.nonzero", check="%d sets, the nonzero positions, exactly" % sets)
+
     def cases(self):
         cases = super().cases()
+        chosen = self.args.kernels.split(",") if self.args.kernels else self.SORT_KERNELS
+        for kernel in (k for k in chosen if k in self.SORT_KERNELS):
+            n = self.p[{"sort": "sort_n", "argsort": "argsort_n", "unique_values": "unique_n",
+                        "nonzero": "nonzero_n"}[kernel]]
+            size = count_label(n) + (" int32" if kernel == "unique_values" else "")
+            if kernel in ("sort", "argsort"):
+                case = lambda kernel=kernel, n=n: self.sort_case(kernel, n)
+            elif kernel == "unique_values":
+                case = lambda n=n: self.unique_case(n)
+            else:
+                case = lambda n=n: self.nonzero_case(n)
+            cases.append((self.impl, kernel, size, case))
         chosen = self.args.kernels.split(",") if self.args.kernels else self.ARRAY_KERNELS
         for kernel in (k for k in chosen if k in self.ARRAY_KERNELS):
             for n in self.p["vector_n"]:

@@ -48,6 +48,7 @@ Plan plan_for(const DeviceInfo& info, bool smoke, int runs, double cache_mib) {
     p.matmul = {64, 128};
     p.heat_step = {256};
     p.heat_side = 256;
+    p.sort_n = p.argsort_n = p.unique_n = p.nonzero_n = pow2(16);
     p.heat_steps = 8;
     p.launches = 100;
     p.launch_reps = 3;
@@ -63,6 +64,9 @@ Plan plan_for(const DeviceInfo& info, bool smoke, int runs, double cache_mib) {
     p.matmul = {1024, 2048, 4096, 8192};
     p.heat_step = {4096, 8192};
     p.heat_side = 8192;
+    // The sizes CuPy's figures are quoted at.
+    p.sort_n = pow2(28);
+    p.argsort_n = p.unique_n = p.nonzero_n = pow2(26);
     p.heat_steps = 64;
     p.launches = 1000;
     p.launch_reps = 7;
@@ -78,6 +82,9 @@ Plan plan_for(const DeviceInfo& info, bool smoke, int runs, double cache_mib) {
     p.matmul = {256, 512, 1024};
     p.heat_step = {1024, 2048};
     p.heat_side = 2048;
+    p.sort_n = pow2(22);
+    p.argsort_n = p.unique_n = pow2(20);
+    p.nonzero_n = pow2(22);
     p.heat_steps = 16;
     p.launches = 1000;
     p.launch_reps = 5;

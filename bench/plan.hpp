@@ -17,7 +17,9 @@ struct Plan {
   std::vector<std::size_t> vector_n;  // vector_add, multiply and the generated elementwise and reduction
   std::vector<std::size_t> matmul;     // M = N = K
   std::vector<std::size_t> heat_step;  // grid side
-  std::size_t heat_side = 0;           // grid side of the many-steps run
+  std::size_t heat_side = 0;
+  // sort (float32), argsort (float32), unique_values (int32), nonzero (float32): elements
+  std::size_t sort_n = 0, argsort_n = 0, unique_n = 0, nonzero_n = 0;           // grid side of the many-steps run
   int heat_steps = 0;
   int launches = 0;     // back-to-back launches per launch-overhead batch
   int launch_reps = 0;  // batches; the median is reported

@@ -1,5 +1,5 @@
 // sort, argsort and searchsorted of duet::Arrays on every device against std::stable_sort on the
-// host: every key type, awkward lengths (0, 1, primes, 2^k +- 1 around the sort's tiles), many
+// host: every key type, awkward lengths (0, 1, primes, one off each of the sort's tiles), many
 // duplicates, NaN, +-inf and -0.0, both orders (stable descending too), along each axis of a matrix
 // and of a transposed view, many short rows (the row passes), and the kernels through NVRTC.
 #include <doctest/doctest.h>
@@ -139,8 +139,9 @@ template <class T>
 void check_type(duet::Queue& q, const char* name) {
   INFO(name);
   auto rng = make_rng(std::string("array sort ") + name);
-  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{97}, std::size_t{4095},
-                        std::size_t{4096}, std::size_t{4097}, std::size_t{10007}})
+  // Around each tile the sort uses (1024, 1280, 2048 and 4096 elements, by key and index width), and
+  // a prime over several tiles, where stability across tiles shows in argsort's order.
+  for (std::size_t n : {0, 1, 2, 97, 1023, 1025, 1279, 1281, 2047, 2049, 4095, 4096, 4097, 10007, 12289})
     for (bool duplicates : {true, false})
       for (bool descending : {false, true})
         check_rows<T>(q, keys_of<T>(rng, n, duplicates), {n}, descending,

@@ -5,23 +5,30 @@
 // positives (NaNs first made the one positive quiet NaN, so they all land after +inf; for argsort
 // and searching -0 made +0 too, so equal values stay equal), all bits inverted for descending,
 // which keeps equal keys in order: a descending sort stays stable. Inputs are read as raw bits, so
-// float64 sorts on devices without double.
+// float64 sorts on devices without double. The first pass encodes as it reads the input and the
+// last decodes as it writes the output (or writes only the indices, for argsort): no pass of its
+// own for either.
 //
-// One pass per 4-bit digit, least significant first, each pass stable: the count kernel gives each
-// tile of kTile elements its 16 digit counts (hist, digit-major: hist[d][tile]); duet::cumsum along
-// the tiles scans them, one work-group per digit in parallel; the scatter kernel then ranks its
-// tile's elements locally and writes each to digit start + tiles before + rank. The local ranking
-// is a counting sort with a counter per (digit, work-item) in shared memory: work-item t counts its
-// run of kItems consecutive elements, an exclusive scan of the 16 x kGroup counters in (digit,
-// work-item) order gives every element its place, in input order within a digit: stable with no
-// atomics, the same on every device. 4-bit digits keep those counters at 16 KiB of shared memory
-// (8-bit ones would need 256 per work-item).
+// One pass per 8-bit digit, least significant first (four for float32), each pass stable and made
+// of three launches. count: each tile of kGroup x items elements counts its 256 digits (local
+// atomics on 8 copies of the counters, so equal keys do not all queue on one counter) into
+// hist[digit][tile]. scan: one work-group per digit scans its row of tiles in place (exclusive)
+// and writes the digit's total. scatter: each tile, read with coalesced loads into shared memory,
+// is sorted there by its digit with two stable 4-bit counting sorts (a counter per (nibble,
+// work-item), work-item t ranking its run of consecutive elements: an exclusive scan of the 16 x
+// kGroup counters in (nibble, work-item) order gives every element its place in input order within
+// its nibble, with no atomics, the same on every device); then consecutive work-items write
+// consecutive elements, which within a digit go to consecutive addresses: digit start (the totals
+// scanned) + the tiles before (the scanned row) + the place within the tile's run of that digit.
+// Shared arrays are padded (one word in 32, one counter in 16) so that the strided accesses of a
+// work-item's run fall in distinct banks. A tile holds 64 bytes of key and value per work-item,
+// which keeps shared memory under 40 KiB, inside CUDA's static limit with several groups per SM.
 //
 // Axes. sort along an axis sorts the rows of a contiguous copy with that axis last. Rows are
 // separated by a key of (row, value): the values' passes first, then passes over the row's bits
 // taken from the carried flat index (index / row length), so one set of launches sorts every row
 // at once, whatever their number and length (row-by-row launches would leave a GPU idle on many
-// short rows). A single row needs no index carried unless argsort asks for it.
+// short rows). A single row needs no index carried unless argsort asks for it: keys alone move.
 #include <algorithm>
 #include <sstream>
 
@@ -35,16 +42,15 @@ namespace duet {
 namespace {
 
 constexpr std::uint64_t kGroup = 256;
-constexpr std::uint64_t kItems = 16;
-constexpr std::uint64_t kTile = kGroup * kItems;
-constexpr unsigned kDigitBits = 4;
+constexpr unsigned kDigitBits = 8;
 constexpr unsigned kRadix = 1u << kDigitBits;
+constexpr std::uint64_t kScanItems = 8;  // row entries per work-item per step of the scan kernel
 
 // What a sort's source depends on.
 struct Config {
   ScalarType dtype = ScalarType::f32;
   bool values = false;       // an index carried with each key
-  bool wide_values = false;  // the index as ulong (more than 2^32 elements)
+  bool wide_values = false;  // indices and offsets as ulong (more than 2^32 - 1 elements)
   bool descending = false;
   bool canon_zero = false;  // -0 as +0 (argsort, searching)
 
@@ -73,9 +79,16 @@ struct Config {
         return ScalarType::u64;
     }
   }
-  bool wide_keys() const { return width() == 64; }
+  bool wide_keys() const { return width() >= 64; }
+  ScalarType key_scalar() const { return wide_keys() ? ScalarType::u64 : ScalarType::u32; }
+  ScalarType value_scalar() const { return wide_values ? ScalarType::u64 : ScalarType::u32; }
+  // Elements per work-item in a tile: 64 bytes of key and value each.
+  std::uint64_t items() const {
+    return 64 / ((wide_keys() ? 8 : 4) + (values ? (wide_values ? 8 : 4) : 0));
+  }
+  std::uint64_t tile() const { return kGroup * items(); }
   std::string key() const {
-    return std::string("sort/") + to_string(dtype) + (values ? (wide_values ? "/v64" : "/v32") : "/keys") +
+    return std::string("sort8/") + to_string(dtype) + (values ? "/v" : "/keys") + (wide_values ? "64" : "32") +
            (descending ? "/desc" : "/asc") + (canon_zero ? "/z" : "");
   }
 };
@@ -88,8 +101,8 @@ std::string hex(std::uint64_t v) {
 
 std::string kernel_source(const Config& c) {
   const unsigned w = c.width();
-  const std::uint64_t mask = w == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << w) - 1;
-  const std::uint64_t sign = std::uint64_t(1) << (w - 1);
+  const std::uint64_t mask = w >= 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << w) - 1;
+  const std::uint64_t sign = std::uint64_t(1) << (std::min(w, 64u) - 1);
   const unsigned mantissa = c.dtype == ScalarType::f16    ? 10
                             : c.dtype == ScalarType::bf16 ? 7
                             : c.dtype == ScalarType::f32  ? 23
@@ -98,15 +111,16 @@ std::string kernel_source(const Config& c) {
   const std::uint64_t qnan = inf | (std::uint64_t(1) << (mantissa - 1));
   const int kind = is_float(c.dtype) ? 2 : is_signed(c.dtype) ? 1 : 0;
   const char* K = c.wide_keys() ? "ulong" : "uint";
+  const char* V = c.wide_values ? "ulong" : "uint";
+  const std::string B = c.bits_type();
   std::ostringstream s;
-  s << "#define DUET_B " << c.bits_type() << "\n#define DUET_K " << K << "\n#define DUET_V "
-    << (c.wide_values ? "ulong" : "uint") << "\n#define DUET_VALUES " << (c.values ? 1 : 0)
-    << "\n#define DUET_KIND " << kind << "\n#define DUET_DESC " << (c.descending ? 1 : 0)
-    << "\n#define DUET_CANON_ZERO " << (c.canon_zero ? 1 : 0) << "\n#define DUET_MASK ((DUET_K)" << hex(mask)
-    << ")\n#define DUET_SIGN ((DUET_K)" << hex(sign) << ")\n#define DUET_INF ((DUET_K)" << hex(inf)
-    << ")\n#define DUET_QNAN ((DUET_K)" << hex(qnan) << ")\n#define DUET_GROUP " << kGroup
-    << "\n#define DUET_ITEMS " << kItems << "\n#define DUET_TILE " << kTile << "\n#define DUET_RADIX "
-    << kRadix << "\n#define DUET_DIGIT_MASK " << (kRadix - 1) << "u\n";
+  s << "#define DUET_B " << B << "\n#define DUET_K " << K << "\n#define DUET_V " << V << "\n#define DUET_O " << V
+    << "\n#define DUET_VALUES " << (c.values ? 1 : 0) << "\n#define DUET_KIND " << kind << "\n#define DUET_DESC "
+    << (c.descending ? 1 : 0) << "\n#define DUET_CANON_ZERO " << (c.canon_zero ? 1 : 0)
+    << "\n#define DUET_MASK ((DUET_K)" << hex(mask) << ")\n#define DUET_SIGN ((DUET_K)" << hex(sign)
+    << ")\n#define DUET_INF ((DUET_K)" << hex(inf) << ")\n#define DUET_QNAN ((DUET_K)" << hex(qnan)
+    << ")\n#define DUET_GROUP " << kGroup << "\n#define DUET_ITEMS " << c.items() << "\n#define DUET_TILE "
+    << c.tile() << "\n#define DUET_SCAN_ITEMS " << kScanItems << "\n";
   s << R"DUET(
 // The order-preserving key of an element's bits.
 DEVICE DUET_K duet_encode(DUET_B bits) {
@@ -138,106 +152,236 @@ DEVICE DUET_B duet_decode(DUET_K k) {
   return (DUET_B)k;
 }
 
-#if DUET_VALUES
-#define DUET_DIGIT(i) (by_row ? (uint)(((ulong)vals[i] / run) >> shift) & DUET_DIGIT_MASK \
-                              : (uint)(keys[i] >> shift) & DUET_DIGIT_MASK)
+// A counter in shared memory incremented by many work-items at once: standard on both backends.
+#if defined(DUET_CUDA)
+#define DUET_LOCAL_INC(p) atomicAdd((p), 1u)
 #else
-#define DUET_DIGIT(i) ((uint)(keys[i] >> shift) & DUET_DIGIT_MASK)
+#define DUET_LOCAL_INC(p) atomic_inc((volatile __local uint*)(p))
 #endif
 
-// Work-item t's counts of its run's digits, in its own column of counts[digit][work-item].
-#define DUET_COUNT_TILE()                                                              \
-  const uint t = LOCAL_ID(0);                                                          \
-  const ulong start = (ulong)GROUP_ID(0) * DUET_TILE + (ulong)t * DUET_ITEMS;          \
-  for (uint d = 0; d < DUET_RADIX; ++d) counts[d * DUET_GROUP + t] = 0;                \
-  for (uint j = 0; j < DUET_ITEMS; ++j)                                                \
-    if (start + j < n) counts[DUET_DIGIT(start + j) * DUET_GROUP + t] += 1u;
-)DUET";
-  const std::string B = c.bits_type(), V = c.wide_values ? "ulong" : "uint";
-  const std::string vals_in =
-      c.values ? ", GLOBAL const " + V + "* vals, const uint by_row, const ulong run" : "";
-  s << "KERNEL void duet_sort_encode(GLOBAL const " << B << "* src, const long src_off, GLOBAL " << K
-    << "* keys" << (c.values ? ", GLOBAL " + V + "* vals" : "") << ", const ulong n) {\n"
-    << "  const ulong i = GLOBAL_ID(0);\n  if (i >= n) return;\n"
-    << "  keys[i] = duet_encode(src[src_off + (long)i]);\n"
-    << (c.values ? "  vals[i] = (DUET_V)i;\n" : "") << "}\n\n";
-  s << "KERNEL void duet_sort_decode(GLOBAL const " << K << "* keys, GLOBAL " << B
-    << "* dst, const ulong n) {\n"
-    << "  const ulong i = GLOBAL_ID(0);\n  if (i < n) dst[i] = duet_decode(keys[i]);\n}\n\n";
-  if (c.values)
-    s << "KERNEL void duet_sort_indices(GLOBAL const " << V << "* vals, GLOBAL long* dst, const ulong n, "
-      << "const ulong run) {\n  const ulong i = GLOBAL_ID(0);\n"
-      << "  if (i < n) dst[i] = (long)((ulong)vals[i] % run);\n}\n\n";
-  s << "KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_count(GLOBAL const " << K << "* keys"
-    << vals_in << ", GLOBAL uint* hist, const ulong n, const uint shift, const ulong tiles) {\n"
-    << "  SHARED uint counts[DUET_RADIX * DUET_GROUP];\n  DUET_COUNT_TILE();\n"
-    << R"DUET(  BARRIER();
-  if (t < DUET_RADIX) {
-    uint sum = 0;
-    for (uint i = 0; i < DUET_GROUP; ++i) sum += counts[t * DUET_GROUP + i];
-    hist[(ulong)t * tiles + GROUP_ID(0)] = sum;
+// Shared-array index padding: a word in 32 (tiles), a counter in 16 (the nibble counters), so a
+// work-item's run of consecutive elements and its neighbours' fall in distinct banks.
+#define DUET_PAD(i) ((i) + ((i) >> 5))
+#define DUET_CPAD(f) ((f) + ((f) >> 4))
+
+// The digit of a pass: 8 bits of the key at `shift`, or in the row passes 8 bits of the row
+// (carried index / run); a padding element (index past n) is 255, so it sorts after its tile's
+// elements.
+#if DUET_VALUES
+#define DUET_DIGIT(k, v)                                                                       \
+  (by_row ? ((ulong)(v) >= n ? 255u : (uint)((((ulong)(v)) / run) >> shift) & 255u)            \
+          : (uint)((k) >> shift) & 255u)
+#else
+#define DUET_DIGIT(k, v) ((uint)((k) >> shift) & 255u)
+#endif
+
+// Inclusive Hillis-Steele scan of a[0..DUET_GROUP) in shared memory by the whole group; a barrier
+// must precede it (a is written), and one ends it.
+#define DUET_GROUP_SCAN(T, a)                                      \
+  for (uint step = 1u; step < DUET_GROUP; step <<= 1) {            \
+    const T left = t >= step ? a[t - step] : (T)0;                 \
+    BARRIER();                                                     \
+    a[t] += left;                                                  \
+    BARRIER();                                                     \
   }
+
+// Element i of the pass's input: the source's bits encoded in the first pass, else the keys (and
+// the carried index: i itself in the first pass).
+#define DUET_LOAD_KEY(i) (first ? duet_encode(src[src_off + (long)(i)]) : keys[i])
+#if DUET_VALUES
+#define DUET_LOAD_VALUE(i) (first ? (DUET_V)(i) : vals[i])
+#endif
+
+// hist[digit][tile]: how many of the tile's elements have each digit.
+KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_count(
+    GLOBAL const DUET_B* src, const long src_off, GLOBAL const DUET_K* keys DUET_VALS_IN, GLOBAL DUET_O* hist,
+    const ulong n, const uint shift, const uint by_row, const ulong run, const ulong tiles, const uint first) {
+  SHARED uint counts[8 * 256];
+  const uint t = LOCAL_ID(0);
+  for (uint c = t; c < 8u * 256u; c += DUET_GROUP) counts[c] = 0;
+  BARRIER();
+  const ulong start = (ulong)GROUP_ID(0) * DUET_TILE;
+  const uint copy = (t & 7u) * 256u;
+  for (uint j = 0; j < DUET_ITEMS; ++j) {
+    const ulong i = start + (ulong)j * DUET_GROUP + t;
+    if (i < n) {
+      const DUET_K k = DUET_LOAD_KEY(i);
+#if DUET_VALUES
+      const DUET_V v = by_row ? DUET_LOAD_VALUE(i) : (DUET_V)0;
+#endif
+      DUET_LOCAL_INC(&counts[copy + DUET_DIGIT(k, v)]);
+    }
+  }
+  BARRIER();
+  uint sum = 0;
+  for (uint c = 0; c < 8u; ++c) sum += counts[c * 256u + t];
+  hist[(ulong)t * tiles + GROUP_ID(0)] = (DUET_O)sum;
 }
 
-)DUET";
-  // hist: the tiles' digit counts; scanned: their inclusive sums along the tiles, per digit.
-  s << "KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_scatter(GLOBAL const " << K << "* keys"
-    << vals_in << ", GLOBAL " << K << "* keys_out" << (c.values ? ", GLOBAL " + V + "* vals_out" : "")
-    << ", GLOBAL const uint* hist, GLOBAL const ulong* scanned, const ulong n, const uint shift, "
-    << "const ulong tiles) {\n"
-    << R"DUET(  SHARED uint counts[DUET_RADIX * DUET_GROUP];
-  SHARED uint totals[DUET_GROUP];
-  SHARED ulong base[DUET_RADIX];
-  DUET_COUNT_TILE();
-  BARRIER();
-  // Exclusive scan of the counters in (digit, work-item) order: work-item t scans its 16, the
-  // groups' totals are scanned Hillis-Steele, then added back.
-  uint sum = 0;
-  for (uint j = 0; j < DUET_RADIX; ++j) {
-    const uint c = counts[t * DUET_RADIX + j];
-    counts[t * DUET_RADIX + j] = sum;
-    sum += c;
-  }
-  totals[t] = sum;
-  BARRIER();
-  for (uint step = 1u; step < DUET_GROUP; step <<= 1) {
-    const uint left = t >= step ? totals[t - step] : 0u;
+// Row `digit` of hist made exclusive sums along the tiles, in place; totals[digit] its sum.
+KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_scan(GLOBAL DUET_O* hist, GLOBAL DUET_O* totals,
+                                                            const ulong tiles) {
+  SHARED DUET_O part[DUET_GROUP];
+  const uint t = LOCAL_ID(0);
+  GLOBAL DUET_O* row = hist + (ulong)GROUP_ID(0) * tiles;
+  DUET_O carry = 0;
+  for (ulong base = 0; base < tiles; base += DUET_GROUP * DUET_SCAN_ITEMS) {
+    DUET_O v[DUET_SCAN_ITEMS];
+    DUET_O sum = 0;
+    for (uint j = 0; j < DUET_SCAN_ITEMS; ++j) {
+      const ulong i = base + (ulong)t * DUET_SCAN_ITEMS + j;
+      v[j] = i < tiles ? row[i] : (DUET_O)0;
+      sum += v[j];
+    }
+    part[t] = sum;
     BARRIER();
-    totals[t] += left;
+    DUET_GROUP_SCAN(DUET_O, part)
+    DUET_O at = carry + (t > 0 ? part[t - 1] : (DUET_O)0);
+    carry += part[DUET_GROUP - 1];
+    for (uint j = 0; j < DUET_SCAN_ITEMS; ++j) {
+      const ulong i = base + (ulong)t * DUET_SCAN_ITEMS + j;
+      if (i < tiles) row[i] = at;
+      at += v[j];
+    }
     BARRIER();
   }
-  const uint before = t > 0 ? totals[t - 1] : 0u;
-  for (uint j = 0; j < DUET_RADIX; ++j) counts[t * DUET_RADIX + j] += before;
-  BARRIER();
-  if (t < DUET_RADIX) {
-    // Where this tile's elements of digit t start: every smaller digit's total, the tiles before,
-    // less the tile's own elements of smaller digits (which the counters already count).
-    ulong digit_start = 0;
-    for (uint d = 0; d < t; ++d) digit_start += scanned[(ulong)d * tiles + tiles - 1];
-    const ulong at = (ulong)t * tiles + GROUP_ID(0);
-    base[t] = digit_start + (scanned[at] - (ulong)hist[at]) - (ulong)counts[t * DUET_GROUP];
+  if (t == 0) totals[GROUP_ID(0)] = carry;
+}
+
+// One tile sorted by the pass's digit in shared memory, then written where the digit's elements
+// of this tile go. out: 0 keys (and indices) for the next pass; else the last pass's outputs, 1
+// the decoded keys into dst, 2 the indices (carried index % run) into idx, 3 both.
+KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_scatter(
+    GLOBAL const DUET_B* src, const long src_off, GLOBAL const DUET_K* keys DUET_VALS_IN,
+    GLOBAL DUET_K* keys_out DUET_VALS_OUT, GLOBAL DUET_B* dst, GLOBAL long* idx, GLOBAL const DUET_O* hist,
+    GLOBAL const DUET_O* totals, const ulong n, const uint shift, const uint by_row, const ulong run,
+    const ulong tiles, const uint first, const uint out) {
+  SHARED DUET_K tk[DUET_PAD(DUET_TILE)];
+#if DUET_VALUES
+  SHARED DUET_V tv[DUET_PAD(DUET_TILE)];
+#endif
+  SHARED uint counts[DUET_CPAD(16u * DUET_GROUP)];
+  SHARED uint sums[DUET_GROUP];
+  SHARED uint first_at[256];
+  SHARED ulong base[256];
+  const uint t = LOCAL_ID(0);
+  const ulong start = (ulong)GROUP_ID(0) * DUET_TILE;
+  const uint valid = n - start < (ulong)DUET_TILE ? (uint)(n - start) : DUET_TILE;
+  for (uint j = 0; j < DUET_ITEMS; ++j) {
+    const uint p = j * DUET_GROUP + t;
+    DUET_K k = ~(DUET_K)0;
+#if DUET_VALUES
+    DUET_V v = ~(DUET_V)0;
+    if (p < valid) v = DUET_LOAD_VALUE(start + p);
+    tv[DUET_PAD(p)] = v;
+#endif
+    if (p < valid) k = DUET_LOAD_KEY(start + p);
+    tk[DUET_PAD(p)] = k;
   }
+  // Where each digit starts in the output: the totals of the digits before, scanned.
+  base[t] = (ulong)totals[t];
+  BARRIER();
+  DUET_GROUP_SCAN(ulong, base)
+  const ulong my_base = (t > 0 ? base[t - 1] : 0UL) + (ulong)hist[(ulong)t * tiles + GROUP_ID(0)];
+
+  // Two stable counting sorts by 4 bits of the digit, low then high.
+  for (uint upper = 0; upper < 2u; ++upper) {
+    DUET_K k[DUET_ITEMS];
+#if DUET_VALUES
+    DUET_V v[DUET_ITEMS];
+#endif
+    uint nib[DUET_ITEMS];
+    for (uint c = 0; c < 16u; ++c) counts[DUET_CPAD(c * DUET_GROUP + t)] = 0;
+    BARRIER();
+    for (uint j = 0; j < DUET_ITEMS; ++j) {
+      const uint q = t * DUET_ITEMS + j;
+      k[j] = tk[DUET_PAD(q)];
+#if DUET_VALUES
+      v[j] = tv[DUET_PAD(q)];
+      nib[j] = (DUET_DIGIT(k[j], v[j]) >> (upper * 4u)) & 15u;
+#else
+      nib[j] = (DUET_DIGIT(k[j], 0) >> (upper * 4u)) & 15u;
+#endif
+      counts[DUET_CPAD(nib[j] * DUET_GROUP + t)] += 1u;
+    }
+    BARRIER();
+    // Exclusive scan in (nibble, work-item) order: work-item t takes counters 16t .. 16t + 15.
+    uint sum = 0;
+    for (uint j = 0; j < 16u; ++j) {
+      const uint f = DUET_CPAD(t * 16u + j);
+      const uint c = counts[f];
+      counts[f] = sum;
+      sum += c;
+    }
+    sums[t] = sum;
+    BARRIER();
+    DUET_GROUP_SCAN(uint, sums)
+    const uint before = t > 0 ? sums[t - 1] : 0u;
+    for (uint j = 0; j < 16u; ++j) counts[DUET_CPAD(t * 16u + j)] += before;
+    BARRIER();
+    for (uint j = 0; j < DUET_ITEMS; ++j) {
+      const uint f = DUET_CPAD(nib[j] * DUET_GROUP + t);
+      const uint to = counts[f];
+      counts[f] = to + 1u;
+      tk[DUET_PAD(to)] = k[j];
+#if DUET_VALUES
+      tv[DUET_PAD(to)] = v[j];
+#endif
+    }
+    BARRIER();
+  }
+
+  // Where each digit's run starts in the sorted tile, then base = its place in the output less that.
+  for (uint j = 0; j < DUET_ITEMS; ++j) {
+    const uint p = j * DUET_GROUP + t;
+    if (p < valid) {
+#if DUET_VALUES
+      const uint d = DUET_DIGIT(tk[DUET_PAD(p)], tv[DUET_PAD(p)]);
+      const uint prev = p > 0 ? DUET_DIGIT(tk[DUET_PAD(p - 1)], tv[DUET_PAD(p - 1)]) : 256u;
+#else
+      const uint d = DUET_DIGIT(tk[DUET_PAD(p)], 0);
+      const uint prev = p > 0 ? DUET_DIGIT(tk[DUET_PAD(p - 1)], 0) : 256u;
+#endif
+      if (d != prev) first_at[d] = p;
+    }
+  }
+  BARRIER();
+  base[t] = my_base - (ulong)first_at[t];  // unused (any value) for digits the tile lacks
   BARRIER();
   for (uint j = 0; j < DUET_ITEMS; ++j) {
-    const ulong i = start + j;
-    if (i < n) {
-      const uint d = DUET_DIGIT(i);
-      const uint rank = counts[d * DUET_GROUP + t];
-      counts[d * DUET_GROUP + t] = rank + 1u;
-      const ulong to = base[d] + (ulong)rank;
-      keys_out[to] = keys[i];
+    const uint p = j * DUET_GROUP + t;
+    if (p >= valid) continue;
+    const DUET_K k = tk[DUET_PAD(p)];
 #if DUET_VALUES
-      vals_out[to] = vals[i];
+    const DUET_V v = tv[DUET_PAD(p)];
+    const ulong to = base[DUET_DIGIT(k, v)] + p;
+#else
+    const ulong to = base[DUET_DIGIT(k, 0)] + p;
+#endif
+    if (out == 0u) {
+      keys_out[to] = k;
+#if DUET_VALUES
+      vals_out[to] = v;
+#endif
+    } else {
+      if (out & 1u) dst[to] = duet_decode(k);
+#if DUET_VALUES
+      if (out & 2u) idx[to] = (long)((ulong)v % run);
 #endif
     }
   }
 }
 
-)DUET";
-  // For each needle, the first (right: past the last) place in the ascending hay it may go.
-  s << "KERNEL void duet_searchsorted(GLOBAL const " << K << "* hay, const ulong n, GLOBAL const " << K
-    << "* needles, GLOBAL long* out, const ulong m, const uint right) {\n"
-    << R"DUET(  const ulong i = GLOBAL_ID(0);
+// The keys of n elements, for searching.
+KERNEL void duet_sort_encode(GLOBAL const DUET_B* src, const long src_off, GLOBAL DUET_K* keys, const ulong n) {
+  const ulong i = GLOBAL_ID(0);
+  if (i < n) keys[i] = duet_encode(src[src_off + (long)i]);
+}
+
+// For each needle, the first (right: past the last) place in the ascending hay it may go.
+KERNEL void duet_searchsorted(GLOBAL const DUET_K* hay, const ulong n, GLOBAL const DUET_K* needles,
+                              GLOBAL long* out, const ulong m, const uint right) {
+  const ulong i = GLOBAL_ID(0);
   if (i >= m) return;
   const DUET_K v = needles[i];
   ulong lo = 0, hi = n;
@@ -250,7 +394,20 @@ DEVICE DUET_B duet_decode(DUET_K k) {
   out[i] = (long)lo;
 }
 )DUET";
-  return s.str();
+  // duet reads kernel signatures as written (it adds view offsets to their buffers), so they name
+  // their types and optional parameters literally.
+  std::string text = s.str();
+  const std::vector<std::pair<std::string, std::string>> literal{
+      {"DUET_VALS_IN", c.values ? std::string(", GLOBAL const ") + V + "* vals" : ""},
+      {"DUET_VALS_OUT", c.values ? std::string(", GLOBAL ") + V + "* vals_out" : ""},
+      {"DUET_B*", B + "*"},
+      {"DUET_K*", std::string(K) + "*"},
+      {"DUET_V*", std::string(V) + "*"},
+      {"DUET_O*", std::string(V) + "*"}};
+  for (const auto& [from, to] : literal)
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+      text.replace(at, from.size(), to);
+  return text;
 }
 
 Kernel kernel(Queue& q, const Config& c, const char* name) {
@@ -278,57 +435,62 @@ unsigned bits_for(std::uint64_t v) {
 
 KernelArg arg(const Array& a, ScalarType as) { return KernelArg::from_raw(a.buffer(), as); }
 
-// The radix sort of `src` (contiguous in C order, rows of `run` elements) by keys: the sorted keys
-// (still encoded, as the key type's unsigned ScalarType) and, with c.values, the carried flat
-// indices.
-std::pair<Array, Array> radix(Queue& q, const Config& c, const Array& src, std::uint64_t run) {
+// The radix sort of `src` (contiguous in C order, rows of `run` elements, c.values when an index
+// must be carried: several rows, or indices wanted) into `keys_out` (src's dtype; may be null) and
+// `indices_out` (int64 positions within the row; may be null).
+void radix(Queue& q, const Config& c, const Array& src, std::uint64_t run, const Array* keys_out,
+           const Array* indices_out) {
   const std::uint64_t n = src.size();
-  const ScalarType K = c.wide_keys() ? ScalarType::u64 : ScalarType::u32;
-  const ScalarType V = c.wide_values ? ScalarType::u64 : ScalarType::u32;
-  Array keys[2] = {empty(q.device(), {n}, K), empty(q.device(), {n}, K)};
-  Array vals[2];
-  if (c.values) vals[0] = empty(q.device(), {n}, V), vals[1] = empty(q.device(), {n}, V);
-  const auto [src_buf, src_off] = passable(q, src);
-  {
-    std::vector<KernelArg> args{KernelArg::from_raw(src_buf, c.bits_scalar()), KernelArg::from(src_off),
-                                arg(keys[0], K)};
-    if (c.values) args.push_back(arg(vals[0], V));
-    args.push_back(KernelArg::from(n));
-    q.launch_args(kernel(q, c, "duet_sort_encode"), cover(n), Range(kGroup), args);
-  }
-  const std::uint64_t tiles = (n + kTile - 1) / kTile;
+  const ScalarType K = c.key_scalar(), V = c.value_scalar(), O = c.value_scalar();
+  const std::uint64_t tiles = (n + c.tile() - 1) / c.tile();
   const std::uint64_t rows = run == 0 ? 0 : n / run;
-  const unsigned key_passes = c.width() / kDigitBits;
+  const unsigned key_passes = (c.width() + kDigitBits - 1) / kDigitBits;
   const unsigned row_passes = rows > 1 ? (bits_for(rows - 1) + kDigitBits - 1) / kDigitBits : 0;
-  Array hist = empty(q.device(), {kRadix, tiles}, ScalarType::u32);
-  const Kernel count = kernel(q, c, "duet_sort_count"), scatter = kernel(q, c, "duet_sort_scatter");
-  int from = 0;
-  for (unsigned pass = 0; pass < key_passes + row_passes; ++pass) {
-    const bool by_row = pass >= key_passes;
-    const std::uint32_t shift = (by_row ? pass - key_passes : pass) * kDigitBits;
-    auto value_args = [&](std::vector<KernelArg>& args) {
-      if (!c.values) return;
-      args.push_back(arg(vals[from], V));
-      args.push_back(KernelArg::from(std::uint32_t(by_row)));
-      args.push_back(KernelArg::from(std::uint64_t(run)));
-    };
-    std::vector<KernelArg> count_args{arg(keys[from], K)};
-    value_args(count_args);
-    count_args.insert(count_args.end(), {arg(hist, ScalarType::u32), KernelArg::from(n),
-                                         KernelArg::from(shift), KernelArg::from(tiles)});
-    q.launch_args(count, Range(tiles * kGroup), Range(kGroup), count_args);
-    const Array scanned = cumsum(q, hist, 1);
-    std::vector<KernelArg> scatter_args{arg(keys[from], K)};
-    value_args(scatter_args);
-    scatter_args.push_back(arg(keys[1 - from], K));
-    if (c.values) scatter_args.push_back(arg(vals[1 - from], V));
-    scatter_args.insert(scatter_args.end(),
-                        {arg(hist, ScalarType::u32), arg(scanned, ScalarType::u64), KernelArg::from(n),
-                         KernelArg::from(shift), KernelArg::from(tiles)});
-    q.launch_args(scatter, Range(tiles * kGroup), Range(kGroup), scatter_args);
-    from = 1 - from;
+  const unsigned passes = key_passes + row_passes;
+  const Array hist = empty(q.device(), {kRadix * tiles}, O);
+  const Array totals = empty(q.device(), {kRadix}, O);
+  // Keys (and indices) between passes: pass p writes set p % 2.
+  Array keys[2], vals[2];
+  for (unsigned k = 0; k < 2 && k + 1 < passes; ++k) {
+    keys[k] = empty(q.device(), {n}, K);
+    if (c.values) vals[k] = empty(q.device(), {n}, V);
   }
-  return {keys[from], vals[from]};
+  const auto [src_buf, src_off] = passable(q, src);
+  const Kernel count = kernel(q, c, "duet_sort_count"), scan = kernel(q, c, "duet_sort_scan"),
+               scatter = kernel(q, c, "duet_sort_scatter");
+  // Buffers a launch does not touch still need an argument: hist stands in for them.
+  auto or_hist = [&](const Array& a, ScalarType as) { return a.valid() ? arg(a, as) : arg(hist, as); };
+  const std::uint32_t out = (keys_out ? 1u : 0u) | (indices_out ? 2u : 0u);
+  for (unsigned pass = 0; pass < passes; ++pass) {
+    const bool by_row = pass >= key_passes, first = pass == 0, last = pass + 1 == passes;
+    const std::uint32_t shift = (by_row ? pass - key_passes : pass) * kDigitBits;
+    const Array& in_keys = first ? hist : keys[(pass + 1) % 2];
+    const Array& in_vals = first ? hist : vals[(pass + 1) % 2];
+    std::vector<KernelArg> input{KernelArg::from_raw(src_buf, c.bits_scalar()), KernelArg::from(src_off),
+                                 or_hist(in_keys, K)};
+    if (c.values) input.push_back(or_hist(in_vals, V));
+    const std::vector<KernelArg> pass_args{KernelArg::from(n), KernelArg::from(shift),
+                                           KernelArg::from(std::uint32_t(by_row)), KernelArg::from(run),
+                                           KernelArg::from(tiles), KernelArg::from(std::uint32_t(first))};
+    std::vector<KernelArg> count_args = input;
+    count_args.push_back(arg(hist, O));
+    count_args.insert(count_args.end(), pass_args.begin(), pass_args.end());
+    q.launch_args(count, Range(tiles * kGroup), Range(kGroup), count_args);
+    q.launch_args(scan, Range(kRadix * kGroup), Range(kGroup),
+                  {arg(hist, O), arg(totals, O), KernelArg::from(tiles)});
+    std::vector<KernelArg> scatter_args = input;
+    const Array& next_keys = last ? hist : keys[pass % 2];
+    const Array& next_vals = last ? hist : vals[pass % 2];
+    scatter_args.push_back(or_hist(next_keys, K));
+    if (c.values) scatter_args.push_back(or_hist(next_vals, V));
+    scatter_args.push_back(last && keys_out ? arg(*keys_out, c.bits_scalar()) : arg(hist, c.bits_scalar()));
+    scatter_args.push_back(last && indices_out ? arg(*indices_out, ScalarType::i64) : arg(hist, ScalarType::i64));
+    scatter_args.push_back(arg(hist, O));
+    scatter_args.push_back(arg(totals, O));
+    scatter_args.insert(scatter_args.end(), pass_args.begin(), pass_args.end());
+    scatter_args.push_back(KernelArg::from(std::uint32_t(last ? out : 0u)));
+    q.launch_args(scatter, Range(tiles * kGroup), Range(kGroup), scatter_args);
+  }
 }
 
 // a with `axis` moved last, contiguous (a itself where it already is), and that axis.
@@ -373,22 +535,14 @@ Array sort_or_argsort(Queue& q, const Array& a, std::int64_t axis, bool descendi
   c.wide_values = n > 0xffffffffULL;
   c.descending = descending;
   c.canon_zero = indices;
-  const auto [keys, vals] = radix(q, c, moved, run);
-  if (indices)
-    q.launch_args(kernel(q, c, "duet_sort_indices"), cover(n), Range(kGroup),
-                  {arg(vals, c.wide_values ? ScalarType::u64 : ScalarType::u32), arg(out, ScalarType::i64),
-                   KernelArg::from(n), KernelArg::from(run)});
-  else
-    q.launch_args(kernel(q, c, "duet_sort_decode"), cover(n), Range(kGroup),
-                  {arg(keys, c.wide_keys() ? ScalarType::u64 : ScalarType::u32), arg(out, c.bits_scalar()),
-                   KernelArg::from(n)});
+  radix(q, c, moved, run, indices ? nullptr : &out, indices ? &out : nullptr);
   return restore(q, out, k);
 }
 
 // The keys of a's elements (C order), as searchsorted compares them.
 Array encoded(Queue& q, const Config& c, const Array& a) {
   const Array flat = a.contiguous() ? a : a.copy(q);
-  const ScalarType K = c.wide_keys() ? ScalarType::u64 : ScalarType::u32;
+  const ScalarType K = c.key_scalar();
   Array keys = empty(q.device(), {flat.size()}, K);
   if (flat.size() == 0) return keys;
   const auto [buf, off] = passable(q, flat);
@@ -424,14 +578,7 @@ SortedKeys sort_flat(Queue& q, const Array& keys, bool with_indices, bool descen
   c.wide_values = n > 0xffffffffULL;
   c.descending = descending;
   c.canon_zero = with_indices;
-  const auto [sorted, vals] = radix(q, c, src, n);
-  q.launch_args(kernel(q, c, "duet_sort_decode"), cover(n), Range(kGroup),
-                {arg(sorted, c.wide_keys() ? ScalarType::u64 : ScalarType::u32),
-                 arg(out.keys, c.bits_scalar()), KernelArg::from(n)});
-  if (with_indices)
-    q.launch_args(kernel(q, c, "duet_sort_indices"), cover(n), Range(kGroup),
-                  {arg(vals, c.wide_values ? ScalarType::u64 : ScalarType::u32),
-                   arg(out.indices, ScalarType::i64), KernelArg::from(n), KernelArg::from(n)});
+  radix(q, c, src, n, &out.keys, with_indices ? &out.indices : nullptr);
   return out;
 }
 
@@ -449,7 +596,7 @@ Array searchsorted(Queue& q, const Array& a, const Array& values, bool right) {
   Array out = empty(q.device(), values.shape(), ScalarType::i64);
   if (values.size() == 0) return out;
   const Array hay = encoded(q, c, a), needles = encoded(q, c, values);
-  const ScalarType K = c.wide_keys() ? ScalarType::u64 : ScalarType::u32;
+  const ScalarType K = c.key_scalar();
   q.launch_args(
       kernel(q, c, "duet_searchsorted"), cover(values.size()), Range(kGroup),
       {arg(hay, K), KernelArg::from(std::uint64_t(a.size())), arg(needles, K), arg(out, ScalarType::i64),
