@@ -98,6 +98,7 @@ fi
 # tests that drive the library through the command (duet.cache, duet.mpi.checkpoint, the benchmark
 # smoke runs), to keep CI within its 20 minutes; every test of the library's own API runs there,
 # but not the offline NVRTC compiles (duet.nvrtc: time in NVRTC, whose input the plain build checks).
+# Its device runs come in three parts by test file (DUET_TEST_FILE_PARTS), which the cores share.
 # Both load the kernels the plain build's tests compiled (DUET_TEST_CACHE_DIR: its program cache),
 # which leaves the sanitizer runs' time to duet's own code rather than to compiling again.
 # The TSan run keeps the test cases that start threads of their own or hand host memory to PoCL's
@@ -120,7 +121,7 @@ sanitized() {  # <build dir> <sanitizers> <build target> <ctest arguments...>
 cmake_arguments=("$@")
 plain_cache=$(cd "$build_dir" && pwd)/tests/program-cache
 if [[ ${DUET_SANITIZERS:-1} != 0 ]]; then
-  sanitize_configure=(-DDUET_BUILD_TOOLS=OFF)
+  sanitize_configure=(-DDUET_BUILD_TOOLS=OFF -DDUET_TEST_FILE_PARTS=ON)
   sanitized "$build_dir-asan" address,undefined all -LE '^(checked|nvrtc)$'
   sanitize_configure=()
   DUET_TEST_ONLY='*thread*,*shared queue*,*queue_state*,*between queues*,*event*,*transfer*,*map*,*graph*,*replay*,*device*' \
