@@ -150,6 +150,62 @@ TEST_CASE("gemm bfloat16: a larger product, split-K and gemv forced, batches") {
   });
 }
 
+TEST_CASE("gemm bfloat16: whole tiles of the warpgroup kernel, by the rule and forced") {
+  // Shapes gemm_wgmma.duet takes (M a multiple of 128, N of 128, K of 64, operands in whole 16-byte
+  // runs): on CUDA sm_90 the rule runs them on wgmma; elsewhere the rule takes its other kernels
+  // and the forced path (GemmPath::wgmma) the kernel's portable form, so both sides are checked on
+  // every device. Each op pair, into bfloat16 and into float, views and batches.
+  for_each_device([&](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    const bool wgmma = duet::wgmma_cores(dev.info());
+    MESSAGE(dev.info().id() << ": whole tiles run "
+                            << std::string(wgmma ? "on wgmma" : "the other kernels (rule) and the portable form"));
+    GemmOptions forced;
+    forced.path = GemmPath::wgmma;
+    for (const GemmOptions& o : {GemmOptions{}, forced})
+      for (Op oa : kOps)
+        for (Op ob : kOps) {
+          Case one{"wgmma one tile", oa, ob, 128, 256, 64};
+          one.options = o, one.alpha = 0.75;
+          run_case<bfloat16>(dev, q, one);
+          run_case<float>(dev, q, one);
+          Case views{"wgmma views", oa, ob, 384, 128, 192};
+          views.options = o, views.pad_a = 8, views.pad_b = 16, views.off_a = 8, views.off_b = 24;
+          views.pad_c = 3, views.off_c = 1, views.beta = -0.5;
+          run_case<bfloat16>(dev, q, views);
+          run_case<float>(dev, q, views);
+          Case batched{"wgmma batched", oa, ob, 256, 384, 128};
+          batched.options = o, batched.batch = 3, batched.gap = 8, batched.beta = 0.25, batched.off_c = 2;
+          run_case<bfloat16>(dev, q, batched);
+          run_case<float>(dev, q, batched);
+          Case broadcast{"wgmma batched, B broadcast", oa, ob, 128, 128, 320};
+          broadcast.options = o, broadcast.batch = 2, broadcast.broadcast_b = true;
+          run_case<bfloat16>(dev, q, broadcast);
+          if (wgmma) {
+            // Enough tiles for the wide ones (128 x 256) on an H100's 132 units.
+            Case wide{"wgmma wide tiles", oa, ob, 1536, 2816, 64};
+            wide.options = o, wide.beta = 1.0;
+            run_case<bfloat16>(dev, q, wide);
+          }
+        }
+    // What the rule reports; shapes past whole tiles go to the tensor kernel, and the forced path
+    // refuses them.
+    duet::GemmProblem p;
+    p.type = duet::ScalarType::bf16;
+    p.M = p.N = p.K = 4096;
+    p.runs_a = p.runs_b = true;
+    const duet::GemmPlan plan = duet::gemm_plan_for(dev, p);
+    CHECK((plan.kernel == duet::GemmKernel::wgmma) == wgmma);
+    if (wgmma) CHECK_CONTAINS(plan.reason, "wgmma");
+    p.K = 4100;
+    CHECK(duet::gemm_plan_for(dev, p).kernel != duet::GemmKernel::wgmma);
+    duet::Buffer<bfloat16> H(dev, 130 * 130);
+    const auto e = EXPECT_ERROR(duet::ArgumentError,
+                                duet::gemm(q, kNone, kNone, 130, 128, 64, 1.0f, H, 64, H, 128, 0.0f, H, 128, forced));
+    if (e) CHECK_CONTAINS(std::string(e->what()), "whole tiles");
+  });
+}
+
 TEST_CASE("gemm bfloat16: rounding to nearest even once, and the plan the rule reports") {
   for_each_device([&](const duet::Device& dev) {
     duet::Queue q = dev.queue();

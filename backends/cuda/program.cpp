@@ -34,7 +34,7 @@ std::shared_ptr<KernelImpl> CudaProgram::kernel(const std::string& name, int dec
   const CUresult r = driver().cuModuleGetFunction(&fn, module_, name.c_str());
   if (r == CUDA_ERROR_NOT_FOUND) return nullptr;
   check(r, ("cuModuleGetFunction(module, \"" + name + "\")").c_str());
-  return std::make_shared<CudaKernel>(shared_from_this(), fn, name, declared_params);
+  return std::make_shared<CudaKernel>(shared_from_this(), module_, fn, name, declared_params);
 }
 
 }  // namespace duet::backend::cuda
