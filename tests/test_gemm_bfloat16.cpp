@@ -300,4 +300,86 @@ TEST_CASE("gemm bfloat16: the plan and the tensor kernel's defines, with no devi
   CHECK_THROWS_AS(duet::plan_gemm(gpu, classes, h), duet::ArgumentError);
 }
 
+TEST_CASE("gemm bfloat16: the warpgroup kernel's plan, tiles and defines, with no device") {
+  duet::DeviceInfo h100;
+  h100.backend = "cuda", h100.name = "an sm_90 GPU", h100.vendor = "NVIDIA", h100.arch = "sm_90";
+  h100.kind = duet::DeviceKind::gpu, h100.compute_units = 132, h100.max_group_size = 1024;
+  h100.local_memory_bytes = 48 * 1024;
+  duet::DeviceInfo a100 = h100, cl = h100;
+  a100.arch = "sm_80";
+  cl.backend = "opencl";
+  const std::vector<duet::GemmSizeClass> classes = duet::gemm_size_classes(h100);
+  auto plan = [&](const duet::DeviceInfo& d, const duet::GemmProblem& p, duet::GemmOptions o = {}) {
+    return duet::plan_gemm(d, classes, p, o);
+  };
+
+  duet::GemmProblem p;
+  p.type = duet::ScalarType::bf16;
+  p.M = p.N = p.K = 8192;
+  p.runs_a = p.runs_b = true;
+  CHECK(duet::wgmma_problem(p).empty());
+  const duet::GemmPlan w = plan(h100, p);
+  CHECK(w.kernel == duet::GemmKernel::wgmma);
+  CHECK_CONTAINS(w.reason, "wgmma");
+  CHECK(w.wgmma.bn == 256);
+  CHECK(w.wgmma.stages == 4);
+  CHECK(w.splits == 1);
+  CHECK(duet::wgmma_shared_bytes(w.wgmma) <= 227 * 1024);  // an H100's opt-in shared memory per block
+  duet::WgmmaTile narrow;
+  narrow.bn = 128, narrow.stages = 6;
+  CHECK(duet::wgmma_shared_bytes(narrow) <= 227 * 1024);
+  // Every op pair, half too, and into float.
+  for (duet::Op a : {duet::Op::none, duet::Op::transpose})
+    for (duet::Op b : {duet::Op::none, duet::Op::transpose}) {
+      duet::GemmProblem o = p;
+      o.op_a = a, o.op_b = b, o.type = duet::ScalarType::f16, o.c_type = duet::ScalarType::f32;
+      CHECK(plan(h100, o).kernel == duet::GemmKernel::wgmma);
+    }
+  // Few wide tiles, or N not a multiple of 256: the narrow ones.
+  duet::GemmProblem small = p;
+  small.M = small.N = 1024;
+  CHECK(plan(h100, small).wgmma == narrow);
+  duet::GemmProblem n384 = p;
+  n384.N = 384;
+  CHECK(plan(h100, n384).wgmma.bn == 128);
+  // Past whole tiles, unaligned rows, float, other architectures and backends: not wgmma.
+  for (auto change : std::vector<void (*)(duet::GemmProblem&)>{
+           [](duet::GemmProblem& q) { q.M = 8191; }, [](duet::GemmProblem& q) { q.N = 8200; },
+           [](duet::GemmProblem& q) { q.K = 8192 + 32; }, [](duet::GemmProblem& q) { q.runs_b = false; },
+           [](duet::GemmProblem& q) { q.type = duet::ScalarType::f32; }}) {
+    duet::GemmProblem q = p;
+    change(q);
+    CHECK_FALSE(duet::wgmma_problem(q).empty());
+    CHECK(plan(h100, q).kernel != duet::GemmKernel::wgmma);
+  }
+  CHECK(plan(a100, p).kernel == duet::GemmKernel::tensor);
+  CHECK(plan(cl, p).kernel != duet::GemmKernel::wgmma);
+  // Forced: any device (the portable form elsewhere), whole tiles only; forced tiles or the tensor
+  // path keep their kernels.
+  duet::GemmOptions forced;
+  forced.path = duet::GemmPath::wgmma;
+  CHECK(plan(cl, p, forced).kernel == duet::GemmKernel::wgmma);
+  CHECK_CONTAINS(plan(cl, p, forced).reason, "portable form");
+  duet::GemmProblem edge = p;
+  edge.K = 100;
+  CHECK_THROWS_AS(plan(h100, edge, forced), duet::ArgumentError);
+  duet::GemmOptions tensor;
+  tensor.path = duet::GemmPath::tensor;
+  CHECK(plan(h100, p, tensor).kernel == duet::GemmKernel::tensor);
+  CHECK(std::string(duet::to_string(duet::GemmKernel::wgmma)) == "wgmma");
+  CHECK(std::string(duet::to_string(duet::GemmPath::wgmma)) == "wgmma");
+
+  const duet::GemmKernelSource s = duet::gemm_kernel_source(p, w);
+  CHECK(s.file == "gemm_wgmma");
+  CHECK(s.name == "gemm_wgmma");
+  const duet::Defines d = duet::gemm_wgmma_defines(narrow, duet::ScalarType::f16, duet::ScalarType::f32,
+                                                   duet::Op::transpose, duet::Op::none);
+  const duet::Defines want = {{"T", "half"},  {"TO", "float"}, {"T_IS_BF16", "0"}, {"BN", "128"},
+                              {"STAGES", "6"}, {"OP_A", "1"},   {"OP_B", "0"}};
+  CHECK(d == want);
+  CHECK_THROWS_AS(duet::gemm_wgmma_defines(narrow, duet::ScalarType::f32, duet::ScalarType::unknown,
+                                           duet::Op::none, duet::Op::none),
+                  duet::ArgumentError);
+}
+
 TEST_SUITE_END();
