@@ -16,7 +16,7 @@ namespace duet::backend::cuda {
 CudaKernel::CudaKernel(std::shared_ptr<const CudaProgram> program, CUmodule module, CUfunction fn,
                        std::string name, int declared_params)
     : program_(std::move(program)), fn_(fn), name_(std::move(name)) {
-  {
+  if (module) {
     ContextGuard guard(program_->context());
     CUdeviceptr var = 0;
     std::size_t bytes = 0;

@@ -25,6 +25,7 @@ class CudaProgram;
 class CudaKernel final : public KernelImpl {
  public:
   // `declared_params` >= 0: how many parameters the dialect declaration lists (see kernel.cpp).
+  // `module`: where to read the kernel's dynamic shared memory from; null for a kernel without any.
   CudaKernel(std::shared_ptr<const CudaProgram> program, CUmodule module, CUfunction fn, std::string name,
              int declared_params);
 
