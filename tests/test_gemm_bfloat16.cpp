@@ -150,6 +150,62 @@ TEST_CASE("gemm bfloat16: a larger product, split-K and gemv forced, batches") {
   });
 }
 
+TEST_CASE("gemm bfloat16: whole tiles of the warpgroup kernel, by the rule and forced") {
+  // Shapes gemm_wgmma.duet takes (M a multiple of 128, N of 128, K of 64, operands in whole 16-byte
+  // runs): on CUDA sm_90 the rule runs them on wgmma; elsewhere the rule takes its other kernels
+  // and the forced path (GemmPath::wgmma) the kernel's portable form, so both sides are checked on
+  // every device. Each op pair, into bfloat16 and into float, views and batches.
+  for_each_device([&](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    const bool wgmma = duet::wgmma_cores(dev.info());
+    MESSAGE(dev.info().id() << ": whole tiles run "
+                            << std::string(wgmma ? "on wgmma" : "the other kernels (rule) and the portable form"));
+    GemmOptions forced;
+    forced.path = GemmPath::wgmma;
+    for (const GemmOptions& o : {GemmOptions{}, forced})
+      for (Op oa : kOps)
+        for (Op ob : kOps) {
+          Case one{"wgmma one tile", oa, ob, 128, 256, 64};
+          one.options = o, one.alpha = 0.75;
+          run_case<bfloat16>(dev, q, one);
+          run_case<float>(dev, q, one);
+          Case views{"wgmma views", oa, ob, 384, 128, 192};
+          views.options = o, views.pad_a = 8, views.pad_b = 16, views.off_a = 8, views.off_b = 24;
+          views.pad_c = 3, views.off_c = 1, views.beta = -0.5;
+          run_case<bfloat16>(dev, q, views);
+          run_case<float>(dev, q, views);
+          Case batched{"wgmma batched", oa, ob, 256, 384, 128};
+          batched.options = o, batched.batch = 3, batched.gap = 8, batched.beta = 0.25, batched.off_c = 2;
+          run_case<bfloat16>(dev, q, batched);
+          run_case<float>(dev, q, batched);
+          Case broadcast{"wgmma batched, B broadcast", oa, ob, 128, 128, 320};
+          broadcast.options = o, broadcast.batch = 2, broadcast.broadcast_b = true;
+          run_case<bfloat16>(dev, q, broadcast);
+          if (wgmma) {
+            // Enough tiles for the wide ones (128 x 256) on an H100's 132 units.
+            Case wide{"wgmma wide tiles", oa, ob, 1536, 2816, 64};
+            wide.options = o, wide.beta = 1.0;
+            run_case<bfloat16>(dev, q, wide);
+          }
+        }
+    // What the rule reports; shapes past whole tiles go to the tensor kernel, and the forced path
+    // refuses them.
+    duet::GemmProblem p;
+    p.type = duet::ScalarType::bf16;
+    p.M = p.N = p.K = 4096;
+    p.runs_a = p.runs_b = true;
+    const duet::GemmPlan plan = duet::gemm_plan_for(dev, p);
+    CHECK((plan.kernel == duet::GemmKernel::wgmma) == wgmma);
+    if (wgmma) CHECK_CONTAINS(plan.reason, "wgmma");
+    p.K = 4100;
+    CHECK(duet::gemm_plan_for(dev, p).kernel != duet::GemmKernel::wgmma);
+    duet::Buffer<bfloat16> H(dev, 130 * 130);
+    const auto e = EXPECT_ERROR(duet::ArgumentError,
+                                duet::gemm(q, kNone, kNone, 130, 128, 64, 1.0f, H, 64, H, 128, 0.0f, H, 128, forced));
+    if (e) CHECK_CONTAINS(std::string(e->what()), "whole tiles");
+  });
+}
+
 TEST_CASE("gemm bfloat16: rounding to nearest even once, and the plan the rule reports") {
   for_each_device([&](const duet::Device& dev) {
     duet::Queue q = dev.queue();
@@ -242,6 +298,88 @@ TEST_CASE("gemm bfloat16: the plan and the tensor kernel's defines, with no devi
   duet::GemmProblem h = p;
   h.c_type = duet::ScalarType::f16;
   CHECK_THROWS_AS(duet::plan_gemm(gpu, classes, h), duet::ArgumentError);
+}
+
+TEST_CASE("gemm bfloat16: the warpgroup kernel's plan, tiles and defines, with no device") {
+  duet::DeviceInfo h100;
+  h100.backend = "cuda", h100.name = "an sm_90 GPU", h100.vendor = "NVIDIA", h100.arch = "sm_90";
+  h100.kind = duet::DeviceKind::gpu, h100.compute_units = 132, h100.max_group_size = 1024;
+  h100.local_memory_bytes = 48 * 1024;
+  duet::DeviceInfo a100 = h100, cl = h100;
+  a100.arch = "sm_80";
+  cl.backend = "opencl";
+  const std::vector<duet::GemmSizeClass> classes = duet::gemm_size_classes(h100);
+  auto plan = [&](const duet::DeviceInfo& d, const duet::GemmProblem& p, duet::GemmOptions o = {}) {
+    return duet::plan_gemm(d, classes, p, o);
+  };
+
+  duet::GemmProblem p;
+  p.type = duet::ScalarType::bf16;
+  p.M = p.N = p.K = 8192;
+  p.runs_a = p.runs_b = true;
+  CHECK(duet::wgmma_problem(p).empty());
+  const duet::GemmPlan w = plan(h100, p);
+  CHECK(w.kernel == duet::GemmKernel::wgmma);
+  CHECK_CONTAINS(w.reason, "wgmma");
+  CHECK(w.wgmma.bn == 256);
+  CHECK(w.wgmma.stages == 4);
+  CHECK(w.splits == 1);
+  CHECK(duet::wgmma_shared_bytes(w.wgmma) <= 227 * 1024);  // an H100's opt-in shared memory per block
+  duet::WgmmaTile narrow;
+  narrow.bn = 128, narrow.stages = 6;
+  CHECK(duet::wgmma_shared_bytes(narrow) <= 227 * 1024);
+  // Every op pair, half too, and into float.
+  for (duet::Op a : {duet::Op::none, duet::Op::transpose})
+    for (duet::Op b : {duet::Op::none, duet::Op::transpose}) {
+      duet::GemmProblem o = p;
+      o.op_a = a, o.op_b = b, o.type = duet::ScalarType::f16, o.c_type = duet::ScalarType::f32;
+      CHECK(plan(h100, o).kernel == duet::GemmKernel::wgmma);
+    }
+  // Few wide tiles, or N not a multiple of 256: the narrow ones.
+  duet::GemmProblem small = p;
+  small.M = small.N = 1024;
+  CHECK(plan(h100, small).wgmma == narrow);
+  duet::GemmProblem n384 = p;
+  n384.N = 384;
+  CHECK(plan(h100, n384).wgmma.bn == 128);
+  // Past whole tiles, unaligned rows, float, other architectures and backends: not wgmma.
+  for (auto change : std::vector<void (*)(duet::GemmProblem&)>{
+           [](duet::GemmProblem& q) { q.M = 8191; }, [](duet::GemmProblem& q) { q.N = 8200; },
+           [](duet::GemmProblem& q) { q.K = 8192 + 32; }, [](duet::GemmProblem& q) { q.runs_b = false; },
+           [](duet::GemmProblem& q) { q.type = duet::ScalarType::f32; }}) {
+    duet::GemmProblem q = p;
+    change(q);
+    CHECK_FALSE(duet::wgmma_problem(q).empty());
+    CHECK(plan(h100, q).kernel != duet::GemmKernel::wgmma);
+  }
+  CHECK(plan(a100, p).kernel == duet::GemmKernel::tensor);
+  CHECK(plan(cl, p).kernel != duet::GemmKernel::wgmma);
+  // Forced: any device (the portable form elsewhere), whole tiles only; forced tiles or the tensor
+  // path keep their kernels.
+  duet::GemmOptions forced;
+  forced.path = duet::GemmPath::wgmma;
+  CHECK(plan(cl, p, forced).kernel == duet::GemmKernel::wgmma);
+  CHECK_CONTAINS(plan(cl, p, forced).reason, "portable form");
+  duet::GemmProblem edge = p;
+  edge.K = 100;
+  CHECK_THROWS_AS(plan(h100, edge, forced), duet::ArgumentError);
+  duet::GemmOptions tensor;
+  tensor.path = duet::GemmPath::tensor;
+  CHECK(plan(h100, p, tensor).kernel == duet::GemmKernel::tensor);
+  CHECK(std::string(duet::to_string(duet::GemmKernel::wgmma)) == "wgmma");
+  CHECK(std::string(duet::to_string(duet::GemmPath::wgmma)) == "wgmma");
+
+  const duet::GemmKernelSource s = duet::gemm_kernel_source(p, w);
+  CHECK(s.file == "gemm_wgmma");
+  CHECK(s.name == "gemm_wgmma");
+  const duet::Defines d = duet::gemm_wgmma_defines(narrow, duet::ScalarType::f16, duet::ScalarType::f32,
+                                                   duet::Op::transpose, duet::Op::none);
+  const duet::Defines want = {{"T", "half"},  {"TO", "float"}, {"T_IS_BF16", "0"}, {"BN", "128"},
+                              {"STAGES", "6"}, {"OP_A", "1"},   {"OP_B", "0"}};
+  CHECK(d == want);
+  CHECK_THROWS_AS(duet::gemm_wgmma_defines(narrow, duet::ScalarType::f32, duet::ScalarType::unknown,
+                                           duet::Op::none, duet::Op::none),
+                  duet::ArgumentError);
 }
 
 TEST_SUITE_END();

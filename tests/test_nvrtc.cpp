@@ -141,4 +141,42 @@ TEST_CASE("the tensor-core GEMM kernel compiles for sm_80 and sm_90 in every var
   }
 }
 
+TEST_CASE("the warpgroup GEMM kernel compiles for sm_90a in every variant, and portably for sm_90") {
+  // Every op pair of half and bfloat16 into themselves and into float, in both tile widths, must
+  // compile to the wgmma form for sm_90a (the target the CUDA backend builds it for on an sm_90
+  // device); the plain sm_90 target (no wgmma) gets the portable form, as every built-in kernel does.
+  using duet::Op;
+  using duet::ScalarType;
+  const char* source = duet::builtin_kernel_source("gemm_wgmma");
+  REQUIRE(source != nullptr);
+  struct Types {
+    ScalarType in, out;
+  };
+  const Types types[] = {{ScalarType::f16, ScalarType::unknown},
+                         {ScalarType::f16, ScalarType::f32},
+                         {ScalarType::bf16, ScalarType::unknown},
+                         {ScalarType::bf16, ScalarType::f32}};
+  duet::WgmmaTile narrow;
+  narrow.bn = 128, narrow.stages = 6;
+  for (const Types& t : types)
+    for (const duet::WgmmaTile& tile : {duet::WgmmaTile{}, narrow})
+      for (Op a : {Op::none, Op::transpose})
+        for (Op b : {Op::none, Op::transpose}) {
+          INFO(duet::to_string(t.in), " into ", duet::to_string(t.out == ScalarType::unknown ? t.in : t.out),
+               ", BN ", tile.bn, ", op_a ", duet::to_string(a), ", op_b ", duet::to_string(b));
+          duet::Defines defines = duet::gemm_wgmma_defines(tile, t.in, t.out, a, b);
+          defines.push_back({"WG_REQUIRE_MMA", "1"});
+          try {
+            CHECK(duet::compile_for_cuda_arch(source, defines, "sm_90a", "gemm_wgmma.duet") > 0);
+          } catch (const duet::CompileError& e) {
+            FAIL_CHECK("NVRTC rejected gemm_wgmma for sm_90a (line " << e.line() << "):\n" << e.log());
+          }
+        }
+  duet::Defines required = duet::gemm_wgmma_defines(duet::WgmmaTile{}, ScalarType::bf16, ScalarType::unknown,
+                                                    Op::none, Op::none);
+  CHECK(duet::compile_for_cuda_arch(source, required, "sm_90", "gemm_wgmma.duet") > 0);
+  required.push_back({"WG_REQUIRE_MMA", "1"});
+  CHECK_THROWS_AS(duet::compile_for_cuda_arch(source, required, "sm_90", "gemm_wgmma.duet"), duet::CompileError);
+}
+
 TEST_SUITE_END();

@@ -5,6 +5,7 @@
 #include "device.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -168,12 +169,24 @@ std::shared_ptr<GraphImpl> CudaDevice::create_graph(const std::vector<GraphComma
 
 std::string CudaDevice::graph_path() const { return driver().graphs ? "cuda-graph" : "re-enqueue"; }
 
+// The target NVRTC compiles `source` for on a device of `arch`. sm_90 and later have an
+// architecture-specific target (sm_90a: wgmma, setmaxnreg) whose code runs on that architecture
+// only, which is all a cubin built for one device needs; a source asks for it with the line
+// `#define DUET_CUDA_ARCH_SPECIFIC 1` (and keeps a portable form for every other target), and
+// every other source compiles exactly as before.
+static std::string build_arch(const std::string& arch, const std::string& source) {
+  if (source.find("\n#define DUET_CUDA_ARCH_SPECIFIC 1") == std::string::npos) return arch;
+  if (arch.rfind("sm_", 0) != 0 || std::atoi(arch.c_str() + 3) < 90) return arch;
+  return arch + "a";
+}
+
 BuildResult CudaDevice::build(const detail::AssembledSource& source, const std::string& name,
                               const std::vector<std::string>& options) {
   BuildResult result;
   std::vector<char> cubin;
   // NVRTC follows #line, so its log names the user's files already and the map is not needed.
-  if (!nvrtc_compile_cubin(source.text(), name, info_.arch, options, cubin, result.log, result.options))
+  if (!nvrtc_compile_cubin(source.text(), name, build_arch(info_.arch, source.text()), options, cubin, result.log,
+                           result.options))
     return result;
   result.program = std::make_shared<CudaProgram>(shared_from_this(), context(), cubin, name);
   return result;

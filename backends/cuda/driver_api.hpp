@@ -65,6 +65,9 @@
   X(cuModuleLoadData)                \
   X(cuModuleUnload)                  \
   X(cuModuleGetFunction)             \
+  X(cuModuleGetGlobal)               \
+  X(cuMemcpyDtoH)                    \
+  X(cuFuncSetAttribute)              \
   X(cuLaunchKernel)
 
 // Entries older drivers lack; their pointers stay null there and callers check before use. The

@@ -44,7 +44,7 @@ CUDA_KERNEL_NODE_PARAMS kernel_params(const CudaDevice& device, const GraphComma
   p.blockDimX = d.block[0];
   p.blockDimY = d.block[1];
   p.blockDimZ = d.block[2];
-  p.sharedMemBytes = 0;
+  p.sharedMemBytes = kernel.dynamic_shared_bytes();
   p.kernelParams = params.empty() ? nullptr : params.data();
   p.extra = nullptr;
   return p;

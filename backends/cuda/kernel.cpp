@@ -7,14 +7,33 @@
 #include "kernel.hpp"
 
 #include "context.hpp"
+#include "errors.hpp"
 #include "driver_api.hpp"
 #include "program.hpp"
 
 namespace duet::backend::cuda {
 
-CudaKernel::CudaKernel(std::shared_ptr<const CudaProgram> program, CUfunction fn, std::string name,
-                       int declared_params)
+CudaKernel::CudaKernel(std::shared_ptr<const CudaProgram> program, CUmodule module, CUfunction fn,
+                       std::string name, int declared_params)
     : program_(std::move(program)), fn_(fn), name_(std::move(name)) {
+  if (module) {
+    ContextGuard guard(program_->context());
+    CUdeviceptr var = 0;
+    std::size_t bytes = 0;
+    const std::string var_name = "duet_dynamic_shared_bytes_" + name_;
+    const CUresult r = driver().cuModuleGetGlobal(&var, &bytes, module, var_name.c_str());
+    if (r == CUDA_SUCCESS && bytes == sizeof(unsigned)) {
+      check(driver().cuMemcpyDtoH(&dynamic_shared_, var, sizeof(unsigned)),
+            ("cuMemcpyDtoH(" + var_name + ")").c_str());
+      check(driver().cuFuncSetAttribute(fn_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                        static_cast<int>(dynamic_shared_)),
+            ("cuFuncSetAttribute(" + name_ + ", max dynamic shared memory " + std::to_string(dynamic_shared_) +
+             " bytes)")
+                .c_str());
+    } else if (r != CUDA_ERROR_NOT_FOUND && r != CUDA_SUCCESS) {
+      check(r, ("cuModuleGetGlobal(" + var_name + ")").c_str());
+    }
+  }
 #if CUDA_VERSION >= 12040
   const DriverApi& api = driver();
   if (!api.cuFuncGetParamInfo) return;

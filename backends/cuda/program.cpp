@@ -34,7 +34,12 @@ std::shared_ptr<KernelImpl> CudaProgram::kernel(const std::string& name, int dec
   const CUresult r = driver().cuModuleGetFunction(&fn, module_, name.c_str());
   if (r == CUDA_ERROR_NOT_FOUND) return nullptr;
   check(r, ("cuModuleGetFunction(module, \"" + name + "\")").c_str());
-  return std::make_shared<CudaKernel>(shared_from_this(), fn, name, declared_params);
+  // Only a kernel whose cubin names its dynamic shared memory variable (see kernel.hpp) has it looked
+  // up: a lookup that fails would show as an API error in every compute-sanitizer run.
+  const std::string var = "duet_dynamic_shared_bytes_" + name;
+  const bool dynamic_shared = cubin_.find(std::string(var.c_str(), var.size() + 1)) != std::string::npos;
+  return std::make_shared<CudaKernel>(shared_from_this(), dynamic_shared ? module_ : nullptr, fn, name,
+                                      declared_params);
 }
 
 }  // namespace duet::backend::cuda

@@ -180,7 +180,7 @@ void CudaQueue::launch(KernelImpl& kernel_impl, const LaunchShape& shape,
   ContextGuard guard(ctx_);
   command_begins();
   DUET_CU(cuLaunchKernel, kernel.handle(), d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1],
-          d.block[2], 0, stream_, params_.empty() ? nullptr : params_.data(), nullptr);
+          d.block[2], kernel.dynamic_shared_bytes(), stream_, params_.empty() ? nullptr : params_.data(), nullptr);
 }
 
 void CudaQueue::launch_graph(CUgraphExec exec) {

@@ -182,6 +182,9 @@ std::string plan_text(const duet::GemmPlan& p) {
   if (p.kernel == duet::GemmKernel::tensor)
     s << " " << p.tensor.bm << "x" << p.tensor.bn << "x" << p.tensor.bk << " warps " << p.tensor.wm << "x"
       << p.tensor.wn << (p.tf32 ? " tf32" : "");
+  if (p.kernel == duet::GemmKernel::wgmma)
+    s << " " << duet::WgmmaTile::bm << "x" << p.wgmma.bn << "x" << duet::WgmmaTile::bk << " stages "
+      << p.wgmma.stages;
   if (p.kernel == duet::GemmKernel::tiled || p.kernel == duet::GemmKernel::tiled_cpu ||
       p.kernel == duet::GemmKernel::matmul)
     s << " " << p.params.bm << "x" << p.params.bn << "x" << p.params.bk << " " << p.params.tm << "x"
@@ -519,15 +522,16 @@ int main(int argc, char** argv) {
   app.add_option("--splits", o.gemm.splits, "duet: this many slices of K (split-K) for every case");
   std::string path;
   app.add_option("--path", path,
-                 "duet: the kernel for every case: tiled, split_k, gemv or tensor (default: the rule's; --splits "
+                 "duet: the kernel for every case: tiled, split_k, gemv, tensor or wgmma (default: the rule's; --splits "
                  "alone means split_k, with gemv it splits the matrix-vector kernel)")
-      ->check(CLI::IsMember({"tiled", "split_k", "gemv", "tensor"}));
+      ->check(CLI::IsMember({"tiled", "split_k", "gemv", "tensor", "wgmma"}));
   CLI11_PARSE(app, argc, argv);
   if (o.gemm.splits > 0) o.gemm.path = duet::GemmPath::split_k;
   if (path == "tiled") o.gemm.path = duet::GemmPath::tiled;
   if (path == "split_k") o.gemm.path = duet::GemmPath::split_k;
   if (path == "gemv") o.gemm.path = duet::GemmPath::gemv;
   if (path == "tensor") o.gemm.path = duet::GemmPath::tensor;
+  if (path == "wgmma") o.gemm.path = duet::GemmPath::wgmma;
   o.clblast = !no_clblast;
   o.duet = !no_duet;
   if (o.commit.empty()) o.commit = std::getenv("DUET_COMMIT") ? std::getenv("DUET_COMMIT") : "unknown";

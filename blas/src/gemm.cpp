@@ -399,6 +399,37 @@ void launch_tensor(const GemmCall<T, TC>& g, const Operands<T, TC>& o, const Ker
   }
 }
 
+// The warpgroup kernel's, by its own key.
+Kernel wgmma_kernel(State& s, const Device& device, const GemmProblem& p, const GemmPlan& plan) {
+  const std::vector<int> key{static_cast<int>(GemmKernel::wgmma),
+                             plan.wgmma.bn,
+                             plan.wgmma.stages,
+                             static_cast<int>(p.type),
+                             static_cast<int>(p.c_type),
+                             p.op_a == Op::transpose,
+                             p.op_b == Op::transpose};
+  return s.kernel(device, key, [&] { return gemm_kernel_source(p, plan); });
+}
+
+// gemm_wgmma.duet over the whole batch (whole tiles: the plan's rule), in launches of at most
+// kMaxGridY matrices.
+template <class T, class TC>
+void launch_wgmma(const GemmCall<T, TC>& g, const Operands<T, TC>& o, const Kernel& kernel,
+                  const GemmPlan& plan) {
+  const std::size_t groups = (g.M / WgmmaTile::bm) * (g.N / static_cast<std::size_t>(plan.wgmma.bn));
+  extension::as_int(g.call, "the number of tiles of C", groups);
+  const std::size_t threads = WgmmaTile::threads();
+  const float alpha = static_cast<float>(g.alpha), beta = static_cast<float>(g.beta);
+  for (std::size_t b0 = 0; b0 < g.batch; b0 += kMaxGridY) {
+    const std::size_t nb = std::min(kMaxGridY, g.batch - b0);
+    g.q.launch(kernel, Range(groups * threads, nb), Range(threads, 1), o.a.range.arg,
+               std::uint64_t(o.a.range.offset + b0 * g.sa), o.lda, std::uint64_t(g.sa), o.b.range.arg,
+               std::uint64_t(o.b.range.offset + b0 * g.sb), o.ldb, std::uint64_t(g.sb), o.c.range.arg,
+               std::uint64_t(o.c.range.offset + b0 * g.sc), o.ldc, std::uint64_t(g.sc), o.m, o.n, o.k, alpha,
+               beta);
+  }
+}
+
 // duet::matmul's kernel on a plain product (one matrix, one slice, compact operands).
 template <class T>
 void launch_matmul(const GemmCall<T>& g, const Operands<T>& o, const Kernel& kernel, const GemmPlan& plan) {
@@ -503,6 +534,8 @@ void run_gemm(const GemmCall<T, TC>& g, const GemmOptions& asked) {
   if (plan.kernel == GemmKernel::scale) return launch_scale(*state, g, o);
   if (plan.kernel == GemmKernel::tensor)
     return launch_tensor(g, o, tensor_kernel(*state, device, problem, plan), plan);
+  if (plan.kernel == GemmKernel::wgmma)
+    return launch_wgmma(g, o, wgmma_kernel(*state, device, problem, plan), plan);
   if constexpr (!std::is_same_v<T, TC>) {
     throw ArgumentError(std::string(g.call) + ": the plan for " + to_string(problem.type) +
                         " inputs into a float C runs " + to_string(plan.kernel) + ", which cannot");
@@ -587,6 +620,19 @@ Defines gemm_tc_defines(const TensorTile& t, ScalarType type, ScalarType c_type,
           {"ALIGNED_B", runs_b ? "1" : "0"}};
 }
 
+Defines gemm_wgmma_defines(const WgmmaTile& t, ScalarType type, ScalarType c_type, Op op_a, Op op_b) {
+  if (type != ScalarType::f16 && type != ScalarType::bf16)
+    throw ArgumentError(std::string("gemm_wgmma_defines: ") + to_string(type) + " is not half or bfloat16");
+  const ScalarType out = c_type == ScalarType::unknown ? type : c_type;
+  return {{"T", to_string(type)},
+          {"TO", to_string(out)},
+          {"T_IS_BF16", type == ScalarType::bf16 ? "1" : "0"},
+          {"BN", std::to_string(t.bn)},
+          {"STAGES", std::to_string(t.stages)},
+          {"OP_A", op_a == Op::transpose ? "1" : "0"},
+          {"OP_B", op_b == Op::transpose ? "1" : "0"}};
+}
+
 Defines gemm_cpu_defines(const GemmTile& p, ScalarType type, Op op_a, Op op_b, bool beta_zero) {
   if (type != ScalarType::f32 && type != ScalarType::f64)
     throw ArgumentError(std::string("gemm_cpu_defines: ") + to_string(type) + " is not float or double");
@@ -639,6 +685,8 @@ GemmKernelSource gemm_kernel_source(const GemmProblem& p, const GemmPlan& plan) 
     case GemmKernel::tensor:
       return {"gemm_tc", "gemm_tc",
               gemm_tc_defines(plan.tensor, p.type, p.c_type, p.op_a, p.op_b, plan.vec_a, plan.vec_b)};
+    case GemmKernel::wgmma:
+      return {"gemm_wgmma", "gemm_wgmma", gemm_wgmma_defines(plan.wgmma, p.type, p.c_type, p.op_a, p.op_b)};
     case GemmKernel::none:
       break;
   }

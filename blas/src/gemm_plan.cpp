@@ -294,7 +294,51 @@ GemmPlan plan_tensor(const DeviceInfo& device, const GemmProblem& p, const std::
   return plan;
 }
 
+// The warpgroup kernel's plan (rule step 2a'): one slice, whole tiles.
+GemmPlan plan_wgmma(const DeviceInfo& device, const GemmProblem& p, const std::string& why) {
+  GemmPlan plan;
+  plan.kernel = GemmKernel::wgmma;
+  plan.wgmma = wgmma_tile(p, device);
+  plan.source = "wgmma_tile()";
+  plan.k_chunk = p.K;
+  plan.bulk_m = p.M, plan.bulk_n = p.N;
+  plan.vec_a = plan.vec_b = true;
+  const std::size_t tiles = (p.M / WgmmaTile::bm) * (p.N / std::size_t(plan.wgmma.bn)) * p.batch;
+  std::ostringstream reason;
+  reason << why << ": " << tiles << " tiles of " << WgmmaTile::bm << "x" << plan.wgmma.bn << "x" << WgmmaTile::bk
+         << " in " << plan.wgmma.stages << " stages, " << to_string(p.type)
+         << (wgmma_cores(device) ? " on wgmma (sm_90a)" : " in the wgmma kernel's portable form");
+  plan.reason = reason.str();
+  return plan;
+}
+
 }  // namespace
+
+bool wgmma_cores(const DeviceInfo& device) { return device.backend == "cuda" && device.arch == "sm_90"; }
+
+std::string wgmma_problem(const GemmProblem& p) {
+  std::ostringstream why;
+  if (!is_storage_only(p.type))
+    why << to_string(p.type) << " inputs (half or bfloat16 only)";
+  else if (p.M % WgmmaTile::bm || p.N % 128 || p.K % WgmmaTile::bk)
+    why << shape_text(p) << " is not in whole tiles (M a multiple of 128, N of 128, K of 64)";
+  else if (!p.runs_a || !p.runs_b)
+    why << (!p.runs_a ? "A" : "B")
+        << " is not in whole 16-byte runs (its start, leading dimension and batch stride 16-byte aligned)";
+  return why.str();
+}
+
+WgmmaTile wgmma_tile(const GemmProblem& p, const DeviceInfo& device) {
+  WgmmaTile t;
+  const std::size_t wide_tiles = (p.M / WgmmaTile::bm) * (p.N / 256) * p.batch;
+  if (p.N % 256 || wide_tiles < units_of(device)) t.bn = 128, t.stages = 6;
+  return t;
+}
+
+std::size_t wgmma_shared_bytes(const WgmmaTile& t) {
+  const std::size_t stage = (std::size_t(WgmmaTile::bm) + std::size_t(t.bn)) * WgmmaTile::bk * 2;
+  return std::size_t(t.stages) * stage + 1024;
+}
 
 bool tf32_allowed(const GemmOptions& options) {
   if (options.allow_tf32) return true;
@@ -362,6 +406,8 @@ const char* to_string(GemmPath path) {
       return "gemv";
     case GemmPath::tensor:
       return "tensor";
+    case GemmPath::wgmma:
+      return "wgmma";
   }
   return "?";
 }
@@ -384,6 +430,8 @@ const char* to_string(GemmKernel kernel) {
       return "gemv_axpy";
     case GemmKernel::tensor:
       return "tensor";
+    case GemmKernel::wgmma:
+      return "wgmma";
   }
   return "?";
 }
@@ -463,11 +511,23 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<GemmSizeClass>& c
     throw ArgumentError(std::string("gemm: GemmPath::tensor takes half or bfloat16 inputs, or float with "
                                     "GemmOptions::allow_tf32 (or DUET_ALLOW_TF32=1), not ") +
                         to_string(p.type));
-  if (mixed && options.path != GemmPath::automatic && options.path != GemmPath::tensor)
+  if (mixed && options.path != GemmPath::automatic && options.path != GemmPath::tensor &&
+      options.path != GemmPath::wgmma)
     throw ArgumentError(std::string("gemm: ") + to_string(p.type) +
-                        " inputs into a float C run only the tensor kernel; GemmPath::" +
+                        " inputs into a float C run only the tensor kernels; GemmPath::" +
                         to_string(options.path) + " cannot");
+  if (options.path == GemmPath::wgmma) {
+    const std::string problem = wgmma_problem(p);
+    if (!problem.empty())
+      throw ArgumentError("gemm: GemmPath::wgmma cannot take this call: " + problem +
+                          "; leave the path automatic, and such calls run the tensor kernel");
+    return plan_wgmma(device, p, "wgmma asked for");
+  }
   if (options.path == GemmPath::tensor) return plan_tensor(device, p, "tensor asked for");
+  // Warpgroup instructions (step 2a'): whole tiles of half or bfloat16 on sm_90.
+  const bool wgmma = options.path == GemmPath::automatic && !options.params && wgmma_cores(device) &&
+                     !vector && wgmma_problem(p).empty();
+  if (wgmma) return plan_wgmma(device, p, device.arch + " has warpgroup matrix instructions");
   if (mixed) return plan_tensor(device, p, std::string(to_string(p.type)) + " inputs into a float C");
   if (options.path == GemmPath::automatic && tensor_type && !vector && !options.params &&
       tensor_cores(device))

@@ -141,6 +141,9 @@ DUET_API Defines gemm_reduce_defines(ScalarType type);
 // and B's rows start on whole 16-byte runs (GemmProblem::runs_a, runs_b: cp.async copies).
 DUET_API Defines gemm_tc_defines(const TensorTile& t, ScalarType type, ScalarType c_type, Op op_a, Op op_b,
                                  bool runs_a, bool runs_b);
+// gemm_wgmma.duet's defines: the element types (half or bfloat16 inputs, else ArgumentError; C of
+// c_type, or of the inputs' type when unknown), the tiles and the ops.
+DUET_API Defines gemm_wgmma_defines(const WgmmaTile& t, ScalarType type, ScalarType c_type, Op op_a, Op op_b);
 // gemm_cpu.duet's defines (float and double on devices of kind cpu, duet::matmul's products
 // included; OpenCL C only): the element type (f32 or f64, else ArgumentError), the tiles, the ops,
 // and whether beta is 0 (or K split), which leaves every read of C out of the program.

@@ -22,6 +22,10 @@
 //              other devices the same kernel runs its portable form (float arithmetic from the
 //              same shared tiles): for a forced GemmPath::tensor and for half or bfloat16 inputs into a float
 //              C, which no other kernel takes.
+//   wgmma      gemm_wgmma.duet: Hopper's warpgroup matrix instructions (CUDA sm_90, compiled for
+//              sm_90a: wgmma.mma_async m64nNk16 from swizzled shared memory, fed by cp.async
+//              through a multi-stage pipeline), whole tiles of 128 x BN x 64 only (wgmma_problem());
+//              any op pair, alpha/beta, batches, half or bfloat16 into itself or float.
 // With splits > 1, gemm_reduce.duet sums the slices in a fixed order (reduce_lanes() work-items an
 // output, each over every lanes-th slice; deterministic) and applies alpha/beta.
 //
@@ -29,6 +33,10 @@
 //   1. M, N or batch 0: nothing. K == 0 or alpha == 0: scale.
 //   2. A forced path (GemmOptions::path) is taken as asked (gemv needs M == 1 or N == 1; tensor
 //      needs half or bfloat16 inputs, or float with TF32 allowed).
+//   2a'. Warpgroup matrix instructions (wgmma_cores(device): CUDA sm_90): half and bfloat16 products
+//      that wgmma_problem() accepts (M a multiple of 128, N of 128, K of 64, A and B in whole aligned
+//      16-byte runs, M and N above 1) run wgmma, path not forced, parameters not forced; the
+//      tiles: wgmma_tile(). Everything else goes on to 2a (mma.sync), which takes any shape.
 //   2a. Tensor cores (tensor_cores(device): CUDA devices of sm_80 and later): half and bfloat16
 //      inputs, and float where TF32 is allowed (GemmOptions::allow_tf32 or DUET_ALLOW_TF32=1), run
 //      tensor unless M == 1 or N == 1 (memory-bound: gemv). Half or bfloat16 inputs into a float C
@@ -115,11 +123,11 @@ enum class Op { none, transpose };
 DUET_API const char* to_string(Op op);  // "none", "transpose"
 
 // Which kernel a gemm call may use: automatic (the rule), or one forced for tests and tuning.
-enum class GemmPath { automatic, tiled, split_k, gemv, tensor };
+enum class GemmPath { automatic, tiled, split_k, gemv, tensor, wgmma };
 DUET_API const char* to_string(GemmPath path);
 
 // The kernel a plan runs (see the top of the file).
-enum class GemmKernel { none, scale, matmul, tiled, tiled_cpu, gemv_dot, gemv_axpy, tensor };
+enum class GemmKernel { none, scale, matmul, tiled, tiled_cpu, gemv_dot, gemv_axpy, tensor, wgmma };
 DUET_API const char* to_string(GemmKernel kernel);  // "none", "scale", "matmul", "tiled", "tiled_cpu", ...
 
 // What the rule looks at in a call.
@@ -183,6 +191,26 @@ DUET_API TensorTile tensor_small_tile(ScalarType type);
 // Bytes of shared memory gemm_tc.duet declares with `t` for elements of `type` and these ops.
 DUET_API std::size_t tensor_shared_bytes(const TensorTile& t, ScalarType type, Op op_a, Op op_b);
 
+// gemm_wgmma.duet's tiles: 128 x BN per block of two warpgroups (256 threads), slices of 64 along K
+// in `stages` buffers of shared memory.
+struct DUET_API WgmmaTile {
+  static constexpr int bm = 128, bk = 64;
+  int bn = 256, stages = 4;
+  static constexpr int threads() { return 256; }
+  bool operator==(const WgmmaTile& o) const { return bn == o.bn && stages == o.stages; }
+};
+// Whether `device` has the warpgroup matrix instructions gemm_wgmma.duet uses: CUDA, sm_90.
+DUET_API bool wgmma_cores(const DeviceInfo& device);
+// Empty when gemm_wgmma.duet takes `problem` (half or bfloat16 inputs; M a multiple of 128, N of
+// 128, K of 64; A and B in whole 16-byte runs, GemmProblem::runs_a and runs_b); otherwise what
+// it breaks, in words.
+DUET_API std::string wgmma_problem(const GemmProblem& problem);
+// The tiles for `problem` on `device`: 128 x 256 in 4 stages where N allows and the tiles number
+// at least the device's compute units, else 128 x 128 in 6 stages.
+DUET_API WgmmaTile wgmma_tile(const GemmProblem& problem, const DeviceInfo& device);
+// Bytes of dynamic shared memory gemm_wgmma.duet asks for with `t` (stages, and 1 KiB to align them).
+DUET_API std::size_t wgmma_shared_bytes(const WgmmaTile& t);
+
 struct DUET_API GemmPlan {
   GemmKernel kernel = GemmKernel::none;
   GemmTile params;      // matmul and tiled: the tile parameters
@@ -205,6 +233,8 @@ struct DUET_API GemmPlan {
   // tensor: its tiles, and whether it multiplies float in TF32.
   TensorTile tensor;
   bool tf32 = false;
+  // wgmma: its tiles.
+  WgmmaTile wgmma;
 };
 
 // The rule's constants (see the top of the file); what to change after measuring. The
