@@ -152,12 +152,14 @@ TEST_CASE("gemm bfloat16: a larger product, split-K and gemv forced, batches") {
 
 TEST_CASE("gemm bfloat16: whole tiles of the warpgroup kernel, by the rule and forced") {
   // Shapes gemm_wgmma.duet takes (M a multiple of 128, N of 128, K of 64, operands in whole 16-byte
-  // runs): on CUDA sm_90 the rule runs them on wgmma; elsewhere the rule takes its other kernels
-  // and the forced path (GemmPath::wgmma) the kernel's portable form, so both sides are checked on
-  // every device. Each op pair, into bfloat16 and into float, views and batches.
+  // runs): on CUDA sm_90 the forced path (GemmPath::wgmma) runs them on wgmma, and so does the rule
+  // with DUET_GEMM_WGMMA=1; elsewhere the rule takes its other kernels and the forced path the
+  // kernel's portable form, so both sides are checked on every device. Each op pair, into bfloat16
+  // and into float, views and batches.
   for_each_device([&](const duet::Device& dev) {
     duet::Queue q = dev.queue();
     const bool wgmma = duet::wgmma_cores(dev.info());
+    const bool rule_wgmma = wgmma && duet::wgmma_by_rule();
     MESSAGE(dev.info().id() << ": whole tiles run "
                             << std::string(wgmma ? "on wgmma" : "the other kernels (rule) and the portable form"));
     GemmOptions forced;
@@ -195,8 +197,8 @@ TEST_CASE("gemm bfloat16: whole tiles of the warpgroup kernel, by the rule and f
     p.M = p.N = p.K = 4096;
     p.runs_a = p.runs_b = true;
     const duet::GemmPlan plan = duet::gemm_plan_for(dev, p);
-    CHECK((plan.kernel == duet::GemmKernel::wgmma) == wgmma);
-    if (wgmma) CHECK_CONTAINS(plan.reason, "wgmma");
+    CHECK((plan.kernel == duet::GemmKernel::wgmma) == rule_wgmma);
+    if (rule_wgmma) CHECK_CONTAINS(plan.reason, "wgmma");
     p.K = 4100;
     CHECK(duet::gemm_plan_for(dev, p).kernel != duet::GemmKernel::wgmma);
     duet::Buffer<bfloat16> H(dev, 130 * 130);
@@ -301,6 +303,7 @@ TEST_CASE("gemm bfloat16: the plan and the tensor kernel's defines, with no devi
 }
 
 TEST_CASE("gemm bfloat16: the warpgroup kernel's plan, tiles and defines, with no device") {
+  const EnvGuard by_rule("DUET_GEMM_WGMMA", "1");
   duet::DeviceInfo h100;
   h100.backend = "cuda", h100.name = "an sm_90 GPU", h100.vendor = "NVIDIA", h100.arch = "sm_90";
   h100.kind = duet::DeviceKind::gpu, h100.compute_units = 132, h100.max_group_size = 1024;

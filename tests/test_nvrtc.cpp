@@ -6,11 +6,26 @@
 
 #include <duet/blas.hpp>
 #include <duet/duet.hpp>
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include "support.hpp"
 
 TEST_SUITE_BEGIN("nvrtc");
+
+namespace {
+
+// The tensor kernels' input types, each into itself (unknown) and into float.
+struct GemmTypes {
+  duet::ScalarType in, out;
+};
+constexpr GemmTypes kHalfTypes[] = {{duet::ScalarType::f16, duet::ScalarType::unknown},
+                                    {duet::ScalarType::f16, duet::ScalarType::f32},
+                                    {duet::ScalarType::bf16, duet::ScalarType::unknown},
+                                    {duet::ScalarType::bf16, duet::ScalarType::f32}};
+
+}  // namespace
 
 TEST_CASE("every built-in kernel compiles for sm_90 with NVRTC") {
   int count = 0;
@@ -109,14 +124,8 @@ TEST_CASE("the tensor-core GEMM kernel compiles for sm_80 and sm_90 in every var
   using duet::ScalarType;
   const char* source = duet::builtin_kernel_source("gemm_tc");
   REQUIRE(source != nullptr);
-  struct Types {
-    ScalarType in, out;
-  };
-  const Types types[] = {{ScalarType::f16, ScalarType::unknown},
-                         {ScalarType::f16, ScalarType::f32},
-                         {ScalarType::bf16, ScalarType::unknown},
-                         {ScalarType::bf16, ScalarType::f32},
-                         {ScalarType::f32, ScalarType::unknown}};
+  std::vector<GemmTypes> types(std::begin(kHalfTypes), std::end(kHalfTypes));
+  types.push_back({ScalarType::f32, ScalarType::unknown});
   auto compiles = [&](const char* arch, duet::Defines defines, const std::string& what) {
     INFO(arch, " ", what);
     defines.push_back({"TC_REQUIRE_MMA", "1"});
@@ -126,7 +135,7 @@ TEST_CASE("the tensor-core GEMM kernel compiles for sm_80 and sm_90 in every var
       FAIL_CHECK("NVRTC rejected gemm_tc (line " << e.line() << "):\n" << e.log());
     }
   };
-  for (const Types& t : types) {
+  for (const GemmTypes& t : types) {
     const std::string name = std::string(duet::to_string(t.in)) + " into " +
                              duet::to_string(t.out == ScalarType::unknown ? t.in : t.out);
     for (Op a : {Op::none, Op::transpose})
@@ -149,16 +158,9 @@ TEST_CASE("the warpgroup GEMM kernel compiles for sm_90a in every variant, and p
   using duet::ScalarType;
   const char* source = duet::builtin_kernel_source("gemm_wgmma");
   REQUIRE(source != nullptr);
-  struct Types {
-    ScalarType in, out;
-  };
-  const Types types[] = {{ScalarType::f16, ScalarType::unknown},
-                         {ScalarType::f16, ScalarType::f32},
-                         {ScalarType::bf16, ScalarType::unknown},
-                         {ScalarType::bf16, ScalarType::f32}};
   duet::WgmmaTile narrow;
   narrow.bn = 128, narrow.stages = 6;
-  for (const Types& t : types)
+  for (const GemmTypes& t : kHalfTypes)
     for (const duet::WgmmaTile& tile : {duet::WgmmaTile{}, narrow})
       for (Op a : {Op::none, Op::transpose})
         for (Op b : {Op::none, Op::transpose}) {

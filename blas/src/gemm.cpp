@@ -380,14 +380,12 @@ Kernel tensor_kernel(State& s, const Device& device, const GemmProblem& p, const
   return s.kernel(device, key, [&] { return gemm_kernel_source(p, plan); });
 }
 
-// gemm_tc.duet over the whole batch, in launches of at most kMaxGridY matrices.
+// The tensor kernels' launch: `groups` tiles of C of `threads` work-items each, over the whole batch
+// in launches of at most kMaxGridY matrices (the grid's second dimension).
 template <class T, class TC>
-void launch_tensor(const GemmCall<T, TC>& g, const Operands<T, TC>& o, const Kernel& kernel,
-                   const GemmPlan& plan) {
-  const TensorTile& t = plan.tensor;
-  const std::size_t groups = ((g.M + t.bm - 1) / t.bm) * ((g.N + t.bn - 1) / t.bn);
+void launch_tiles(const GemmCall<T, TC>& g, const Operands<T, TC>& o, const Kernel& kernel, std::size_t groups,
+                  std::size_t threads) {
   extension::as_int(g.call, "the number of tiles of C", groups);
-  const std::size_t threads = static_cast<std::size_t>(t.threads());
   const float alpha = static_cast<float>(g.alpha), beta = static_cast<float>(g.beta);
   for (std::size_t b0 = 0; b0 < g.batch; b0 += kMaxGridY) {
     const std::size_t nb = std::min(kMaxGridY, g.batch - b0);
@@ -397,6 +395,15 @@ void launch_tensor(const GemmCall<T, TC>& g, const Operands<T, TC>& o, const Ker
                std::uint64_t(o.c.range.offset + b0 * g.sc), o.ldc, std::uint64_t(g.sc), o.m, o.n, o.k, alpha,
                beta);
   }
+}
+
+// gemm_tc.duet over the whole batch, in launches of at most kMaxGridY matrices.
+template <class T, class TC>
+void launch_tensor(const GemmCall<T, TC>& g, const Operands<T, TC>& o, const Kernel& kernel,
+                   const GemmPlan& plan) {
+  const TensorTile& t = plan.tensor;
+  const std::size_t groups = ((g.M + t.bm - 1) / t.bm) * ((g.N + t.bn - 1) / t.bn);
+  launch_tiles(g, o, kernel, groups, static_cast<std::size_t>(t.threads()));
 }
 
 // The warpgroup kernel's, by its own key.
@@ -417,17 +424,7 @@ template <class T, class TC>
 void launch_wgmma(const GemmCall<T, TC>& g, const Operands<T, TC>& o, const Kernel& kernel,
                   const GemmPlan& plan) {
   const std::size_t groups = (g.M / WgmmaTile::bm) * (g.N / static_cast<std::size_t>(plan.wgmma.bn));
-  extension::as_int(g.call, "the number of tiles of C", groups);
-  const std::size_t threads = WgmmaTile::threads();
-  const float alpha = static_cast<float>(g.alpha), beta = static_cast<float>(g.beta);
-  for (std::size_t b0 = 0; b0 < g.batch; b0 += kMaxGridY) {
-    const std::size_t nb = std::min(kMaxGridY, g.batch - b0);
-    g.q.launch(kernel, Range(groups * threads, nb), Range(threads, 1), o.a.range.arg,
-               std::uint64_t(o.a.range.offset + b0 * g.sa), o.lda, std::uint64_t(g.sa), o.b.range.arg,
-               std::uint64_t(o.b.range.offset + b0 * g.sb), o.ldb, std::uint64_t(g.sb), o.c.range.arg,
-               std::uint64_t(o.c.range.offset + b0 * g.sc), o.ldc, std::uint64_t(g.sc), o.m, o.n, o.k, alpha,
-               beta);
-  }
+  launch_tiles(g, o, kernel, groups, WgmmaTile::threads());
 }
 
 // duet::matmul's kernel on a plain product (one matrix, one slice, compact operands).

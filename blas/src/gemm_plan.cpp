@@ -316,6 +316,13 @@ GemmPlan plan_wgmma(const DeviceInfo& device, const GemmProblem& p, const std::s
 
 bool wgmma_cores(const DeviceInfo& device) { return device.backend == "cuda" && device.arch == "sm_90"; }
 
+// Opt-in: the kernel's descriptors and accumulator layout are checked by NVRTC and, in its portable
+// form, on PoCL, but not yet on an sm_90 device, where a wrong layout would be a silent wrong answer.
+bool wgmma_by_rule() {
+  const char* env = std::getenv("DUET_GEMM_WGMMA");
+  return env != nullptr && std::string(env) == "1";
+}
+
 std::string wgmma_problem(const GemmProblem& p) {
   std::ostringstream why;
   if (!is_storage_only(p.type))
@@ -526,7 +533,7 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<GemmSizeClass>& c
   if (options.path == GemmPath::tensor) return plan_tensor(device, p, "tensor asked for");
   // Warpgroup instructions (step 2a'): whole tiles of half or bfloat16 on sm_90.
   const bool wgmma = options.path == GemmPath::automatic && !options.params && wgmma_cores(device) &&
-                     !vector && wgmma_problem(p).empty();
+                     wgmma_by_rule() && !vector && wgmma_problem(p).empty();
   if (wgmma) return plan_wgmma(device, p, device.arch + " has warpgroup matrix instructions");
   if (mixed) return plan_tensor(device, p, std::string(to_string(p.type)) + " inputs into a float C");
   if (options.path == GemmPath::automatic && tensor_type && !vector && !options.params &&

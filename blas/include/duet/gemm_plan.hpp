@@ -33,7 +33,8 @@
 //   1. M, N or batch 0: nothing. K == 0 or alpha == 0: scale.
 //   2. A forced path (GemmOptions::path) is taken as asked (gemv needs M == 1 or N == 1; tensor
 //      needs half or bfloat16 inputs, or float with TF32 allowed).
-//   2a'. Warpgroup matrix instructions (wgmma_cores(device): CUDA sm_90): half and bfloat16 products
+//   2a'. Warpgroup matrix instructions (wgmma_cores(device): CUDA sm_90, and wgmma_by_rule():
+//      DUET_GEMM_WGMMA=1): half and bfloat16 products
 //      that wgmma_problem() accepts (M a multiple of 128, N of 128, K of 64, A and B in whole aligned
 //      16-byte runs, M and N above 1) run wgmma, path not forced, parameters not forced; the
 //      tiles: wgmma_tile(). Everything else goes on to 2a (mma.sync), which takes any shape.
@@ -201,6 +202,9 @@ struct DUET_API WgmmaTile {
 };
 // Whether `device` has the warpgroup matrix instructions gemm_wgmma.duet uses: CUDA, sm_90.
 DUET_API bool wgmma_cores(const DeviceInfo& device);
+// Whether the automatic rule may take the warpgroup kernel (step 2a'): only where DUET_GEMM_WGMMA=1
+// asks for it, until the kernel has run on an sm_90 device; GemmPath::wgmma forces it regardless.
+DUET_API bool wgmma_by_rule();
 // Empty when gemm_wgmma.duet takes `problem` (half or bfloat16 inputs; M a multiple of 128, N of
 // 128, K of 64; A and B in whole 16-byte runs, GemmProblem::runs_a and runs_b); otherwise what
 // it breaks, in words.
