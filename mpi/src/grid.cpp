@@ -180,7 +180,7 @@ Grid2D::Grid2D(MPI_Comm comm, const Device& device, std::size_t nx, std::size_t 
   for (Strip& strip : st) {
     if (strip.path != HaloPath::host_staged) continue;
     strip.send_host.emplace(device, strip.send.cells());
-    strip.receive_host.emplace(device, strip.send.cells());
+    for (auto& landing : strip.receive_host) landing.emplace(device, strip.send.cells());
   }
 }
 

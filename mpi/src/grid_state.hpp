@@ -38,11 +38,14 @@ struct Split {
 Split split(std::size_t n, int parts, int index);
 
 // Where one side's strip lies in the local array, and its staging buffers: packed on the device,
-// pinned on the host, one pair for what is sent and one for what is received.
+// pinned on the host, for what is sent and for what is received. What is received lands on the host
+// in one of two buffers, by the exchange's parity (Grid2D::State::sequence): an exchange posts its
+// receives while the copies of the one before may still be taking the other buffer to the device.
 struct Strip {
   Rect send, receive;  // in local-array coordinates (x0, y0 from the local array's corner)
   std::optional<Buffer<float>> send_device, receive_device;
-  std::optional<HostBuffer<float>> send_host, receive_host;
+  std::optional<HostBuffer<float>> send_host;
+  std::array<std::optional<HostBuffer<float>>, 2> receive_host;
   HaloPath path = HaloPath::none;
   // Peer path: the neighbour's receive buffer for this strip (imported), which the pack writes into;
   // and whether the edge, a peer edge, joins two GPUs no other rank shares, which exchange in one
@@ -71,11 +74,12 @@ struct Grid2D::State {
   std::array<MPI_Request, 4> receives{MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
   bool exchanging = false;
   bool continued = false;  // continue_exchange was called for the exchange under way
-  Event staged_y;          // the south and north strips' copies out, once continue_exchange sent them
+  Event staged_x, staged_y;  // the west and east, and the south and north strips' copies out
   // MPI takes this device's memory itself (CUDA-aware MPI on the CUDA backend): strips go from and to
   // the packed device buffers, with no host staging.
   bool device_memory_to_mpi = false;
-  Event staged;  // the copies of the last exchange into the halo: staging is reused after it
+  // The copies of an exchange into the halo, by parity: its receive staging is reused after them.
+  std::array<Event, 2> landed;
   // Peer path (peer.cpp): this rank's signal words, which neighbours store into, and each peer
   // neighbour's, imported; the number of the exchange under way; the queue exchanges run on.
   std::optional<RawBuffer> signals;

@@ -56,10 +56,11 @@ void* send_memory(Strip& strip) {
   return strip.path == HaloPath::device_mpi ? reinterpret_cast<void*>(strip.send_device->native_handle())
                                             : static_cast<void*>(strip.send_host->data());
 }
-void* receive_memory(Strip& strip) {
+void* receive_memory(Strip& strip, unsigned parity) {
   return strip.path == HaloPath::device_mpi ? reinterpret_cast<void*>(strip.receive_device->native_handle())
-                                            : static_cast<void*>(strip.receive_host->data());
+                                            : static_cast<void*>(strip.receive_host[parity]->data());
 }
+unsigned parity(const Grid2D::State& s) { return s.sequence & 1u; }
 
 // South and north strips span the local array's whole width: their cells lie in one contiguous
 // run, which the host-staged path copies to and from the host directly, with no pack or unpack.
@@ -100,7 +101,7 @@ Event stage_out(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b
       if (strip.path == HaloPath::host_staged) q.read(*strip.send_device, *strip.send_host);
     }
     // What comes from this side travels towards the opposite one.
-    check_mpi(MPI_Irecv(receive_memory(strip), count_of(strip.receive), MPI_FLOAT,
+    check_mpi(MPI_Irecv(receive_memory(strip, parity(s)), count_of(strip.receive), MPI_FLOAT,
                         s.neighbours[static_cast<int>(side)], static_cast<int>(opposite(side)), s.cart,
                         &s.receives[static_cast<int>(side)]),
               "MPI_Irecv");
@@ -135,12 +136,12 @@ void stage_in(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b, 
     Strip& strip = s.strips[static_cast<int>(side)];
     if (strip.path == HaloPath::peer && !strip.one_kernel) peer_receive(s, q, local, side);
     if (!through_mpi(strip)) continue;
+    const HostBuffer<float>* landed = strip.receive_host[parity(s)] ? &*strip.receive_host[parity(s)] : nullptr;
     if (strip.path == HaloPath::host_staged && whole_rows(s, strip.receive)) {
-      q.write(local, Span<const float>(strip.receive_host->data(), strip.receive.cells()),
-              first_cell(s, strip.receive));
+      q.write(local, Span<const float>(landed->data(), strip.receive.cells()), first_cell(s, strip.receive));
       continue;
     }
-    if (strip.path == HaloPath::host_staged) q.write(*strip.receive_device, *strip.receive_host);
+    if (strip.path == HaloPath::host_staged) q.write(*strip.receive_device, *landed);
     unpack(q, *strip.receive_device, s.local.nx, strip.receive, local);
   }
 }
@@ -178,9 +179,14 @@ void Grid2D::begin_exchange(Queue& q, Buffer<float>& local) {
           "orders exchanges on the devices and needs every exchange of a grid on one queue");
   }
   ++s.sequence;
-  // The host staging of the last exchange may still be on its way to the device.
-  if (s.staged.valid()) s.staged.wait();
-  if (pair_active(s, Side::west, Side::east)) s.staged = stage_out(s, q, local, Side::west, Side::east);
+  // The receives about to be posted land where an earlier exchange's strips may still be on their
+  // way to the device: on the host, in the buffers of this parity, which the exchange before the
+  // last one used (the last one's are left to finish behind the work queued since, so the host need
+  // not wait for the device here); where MPI takes device memory, in the packed buffers themselves,
+  // which the last exchange's unpack reads.
+  const Event& reused = s.landed[s.device_memory_to_mpi ? 1u - parity(s) : parity(s)];
+  if (reused.valid()) reused.wait();
+  if (pair_active(s, Side::west, Side::east)) s.staged_x = stage_out(s, q, local, Side::west, Side::east);
 }
 
 void Grid2D::continue_exchange(Queue& q, Buffer<float>& local) {
@@ -190,7 +196,7 @@ void Grid2D::continue_exchange(Queue& q, Buffer<float>& local) {
     throw ArgumentError(
         "Grid2D::continue_exchange: call it at most once between begin_exchange and finish_exchange");
   s.continued = true;
-  if (pair_active(s, Side::west, Side::east)) stage_in(s, q, local, Side::west, Side::east, s.staged);
+  if (pair_active(s, Side::west, Side::east)) stage_in(s, q, local, Side::west, Side::east, s.staged_x);
   // South and north carry the corners that west and east just brought.
   if (pair_active(s, Side::south, Side::north)) s.staged_y = stage_out(s, q, local, Side::south, Side::north);
 }
@@ -206,8 +212,8 @@ void Grid2D::finish_exchange(Queue& q, Buffer<float>& local) {
   const bool x = pair_active(s, Side::west, Side::east), y = pair_active(s, Side::south, Side::north);
   if (!x && !y) return;
   if (y) stage_in(s, q, local, Side::south, Side::north, s.staged_y);
-  s.staged_y = Event();
-  s.staged = any_through_mpi(s) ? q.record() : Event();
+  s.staged_x = s.staged_y = Event();
+  s.landed[parity(s)] = any_through_mpi(s) ? q.record() : Event();
 }
 
 void Grid2D::exchange_halos(Queue& q, Buffer<float>& local) {
