@@ -283,10 +283,9 @@ TEST_CASE("complex arrays: arithmetic, promotion and functions against std::comp
       CHECK_THROWS_AS(Expr(a) < Expr(a), duet::ArgumentError);
       CHECK_THROWS_AS(duet::floor_divide(a, a), duet::ArgumentError);
       CHECK_THROWS_AS(duet::maximum(a, 1), duet::ArgumentError);
-      CHECK_THROWS_AS(duet::tanh(a), duet::ArgumentError);
+      CHECK_THROWS_AS(duet::ceil(a), duet::ArgumentError);
       CHECK_THROWS_AS(a & a, duet::ArgumentError);
       CHECK_THROWS_AS(duet::max(q, a), duet::ArgumentError);
-      CHECK_THROWS_AS(duet::cumsum(q, a), duet::ArgumentError);
       CHECK_THROWS_AS(duet::sort(q, a), duet::ArgumentError);
     });
   });

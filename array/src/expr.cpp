@@ -107,19 +107,29 @@ Expr make(NodeKind kind, std::string op, std::vector<NodePtr> args, ScalarType d
   return Expr(std::shared_ptr<const Expr::Node>(std::move(n)));
 }
 
-// The complex types have + - * / and the functions listed in complex_function; the rest (ordering,
-// floor division, remainders, max, min, the functions of two floats) have no meaning on them.
+// The complex types have + - * / ** and the functions the array API defines for them (complex_function);
+// the rest (ordering, floor division, remainders, max, min, floor, ceil, trunc, the functions of two
+// floats) have no meaning on them.
 void no_complex(const std::string& op, ScalarType t) {
   if (is_complex(t))
     throw ArgumentError(op + " of " + numpy_name(t) + ": not defined for complex numbers (" +
-                        "complex arrays take + - * /, == !=, abs, real, imag, conj, sqrt, exp, log, sin, " +
-                        "cos, sum and prod); use real() and imag() for the parts");
+                        "complex arrays take + - * / **, == !=, abs, sign, real, imag, conj, round and " +
+                        "the exponential, logarithmic, trigonometric and hyperbolic functions); use " +
+                        "real() and imag() for the parts");
+}
+
+// The one-operand functions the dialect has for cfloat and cdouble (cfloat_tanh, ...).
+bool complex_function(const std::string& name) {
+  for (const char* f : {"sqrt", "exp", "log", "sin", "cos", "tan", "sinh", "cosh", "tanh", "asin", "acos",
+                        "atan", "asinh", "acosh", "atanh", "expm1", "log1p", "log2", "log10", "rint"})
+    if (name == f) return true;
+  return false;
 }
 
 Expr arithmetic(const char* op, const Expr& a, const Expr& b) {
   auto [t, weak] = meet(*a.node(), *b.node());
   const std::string o = op;
-  if (o != "+" && o != "-" && o != "*" && o != "/") no_complex(o == "pow" ? "power" : o, t);
+  if (o != "+" && o != "-" && o != "*" && o != "/" && o != "pow") no_complex(o, t);
   if (o == "/" && !is_float(t) && !is_complex(t)) t = ScalarType::f64;  // true division
   if (is_bool(t)) {
     // NumPy's bool arithmetic: + and * are or and and (the result stays 0 or 1), max and min too;
@@ -159,7 +169,7 @@ Expr bitwise(const char* op, const Expr& a, const Expr& b) {
 
 Expr function(const char* name, const Expr& a) {
   const std::string n = name;
-  if (n != "sqrt" && n != "exp" && n != "log" && n != "sin" && n != "cos") no_complex(n, a.dtype());
+  if (!complex_function(n)) no_complex(n == "rint" ? "round" : n, a.dtype());
   return make(NodeKind::unary, name, {a.node()}, float_for(a.dtype()), a.node()->weak, a.shape());
 }
 
@@ -290,8 +300,8 @@ Expr acosh(const Expr& a) { return function("acosh", a); }
 Expr atanh(const Expr& a) { return function("atanh", a); }
 Expr square(const Expr& a) { return multiply(a, a); }
 Expr reciprocal(const Expr& a) { return divide(Expr::float_scalar(1.0), a); }
+// Of a complex number z / |z| (0 for 0), the array API's.
 Expr sign(const Expr& a) {
-  no_complex("sign", a.dtype());
   return make(NodeKind::unary, "sign", {a.node()}, a.dtype(), a.node()->weak, a.shape());
 }
 
@@ -338,7 +348,7 @@ Expr power(const Operand& base, const Operand& exponent) {
   const Expr e = arithmetic("pow", base.expr, exponent.expr);
   const Expr::Node& x = *exponent.expr.node();
   // numpy refuses integer ** negative integer; here that is known before running only for a number.
-  if (!is_float(e.dtype()) && x.kind == NodeKind::scalar && x.dtype == ScalarType::i64 && x.int_value < 0)
+  if (!is_float(e.dtype()) && !is_complex(e.dtype()) && x.kind == NodeKind::scalar && x.dtype == ScalarType::i64 && x.int_value < 0)
     throw ArgumentError(std::string("power: ") + to_string(e.dtype()) + " ** " + std::to_string(x.int_value) +
                         ": integers to negative integer powers are not allowed (as in numpy); use a float "
                         "base (astype(..., float32)) or a float exponent");

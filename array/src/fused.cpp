@@ -207,7 +207,11 @@ struct Writer {
     const ScalarType t = n.weak ? compute_type(as) : compute_type(n.dtype);
     const std::string a = cast(*n.args[0], t), b = cast(*n.args[1], t);
     if (is_complex(t)) {
-      const char* what = n.op == "+" ? "add" : n.op == "-" ? "sub" : n.op == "*" ? "mul" : "div";
+      const char* what = n.op == "+"   ? "add"
+                         : n.op == "-" ? "sub"
+                         : n.op == "*" ? "mul"
+                         : n.op == "/" ? "div"
+                                       : "pow";
       return complex_fn(t, what) + "(" + a + ", " + b + ")";
     }
     if (n.op == "max" || n.op == "min") {

@@ -35,9 +35,16 @@ struct ScanOp {
 std::string kernel_source(ScanOp op, ScalarType in, ScalarType out) {
   const std::string I = detail::kernel_type_name(in), O = detail::kernel_type_name(out),
                     A = detail::kernel_type_name(accumulator(in));
-  const std::string zero = "(" + A + ")" + (op.product ? "1" : "0");  // the identity
-  const char* with = op.product ? " * " : " + ";
-  const char* with_eq = op.product ? " *= " : " += ";
+  // The complex types are structs: their identity is made, their values combined by the dialect's
+  // functions (cfloat_add, ...), and an element needs no cast to its own type.
+  const bool complex = is_complex(in);
+  const std::string one = op.product ? "1" : "0";
+  const std::string zero = complex ? A + "_make(" + one + ", 0)" : "(" + A + ")" + one;  // the identity
+  const std::string cast = complex ? "" : "(" + A + ")";
+  auto with = [&](const std::string& a, const std::string& b) {
+    if (complex) return A + (op.product ? "_mul(" : "_add(") + a + ", " + b + ")";
+    return "(" + a + (op.product ? " * " : " + ") + b + ")";
+  };
   std::ostringstream s;
   s << "KERNEL void duet_" << op.name() << "(GLOBAL const " << I << "* src, const long src_off, GLOBAL " << O
     << "* dst, const long dst_off, const ulong rows, const ulong run, const long src_step, const long "
@@ -59,23 +66,23 @@ std::string kernel_source(ScanOp op, ScalarType in, ScalarType out) {
     << "  for (ulong start = 0; start < run; start += " << kChunk << ") {\n"
     << "    for (uint j = lid; j < " << kChunk << "u; j += " << kGroup << "u) {\n"
     << "      const ulong r = start + j;\n"
-    << "      duet_x[j] = r < run ? (" << A << ")LOAD(" << I
+    << "      duet_x[j] = r < run ? " << cast << "LOAD(" << I
     << ", src + src_at + (long)r * src_step) : " << zero << ";\n    }\n    BARRIER();\n"
     << "    " << A << " piece = " << zero << ";\n"
     << "    for (uint j = lid * " << kPerItem << "u; j < (lid + 1u) * " << kPerItem << "u; ++j) {\n"
-    << "      piece" << with_eq << "duet_x[j];\n      duet_x[j] = piece;\n    }\n"
+    << "      piece = " << with("piece", "duet_x[j]") << ";\n      duet_x[j] = piece;\n    }\n"
     << "    duet_t[lid] = piece;\n    BARRIER();\n"
     << "    for (uint step = 1u; step < " << kGroup << "u; step <<= 1) {\n"
     << "      const " << A << " left = lid >= step ? duet_t[lid - step] : " << zero << ";\n"
-    << "      BARRIER();\n      duet_t[lid]" << with_eq << "left;\n      BARRIER();\n    }\n"
+    << "      BARRIER();\n      duet_t[lid] = " << with("duet_t[lid]", "left") << ";\n      BARRIER();\n    }\n"
     << "    for (uint j = lid; j < " << kChunk << "u; j += " << kGroup << "u) {\n"
     << "      const ulong r = start + j;\n"
     << "      const " << A << " before = j >= " << kPerItem << "u ? duet_t[j / " << kPerItem
     << "u - 1u] : " << zero << ";\n"
-    << "      if (r < run) STORE(" << O << ", dst + dst_at + (long)r * dst_step, carry" << with << "(before"
-    << with << "duet_x[j]));\n"
+    << "      if (r < run) STORE(" << O << ", dst + dst_at + (long)r * dst_step, "
+    << with("carry", with("before", "duet_x[j]")) << ");\n"
     << "    }\n"
-    << "    carry" << with_eq << "duet_t[" << kGroup - 1 << "];\n"
+    << "    carry = " << with("carry", "duet_t[" + std::to_string(kGroup - 1) + "]") << ";\n"
     << "    BARRIER();\n  }\n}\n";
   return s.str();
 }
@@ -100,10 +107,6 @@ std::pair<RawBuffer, std::int64_t> passable(const Queue& q, const Array& a) {
 std::pair<Array, std::size_t> scanned(ScanOp op, Queue& q, const Array& in,
                                       std::optional<std::int64_t> axis) {
   if (!in.valid()) throw ReleasedError(std::string(op.name()) + ": the array is empty (default-constructed)");
-  // The scan kernels add and multiply with C's operators, which the dialect's complex structs lack.
-  if (is_complex(in.dtype()))
-    throw ArgumentError(std::string(op.name()) + " of " + numpy_name(in.dtype()) +
-                        " is not supported; scan real() and imag() apart");
   if (!axis) {
     const Array flat = in.contiguous() ? in : in.copy(q);
     return {*flat.reshape_view({std::int64_t(flat.size())}), 0};
@@ -119,7 +122,7 @@ std::pair<Array, std::size_t> scanned(ScanOp op, Queue& q, const Array& in,
 // The scan of src along axis k into out (src's shape, not empty).
 Event launch(ScanOp op, Queue& q, const Array& src, std::size_t k, const Array& out) {
   for (ScalarType t : {accumulator(src.dtype()), out.dtype()})
-    if (t == ScalarType::f64 && !q.device().info().supports_double)
+    if ((t == ScalarType::f64 || t == ScalarType::c128) && !q.device().info().supports_double)
       throw ArgumentError(std::string(op.name()) + " of " + std::string(to_string(src.dtype())) + " into " +
                           to_string(out.dtype()) + " needs double precision, which " +
                           q.device().info().id() + " lacks; convert the array to float32 first");
@@ -171,6 +174,12 @@ Event scan_into(ScanOp op, Queue& q, const Array& in, std::optional<std::int64_t
     throw DeviceMismatchError(call + ": out is on " + out.device().info().id() + ", the queue on " +
                               q.device().info().id());
   const auto [src, k] = scanned(op, q, in, axis);
+  // A complex scan stores its own type (the dialect converts no complex struct on the way).
+  const ScalarType result = reduction_dtype(ReduceOp::sum, in.dtype());
+  if ((is_complex(result) || is_complex(out.dtype())) && out.dtype() != result)
+    throw ArgumentError(call + ": out is " + numpy_name(out.dtype()) + ", the scan of " +
+                        numpy_name(in.dtype()) + " is " + numpy_name(result) +
+                        "; pass an out of that dtype (or convert afterwards with astype)");
   if (out.shape() != src.shape())
     throw ArgumentError(call + ": out has the shape " + shape_text(out.shape()) + ", the result " +
                         shape_text(src.shape()) + (axis ? "" : " (the flattened array)"));

@@ -1,7 +1,8 @@
 // take, nonzero and unique_all of duet/array_select.hpp.
 //
 // take gathers with one work-item per output element, and put scatters the same way, moving elements as raw
-// bits of their size (so any dtype, float64 included, needs no double support). nonzero and unique compact: a
+// bits of their size (so any dtype, float64 included, needs no double support; complex128 as two 8-byte
+// words). nonzero and unique compact: a
 // flag per element is written into tiles of kChunk (the last one padded with zeros), duet::cumsum scans the
 // tiles along their rows (a work-group each, all in parallel) and then the tiles' totals (one short row), and
 // each flagged element goes to its running count less one. unique_all sorts the flattened array with its
@@ -26,22 +27,30 @@ using detail::bits_type;
 constexpr std::uint64_t kGroup = 256;
 constexpr std::uint64_t kChunk = 2048;  // elements a compaction tile holds: one cumsum chunk
 
-// The kernels for elements of `dtype` (read as bits B).
+// The kernels for elements of `dtype`, read as DUET_LANES words of bits B each: one word for
+// every dtype up to 8 bytes, two 8-byte words for complex128 (the dialect has no wider integer).
+// A word's magnitude bits leave out its sign bits (one per part of a complex number, so -0 and
+// -0+0j are zero).
 std::string kernel_source(ScalarType dtype) {
   const std::size_t bytes = size_of(dtype);
-  const std::string B = bits_type(bytes);
-  const unsigned w = unsigned(bytes * 8);
+  const std::size_t lanes = bytes > 8 ? bytes / 8 : 1;
+  const std::size_t word = bytes / lanes;
+  const std::string B = bits_type(word);
+  const unsigned w = unsigned(word * 8);
   const std::uint64_t mask = w == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << w) - 1;
   const std::uint64_t sign = std::uint64_t(1) << (w - 1);
+  // complex64's word holds two float32s: both their sign bits.
+  const std::uint64_t signs = dtype == ScalarType::c64 ? sign | (sign >> 32) : sign;
   const unsigned mantissa = dtype == ScalarType::f16    ? 10
                             : dtype == ScalarType::bf16 ? 7
                             : dtype == ScalarType::f32  ? 23
                                                         : 52;
   const std::uint64_t inf = ((mask >> (mantissa + 1)) << mantissa) & mask;
+  const bool signed_zero = is_float(dtype) || is_complex(dtype);
   std::ostringstream s;
-  s << "#define DUET_FLOAT " << (is_float(dtype) ? 1 : 0) << "\n#define DUET_MAGNITUDE ((" << B << ")0x"
-    << std::hex << (is_float(dtype) ? mask & ~sign : mask) << "UL)\n#define DUET_INF ((" << B << ")0x" << inf
-    << "UL)\n"
+  s << "#define DUET_FLOAT " << (is_float(dtype) ? 1 : 0) << "\n#define DUET_LANES " << lanes
+    << "\n#define DUET_MAGNITUDE ((" << B << ")0x" << std::hex << (signed_zero ? mask & ~signs : mask)
+    << "UL)\n#define DUET_INF ((" << B << ")0x" << inf << "UL)\n"
     << std::dec;
   s << "// Whether element i is flagged: nonzero (mode 0; NaN is, -0 is not), or the first of a run of\n"
        "// equal sorted values (mode 1; every NaN starts its own).\n"
@@ -53,10 +62,12 @@ std::string kernel_source(ScalarType dtype) {
   if (i >= padded) return;
   uint flag = 0;
   if (i < n) {
-    const ulong v = (ulong)src[src_off + (long)i];
+    const ulong v = (ulong)src[(src_off + (long)i) * DUET_LANES];
     if (mode == 0) {
-      flag = (v & DUET_MAGNITUDE) != 0;
-    } else {
+      ulong any = v;
+      for (int l = 1; l < DUET_LANES; ++l) any |= (ulong)src[(src_off + (long)i) * DUET_LANES + l];
+      flag = (any & DUET_MAGNITUDE) != 0;
+    } else {  // sorted keys: never of more than one word
       flag = i == 0 || v != (ulong)src[src_off + (long)i - 1];
 #if DUET_FLOAT
       flag = flag || (v & DUET_MAGNITUDE) > DUET_INF;
@@ -102,7 +113,8 @@ KERNEL void duet_take(GLOBAL const )DUET"
   long ix = idx[idx_off + (long)j];
   if (ix < 0) ix += (long)len;
   ix = ix < 0 ? 0 : (ix >= (long)len ? (long)len - 1 : ix);
-  out[g] = a[a_off + (long)((o * len + (ulong)ix) * inner + i)];
+  const long from = (a_off + (long)((o * len + (ulong)ix) * inner + i)) * DUET_LANES;
+  for (int l = 0; l < DUET_LANES; ++l) out[g * DUET_LANES + l] = a[from + l];
 }
 
 // a[a_off + pos[i]] = v[i]: an indexed assignment, its element offsets computed from a view's strides.
@@ -110,19 +122,17 @@ KERNEL void duet_put(GLOBAL )DUET"
     << B << "* a, const long a_off, GLOBAL const long* pos, const long pos_off, GLOBAL const " << B
     << "* v, const long v_off, const ulong n) {\n"
     << R"DUET(  const ulong i = GLOBAL_ID(0);
-  if (i < n) a[a_off + pos[pos_off + (long)i]] = v[v_off + (long)i];
+  if (i >= n) return;
+  const long to = (a_off + pos[pos_off + (long)i]) * DUET_LANES, from = (v_off + (long)i) * DUET_LANES;
+  for (int l = 0; l < DUET_LANES; ++l) a[to + l] = v[from + l];
 }
 )DUET";
   return s.str();
 }
 
 Kernel kernel(Queue& q, ScalarType dtype, const char* name) {
-  const std::size_t bytes = size_of(dtype);
-  // The kernels move elements of at most 8 bytes.
-  if (bytes > 8)
-    throw ArgumentError(std::string(name + 5) + " of " + numpy_name(dtype) +
-                        " is not supported; take the real and imaginary parts (real(), imag()) apart");
-  const ScalarType keyed = is_float(dtype) ? dtype : bits_scalar(bytes);  // integers share by size
+  // Integers share a variant by size; floats and complex numbers have their own zeros.
+  const ScalarType keyed = is_float(dtype) || is_complex(dtype) ? dtype : bits_scalar(size_of(dtype));
   return generated::cached_kernel(q.device(), std::string("select/") + to_string(keyed) + "/" + name, [&] {
     return q.device().compile(kernel_source(keyed), {}, "select.duet").kernel(name);
   });

@@ -46,7 +46,10 @@
 //                            type): C_make(re, im), C_add, C_sub, C_mul, C_div (scaled, so no
 //                            intermediate overflows for large magnitudes), C_neg, C_conj, C_eq,
 //                            C_ne (give int), R C_real, R C_imag, R C_abs (hypot), C_exp, C_log,
-//                            C_sqrt, C_sin, C_cos (principal branches, as C99's cexp ...).
+//                            C_sqrt, C_sin, C_cos, C_tan, C_sinh, C_cosh, C_tanh, C_asin, C_acos,
+//                            C_atan, C_asinh, C_acosh, C_atanh, C_expm1, C_log1p, C_log2, C_log10
+//                            (principal branches, as C99's cexp ...), C_pow(a, b) (NumPy's
+//                            special cases), C_sign (z / |z|, 0 for 0), C_rint (both parts).
 //
 // duet's generators reserve every name this file defines (they read it from here), and names
 // starting with duet_ or DUET_.
@@ -194,9 +197,9 @@ DEVICE ushort duet_float_to_bfloat16(const float v) {
   DEVICE C C##_mul(const C a, const C b) {                                                           \
     return C##_make(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);                           \
   }                                                                                                  \
-  /* Smith's division: the divisor's smaller part is divided by its larger first, so neither      \
-     |b|^2 nor any product of two large parts is formed. A zero divisor divides by |b.re| (0),    \
-     giving infinities or NaN as the real division would. */                                      \
+  /* Smith's division: the divisor's smaller part is divided by its larger first, so neither         \
+     |b|^2 nor any product of two large parts is formed. A zero divisor divides by |b.re| (0),       \
+     giving infinities or NaN as the real division would. */                                         \
   DEVICE C C##_div(const C a, const C b) {                                                           \
     const R ar = fabs(b.re), ai = fabs(b.im);                                                        \
     if (ar >= ai) {                                                                                  \
@@ -208,15 +211,15 @@ DEVICE ushort duet_float_to_bfloat16(const float v) {
     return C##_make((a.re * r + a.im) / d, (a.im * r - a.re) / d);                                   \
   }                                                                                                  \
   DEVICE R C##_abs(const C a) { return hypot(a.re, a.im); }                                          \
-  /* A real argument keeps its exact result (and no inf * 0 makes a NaN of it). */                \
+  /* A real argument keeps its exact result (and no inf * 0 makes a NaN of it). */                   \
   DEVICE C C##_exp(const C a) {                                                                      \
     const R m = exp(a.re);                                                                           \
     if (a.im == 0) return C##_make(m, a.im);                                                         \
     return C##_make(m * cos(a.im), m * sin(a.im));                                                   \
   }                                                                                                  \
   DEVICE C C##_log(const C a) { return C##_make(log(C##_abs(a)), atan2(a.im, a.re)); }               \
-  /* From the larger of |a.re| and |a|, so the root of a negative real is exact; the sign of the  \
-     imaginary part picks the branch, as C99's csqrt. */                                          \
+  /* From the larger of |a.re| and |a|, so the root of a negative real is exact; the sign of the     \
+     imaginary part picks the branch, as C99's csqrt. */                                             \
   DEVICE C C##_sqrt(const C a) {                                                                     \
     if (a.re == 0 && a.im == 0) return C##_make((R)0, a.im);                                         \
     if (fabs(a.im) == (R)INFINITY) return C##_make((R)INFINITY, a.im);                               \
@@ -225,7 +228,133 @@ DEVICE ushort duet_float_to_bfloat16(const float v) {
     return C##_make(fabs(a.im) / (2 * t), copysign(t, a.im));                                        \
   }                                                                                                  \
   DEVICE C C##_sin(const C a) { return C##_make(sin(a.re) * cosh(a.im), cos(a.re) * sinh(a.im)); }   \
-  DEVICE C C##_cos(const C a) { return C##_make(cos(a.re) * cosh(a.im), -(sin(a.re) * sinh(a.im))); }
+  DEVICE C C##_cos(const C a) { return C##_make(cos(a.re) * cosh(a.im), -(sin(a.re) * sinh(a.im))); }\
+  /* A real argument keeps its real result (cosh(x) * 0 would be NaN for an infinite x). */          \
+  DEVICE C C##_sinh(const C a) {                                                                     \
+    if (a.im == 0) return C##_make(sinh(a.re), a.im);                                                \
+    return C##_make(sinh(a.re) * cos(a.im), cosh(a.re) * sin(a.im));                                 \
+  }                                                                                                  \
+  DEVICE C C##_cosh(const C a) {                                                                     \
+    if (a.im == 0) return C##_make(cosh(a.re), copysign((R)0, a.re) * a.im);                         \
+    return C##_make(cosh(a.re) * cos(a.im), sinh(a.re) * sin(a.im));                                 \
+  }                                                                                                  \
+  /* Kahan's form (t = tan(y), s = sinh(x)): no difference of near-equal values; past |x| = 22       \
+     tanh(x) is 1 in double precision and the imaginary part decays as exp(-2|x|), formed so         \
+     that nothing overflows. */                                                                      \
+  DEVICE C C##_tanh(const C a) {                                                                     \
+    if (a.im == 0) return C##_make(tanh(a.re), a.im);                                                \
+    if (fabs(a.re) > (R)22) {                                                                        \
+      const R e = exp(-2 * fabs(a.re));                                                              \
+      return C##_make(copysign((R)1, a.re), 4 * sin(a.im) * cos(a.im) * e);                          \
+    }                                                                                                \
+    const R t = tan(a.im), b = 1 + t * t, s = sinh(a.re), d = 1 + b * s * s;                         \
+    return C##_make(b * sqrt(1 + s * s) * s / d, t / d);                                             \
+  }                                                                                                  \
+  /* tan(z) = -i tanh(iz). */                                                                        \
+  DEVICE C C##_tan(const C a) {                                                                      \
+    const C t = C##_tanh(C##_make(-a.im, a.re));                                                     \
+    return C##_make(t.im, -t.re);                                                                    \
+  }                                                                                                  \
+  /* exp(z) - 1 with cos(y) - 1 as -2 sin^2(y/2), so small arguments keep their digits. */           \
+  DEVICE C C##_expm1(const C a) {                                                                    \
+    if (a.im == 0) return C##_make(expm1(a.re), a.im);                                               \
+    const R h = sin(a.im / 2);                                                                       \
+    return C##_make(expm1(a.re) * cos(a.im) - 2 * h * h, exp(a.re) * sin(a.im));                     \
+  }                                                                                                  \
+  /* log(1 + z): |1 + z|^2 - 1 = 2x + x^2 + y^2 goes to log1p while z is small. */                   \
+  DEVICE C C##_log1p(const C a) {                                                                    \
+    const R x = a.re, y = a.im;                                                                      \
+    if (fabs(x) < (R)0.5 && fabs(y) < (R)0.5)                                                        \
+      return C##_make(log1p(x * (2 + x) + y * y) / 2, atan2(y, 1 + x));                              \
+    return C##_make(log(hypot(1 + x, y)), atan2(y, 1 + x));                                          \
+  }                                                                                                  \
+  DEVICE C C##_log2(const C a) {                                                                     \
+    const C l = C##_log(a);                                                                          \
+    return C##_make(l.re * (R)1.4426950408889634, l.im * (R)1.4426950408889634);                     \
+  }                                                                                                  \
+  DEVICE C C##_log10(const C a) {                                                                    \
+    const C l = C##_log(a);                                                                          \
+    return C##_make(l.re * (R)0.4342944819032518, l.im * (R)0.4342944819032518);                     \
+  }                                                                                                  \
+  /* asinh is odd and commutes with conj: computed for w = |x| + i|y| and the signs put back.        \
+     asinh(w) = log1p(w + w^2 / (sqrt(w^2 + 1) + 1)), with w^2 + 1 = x^2 + (1 - y)(1 + y) + 2ixy     \
+     (no cancellation near +-i); past 1e8, log(2w). The real axis and the imaginary one up to        \
+     +-i, exactly as the real functions give them. */                                                \
+  DEVICE C C##_asinh(const C a) {                                                                    \
+    if (a.im == 0) return C##_make(asinh(a.re), a.im);                                               \
+    if (a.re == 0 && fabs(a.im) <= 1) return C##_make(a.re, asin(a.im));                             \
+    const R x = fabs(a.re), y = fabs(a.im);                                                          \
+    C r;                                                                                             \
+    if (x > (R)1e8 || y > (R)1e8) {                                                                  \
+      r = C##_log(C##_make(x, y));                                                                   \
+      r.re += (R)0.6931471805599453;                                                                 \
+    } else {                                                                                         \
+      const C w = C##_make(x, y), w2 = C##_make((x - y) * (x + y), 2 * x * y);                       \
+      const C s = C##_sqrt(C##_make(x * x + (1 - y) * (1 + y), 2 * x * y));                          \
+      r = C##_log1p(C##_add(w, C##_div(w2, C##_make(s.re + 1, s.im))));                              \
+    }                                                                                                \
+    return C##_make(copysign(r.re, a.re), copysign(r.im, a.im));                                     \
+  }                                                                                                  \
+  /* asin(z) = -i asinh(iz). */                                                                      \
+  DEVICE C C##_asin(const C a) {                                                                     \
+    const C t = C##_asinh(C##_make(-a.im, a.re));                                                    \
+    return C##_make(t.im, -t.re);                                                                    \
+  }                                                                                                  \
+  DEVICE C C##_acos(const C a) {                                                                     \
+    if (a.im == 0 && fabs(a.re) <= 1) return C##_make(acos(a.re), -a.im);                            \
+    const C t = C##_asin(a);                                                                         \
+    return C##_make((R)1.5707963267948966 - t.re, -t.im);                                            \
+  }                                                                                                  \
+  /* acosh(z) = +-i acos(z), the sign that makes the real part >= 0; the imaginary part takes y's. */\
+  DEVICE C C##_acosh(const C a) {                                                                    \
+    const C t = C##_acos(a);                                                                         \
+    return C##_make(fabs(t.im), copysign(t.re, a.im));                                               \
+  }                                                                                                  \
+  /* atanh is odd: the real part for |x|, 0.25 log1p(4|x| / ((1 - |x|)^2 + y^2)); the imaginary      \
+     0.5 atan2(2y, (1 - |x|)(1 + |x|) - y^2). Past 1e8: 1/z and +-pi/2. */                           \
+  DEVICE C C##_atanh(const C a) {                                                                    \
+    if (a.im == 0 && fabs(a.re) <= 1) return C##_make(atanh(a.re), a.im);                            \
+    if (a.re == 0) return C##_make(a.re, atan(a.im));                                                \
+    const R x = fabs(a.re), y = a.im;                                                                \
+    if (x > (R)1e8 || fabs(y) > (R)1e8) {                                                            \
+      const C r = C##_div(C##_make((R)1, (R)0), C##_make(x, y));                                     \
+      return C##_make(copysign(r.re, a.re), copysign((R)1.5707963267948966, y));                     \
+    }                                                                                                \
+    const R re = log1p(4 * x / ((1 - x) * (1 - x) + y * y)) / 4;                                     \
+    return C##_make(copysign(re, a.re), atan2(2 * y, (1 - x) * (1 + x) - y * y) / 2);                \
+  }                                                                                                  \
+  /* atan(z) = -i atanh(iz). */                                                                      \
+  DEVICE C C##_atan(const C a) {                                                                     \
+    const C t = C##_atanh(C##_make(-a.im, a.re));                                                    \
+    return C##_make(t.im, -t.re);                                                                    \
+  }                                                                                                  \
+  /* z / |z|; 0 for 0, NaN for a NaN part (the array API's sign). */                                 \
+  DEVICE C C##_sign(const C a) {                                                                     \
+    if (a.re != a.re || a.im != a.im) return C##_make((R)NAN, (R)NAN);                               \
+    const R m = C##_abs(a);                                                                          \
+    if (m == 0) return C##_make((R)0, (R)0);                                                         \
+    return C##_make(a.re / m, a.im / m);                                                             \
+  }                                                                                                  \
+  DEVICE C C##_rint(const C a) { return C##_make(rint(a.re), rint(a.im)); }                          \
+  /* a^b as NumPy's: b = 0 gives 1; 0 to a positive real power 0, to any other NaN; an integer       \
+     power below 100 by repeated squaring (exact where the products are); else exp(b log a). */      \
+  DEVICE C C##_pow(const C a, const C b) {                                                           \
+    if (b.re == 0 && b.im == 0) return C##_make((R)1, (R)0);                                         \
+    if (a.re == 0 && a.im == 0) {                                                                    \
+      if (b.re > 0 && b.im == 0) return C##_make((R)0, (R)0);                                        \
+      return C##_make((R)NAN, (R)NAN);                                                               \
+    }                                                                                                \
+    if (b.im == 0 && b.re == rint(b.re) && fabs(b.re) < 100) {                                       \
+      int n = (int)fabs(b.re);                                                                       \
+      C r = C##_make((R)1, (R)0), x = a;                                                             \
+      for (; n != 0; n >>= 1) {                                                                      \
+        if (n & 1) r = C##_mul(r, x);                                                                \
+        x = C##_mul(x, x);                                                                           \
+      }                                                                                              \
+      return b.re < 0 ? C##_div(C##_make((R)1, (R)0), r) : r;                                        \
+    }                                                                                                \
+    return C##_exp(C##_mul(b, C##_log(a)));                                                          \
+  }
 
 struct duet_cfloat {
   float re;

@@ -128,7 +128,7 @@ subtract = _binary("subtract", "x1 - x2")
 divide = _binary("divide", "x1 / x2 (true division: a float result)")
 maximum = _binary("maximum", "The larger of x1 and x2 (NaN propagates)")
 minimum = _binary("minimum", "The smaller of x1 and x2 (NaN propagates)")
-pow = _binary("pow", "x1 ** x2 (floating types)")
+pow = _binary("pow", "x1 ** x2 (floating and complex types)")
 power = pow
 floor_divide = _binary("floor_divide", "x1 // x2 (rounded toward -inf, as Python's; integer x // 0 is 0)")
 remainder = _binary("remainder", "x1 % x2 with the divisor's sign, as Python's (integer x % 0 is 0)")
@@ -277,8 +277,14 @@ def outer(a, b, /, *, queue=None):
 
 
 def vecdot(x1, x2, /, *, axis=-1, queue=None):
-    """The dot product of x1 and x2 (broadcast together) along `axis`: two kernels, a product and a sum."""
-    return sum(multiply(x1, x2, queue=queue), axis=axis, queue=queue)
+    """The dot product of x1 and x2 (broadcast together) along `axis`, x1 conjugated where it is
+    complex (the standard's): two kernels, a product and a sum."""
+    from ._fuse import fuse
+    if isinstance(x1, (_duet.Array, _duet.Expression)) and x1.dtype.kind == "c":
+        product = fuse(lambda a, b: multiply(conj(a), b))(x1, x2, queue=queue)
+    else:
+        product = multiply(x1, x2, queue=queue)
+    return sum(product, axis=axis, queue=queue)
 
 
 def tensordot(x1, x2, /, *, axes=2, queue=None):

@@ -148,6 +148,6 @@ def test_reductions(device, dtype, shape):
 def test_refusals(device):
     x = duet.asarray(cvalues((4,), "complex64"), device)
     for call in (lambda: x < x, lambda: duet.maximum(x, x), lambda: x // x, lambda: duet.max(x),
-                 lambda: duet.tanh(x)):
+                 lambda: duet.floor(x), lambda: duet.atan2(x, x)):
         with pytest.raises(duet.ArgumentError):
             call()

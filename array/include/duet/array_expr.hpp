@@ -20,9 +20,11 @@
 // tree needs a device with double precision.
 //
 // complex64 and complex128 (std::complex<float> and <double> elements) take + - * / (the dialect's
-// cfloat_div / cdouble_div, scaled so that large magnitudes do not overflow), == and != (ordering
-// them is an ArgumentError), abs (a real result), real, imag, conj, sqrt, exp, log, sin and cos;
-// the other functions refuse them. A complex type meets a real one in the complex type of the
+// cfloat_div / cdouble_div, scaled so that large magnitudes do not overflow), power, == and !=
+// (ordering them is an ArgumentError), abs (a real result), real, imag, conj, sign (z / |z|), round
+// (both parts), square, reciprocal, isnan, isinf, isfinite, and the functions the array API defines
+// for them: sqrt, exp, expm1, log, log1p, log2, log10, sin, cos, tan, sinh, cosh, tanh and their
+// inverses (principal branches, as C99's and NumPy's); the other functions refuse them. A complex type meets a real one in the complex type of the
 // floats both would meet at (float32 with complex64 is complex64, float64 with complex64
 // complex128); integers and bool take the complex type as it is. Converting complex to a real
 // type keeps the real part; to bool, z != 0.
@@ -149,7 +151,8 @@ DUET_API Expr atanh(const Expr& a);
 DUET_API Expr square(const Expr& a);
 // 1 / a: float, as true division.
 DUET_API Expr reciprocal(const Expr& a);
-// -1, 0 or 1 in a's dtype; a float's -0 gives +0 (as numpy's), a NaN NaN.
+// -1, 0 or 1 in a's dtype; a float's -0 gives +0 (as numpy's), a NaN NaN. A complex z gives z / |z|
+// (0 for 0, NaN for a NaN part).
 DUET_API Expr sign(const Expr& a);
 // Predicates, as bool like the comparisons: isnan, isinf (either sign), isfinite (neither
 // NaN nor infinite: every integer), signbit (the sign bit set: -0 and a NaN of negative sign
@@ -188,7 +191,8 @@ DUET_API Expr logaddexp(const Operand& a, const Operand& b);
 DUET_API Expr nextafter(const Operand& a, const Operand& b);
 // Python's //: floor(a / b) (numpy.floor_divide; x // 0 is 0 for integers, inf or NaN for floats).
 DUET_API Expr floor_divide(const Operand& a, const Operand& b);
-// a ** b. Integers: exact, by repeated squaring, wrapping on overflow. A negative integer exponent
+// a ** b. Complex: NumPy's (x ** 0 is 1, 0 ** a positive real 0, an integer exponent below 100 by
+// repeated multiplication, else exp(b log a)). Integers: exact, by repeated squaring, wrapping on overflow. A negative integer exponent
 // given as a plain number is an ArgumentError (numpy's ValueError); one inside an array (decided
 // only on the device) gives what truncating the real value 1 / a**|b| toward zero gives: 1 for
 // a == 1, +-1 for a == -1, and 0 otherwise (0 ** -1 too), so no element can trap.

@@ -1,7 +1,7 @@
 // Cumulative sums (and products: cumprod, at the end) of duet::Arrays, as numpy.cumsum: along one axis (the result has the input's
 // shape), or over every element in C order when no axis is given (the result is 1-D, a 0-d input
 // giving one element). Result dtypes are sum's (duet/array_reduce.hpp): signed integers give int64,
-// unsigned uint64, floats their own type (float16 adds in float32). Any view is an input; the
+// unsigned uint64, floats and complex numbers their own type (float16 adds in float32). Any view is an input; the
 // result is a new contiguous array.
 //
 //   duet::Array c = duet::cumsum(q, m, 1);   // running sums along each row of m

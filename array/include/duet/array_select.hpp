@@ -31,7 +31,8 @@ DUET_API Array take(Queue& q, const Array& a, const Array& indices, std::int64_t
 // The caller keeps every offset on an element of a; where two offsets are equal, one of their values
 // is written, unspecified which (the standard's rule). Asynchronous.
 DUET_API void put(Queue& q, const Array& a, const Array& offsets, const Array& values);
-// The flat (C-order) int64 positions of a's nonzero elements (NaN counts as nonzero, -0 as zero).
+// The flat (C-order) int64 positions of a's nonzero elements (NaN counts as nonzero, -0 as zero; a
+// complex number is nonzero where either part is, so -0-0j is zero).
 DUET_API Array flatnonzero(Queue& q, const Array& a);
 // The indices of a's nonzero elements, one int64 array per axis, in C order (a 0-d array is an
 // ArgumentError, as the standard says).

@@ -12,7 +12,8 @@
 // and a 1-D second one a column vector, whose axis leaves the result (1-D @ 1-D is the 0-d dot
 // product). A matrix whose elements run along its rows (stride 1 on the last axis) or along its
 // columns (stride 1 on the first: a transposed view) goes to gemm as it is; any other view is
-// copied first. float32, float64 (devices with double precision) and float16 storage; both
+// copied first. float32, float64 (devices with double precision) and float16 storage; complex64
+// and complex128 as four real products of their parts, joined by one elementwise kernel; both
 // operands of one dtype (ArgumentError naming both otherwise: convert with astype).
 #pragma once
 
