@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "array_support.hpp"
+#include "complex_support.hpp"
 #include "devices.hpp"
 #include "support.hpp"
 
@@ -29,15 +30,6 @@ using duet::Expr;
 using duet::ScalarType;
 using duet::Slice;
 using cd = std::complex<double>;
-
-template <class C>
-std::vector<C> random_complex(std::mt19937_64& rng, std::size_t n, double scale = 4.0) {
-  std::uniform_real_distribution<double> u(-scale, scale);
-  std::vector<C> v(n);
-  for (C& z : v)
-    z = C(static_cast<typename C::value_type>(u(rng)), static_cast<typename C::value_type>(u(rng)));
-  return v;
-}
 
 // Within `tol` of `want` relative to its modulus (or absolutely near 0), NaN parts matching.
 bool near(cd got, cd want, double tol) {
@@ -74,25 +66,8 @@ void compiles_for_cuda(const Expr& e, ScalarType out) {
 }
 
 template <class C>
-constexpr ScalarType dtype_of() {
-  return std::is_same_v<C, std::complex<float>> ? ScalarType::c64 : ScalarType::c128;
-}
-template <class C>
 constexpr double tolerance() {
   return std::is_same_v<C, std::complex<float>> ? 4e-6 : 1e-14;
-}
-
-// Runs body<C>(q) for complex64 and, where the device has double, complex128; where it has not,
-// complex128 arrays are refused with a typed error naming the device.
-template <class Body>
-void for_each_complex(const duet::Device& dev, Body body) {
-  duet::Queue q = dev.queue();
-  body(q, std::complex<float>{});
-  if (dev.info().supports_double) {
-    body(q, std::complex<double>{});
-  } else {
-    CHECK_THROWS_AS(duet::empty(dev, {3}, ScalarType::c128), duet::ArgumentError);
-  }
 }
 
 }  // namespace
@@ -149,12 +124,12 @@ TEST_CASE("complex arrays: creation and reading back, at awkward shapes") {
   for_each_device([](const duet::Device& dev) {
     for_each_complex(dev, [&](duet::Queue& q, auto tag) {
       using C = decltype(tag);
-      constexpr ScalarType t = dtype_of<C>();
+      constexpr ScalarType t = complex_dtype<C>();
       auto rng = make_rng("complex create", sizeof(C));
       for (const duet::Shape& shape : awkward_shapes()) {
         CAPTURE(duet::shape_text(shape));
         const std::size_t n = duet::element_count(shape);
-        const std::vector<C> v = random_complex<C>(rng, n);
+        const std::vector<C> v = random_complex<C>(rng, n, 4.0);
         const Array A = duet::from_host<C>(q, v, shape);
         CHECK(A.dtype() == t);
         CHECK(A.itemsize() == sizeof(C));
@@ -178,7 +153,7 @@ TEST_CASE("complex arrays: arithmetic, promotion and functions against std::comp
     for_each_complex(dev, [&](duet::Queue& q, auto tag) {
       using C = decltype(tag);
       using R = typename C::value_type;
-      constexpr ScalarType t = dtype_of<C>();
+      constexpr ScalarType t = complex_dtype<C>();
       constexpr ScalarType rt = duet::real_type(t);
       const double tol = tolerance<C>();
       auto rng = make_rng("complex arithmetic", sizeof(C));
@@ -187,7 +162,7 @@ TEST_CASE("complex arrays: arithmetic, promotion and functions against std::comp
              {duet::Shape{97}, duet::Shape{7, 13}, duet::Shape{3, 41}, duet::Shape{}}) {
           CAPTURE(duet::shape_text(shape));
           const std::size_t n = duet::element_count(shape);
-          const std::vector<C> va = random_complex<C>(rng, n), vb = random_complex<C>(rng, n);
+          const std::vector<C> va = random_complex<C>(rng, n, 4.0), vb = random_complex<C>(rng, n, 4.0);
           std::vector<R> vr(n);
           for (std::size_t i = 0; i < n; ++i) vr[i] = static_cast<R>(va[i].real() * 0.75 - 1);
           std::vector<std::int32_t> vi(n);
@@ -253,7 +228,7 @@ TEST_CASE("complex arrays: arithmetic, promotion and functions against std::comp
           compiles_for_cuda(duet::abs(a) + duet::real(b), rt);
         }
         // Views: a reversed, stepped operand with a broadcast row.
-        const std::vector<C> vm = random_complex<C>(rng, 6 * 29), vrow = random_complex<C>(rng, 15);
+        const std::vector<C> vm = random_complex<C>(rng, 6 * 29, 4.0), vrow = random_complex<C>(rng, 15, 4.0);
         const Array m = duet::from_host<C>(q, vm, {6, 29});
         const Array row = duet::from_host<C>(q, vrow, {15});
         const Array view = m.index({Slice{{}, {}, -1}, Slice{0, {}, 2}});  // 6 x 15
@@ -295,7 +270,7 @@ TEST_CASE("complex arrays: sum, prod and mean") {
   for_each_device([](const duet::Device& dev) {
     for_each_complex(dev, [&](duet::Queue& q, auto tag) {
       using C = decltype(tag);
-      constexpr ScalarType t = dtype_of<C>();
+      constexpr ScalarType t = complex_dtype<C>();
       auto rng = make_rng("complex reduce", sizeof(C));
       for (const duet::Shape& shape :
            {duet::Shape{1}, duet::Shape{97}, duet::Shape{13, 37}, duet::Shape{1000}}) {

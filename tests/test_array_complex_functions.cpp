@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "array_support.hpp"
+#include "complex_support.hpp"
 #include "devices.hpp"
 #include "support.hpp"
 
@@ -32,22 +33,10 @@ using cd = std::complex<double>;
 using cl = std::complex<long double>;
 
 template <class C>
-constexpr ScalarType dtype_of() {
-  return std::is_same_v<C, std::complex<float>> ? ScalarType::c64 : ScalarType::c128;
-}
-template <class C>
 constexpr double eps() {
   return std::is_same_v<C, std::complex<float>> ? 1.2e-7 : 2.3e-16;
 }
 
-template <class C>
-std::vector<C> random_complex(std::mt19937_64& rng, std::size_t n, double scale = 3.0) {
-  std::uniform_real_distribution<double> u(-scale, scale);
-  std::vector<C> v(n);
-  for (C& z : v)
-    z = C(static_cast<typename C::value_type>(u(rng)), static_cast<typename C::value_type>(u(rng)));
-  return v;
-}
 
 template <class C>
 std::vector<cd> read(duet::Queue& q, const Array& a) {
@@ -71,13 +60,6 @@ void compiles_for_cuda(const Expr& e, ScalarType out) {
     CHECK(duet::compile_for_cuda_arch(duet::fused_source(e, out, true), {}, "sm_90", "fused.duet") > 0);
   } catch (const duet::BackendUnavailableError&) {
   }
-}
-
-template <class Body>
-void for_each_complex(const duet::Device& dev, Body body) {
-  duet::Queue q = dev.queue();
-  body(q, std::complex<float>{});
-  if (dev.info().supports_double) body(q, std::complex<double>{});
 }
 
 struct Function {
@@ -156,9 +138,9 @@ TEST_CASE("complex elementwise functions against std::complex<long double>") {
   for_each_device([](const duet::Device& dev) {
     for_each_complex(dev, [&](duet::Queue& q, auto tag) {
       using C = decltype(tag);
-      constexpr ScalarType t = dtype_of<C>();
+      constexpr ScalarType t = complex_dtype<C>();
       auto rng = make_rng("complex functions", sizeof(C));
-      std::vector<C> v = random_complex<C>(rng, 101);
+      std::vector<C> v = random_complex<C>(rng, 101, 3.0);
       for (const C& s : special_arguments<C>()) v.push_back(s);
       const std::size_t n = v.size();  // 119, a prime
       const Array a = duet::from_host<C>(q, v, {n});
@@ -224,11 +206,11 @@ TEST_CASE("complex take, put and nonzero move whole elements") {
     for_each_complex(dev, [&](duet::Queue& q, auto tag) {
       using C = decltype(tag);
       using R = typename C::value_type;
-      constexpr ScalarType t = dtype_of<C>();
+      constexpr ScalarType t = complex_dtype<C>();
       auto rng = make_rng("complex select", sizeof(C));
       for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(97), std::size_t(4099)}) {
         CAPTURE(n);
-        std::vector<C> v = random_complex<C>(rng, n);
+        std::vector<C> v = random_complex<C>(rng, n, 3.0);
         // Zeros of every sign (zero elements), and elements with one zero part (nonzero).
         const R nz = -0.0;
         for (std::size_t i = 0; i < n; i += 3) {
@@ -277,7 +259,7 @@ TEST_CASE("complex take, put and nonzero move whole elements") {
         }
       }
       // nonzero of a 2-D array, and take along its second axis of a stepped view.
-      const std::vector<C> m = random_complex<C>(rng, 5 * 23);
+      const std::vector<C> m = random_complex<C>(rng, 5 * 23, 3.0);
       std::vector<C> mz = m;
       for (std::size_t i = 0; i < mz.size(); i += 4) mz[i] = C(R(-0.0), R(-0.0));
       const Array M = duet::from_host<C>(q, mz, {5, 23});
@@ -310,7 +292,7 @@ TEST_CASE("complex cumulative sums and products, and matmul") {
     for_each_complex(dev, [&](duet::Queue& q, auto tag) {
       using C = decltype(tag);
       using R = typename C::value_type;
-      constexpr ScalarType t = dtype_of<C>();
+      constexpr ScalarType t = complex_dtype<C>();
       auto rng = make_rng("complex scan", sizeof(C));
       const std::size_t rows = 5, cols = 2053;  // a row longer than one scan chunk
       std::vector<C> v = random_complex<C>(rng, rows * cols, 1.0);
@@ -357,7 +339,7 @@ TEST_CASE("complex cumulative sums and products, and matmul") {
                       duet::ArgumentError);
       // matmul: matrices, a transposed view and a vector, from four real products of the parts.
       const std::size_t M = 7, K = 13, N = 5;
-      const std::vector<C> va = random_complex<C>(rng, M * K), vb = random_complex<C>(rng, K * N);
+      const std::vector<C> va = random_complex<C>(rng, M * K, 3.0), vb = random_complex<C>(rng, K * N, 3.0);
       const Array A = duet::from_host<C>(q, va, {M, K}), B = duet::from_host<C>(q, vb, {K, N});
       auto at = [](const std::vector<C>& w, std::size_t i) { return cd(w[i].real(), w[i].imag()); };
       const std::vector<cd> c = read<C>(q, duet::matmul(q, A, B));
