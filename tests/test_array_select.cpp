@@ -172,6 +172,33 @@ TEST_CASE("array unique_all: values, first indices, inverse and counts against s
         wrong += std::isnan(v[i]) ? !std::isnan(back) : back != v[i];
       }
       CHECK(wrong == 0);
+      // unique_values alone (its own sort, keys only): the same values, bit for bit but for -0,
+      // which both give as +0.
+      const std::vector<float> alone = duet::unique_values(q, duet::from_host<float>(q, v, {n})).to_vector<float>(q);
+      REQUIRE(alone.size() == values.size());
+      std::size_t differ = 0;
+      for (std::size_t k = 0; k < alone.size(); ++k)
+        differ += std::isnan(values[k]) ? !std::isnan(alone[k]) : (alone[k] != values[k] || (alone[k] == 0.0f && std::signbit(alone[k])));
+      CHECK(differ == 0);
+    }
+  });
+}
+
+TEST_CASE("array unique_values: every key type, equal runs across tiles, empty") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    auto rng = make_rng("array unique_values");
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{257}, std::size_t{12289}}) {
+      CAPTURE(n);
+      const std::vector<int> iv = random_ints(rng, n, -700, 700);
+      std::vector<std::int32_t> v32(iv.begin(), iv.end());
+      std::vector<std::int64_t> v64(iv.begin(), iv.end());
+      std::vector<std::int32_t> want32 = v32;
+      std::sort(want32.begin(), want32.end());
+      want32.erase(std::unique(want32.begin(), want32.end()), want32.end());
+      CHECK(duet::unique_values(q, duet::from_host<std::int32_t>(q, v32, {n})).to_vector<std::int32_t>(q) == want32);
+      const std::vector<std::int64_t> want64(want32.begin(), want32.end());
+      CHECK(duet::unique_values(q, duet::from_host<std::int64_t>(q, v64, {n})).to_vector<std::int64_t>(q) == want64);
     }
   });
 }

@@ -8,7 +8,7 @@
 // each flagged element goes to its running count less one. unique_all sorts the flattened array with its
 // positions (duet::sort_flat: equal values then have equal bits, -0 made +0 and every NaN the one quiet NaN),
 // flags where a run of equal values starts (every NaN starts its own), compacts those starts, and reads
-// values, first indices, counts and the inverse from them.
+// values, first indices, counts and the inverse from them; unique_values sorts the values alone.
 #include <sstream>
 
 #include "bits_type.hpp"
@@ -297,6 +297,13 @@ Unique unique_all(Queue& q, const Array& a) {
                   {arg(starts, ScalarType::i64), arg(u.counts, ScalarType::i64), KernelArg::from(m),
                    KernelArg::from(std::uint64_t(a.size()))});
   return u;
+}
+
+Array unique_values(Queue& q, const Array& a) {
+  if (!a.valid()) throw ReleasedError("unique: the array is empty (default-constructed)");
+  const SortedKeys sorted = sort_flat(q, flat_contiguous(q, a), false, false, true);
+  const Array starts = compact(q, sorted.keys, 1, nullptr, nullptr);
+  return take(q, sorted.keys, starts, 0);
 }
 
 }  // namespace duet

@@ -562,7 +562,7 @@ Array argsort(Queue& q, const Array& a, std::int64_t axis, bool descending) {
   return sort_or_argsort(q, a, axis, descending, true);
 }
 
-SortedKeys sort_flat(Queue& q, const Array& keys, bool with_indices, bool descending) {
+SortedKeys sort_flat(Queue& q, const Array& keys, bool with_indices, bool descending, bool equal_zeros) {
   if (!keys.valid()) throw ReleasedError("sort_flat: the array is empty (default-constructed)");
   if (keys.ndim() != 1)
     throw ArgumentError("sort_flat: the keys must be 1-D, not " + shape_text(keys.shape()));
@@ -577,7 +577,7 @@ SortedKeys sort_flat(Queue& q, const Array& keys, bool with_indices, bool descen
   c.values = with_indices;
   c.wide_values = n > 0xffffffffULL;
   c.descending = descending;
-  c.canon_zero = with_indices;
+  c.canon_zero = with_indices || equal_zeros;
   radix(q, c, src, n, &out.keys, with_indices ? &out.indices : nullptr);
   return out;
 }

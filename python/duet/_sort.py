@@ -122,4 +122,4 @@ def unique_inverse(x, /, *, queue=None):
 
 
 def unique_values(x, /, *, queue=None):
-    return unique_all(x, queue=queue).values
+    return _duet._unique_values(_array(x, "unique_values"), queue)

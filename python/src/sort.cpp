@@ -45,6 +45,10 @@ void bind_sort(nb::module_& m) {
         return std::make_tuple(u.values, u.indices, u.inverse, u.counts);
       },
       nb::arg("a"), nb::arg("queue").none());
+  m.def(
+      "_unique_values",
+      [](const Array& a, nb::handle queue) { return duet::unique_values(queue_or_default(queue, a.device()), a); },
+      nb::arg("a"), nb::arg("queue").none());
 }
 
 }  // namespace duet::python

@@ -46,5 +46,8 @@ struct Unique {
   Array values, indices, inverse, counts;
 };
 DUET_API Unique unique_all(Queue& q, const Array& a);
+// unique_all's values alone: the sort carries no positions and nothing else is computed, which
+// makes it the cheaper call when only the values are wanted.
+DUET_API Array unique_values(Queue& q, const Array& a);
 
 }  // namespace duet

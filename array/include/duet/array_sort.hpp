@@ -39,12 +39,14 @@ DUET_API Array searchsorted(Queue& q, const Array& a, const Array& values, bool 
 // Radix sort of `keys` (a 1-D contiguous array of any dtype, every element its own) into its
 // order-preserving unsigned bits, with the int64 positions that sort it when `with_indices`:
 // the building block of sort, argsort and unique (array_select.hpp). Returns {keys sorted (a's
-// dtype), indices (int64, empty Array when not asked)}.
+// dtype), indices (int64, empty Array when not asked)}. With indices, or with `equal_zeros`, -0 sorts
+// as +0 (and comes out as +0), so that equal values have equal bits.
 struct SortedKeys {
   Array keys;
   Array indices;
 };
-DUET_API SortedKeys sort_flat(Queue& q, const Array& keys, bool with_indices, bool descending = false);
+DUET_API SortedKeys sort_flat(Queue& q, const Array& keys, bool with_indices, bool descending = false,
+                              bool equal_zeros = false);
 
 // The dialect source of the radix sort's kernels for `dtype` (tests and debugging).
 DUET_API std::string sort_source(ScalarType dtype, bool with_values, bool descending);
