@@ -153,7 +153,7 @@ TEST_CASE("gemm bfloat16: a larger product, split-K and gemv forced, batches") {
 TEST_CASE("gemm bfloat16: whole tiles of the warpgroup kernel, by the rule and forced") {
   // Shapes gemm_wgmma.duet takes (M a multiple of 128, N of 128, K of 64, operands in whole 16-byte
   // runs): on CUDA sm_90 the forced path (GemmPath::wgmma) runs them on wgmma, and so does the rule
-  // with DUET_GEMM_WGMMA=1; elsewhere the rule takes its other kernels and the forced path the
+  // unless DUET_GEMM_WGMMA=0; elsewhere the rule takes its other kernels and the forced path the
   // kernel's portable form, so both sides are checked on every device. Each op pair, into bfloat16
   // and into float, views and batches.
   for_each_device([&](const duet::Device& dev) {
@@ -257,6 +257,7 @@ TEST_SUITE_END();
 TEST_SUITE_BEGIN("nodevice");
 
 TEST_CASE("gemm bfloat16: the plan and the tensor kernel's defines, with no device") {
+  const EnvGuard mma_sync("DUET_GEMM_WGMMA", "0");  // whole tiles on sm_90 would go to wgmma
   duet::DeviceInfo gpu;
   gpu.backend = "cuda", gpu.name = "an sm_90 GPU", gpu.vendor = "NVIDIA", gpu.arch = "sm_90";
   gpu.kind = duet::DeviceKind::gpu, gpu.compute_units = 132, gpu.max_group_size = 1024;
@@ -371,14 +372,39 @@ TEST_CASE("gemm bfloat16: the warpgroup kernel's plan, tiles and defines, with n
   CHECK(plan(h100, p, tensor).kernel == duet::GemmKernel::tensor);
   CHECK(std::string(duet::to_string(duet::GemmKernel::wgmma)) == "wgmma");
   CHECK(std::string(duet::to_string(duet::GemmPath::wgmma)) == "wgmma");
+  {
+    const EnvGuard off("DUET_GEMM_WGMMA", "0");
+    CHECK(plan(h100, p).kernel == duet::GemmKernel::tensor);
+  }
+  {
+    // The tiles from the environment, for every problem whose N they divide.
+    const EnvGuard tile("DUET_GEMM_WGMMA_TILE", "128:4:16:0");
+    const duet::WgmmaTile t = plan(h100, p).wgmma;
+    CHECK(t.bn == 128);
+    CHECK(t.stages == 4);
+    CHECK(t.group_rows == 16);
+    CHECK_FALSE(t.mma_first);
+    const duet::Defines d0 = duet::gemm_kernel_source(p, plan(h100, p)).defines;
+    CHECK(std::find(d0.begin(), d0.end(), duet::Defines::value_type{"MMA_FIRST", "0"}) != d0.end());
+  }
+  {
+    const EnvGuard tile("DUET_GEMM_WGMMA_TILE", "256:3");
+    CHECK(plan(h100, p).wgmma.stages == 3);
+    CHECK(plan(h100, n384).wgmma.bn == 128);  // 256 does not divide N: the rule's tiles
+  }
+  for (const char* bad : {"256", "192:4", "256:2", "256:8", "256:4:0", "256:4:8:2", "x:4", "256:4:8:1:1", "256:4q"}) {
+    const EnvGuard tile("DUET_GEMM_WGMMA_TILE", bad);
+    CHECK_THROWS_WITH_AS(plan(h100, p), doctest::Contains("DUET_GEMM_WGMMA_TILE"), duet::ArgumentError);
+  }
 
   const duet::GemmKernelSource s = duet::gemm_kernel_source(p, w);
   CHECK(s.file == "gemm_wgmma");
   CHECK(s.name == "gemm_wgmma");
   const duet::Defines d = duet::gemm_wgmma_defines(narrow, duet::ScalarType::f16, duet::ScalarType::f32,
                                                    duet::Op::transpose, duet::Op::none);
-  const duet::Defines want = {{"T", "half"},  {"TO", "float"}, {"T_IS_BF16", "0"}, {"BN", "128"},
-                              {"STAGES", "6"}, {"OP_A", "1"},   {"OP_B", "0"}};
+  const duet::Defines want = {{"T", "half"},       {"TO", "float"},     {"T_IS_BF16", "0"}, {"BN", "128"},
+                              {"STAGES", "6"},     {"GROUP_ROWS", "8"}, {"MMA_FIRST", "1"}, {"OP_A", "1"},
+                              {"OP_B", "0"}};
   CHECK(d == want);
   CHECK_THROWS_AS(duet::gemm_wgmma_defines(narrow, duet::ScalarType::f32, duet::ScalarType::unknown,
                                            duet::Op::none, duet::Op::none),

@@ -151,17 +151,19 @@ TEST_CASE("the tensor-core GEMM kernel compiles for sm_80 and sm_90 in every var
 }
 
 TEST_CASE("the warpgroup GEMM kernel compiles for sm_90a in every variant, and portably for sm_90") {
-  // Every op pair of half and bfloat16 into themselves and into float, in both tile widths, must
-  // compile to the wgmma form for sm_90a (the target the CUDA backend builds it for on an sm_90
-  // device); the plain sm_90 target (no wgmma) gets the portable form, as every built-in kernel does.
+  // Every op pair of half and bfloat16 into themselves and into float, in both tile widths and both
+  // step orders, must compile to the wgmma form for sm_90a (the target the CUDA backend builds it
+  // for on an sm_90 device); the plain sm_90 target (no wgmma) gets the portable form, as every
+  // built-in kernel does.
   using duet::Op;
   using duet::ScalarType;
   const char* source = duet::builtin_kernel_source("gemm_wgmma");
   REQUIRE(source != nullptr);
-  duet::WgmmaTile narrow;
+  duet::WgmmaTile narrow, copies_first;
   narrow.bn = 128, narrow.stages = 6;
+  copies_first.mma_first = false;  // DUET_GEMM_WGMMA_TILE's other step order
   for (const GemmTypes& t : kHalfTypes)
-    for (const duet::WgmmaTile& tile : {duet::WgmmaTile{}, narrow})
+    for (const duet::WgmmaTile& tile : {duet::WgmmaTile{}, narrow, copies_first})
       for (Op a : {Op::none, Op::transpose})
         for (Op b : {Op::none, Op::transpose}) {
           INFO(duet::to_string(t.in), " into ", duet::to_string(t.out == ScalarType::unknown ? t.in : t.out),

@@ -411,6 +411,8 @@ Kernel wgmma_kernel(State& s, const Device& device, const GemmProblem& p, const 
   const std::vector<int> key{static_cast<int>(GemmKernel::wgmma),
                              plan.wgmma.bn,
                              plan.wgmma.stages,
+                             plan.wgmma.group_rows,
+                             plan.wgmma.mma_first,
                              static_cast<int>(p.type),
                              static_cast<int>(p.c_type),
                              p.op_a == Op::transpose,
@@ -626,6 +628,8 @@ Defines gemm_wgmma_defines(const WgmmaTile& t, ScalarType type, ScalarType c_typ
           {"T_IS_BF16", type == ScalarType::bf16 ? "1" : "0"},
           {"BN", std::to_string(t.bn)},
           {"STAGES", std::to_string(t.stages)},
+          {"GROUP_ROWS", std::to_string(t.group_rows)},
+          {"MMA_FIRST", t.mma_first ? "1" : "0"},
           {"OP_A", op_a == Op::transpose ? "1" : "0"},
           {"OP_B", op_b == Op::transpose ? "1" : "0"}};
 }

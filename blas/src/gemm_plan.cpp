@@ -316,11 +316,11 @@ GemmPlan plan_wgmma(const DeviceInfo& device, const GemmProblem& p, const std::s
 
 bool wgmma_cores(const DeviceInfo& device) { return device.backend == "cuda" && device.arch == "sm_90"; }
 
-// Opt-in: the kernel's descriptors and accumulator layout are checked by NVRTC and, in its portable
-// form, on PoCL, but not yet on an sm_90 device, where a wrong layout would be a silent wrong answer.
+// On by default since the kernel has passed the device tests on an sm_90 device; the switch is there
+// to compare against the mma.sync kernel.
 bool wgmma_by_rule() {
   const char* env = std::getenv("DUET_GEMM_WGMMA");
-  return env != nullptr && std::string(env) == "1";
+  return env == nullptr || std::string(env) != "0";
 }
 
 std::string wgmma_problem(const GemmProblem& p) {
@@ -335,10 +335,55 @@ std::string wgmma_problem(const GemmProblem& p) {
   return why.str();
 }
 
+namespace {
+
+// The most shared memory one block may ask for on sm_90 (227 KiB, with the opt-in attribute).
+constexpr std::size_t kWgmmaSharedLimit = 227 * 1024;
+
+// DUET_GEMM_WGMMA_TILE's tiles, or none where it is unset.
+bool wgmma_tile_from_env(WgmmaTile& t) {
+  const char* env = std::getenv("DUET_GEMM_WGMMA_TILE");
+  if (env == nullptr || *env == '\0') return false;
+  const std::string text(env);
+  int fields[4] = {t.bn, t.stages, t.group_rows, t.mma_first ? 1 : 0};
+  std::istringstream in(text);
+  int count = 0;
+  for (std::string part; count < 4 && std::getline(in, part, ':'); ++count) {
+    std::size_t used = 0;
+    try {
+      fields[count] = std::stoi(part, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != part.size())
+      throw ArgumentError("DUET_GEMM_WGMMA_TILE='" + text + "': '" + part +
+                          "' is not a whole number; write BN:STAGES[:GROUP_ROWS[:MMA_FIRST]], e.g. 256:4:8:1");
+  }
+  std::string rest;
+  if (count < 2 || std::getline(in, rest))
+    throw ArgumentError("DUET_GEMM_WGMMA_TILE='" + text +
+                        "' needs two to four fields: BN:STAGES[:GROUP_ROWS[:MMA_FIRST]], e.g. 256:4:8:1");
+  WgmmaTile w;
+  w.bn = fields[0], w.stages = fields[1], w.group_rows = fields[2], w.mma_first = fields[3] != 0;
+  if ((w.bn != 128 && w.bn != 256) || w.stages < 3 || w.group_rows < 1 || fields[3] < 0 || fields[3] > 1)
+    throw ArgumentError("DUET_GEMM_WGMMA_TILE='" + text +
+                        "': BN must be 128 or 256, STAGES 3 or more, GROUP_ROWS 1 or more, MMA_FIRST 0 or 1");
+  if (wgmma_shared_bytes(w) > kWgmmaSharedLimit)
+    throw ArgumentError("DUET_GEMM_WGMMA_TILE='" + text + "' needs " + std::to_string(wgmma_shared_bytes(w)) +
+                        " bytes of shared memory, more than the " + std::to_string(kWgmmaSharedLimit) +
+                        " an sm_90 block may have; use fewer stages");
+  t = w;
+  return true;
+}
+
+}  // namespace
+
 WgmmaTile wgmma_tile(const GemmProblem& p, const DeviceInfo& device) {
   WgmmaTile t;
   const std::size_t wide_tiles = (p.M / WgmmaTile::bm) * (p.N / 256) * p.batch;
   if (p.N % 256 || wide_tiles < units_of(device)) t.bn = 128, t.stages = 6;
+  WgmmaTile forced;
+  if (wgmma_tile_from_env(forced) && p.N % static_cast<std::size_t>(forced.bn) == 0) t = forced;
   return t;
 }
 

@@ -34,7 +34,7 @@
 //   2. A forced path (GemmOptions::path) is taken as asked (gemv needs M == 1 or N == 1; tensor
 //      needs half or bfloat16 inputs, or float with TF32 allowed).
 //   2a'. Warpgroup matrix instructions (wgmma_cores(device): CUDA sm_90, and wgmma_by_rule():
-//      DUET_GEMM_WGMMA=1): half and bfloat16 products
+//      unless DUET_GEMM_WGMMA=0): half and bfloat16 products
 //      that wgmma_problem() accepts (M a multiple of 128, N of 128, K of 64, A and B in whole aligned
 //      16-byte runs, M and N above 1) run wgmma, path not forced, parameters not forced; the
 //      tiles: wgmma_tile(). Everything else goes on to 2a (mma.sync), which takes any shape.
@@ -193,24 +193,31 @@ DUET_API TensorTile tensor_small_tile(ScalarType type);
 DUET_API std::size_t tensor_shared_bytes(const TensorTile& t, ScalarType type, Op op_a, Op op_b);
 
 // gemm_wgmma.duet's tiles: 128 x BN per block of two warpgroups (256 threads), slices of 64 along K
-// in `stages` buffers of shared memory.
+// in `stages` buffers of shared memory; blocks numbered down bands of `group_rows` tile rows.
+// `mma_first`: each step issues its matrix instructions before the copies of a later slice (else
+// after them).
 struct DUET_API WgmmaTile {
   static constexpr int bm = 128, bk = 64;
-  int bn = 256, stages = 4;
+  int bn = 256, stages = 4, group_rows = 8;
+  bool mma_first = true;
   static constexpr int threads() { return 256; }
-  bool operator==(const WgmmaTile& o) const { return bn == o.bn && stages == o.stages; }
+  bool operator==(const WgmmaTile& o) const {
+    return bn == o.bn && stages == o.stages && group_rows == o.group_rows && mma_first == o.mma_first;
+  }
 };
 // Whether `device` has the warpgroup matrix instructions gemm_wgmma.duet uses: CUDA, sm_90.
 DUET_API bool wgmma_cores(const DeviceInfo& device);
-// Whether the automatic rule may take the warpgroup kernel (step 2a'): only where DUET_GEMM_WGMMA=1
-// asks for it, until the kernel has run on an sm_90 device; GemmPath::wgmma forces it regardless.
+// Whether the automatic rule may take the warpgroup kernel (step 2a'): yes unless DUET_GEMM_WGMMA=0
+// turns it off (then such calls run the mma.sync kernel); GemmPath::wgmma forces it regardless.
 DUET_API bool wgmma_by_rule();
 // Empty when gemm_wgmma.duet takes `problem` (half or bfloat16 inputs; M a multiple of 128, N of
 // 128, K of 64; A and B in whole 16-byte runs, GemmProblem::runs_a and runs_b); otherwise what
 // it breaks, in words.
 DUET_API std::string wgmma_problem(const GemmProblem& problem);
 // The tiles for `problem` on `device`: 128 x 256 in 4 stages where N allows and the tiles number
-// at least the device's compute units, else 128 x 128 in 6 stages.
+// at least the device's compute units, else 128 x 128 in 6 stages. DUET_GEMM_WGMMA_TILE =
+// "BN:STAGES[:GROUP_ROWS[:MMA_FIRST]]" (e.g. "128:4:8:1") replaces them for every problem whose N
+// the BN divides, for comparing tiles on a GPU; ArgumentError for a value the kernel cannot take.
 DUET_API WgmmaTile wgmma_tile(const GemmProblem& problem, const DeviceInfo& device);
 // Bytes of dynamic shared memory gemm_wgmma.duet asks for with `t` (stages, and 1 KiB to align them).
 DUET_API std::size_t wgmma_shared_bytes(const WgmmaTile& t);
