@@ -5,9 +5,16 @@
 phase_session() {
   local dir=$1 backend
   if [ -n "${SESSION_TESTS:-}" ]; then
+    # NVIDIA's OpenCL device by its place among the OpenCL devices, so PoCL's (slow) is left out.
+    local nvidia_index index
+    nvidia_index=$(grep -E '^ *opencl:' <<< "$devices" | grep -n -i nvidia | head -1 | cut -d: -f1)
     for backend in cuda opencl; do
-      if DUET_TEST_BACKEND=$backend DUET_DEVICE=$([ $backend = opencl ] && echo NVIDIA) \
-          "$build/tests/duet_tests" -tc="$SESSION_TESTS" > "$dir/tests-$backend.log" 2>&1; then
+      index=0
+      if [ $backend = opencl ]; then
+        [ -n "$nvidia_index" ] || continue
+        index=$((nvidia_index - 1))
+      fi
+      if DUET_TEST_BACKEND=$backend DUET_TEST_DEVICE_INDEX=$index "$build/tests/duet_tests" -tc="$SESSION_TESTS" > "$dir/tests-$backend.log" 2>&1; then
         note "- duet_tests -tc='$SESSION_TESTS' on $backend: $(grep -m1 -o 'test cases: .*' "$dir/tests-$backend.log")"
       else
         fail "duet_tests -tc='$SESSION_TESTS' on $backend"; tail -30 "$dir/tests-$backend.log"
