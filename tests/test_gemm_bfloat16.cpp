@@ -392,6 +392,26 @@ TEST_CASE("gemm bfloat16: the warpgroup kernel's plan, tiles and defines, with n
     CHECK(plan(h100, p).wgmma.stages == 3);
     CHECK(plan(h100, n384).wgmma.bn == 128);  // 256 does not divide N: the rule's tiles
   }
+  {
+    // Float as TF32: only where allowed, A as stored and B transposed, K in slices of 32.
+    duet::GemmProblem f = p;
+    f.type = duet::ScalarType::f32, f.op_b = duet::Op::transpose, f.K = 8192 + 32;
+    duet::GemmOptions tf32;
+    tf32.allow_tf32 = true;
+    CHECK_FALSE(duet::wgmma_problem(f).empty());
+    CHECK(duet::wgmma_problem(f, true).empty());
+    const duet::GemmPlan t = plan(h100, f, tf32);
+    CHECK(t.kernel == duet::GemmKernel::wgmma);
+    CHECK(t.tf32);
+    CHECK_CONTAINS(t.reason, "128x256x32");
+    CHECK_CONTAINS(t.reason, "TF32");
+    CHECK(plan(h100, f).kernel != duet::GemmKernel::wgmma);  // TF32 not allowed
+    f.op_b = duet::Op::none;
+    CHECK_CONTAINS(duet::wgmma_problem(f, true), "K-major");
+    CHECK(plan(h100, f, tf32).kernel == duet::GemmKernel::tensor);
+    f.op_b = duet::Op::transpose, f.K = 8192 + 16;
+    CHECK_CONTAINS(duet::wgmma_problem(f, true), "K of 32");
+  }
   for (const char* bad : {"256", "192:4", "256:2", "256:8", "256:4:0", "256:4:8:2", "x:4", "256:4:8:1:1", "256:4q"}) {
     const EnvGuard tile("DUET_GEMM_WGMMA_TILE", bad);
     CHECK_THROWS_WITH_AS(plan(h100, p), doctest::Contains("DUET_GEMM_WGMMA_TILE"), duet::ArgumentError);
@@ -402,8 +422,9 @@ TEST_CASE("gemm bfloat16: the warpgroup kernel's plan, tiles and defines, with n
   CHECK(s.name == "gemm_wgmma");
   const duet::Defines d = duet::gemm_wgmma_defines(narrow, duet::ScalarType::f16, duet::ScalarType::f32,
                                                    duet::Op::transpose, duet::Op::none);
-  const duet::Defines want = {{"T", "half"},       {"TO", "float"},     {"T_IS_BF16", "0"}, {"BN", "128"},
-                              {"STAGES", "6"},     {"GROUP_ROWS", "8"}, {"MMA_FIRST", "1"}, {"OP_A", "1"},
+  const duet::Defines want = {{"T", "half"},        {"TO", "float"},     {"T_IS_BF16", "0"},
+                              {"T_IS_FLOAT", "0"}, {"BN", "128"},       {"STAGES", "6"},
+                              {"GROUP_ROWS", "8"}, {"MMA_FIRST", "1"},  {"OP_A", "1"},
                               {"OP_B", "0"}};
   CHECK(d == want);
   CHECK_THROWS_AS(duet::gemm_wgmma_defines(narrow, duet::ScalarType::f32, duet::ScalarType::unknown,

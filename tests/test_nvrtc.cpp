@@ -176,6 +176,20 @@ TEST_CASE("the warpgroup GEMM kernel compiles for sm_90a in every variant, and p
             FAIL_CHECK("NVRTC rejected gemm_wgmma for sm_90a (line " << e.line() << "):\n" << e.log());
           }
         }
+  // TF32: float into float, A as stored and B transposed only (the instructions read it K-major).
+  for (const duet::WgmmaTile& tile : {duet::WgmmaTile{}, narrow, copies_first}) {
+    INFO("float (TF32), BN ", tile.bn, ", mma first ", tile.mma_first);
+    duet::Defines defines = duet::gemm_wgmma_defines(tile, ScalarType::f32, ScalarType::unknown, Op::none,
+                                                     Op::transpose);
+    defines.push_back({"WG_REQUIRE_MMA", "1"});
+    try {
+      CHECK(duet::compile_for_cuda_arch(source, defines, "sm_90a", "gemm_wgmma.duet") > 0);
+    } catch (const duet::CompileError& e) {
+      FAIL_CHECK("NVRTC rejected gemm_wgmma (TF32) for sm_90a (line " << e.line() << "):\n" << e.log());
+    }
+  }
+  CHECK_THROWS_AS(duet::gemm_wgmma_defines(duet::WgmmaTile{}, ScalarType::f32, ScalarType::unknown, Op::none, Op::none),
+                  duet::ArgumentError);
   duet::Defines required = duet::gemm_wgmma_defines(duet::WgmmaTile{}, ScalarType::bf16, ScalarType::unknown,
                                                     Op::none, Op::none);
   CHECK(duet::compile_for_cuda_arch(source, required, "sm_90", "gemm_wgmma.duet") > 0);

@@ -424,11 +424,12 @@ class Bench {
       if (err > worst || err != err) worst = err;
     }
     r.max_error = worst;
-    // half, bfloat16: one rounding of C to 11 or 8 bits; TF32: each input rounded to a 10-bit mantissa.
+    // half, bfloat16: one rounding of C to 11 or 8 bits; TF32: each input cut to a 10-bit mantissa
+    // (rounded by the mma.sync kernel, truncated by the warpgroup instructions: within 2^-10 each).
     const double store_u = std::is_same_v<T, duet::half>       ? 1.0 / 2048
                            : std::is_same_v<T, duet::bfloat16> ? 1.0 / 256
                                                                : 0.0;
-    r.tolerance = 2.0 * double(c.K + 2) * u + store_u + (c.type == "tf32" ? 2.0 / 2048 : 0.0);
+    r.tolerance = 2.0 * double(c.K + 2) * u + store_u + (c.type == "tf32" ? 4.0 / 2048 : 0.0);
     r.checked = entries.size();
     r.ok = worst <= r.tolerance;
     if (!r.ok) r.failure = "wrong result: relative error " + std::to_string(worst);

@@ -620,12 +620,17 @@ Defines gemm_tc_defines(const TensorTile& t, ScalarType type, ScalarType c_type,
 }
 
 Defines gemm_wgmma_defines(const WgmmaTile& t, ScalarType type, ScalarType c_type, Op op_a, Op op_b) {
-  if (type != ScalarType::f16 && type != ScalarType::bf16)
-    throw ArgumentError(std::string("gemm_wgmma_defines: ") + to_string(type) + " is not half or bfloat16");
+  if (type != ScalarType::f16 && type != ScalarType::bf16 && type != ScalarType::f32)
+    throw ArgumentError(std::string("gemm_wgmma_defines: ") + to_string(type) +
+                        " is not half, bfloat16 or float (TF32)");
+  if (type == ScalarType::f32 && (op_a != Op::none || op_b != Op::transpose))
+    throw ArgumentError("gemm_wgmma_defines: float (TF32) operands are read K-major only: op_a none and op_b "
+                        "transpose, not " + std::string(to_string(op_a)) + " and " + to_string(op_b));
   const ScalarType out = c_type == ScalarType::unknown ? type : c_type;
   return {{"T", to_string(type)},
           {"TO", to_string(out)},
           {"T_IS_BF16", type == ScalarType::bf16 ? "1" : "0"},
+          {"T_IS_FLOAT", type == ScalarType::f32 ? "1" : "0"},
           {"BN", std::to_string(t.bn)},
           {"STAGES", std::to_string(t.stages)},
           {"GROUP_ROWS", std::to_string(t.group_rows)},

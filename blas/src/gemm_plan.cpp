@@ -305,8 +305,9 @@ GemmPlan plan_wgmma(const DeviceInfo& device, const GemmProblem& p, const std::s
   plan.vec_a = plan.vec_b = true;
   const std::size_t tiles = (p.M / WgmmaTile::bm) * (p.N / std::size_t(plan.wgmma.bn)) * p.batch;
   std::ostringstream reason;
-  reason << why << ": " << tiles << " tiles of " << WgmmaTile::bm << "x" << plan.wgmma.bn << "x" << WgmmaTile::bk
-         << " in " << plan.wgmma.stages << " stages, " << to_string(p.type)
+  plan.tf32 = p.type == ScalarType::f32;
+  reason << why << ": " << tiles << " tiles of " << WgmmaTile::bm << "x" << plan.wgmma.bn << "x"
+         << WgmmaTile::bk_of(p.type) << " in " << plan.wgmma.stages << " stages, " << (plan.tf32 ? "float as TF32" : to_string(p.type))
          << (wgmma_cores(device) ? " on wgmma (sm_90a)" : " in the wgmma kernel's portable form");
   plan.reason = reason.str();
   return plan;
@@ -323,12 +324,17 @@ bool wgmma_by_rule() {
   return env == nullptr || std::string(env) != "0";
 }
 
-std::string wgmma_problem(const GemmProblem& p) {
+std::string wgmma_problem(const GemmProblem& p, bool tf32) {
   std::ostringstream why;
-  if (!is_storage_only(p.type))
-    why << to_string(p.type) << " inputs (half or bfloat16 only)";
-  else if (p.M % WgmmaTile::bm || p.N % 128 || p.K % WgmmaTile::bk)
-    why << shape_text(p) << " is not in whole tiles (M a multiple of 128, N of 128, K of 64)";
+  const bool tf32_float = p.type == ScalarType::f32 && tf32;
+  const std::size_t bk = std::size_t(WgmmaTile::bk_of(p.type));
+  if (!is_storage_only(p.type) && !tf32_float)
+    why << to_string(p.type) << " inputs (half or bfloat16, or float with TF32 allowed)";
+  else if (tf32_float && (p.op_a != Op::none || p.op_b != Op::transpose))
+    why << "float (TF32) with op_a " << to_string(p.op_a) << " and op_b " << to_string(p.op_b)
+        << " (the instructions read TF32 operands K-major only: op_a none, op_b transpose)";
+  else if (p.M % WgmmaTile::bm || p.N % 128 || p.K % bk)
+    why << shape_text(p) << " is not in whole tiles (M a multiple of 128, N of 128, K of " << bk << ")";
   else if (!p.runs_a || !p.runs_b)
     why << (!p.runs_a ? "A" : "B")
         << " is not in whole 16-byte runs (its start, leading dimension and batch stride 16-byte aligned)";
@@ -388,7 +394,7 @@ WgmmaTile wgmma_tile(const GemmProblem& p, const DeviceInfo& device) {
 }
 
 std::size_t wgmma_shared_bytes(const WgmmaTile& t) {
-  const std::size_t stage = (std::size_t(WgmmaTile::bm) + std::size_t(t.bn)) * WgmmaTile::bk * 2;
+  const std::size_t stage = (std::size_t(WgmmaTile::bm) + std::size_t(t.bn)) * WgmmaTile::bk_bytes;
   return std::size_t(t.stages) * stage + 1024;
 }
 
@@ -569,16 +575,17 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<GemmSizeClass>& c
                         " inputs into a float C run only the tensor kernels; GemmPath::" +
                         to_string(options.path) + " cannot");
   if (options.path == GemmPath::wgmma) {
-    const std::string problem = wgmma_problem(p);
+    const std::string problem = wgmma_problem(p, options.allow_tf32);
     if (!problem.empty())
       throw ArgumentError("gemm: GemmPath::wgmma cannot take this call: " + problem +
                           "; leave the path automatic, and such calls run the tensor kernel");
     return plan_wgmma(device, p, "wgmma asked for");
   }
   if (options.path == GemmPath::tensor) return plan_tensor(device, p, "tensor asked for");
-  // Warpgroup instructions (step 2a'): whole tiles of half or bfloat16 on sm_90.
+  // Warpgroup instructions (step 2a'): whole tiles of half or bfloat16 (or float as TF32, read
+  // K-major) on sm_90.
   const bool wgmma = options.path == GemmPath::automatic && !options.params && wgmma_cores(device) &&
-                     wgmma_by_rule() && !vector && wgmma_problem(p).empty();
+                     wgmma_by_rule() && !vector && wgmma_problem(p, options.allow_tf32).empty();
   if (wgmma) return plan_wgmma(device, p, device.arch + " has warpgroup matrix instructions");
   if (mixed) return plan_tensor(device, p, std::string(to_string(p.type)) + " inputs into a float C");
   if (options.path == GemmPath::automatic && tensor_type && !vector && !options.params &&

@@ -25,7 +25,8 @@
 //   wgmma      gemm_wgmma.duet: Hopper's warpgroup matrix instructions (CUDA sm_90, compiled for
 //              sm_90a: wgmma.mma_async m64nNk16 from swizzled shared memory, fed by cp.async
 //              through a multi-stage pipeline), whole tiles of 128 x BN x 64 only (wgmma_problem());
-//              any op pair, alpha/beta, batches, half or bfloat16 into itself or float.
+//              any op pair, alpha/beta, batches, half or bfloat16 into itself or float; float as
+//              TF32 (m64nNk8, tiles of 128 x BN x 32) with A as stored and B transposed.
 // With splits > 1, gemm_reduce.duet sums the slices in a fixed order (reduce_lanes() work-items an
 // output, each over every lanes-th slice; deterministic) and applies alpha/beta.
 //
@@ -34,10 +35,11 @@
 //   2. A forced path (GemmOptions::path) is taken as asked (gemv needs M == 1 or N == 1; tensor
 //      needs half or bfloat16 inputs, or float with TF32 allowed).
 //   2a'. Warpgroup matrix instructions (wgmma_cores(device): CUDA sm_90, and wgmma_by_rule():
-//      unless DUET_GEMM_WGMMA=0): half and bfloat16 products
-//      that wgmma_problem() accepts (M a multiple of 128, N of 128, K of 64, A and B in whole aligned
-//      16-byte runs, M and N above 1) run wgmma, path not forced, parameters not forced; the
-//      tiles: wgmma_tile(). Everything else goes on to 2a (mma.sync), which takes any shape.
+//      unless DUET_GEMM_WGMMA=0): half and bfloat16 products, and float ones with TF32 allowed
+//      and A as stored, B transposed (TF32 is read K-major only), that wgmma_problem() accepts (M
+//      a multiple of 128, N of 128, K of 64 (32 for float), A and B in whole aligned 16-byte runs,
+//      M and N above 1) run wgmma, path not forced, parameters not forced; the tiles:
+//      wgmma_tile(). Everything else goes on to 2a (mma.sync), which takes any shape.
 //   2a. Tensor cores (tensor_cores(device): CUDA devices of sm_80 and later): half and bfloat16
 //      inputs, and float where TF32 is allowed (GemmOptions::allow_tf32 or DUET_ALLOW_TF32=1), run
 //      tensor unless M == 1 or N == 1 (memory-bound: gemv). Half or bfloat16 inputs into a float C
@@ -192,12 +194,14 @@ DUET_API TensorTile tensor_small_tile(ScalarType type);
 // Bytes of shared memory gemm_tc.duet declares with `t` for elements of `type` and these ops.
 DUET_API std::size_t tensor_shared_bytes(const TensorTile& t, ScalarType type, Op op_a, Op op_b);
 
-// gemm_wgmma.duet's tiles: 128 x BN per block of two warpgroups (256 threads), slices of 64 along K
-// in `stages` buffers of shared memory; blocks numbered down bands of `group_rows` tile rows.
+// gemm_wgmma.duet's tiles: 128 x BN per block of two warpgroups (256 threads), slices of 128 bytes
+// along K (bk: 64 half or bfloat16, bk_of(f32): 32 float as TF32) in `stages` buffers of shared
+// memory; blocks numbered down bands of `group_rows` tile rows.
 // `mma_first`: each step issues its matrix instructions before the copies of a later slice (else
 // after them).
 struct DUET_API WgmmaTile {
-  static constexpr int bm = 128, bk = 64;
+  static constexpr int bm = 128, bk = 64, bk_bytes = 128;
+  static constexpr int bk_of(ScalarType t) { return t == ScalarType::f32 ? 32 : 64; }
   int bn = 256, stages = 4, group_rows = 8;
   bool mma_first = true;
   static constexpr int threads() { return 256; }
@@ -210,10 +214,11 @@ DUET_API bool wgmma_cores(const DeviceInfo& device);
 // Whether the automatic rule may take the warpgroup kernel (step 2a'): yes unless DUET_GEMM_WGMMA=0
 // turns it off (then such calls run the mma.sync kernel); GemmPath::wgmma forces it regardless.
 DUET_API bool wgmma_by_rule();
-// Empty when gemm_wgmma.duet takes `problem` (half or bfloat16 inputs; M a multiple of 128, N of
-// 128, K of 64; A and B in whole 16-byte runs, GemmProblem::runs_a and runs_b); otherwise what
+// Empty when gemm_wgmma.duet takes `problem` (half or bfloat16 inputs, or float ones where `tf32`
+// allows TF32, read K-major only: op_a none, op_b transpose; M a multiple of 128, N of 128, K of
+// 64, 32 for float; A and B in whole 16-byte runs, GemmProblem::runs_a and runs_b); otherwise what
 // it breaks, in words.
-DUET_API std::string wgmma_problem(const GemmProblem& problem);
+DUET_API std::string wgmma_problem(const GemmProblem& problem, bool tf32 = false);
 // The tiles for `problem` on `device`: 128 x 256 in 4 stages where N allows and the tiles number
 // at least the device's compute units, else 128 x 128 in 6 stages. DUET_GEMM_WGMMA_TILE =
 // "BN:STAGES[:GROUP_ROWS[:MMA_FIRST]]" (e.g. "128:4:8:1") replaces them for every problem whose N
