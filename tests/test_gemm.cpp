@@ -616,39 +616,43 @@ TEST_CASE("gemm on the tensor kernel: every op, edges, aligned runs or not, alph
         fr.options = tf32, fr.input_u = 2.0 / 2048;
         run_case<float>(dev, q, fr);
       }
-    // TF32 on the warpgroup kernel: whole tiles with A as stored and B transposed, by the rule (on
-    // sm_90) and forced (its portable form elsewhere). Its instructions drop each input's low
-    // mantissa bits rather than round them: each product within 2 2^-10 of the exact one.
+    // TF32 on the warpgroup kernel: whole tiles, by the rule (on sm_90) and forced (its portable form
+    // elsewhere); operands stored MN-major (A transposed, B as stored) are copied K-major first. Its
+    // instructions drop each input's low mantissa bits rather than round them: each product within
+    // 2 2^-10 of the exact one.
     GemmOptions tf32_rule, tf32_wgmma;
     tf32_rule.allow_tf32 = tf32_wgmma.allow_tf32 = true;
     tf32_wgmma.path = GemmPath::wgmma;
     const bool wgmma = duet::wgmma_cores(dev.info());
-    for (const GemmOptions& o : {tf32_rule, tf32_wgmma}) {
-      Case w{"tf32 wgmma tiles", kNone, kTrans, 256, 384, 96};
-      w.options = o, w.alpha = 0.75, w.beta = 0.5, w.input_u = 4.0 / 2048, w.pad_a = 4, w.off_b = 4, w.pad_c = 1;
-      run_case<float>(dev, q, w);
-      Case wb{"tf32 wgmma batched", kNone, kTrans, 128, 128, 160};
-      wb.options = o, wb.input_u = 4.0 / 2048, wb.batch = 3, wb.gap = 8, wb.beta = 0.25;
-      run_case<float>(dev, q, wb);
-      if (wgmma) {
-        Case wide{"tf32 wgmma wide tiles", kNone, kTrans, 1536, 2816, 64};
-        wide.options = o, wide.input_u = 4.0 / 2048, wide.beta = 1.0;
-        run_case<float>(dev, q, wide);
-      }
-    }
+    for (const GemmOptions& o : {tf32_rule, tf32_wgmma})
+      for (Op a : kOps)
+        for (Op b : kOps) {
+          Case w{"tf32 wgmma tiles", a, b, 256, 384, 96};
+          w.options = o, w.alpha = 0.75, w.beta = 0.5, w.input_u = 4.0 / 2048, w.pad_a = 4, w.off_b = 4;
+          w.pad_c = 1;
+          run_case<float>(dev, q, w);
+          Case wb{"tf32 wgmma batched", a, b, 128, 128, 160};
+          wb.options = o, wb.input_u = 4.0 / 2048, wb.batch = 3, wb.gap = 8, wb.beta = 0.25;
+          wb.broadcast_b = b == kNone;  // a broadcast operand is copied once
+          run_case<float>(dev, q, wb);
+          if (wgmma && a == b) {
+            Case wide{"tf32 wgmma wide tiles", a, b, 1536, 2816, 64};
+            wide.options = o, wide.input_u = 4.0 / 2048, wide.beta = 1.0;
+            run_case<float>(dev, q, wide);
+          }
+        }
     {
       duet::GemmProblem t;
       t.type = duet::ScalarType::f32;
-      t.M = t.N = 512, t.K = 256, t.op_b = kTrans;
+      t.M = t.N = 512, t.K = 256;
       t.runs_a = t.runs_b = true;
-      CHECK((duet::gemm_plan_for(dev, t, tf32_rule).kernel == duet::GemmKernel::wgmma) ==
-            (wgmma && duet::wgmma_by_rule()));
-      t.op_b = kNone;  // B MN-major: not for TF32 on wgmma
-      CHECK(duet::gemm_plan_for(dev, t, tf32_rule).kernel != duet::GemmKernel::wgmma);
-      duet::Buffer<float> F(dev, 512 * 512);
-      const auto e = EXPECT_ERROR(duet::ArgumentError, duet::gemm(q, kNone, kNone, 512, 512, 256, 1.0f, F, 256, F,
-                                                                 512, 0.0f, F, 512, tf32_wgmma));
-      if (e) CHECK_CONTAINS(std::string(e->what()), "K-major");
+      const duet::GemmPlan nn = duet::gemm_plan_for(dev, t, tf32_rule);
+      CHECK((nn.kernel == duet::GemmKernel::wgmma) == (wgmma && duet::wgmma_by_rule()));
+      if (nn.kernel == duet::GemmKernel::wgmma) {
+        CHECK(nn.kmajor_b);
+        CHECK_FALSE(nn.kmajor_a);
+        CHECK_CONTAINS(nn.reason, "B copied K-major first");
+      }
     }
     // Automatic: where the device has tensor cores, half products take them (and the plan says so).
     duet::GemmProblem p;

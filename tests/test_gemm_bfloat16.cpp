@@ -304,7 +304,7 @@ TEST_CASE("gemm bfloat16: the plan and the tensor kernel's defines, with no devi
 }
 
 TEST_CASE("gemm bfloat16: the warpgroup kernel's plan, tiles and defines, with no device") {
-  const EnvGuard by_rule("DUET_GEMM_WGMMA", "1");
+  const EnvGuard by_rule("DUET_GEMM_WGMMA", "1"), no_copies("DUET_GEMM_WGMMA_KMAJOR", "0");
   duet::DeviceInfo h100;
   h100.backend = "cuda", h100.name = "an sm_90 GPU", h100.vendor = "NVIDIA", h100.arch = "sm_90";
   h100.kind = duet::DeviceKind::gpu, h100.compute_units = 132, h100.max_group_size = 1024;
@@ -405,12 +405,34 @@ TEST_CASE("gemm bfloat16: the warpgroup kernel's plan, tiles and defines, with n
     CHECK(t.tf32);
     CHECK_CONTAINS(t.reason, "128x256x32");
     CHECK_CONTAINS(t.reason, "TF32");
+    CHECK_FALSE(t.kmajor_a);
+    CHECK_FALSE(t.kmajor_b);
     CHECK(plan(h100, f).kernel != duet::GemmKernel::wgmma);  // TF32 not allowed
-    f.op_b = duet::Op::none;
+    // Stored MN-major: copied K-major first (the instructions read TF32 K-major only), while the
+    // copies fit.
+    f.op_a = duet::Op::transpose, f.op_b = duet::Op::none;
     CHECK_CONTAINS(duet::wgmma_problem(f, true), "K-major");
-    CHECK(plan(h100, f, tf32).kernel == duet::GemmKernel::tensor);
-    f.op_b = duet::Op::transpose, f.K = 8192 + 16;
+    const duet::GemmPlan copied = plan(h100, f, tf32);
+    CHECK(copied.kernel == duet::GemmKernel::wgmma);
+    CHECK(copied.kmajor_a);
+    CHECK(copied.kmajor_b);
+    CHECK_CONTAINS(copied.reason, "A and B copied K-major first");
+    const duet::Defines cd = duet::gemm_kernel_source(f, copied).defines;
+    CHECK(std::find(cd.begin(), cd.end(), duet::Defines::value_type{"OP_A", "0"}) != cd.end());
+    CHECK(std::find(cd.begin(), cd.end(), duet::Defines::value_type{"OP_B", "1"}) != cd.end());
+    duet::GemmProblem huge = f;
+    huge.batch = 8;  // 8 x 2 x 8192 x 8224 floats to copy: past kWgmmaCopyLimit
+    CHECK(plan(h100, huge, tf32).kernel == duet::GemmKernel::tensor);
+    f.op_a = duet::Op::none, f.op_b = duet::Op::transpose, f.K = 8192 + 16;
     CHECK_CONTAINS(duet::wgmma_problem(f, true), "K of 32");
+    // 16-bit operands are copied only where DUET_GEMM_WGMMA_KMAJOR=1 asks.
+    duet::GemmProblem h = p;
+    h.op_b = duet::Op::none;
+    CHECK_FALSE(plan(h100, h).kmajor_b);
+    const EnvGuard kmajor("DUET_GEMM_WGMMA_KMAJOR", "1");
+    CHECK(duet::wgmma_kmajor_by_rule());
+    CHECK(plan(h100, h).kmajor_b);
+    CHECK_FALSE(plan(h100, h).kmajor_a);
   }
   for (const char* bad : {"256", "192:4", "256:2", "256:8", "256:4:0", "256:4:8:2", "x:4", "256:4:8:1:1", "256:4q"}) {
     const EnvGuard tile("DUET_GEMM_WGMMA_TILE", bad);

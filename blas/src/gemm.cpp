@@ -415,9 +415,37 @@ Kernel wgmma_kernel(State& s, const Device& device, const GemmProblem& p, const 
                              plan.wgmma.mma_first,
                              static_cast<int>(p.type),
                              static_cast<int>(p.c_type),
-                             p.op_a == Op::transpose,
-                             p.op_b == Op::transpose};
+                             p.op_a == Op::transpose && !plan.kmajor_a,
+                             p.op_b == Op::transpose || plan.kmajor_b};
   return s.kernel(device, key, [&] { return gemm_kernel_source(p, plan); });
+}
+
+// gemm_transpose.duet for elements of T.
+template <class T>
+Kernel transpose_kernel(State& s, const Device& device) {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4, "gemm_transpose moves 2- or 4-byte elements");
+  const std::vector<int> key{-1, static_cast<int>(scalar_type_of<T>())};
+  return s.kernel(device, key, [] {
+    return GemmKernelSource{"gemm_transpose",
+                            "gemm_transpose",
+                            {{"E", to_string(scalar_type_of<T>())}, {"W", sizeof(T) == 2 ? "ushort" : "uint"}}};
+  });
+}
+
+// dst, from element dst_off (compact, cols x rows per matrix) = each of `count` rows x cols matrices
+// of `src` transposed.
+template <class T>
+void launch_transpose(Queue& q, const Kernel& kernel, const Operand<T>& src, std::size_t ld, std::size_t stride,
+                      const BufferView<T>& dst, std::size_t dst_off, std::size_t rows, std::size_t cols,
+                      std::size_t count) {
+  constexpr std::size_t kTile = 32, kThreads = kTile * 8;
+  const std::size_t tiles = (rows / kTile) * (cols / kTile);
+  for (std::size_t b0 = 0; b0 < count; b0 += kMaxGridY) {
+    const std::size_t nb = std::min(kMaxGridY, count - b0);
+    q.launch(kernel, Range(tiles * kThreads, nb), Range(kThreads, 1), src.range.arg,
+             std::uint64_t(src.range.offset + b0 * stride), static_cast<int>(ld), std::uint64_t(stride), dst,
+             std::uint64_t(dst_off + b0 * rows * cols), static_cast<int>(rows), static_cast<int>(cols));
+  }
 }
 
 // gemm_wgmma.duet over the whole batch (whole tiles: the plan's rule), in launches of at most
@@ -517,6 +545,46 @@ void reduce_slices(State& s, const GemmCall<T>& g, const Operands<T>& o, const G
                    g.beta);
 }
 
+// The warpgroup kernel on K-major copies of its MN-major operands: each copied into the queue's
+// workspace by gemm_transpose.duet (a broadcast operand, stride 0, once), then the product reads
+// the copies as A as stored and B transposed. The workspace is held from the copies to the
+// product's launches, as split-K holds it.
+template <class T, class TC>
+void run_wgmma_kmajor(const GemmCall<T, TC>& g, const Operands<T, TC>& o, State& s, const GemmProblem& problem,
+                      const GemmPlan& plan) {
+  if constexpr (sizeof(T) != 2 && sizeof(T) != 4) {
+    throw ArgumentError(std::string(g.call) + ": the warpgroup kernel takes 2- or 4-byte inputs");
+  } else {
+    const Device& device = g.q.device();
+    const std::size_t M = g.M, N = g.N, K = g.K;
+    const std::size_t count_a = g.sa == 0 ? 1 : g.batch, count_b = g.sb == 0 ? 1 : g.batch;
+    const std::size_t a_elems = plan.kmajor_a ? count_a * M * K : 0, b_elems = plan.kmajor_b ? count_b * N * K : 0;
+    const std::shared_ptr<QueueScratch> scratch = scratch_for(g.q);
+    std::unique_lock<std::mutex> turn(scratch->enqueueing);
+    const std::size_t need = (a_elems + b_elems) * sizeof(T);
+    if (scratch->workspace.bytes() < need) {
+      scratch->workspace = RawBuffer();
+      scratch->workspace = RawBuffer(device, std::max(need, std::size_t{1} << 20));
+    }
+    const std::size_t held = scratch->workspace.bytes() / sizeof(T);
+    // The whole workspace, the copies at element offsets in it (A's at 0, B's after it).
+    const BufferView<T> whole(scratch->workspace.share(), held, 0);
+    const Kernel transpose = transpose_kernel<T>(s, device);
+    // Stored K x M (A transposed) and K x N (B as stored), each made M x K and N x K.
+    if (plan.kmajor_a) launch_transpose(g.q, transpose, o.a, g.lda, g.sa, whole, 0, K, M, count_a);
+    if (plan.kmajor_b) launch_transpose(g.q, transpose, o.b, g.ldb, g.sb, whole, a_elems, K, N, count_b);
+    const std::size_t sa = plan.kmajor_a ? (g.sa == 0 ? 0 : M * K) : g.sa;
+    const std::size_t sb = plan.kmajor_b ? (g.sb == 0 ? 0 : N * K) : g.sb;
+    const GemmCall<T, TC> k{g.call, g.q, plan.kmajor_a ? Op::none : g.op_a, plan.kmajor_b ? Op::transpose : g.op_b,
+                            M, N, K, g.alpha, plan.kmajor_a ? whole : g.A, plan.kmajor_a ? K : g.lda, sa,
+                            plan.kmajor_b ? whole : g.B, plan.kmajor_b ? K : g.ldb, sb, g.beta, g.C, g.ldc, g.sc,
+                            g.batch};
+    Operands<T, TC> ko = prepare_operands(k, device.info());
+    if (plan.kmajor_b) ko.b.range.offset += a_elems;
+    launch_wgmma(k, ko, wgmma_kernel(s, device, problem, plan), plan);
+  }
+}
+
 // Checks the call, plans it, and carries out the plan.
 template <class T, class TC>
 void run_gemm(const GemmCall<T, TC>& g, const GemmOptions& asked) {
@@ -533,8 +601,10 @@ void run_gemm(const GemmCall<T, TC>& g, const GemmOptions& asked) {
   if (plan.kernel == GemmKernel::scale) return launch_scale(*state, g, o);
   if (plan.kernel == GemmKernel::tensor)
     return launch_tensor(g, o, tensor_kernel(*state, device, problem, plan), plan);
-  if (plan.kernel == GemmKernel::wgmma)
+  if (plan.kernel == GemmKernel::wgmma) {
+    if (plan.kmajor_a || plan.kmajor_b) return run_wgmma_kmajor(g, o, *state, problem, plan);
     return launch_wgmma(g, o, wgmma_kernel(*state, device, problem, plan), plan);
+  }
   if constexpr (!std::is_same_v<T, TC>) {
     throw ArgumentError(std::string(g.call) + ": the plan for " + to_string(problem.type) +
                         " inputs into a float C runs " + to_string(plan.kernel) + ", which cannot");
@@ -692,7 +762,10 @@ GemmKernelSource gemm_kernel_source(const GemmProblem& p, const GemmPlan& plan) 
       return {"gemm_tc", "gemm_tc",
               gemm_tc_defines(plan.tensor, p.type, p.c_type, p.op_a, p.op_b, plan.vec_a, plan.vec_b)};
     case GemmKernel::wgmma:
-      return {"gemm_wgmma", "gemm_wgmma", gemm_wgmma_defines(plan.wgmma, p.type, p.c_type, p.op_a, p.op_b)};
+      // Operands copied K-major first are read as A as stored, B transposed.
+      return {"gemm_wgmma", "gemm_wgmma",
+              gemm_wgmma_defines(plan.wgmma, p.type, p.c_type, plan.kmajor_a ? Op::none : p.op_a,
+                                 plan.kmajor_b ? Op::transpose : p.op_b)};
     case GemmKernel::none:
       break;
   }

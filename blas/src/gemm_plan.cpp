@@ -294,10 +294,35 @@ GemmPlan plan_tensor(const DeviceInfo& device, const GemmProblem& p, const std::
   return plan;
 }
 
+// The problem the warpgroup kernel would see: `p` with its MN-major operands made K-major where
+// they are to be copied so first (TF32, which the instructions read K-major only, or
+// DUET_GEMM_WGMMA_KMAJOR=1 for 16-bit inputs), the copies in whole tiles and within
+// kWgmmaCopyLimit bytes.
+struct WgmmaOperands {
+  GemmProblem problem;
+  bool copy_a = false, copy_b = false;
+};
+
+WgmmaOperands wgmma_operands(const GemmProblem& p, bool tf32) {
+  WgmmaOperands w{p};
+  const bool tf32_float = p.type == ScalarType::f32 && tf32;
+  if (!(tf32_float || (is_storage_only(p.type) && wgmma_kmajor_by_rule()))) return w;
+  const std::size_t bk = std::size_t(WgmmaTile::bk_of(p.type)), bytes = size_of(p.type);
+  if (p.M % WgmmaTile::bm || p.N % 128 || p.K % bk) return w;  // not whole tiles: no wgmma anyway
+  const std::size_t a_bytes = p.op_a == Op::transpose ? p.batch * p.M * p.K * bytes : 0;
+  const std::size_t b_bytes = p.op_b == Op::none ? p.batch * p.N * p.K * bytes : 0;
+  if (a_bytes + b_bytes == 0 || a_bytes + b_bytes > kWgmmaCopyLimit) return w;
+  if (a_bytes) w.problem.op_a = Op::none, w.problem.runs_a = true, w.copy_a = true;
+  if (b_bytes) w.problem.op_b = Op::transpose, w.problem.runs_b = true, w.copy_b = true;
+  return w;
+}
+
 // The warpgroup kernel's plan (rule step 2a'): one slice, whole tiles.
-GemmPlan plan_wgmma(const DeviceInfo& device, const GemmProblem& p, const std::string& why) {
+GemmPlan plan_wgmma(const DeviceInfo& device, const WgmmaOperands& w, const std::string& why) {
+  const GemmProblem& p = w.problem;
   GemmPlan plan;
   plan.kernel = GemmKernel::wgmma;
+  plan.kmajor_a = w.copy_a, plan.kmajor_b = w.copy_b;
   plan.wgmma = wgmma_tile(p, device);
   plan.source = "wgmma_tile()";
   plan.k_chunk = p.K;
@@ -308,7 +333,10 @@ GemmPlan plan_wgmma(const DeviceInfo& device, const GemmProblem& p, const std::s
   plan.tf32 = p.type == ScalarType::f32;
   reason << why << ": " << tiles << " tiles of " << WgmmaTile::bm << "x" << plan.wgmma.bn << "x"
          << WgmmaTile::bk_of(p.type) << " in " << plan.wgmma.stages << " stages, " << (plan.tf32 ? "float as TF32" : to_string(p.type))
-         << (wgmma_cores(device) ? " on wgmma (sm_90a)" : " in the wgmma kernel's portable form");
+         << (wgmma_cores(device) ? " on wgmma (sm_90a)" : " in the wgmma kernel's portable form")
+         << (w.copy_a || w.copy_b
+                 ? std::string(", ") + (w.copy_a && w.copy_b ? "A and B" : w.copy_a ? "A" : "B") + " copied K-major first"
+                 : std::string());
   plan.reason = reason.str();
   return plan;
 }
@@ -322,6 +350,11 @@ bool wgmma_cores(const DeviceInfo& device) { return device.backend == "cuda" && 
 bool wgmma_by_rule() {
   const char* env = std::getenv("DUET_GEMM_WGMMA");
   return env == nullptr || std::string(env) != "0";
+}
+
+bool wgmma_kmajor_by_rule() {
+  const char* env = std::getenv("DUET_GEMM_WGMMA_KMAJOR");
+  return env != nullptr && std::string(env) == "1";
 }
 
 std::string wgmma_problem(const GemmProblem& p, bool tf32) {
@@ -574,19 +607,22 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<GemmSizeClass>& c
     throw ArgumentError(std::string("gemm: ") + to_string(p.type) +
                         " inputs into a float C run only the tensor kernels; GemmPath::" +
                         to_string(options.path) + " cannot");
+  // What the warpgroup kernel would read: MN-major operands copied K-major first where TF32 needs
+  // it (or DUET_GEMM_WGMMA_KMAJOR asks) and the copies fit.
+  const WgmmaOperands w = wgmma_operands(p, options.allow_tf32);
   if (options.path == GemmPath::wgmma) {
-    const std::string problem = wgmma_problem(p, options.allow_tf32);
+    const std::string problem = wgmma_problem(w.problem, options.allow_tf32);
     if (!problem.empty())
       throw ArgumentError("gemm: GemmPath::wgmma cannot take this call: " + problem +
                           "; leave the path automatic, and such calls run the tensor kernel");
-    return plan_wgmma(device, p, "wgmma asked for");
+    return plan_wgmma(device, w, "wgmma asked for");
   }
   if (options.path == GemmPath::tensor) return plan_tensor(device, p, "tensor asked for");
   // Warpgroup instructions (step 2a'): whole tiles of half or bfloat16 (or float as TF32, read
   // K-major) on sm_90.
   const bool wgmma = options.path == GemmPath::automatic && !options.params && wgmma_cores(device) &&
-                     wgmma_by_rule() && !vector && wgmma_problem(p, options.allow_tf32).empty();
-  if (wgmma) return plan_wgmma(device, p, device.arch + " has warpgroup matrix instructions");
+                     wgmma_by_rule() && !vector && wgmma_problem(w.problem, options.allow_tf32).empty();
+  if (wgmma) return plan_wgmma(device, w, device.arch + " has warpgroup matrix instructions");
   if (mixed) return plan_tensor(device, p, std::string(to_string(p.type)) + " inputs into a float C");
   if (options.path == GemmPath::automatic && tensor_type && !vector && !options.params &&
       tensor_cores(device))

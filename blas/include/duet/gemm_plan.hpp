@@ -224,6 +224,10 @@ DUET_API std::string wgmma_problem(const GemmProblem& problem, bool tf32 = false
 // "BN:STAGES[:GROUP_ROWS[:MMA_FIRST]]" (e.g. "128:4:8:1") replaces them for every problem whose N
 // the BN divides, for comparing tiles on a GPU; ArgumentError for a value the kernel cannot take.
 DUET_API WgmmaTile wgmma_tile(const GemmProblem& problem, const DeviceInfo& device);
+// Whether the rule copies 16-bit MN-major operands K-major before the warpgroup kernel
+// (DUET_GEMM_WGMMA_KMAJOR=1); TF32 ones always are, while the copies fit kWgmmaCopyLimit bytes.
+DUET_API bool wgmma_kmajor_by_rule();
+constexpr std::size_t kWgmmaCopyLimit = std::size_t{2} << 30;
 // Bytes of dynamic shared memory gemm_wgmma.duet asks for with `t` (stages, and 1 KiB to align them).
 DUET_API std::size_t wgmma_shared_bytes(const WgmmaTile& t);
 
@@ -249,8 +253,11 @@ struct DUET_API GemmPlan {
   // tensor: its tiles, and whether it multiplies float in TF32.
   TensorTile tensor;
   bool tf32 = false;
-  // wgmma: its tiles.
+  // wgmma: its tiles, and whether op(A), op(B) are first copied K-major into the workspace
+  // (gemm_transpose.duet) where stored MN-major: TF32 operands must be K-major, and 16-bit ones
+  // where DUET_GEMM_WGMMA_KMAJOR=1 asks.
   WgmmaTile wgmma;
+  bool kmajor_a = false, kmajor_b = false;
 };
 
 // The rule's constants (see the top of the file); what to change after measuring. The
