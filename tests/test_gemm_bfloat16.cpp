@@ -378,14 +378,19 @@ TEST_CASE("gemm bfloat16: the warpgroup kernel's plan, tiles and defines, with n
   }
   {
     // The tiles from the environment, for every problem whose N they divide.
-    const EnvGuard tile("DUET_GEMM_WGMMA_TILE", "128:4:16:0");
+    const EnvGuard tile("DUET_GEMM_WGMMA_TILE", "128:4:16:1");
     const duet::WgmmaTile t = plan(h100, p).wgmma;
     CHECK(t.bn == 128);
     CHECK(t.stages == 4);
     CHECK(t.group_rows == 16);
-    CHECK_FALSE(t.mma_first);
+    CHECK(t.mma_first);
+    CHECK(t.blocks_per_sm == 1);
     const duet::Defines d0 = duet::gemm_kernel_source(p, plan(h100, p)).defines;
-    CHECK(std::find(d0.begin(), d0.end(), duet::Defines::value_type{"MMA_FIRST", "0"}) != d0.end());
+    CHECK(std::find(d0.begin(), d0.end(), duet::Defines::value_type{"MMA_FIRST", "1"}) != d0.end());
+  }
+  {
+    const EnvGuard tile("DUET_GEMM_WGMMA_TILE", "128:3:8:0:2");
+    CHECK(plan(h100, p).wgmma.blocks_per_sm == 2);
   }
   {
     const EnvGuard tile("DUET_GEMM_WGMMA_TILE", "256:3");
@@ -434,7 +439,8 @@ TEST_CASE("gemm bfloat16: the warpgroup kernel's plan, tiles and defines, with n
     CHECK(plan(h100, h).kmajor_b);
     CHECK_FALSE(plan(h100, h).kmajor_a);
   }
-  for (const char* bad : {"256", "192:4", "256:2", "256:8", "256:4:0", "256:4:8:2", "x:4", "256:4:8:1:1", "256:4q"}) {
+  for (const char* bad : {"256", "192:4", "256:2", "256:8", "256:4:0", "256:4:8:2", "x:4", "256:4:8:1:1:1",
+                          "256:4q", "256:3:8:0:2", "128:4:8:0:2", "128:3:8:0:3", "128:3:8:0:0"}) {
     const EnvGuard tile("DUET_GEMM_WGMMA_TILE", bad);
     CHECK_THROWS_WITH_AS(plan(h100, p), doctest::Contains("DUET_GEMM_WGMMA_TILE"), duet::ArgumentError);
   }
@@ -446,8 +452,8 @@ TEST_CASE("gemm bfloat16: the warpgroup kernel's plan, tiles and defines, with n
                                                    duet::Op::transpose, duet::Op::none);
   const duet::Defines want = {{"T", "half"},        {"TO", "float"},     {"T_IS_BF16", "0"},
                               {"T_IS_FLOAT", "0"}, {"BN", "128"},       {"STAGES", "6"},
-                              {"GROUP_ROWS", "8"}, {"MMA_FIRST", "1"},  {"OP_A", "1"},
-                              {"OP_B", "0"}};
+                              {"GROUP_ROWS", "8"}, {"MMA_FIRST", "0"},  {"BLOCKS_PER_SM", "1"},
+                              {"OP_A", "1"},       {"OP_B", "0"}};
   CHECK(d == want);
   CHECK_THROWS_AS(duet::gemm_wgmma_defines(narrow, duet::ScalarType::f32, duet::ScalarType::unknown,
                                            duet::Op::none, duet::Op::none),

@@ -183,8 +183,9 @@ std::string plan_text(const duet::GemmPlan& p) {
     s << " " << p.tensor.bm << "x" << p.tensor.bn << "x" << p.tensor.bk << " warps " << p.tensor.wm << "x"
       << p.tensor.wn << (p.tf32 ? " tf32" : "");
   if (p.kernel == duet::GemmKernel::wgmma)
-    s << " " << duet::WgmmaTile::bm << "x" << p.wgmma.bn << "x" << duet::WgmmaTile::bk << " stages "
-      << p.wgmma.stages;
+    s << " " << duet::WgmmaTile::bm << "x" << p.wgmma.bn << "x"
+      << duet::WgmmaTile::bk_of(p.tf32 ? duet::ScalarType::f32 : duet::ScalarType::f16) << " stages "
+      << p.wgmma.stages << (p.tf32 ? " tf32" : "") << (p.kmajor_a || p.kmajor_b ? " copied" : "");
   if (p.kernel == duet::GemmKernel::tiled || p.kernel == duet::GemmKernel::tiled_cpu ||
       p.kernel == duet::GemmKernel::matmul)
     s << " " << p.params.bm << "x" << p.params.bn << "x" << p.params.bk << " " << p.params.tm << "x"

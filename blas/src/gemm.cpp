@@ -413,6 +413,7 @@ Kernel wgmma_kernel(State& s, const Device& device, const GemmProblem& p, const 
                              plan.wgmma.stages,
                              plan.wgmma.group_rows,
                              plan.wgmma.mma_first,
+                             plan.wgmma.blocks_per_sm,
                              static_cast<int>(p.type),
                              static_cast<int>(p.c_type),
                              p.op_a == Op::transpose && !plan.kmajor_a,
@@ -705,6 +706,7 @@ Defines gemm_wgmma_defines(const WgmmaTile& t, ScalarType type, ScalarType c_typ
           {"STAGES", std::to_string(t.stages)},
           {"GROUP_ROWS", std::to_string(t.group_rows)},
           {"MMA_FIRST", t.mma_first ? "1" : "0"},
+          {"BLOCKS_PER_SM", std::to_string(t.blocks_per_sm)},
           {"OP_A", op_a == Op::transpose ? "1" : "0"},
           {"OP_B", op_b == Op::transpose ? "1" : "0"}};
 }

@@ -198,15 +198,17 @@ DUET_API std::size_t tensor_shared_bytes(const TensorTile& t, ScalarType type, O
 // along K (bk: 64 half or bfloat16, bk_of(f32): 32 float as TF32) in `stages` buffers of shared
 // memory; blocks numbered down bands of `group_rows` tile rows.
 // `mma_first`: each step issues its matrix instructions before the copies of a later slice (else
-// after them).
+// after them, the faster order on an H100). `blocks_per_sm` > 1 caps the registers (CUDA's launch
+// bounds) so that many blocks share a multiprocessor, for the narrow tiles with few stages.
 struct DUET_API WgmmaTile {
   static constexpr int bm = 128, bk = 64, bk_bytes = 128;
   static constexpr int bk_of(ScalarType t) { return t == ScalarType::f32 ? 32 : 64; }
-  int bn = 256, stages = 4, group_rows = 8;
-  bool mma_first = true;
+  int bn = 256, stages = 4, group_rows = 8, blocks_per_sm = 1;
+  bool mma_first = false;
   static constexpr int threads() { return 256; }
   bool operator==(const WgmmaTile& o) const {
-    return bn == o.bn && stages == o.stages && group_rows == o.group_rows && mma_first == o.mma_first;
+    return bn == o.bn && stages == o.stages && group_rows == o.group_rows && mma_first == o.mma_first &&
+           blocks_per_sm == o.blocks_per_sm;
   }
 };
 // Whether `device` has the warpgroup matrix instructions gemm_wgmma.duet uses: CUDA, sm_90.
@@ -221,8 +223,9 @@ DUET_API bool wgmma_by_rule();
 DUET_API std::string wgmma_problem(const GemmProblem& problem, bool tf32 = false);
 // The tiles for `problem` on `device`: 128 x 256 in 4 stages where N allows and the tiles number
 // at least the device's compute units, else 128 x 128 in 6 stages. DUET_GEMM_WGMMA_TILE =
-// "BN:STAGES[:GROUP_ROWS[:MMA_FIRST]]" (e.g. "128:4:8:1") replaces them for every problem whose N
-// the BN divides, for comparing tiles on a GPU; ArgumentError for a value the kernel cannot take.
+// "BN:STAGES[:GROUP_ROWS[:MMA_FIRST[:BLOCKS_PER_SM]]]" (e.g. "128:3:8:0:2") replaces them for every
+// problem whose N the BN divides, for comparing tiles on a GPU; ArgumentError for a value the
+// kernel cannot take.
 DUET_API WgmmaTile wgmma_tile(const GemmProblem& problem, const DeviceInfo& device);
 // Whether the rule copies 16-bit MN-major operands K-major before the warpgroup kernel
 // (DUET_GEMM_WGMMA_KMAJOR=1); TF32 ones always are, while the copies fit kWgmmaCopyLimit bytes.
