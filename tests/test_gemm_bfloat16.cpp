@@ -393,6 +393,11 @@ TEST_CASE("gemm bfloat16: the warpgroup kernel's plan, tiles and defines, with n
     CHECK(plan(h100, p).wgmma.blocks_per_sm == 2);
   }
   {
+    const EnvGuard tile("DUET_GEMM_WGMMA_TILE", "256:4:8:0:1:1");
+    CHECK(plan(h100, p).wgmma.ws);
+    CHECK(plan(h100, p).wgmma.threads() == 384);
+  }
+  {
     const EnvGuard tile("DUET_GEMM_WGMMA_TILE", "256:3");
     CHECK(plan(h100, p).wgmma.stages == 3);
     CHECK(plan(h100, n384).wgmma.bn == 128);  // 256 does not divide N: the rule's tiles
@@ -439,8 +444,9 @@ TEST_CASE("gemm bfloat16: the warpgroup kernel's plan, tiles and defines, with n
     CHECK(plan(h100, h).kmajor_b);
     CHECK_FALSE(plan(h100, h).kmajor_a);
   }
-  for (const char* bad : {"256", "192:4", "256:2", "256:8", "256:4:0", "256:4:8:2", "x:4", "256:4:8:1:1:1",
-                          "256:4q", "256:3:8:0:2", "128:4:8:0:2", "128:3:8:0:3", "128:3:8:0:0"}) {
+  for (const char* bad : {"256", "192:4", "256:2", "256:8", "256:4:0", "256:4:8:2", "x:4",
+                          "256:4q", "256:3:8:0:2", "128:4:8:0:2", "128:3:8:0:3", "128:3:8:0:0", "128:3:8:0:2:1",
+                          "256:4:8:0:1:2", "256:4:8:0:1:1:1"}) {
     const EnvGuard tile("DUET_GEMM_WGMMA_TILE", bad);
     CHECK_THROWS_WITH_AS(plan(h100, p), doctest::Contains("DUET_GEMM_WGMMA_TILE"), duet::ArgumentError);
   }
@@ -453,7 +459,7 @@ TEST_CASE("gemm bfloat16: the warpgroup kernel's plan, tiles and defines, with n
   const duet::Defines want = {{"T", "half"},        {"TO", "float"},     {"T_IS_BF16", "0"},
                               {"T_IS_FLOAT", "0"}, {"BN", "128"},       {"STAGES", "6"},
                               {"GROUP_ROWS", "8"}, {"MMA_FIRST", "0"},  {"BLOCKS_PER_SM", "1"},
-                              {"OP_A", "1"},       {"OP_B", "0"}};
+                              {"WS", "0"},         {"OP_A", "1"},       {"OP_B", "0"}};
   CHECK(d == want);
   CHECK_THROWS_AS(duet::gemm_wgmma_defines(narrow, duet::ScalarType::f32, duet::ScalarType::unknown,
                                            duet::Op::none, duet::Op::none),

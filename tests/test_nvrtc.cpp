@@ -159,12 +159,13 @@ TEST_CASE("the warpgroup GEMM kernel compiles for sm_90a in every variant, and p
   using duet::ScalarType;
   const char* source = duet::builtin_kernel_source("gemm_wgmma");
   REQUIRE(source != nullptr);
-  duet::WgmmaTile narrow, issue_first, two_blocks;
+  duet::WgmmaTile narrow, issue_first, two_blocks, specialized;
   narrow.bn = 128, narrow.stages = 6;
   issue_first.mma_first = true;  // DUET_GEMM_WGMMA_TILE's other step order
   two_blocks.bn = 128, two_blocks.stages = 3, two_blocks.blocks_per_sm = 2;
+  specialized.ws = true;
   for (const GemmTypes& t : kHalfTypes)
-    for (const duet::WgmmaTile& tile : {duet::WgmmaTile{}, narrow, issue_first, two_blocks})
+    for (const duet::WgmmaTile& tile : {duet::WgmmaTile{}, narrow, issue_first, two_blocks, specialized})
       for (Op a : {Op::none, Op::transpose})
         for (Op b : {Op::none, Op::transpose}) {
           INFO(duet::to_string(t.in), " into ", duet::to_string(t.out == ScalarType::unknown ? t.in : t.out),
@@ -178,7 +179,7 @@ TEST_CASE("the warpgroup GEMM kernel compiles for sm_90a in every variant, and p
           }
         }
   // TF32: float into float, A as stored and B transposed only (the instructions read it K-major).
-  for (const duet::WgmmaTile& tile : {duet::WgmmaTile{}, narrow, issue_first, two_blocks}) {
+  for (const duet::WgmmaTile& tile : {duet::WgmmaTile{}, narrow, issue_first, two_blocks, specialized}) {
     INFO("float (TF32), BN ", tile.bn, ", mma first ", tile.mma_first);
     duet::Defines defines = duet::gemm_wgmma_defines(tile, ScalarType::f32, ScalarType::unknown, Op::none,
                                                      Op::transpose);

@@ -414,6 +414,7 @@ Kernel wgmma_kernel(State& s, const Device& device, const GemmProblem& p, const 
                              plan.wgmma.group_rows,
                              plan.wgmma.mma_first,
                              plan.wgmma.blocks_per_sm,
+                             plan.wgmma.ws,
                              static_cast<int>(p.type),
                              static_cast<int>(p.c_type),
                              p.op_a == Op::transpose && !plan.kmajor_a,
@@ -455,7 +456,7 @@ template <class T, class TC>
 void launch_wgmma(const GemmCall<T, TC>& g, const Operands<T, TC>& o, const Kernel& kernel,
                   const GemmPlan& plan) {
   const std::size_t groups = (g.M / WgmmaTile::bm) * (g.N / static_cast<std::size_t>(plan.wgmma.bn));
-  launch_tiles(g, o, kernel, groups, WgmmaTile::threads());
+  launch_tiles(g, o, kernel, groups, static_cast<std::size_t>(plan.wgmma.threads()));
 }
 
 // duet::matmul's kernel on a plain product (one matrix, one slice, compact operands).
@@ -707,6 +708,7 @@ Defines gemm_wgmma_defines(const WgmmaTile& t, ScalarType type, ScalarType c_typ
           {"GROUP_ROWS", std::to_string(t.group_rows)},
           {"MMA_FIRST", t.mma_first ? "1" : "0"},
           {"BLOCKS_PER_SM", std::to_string(t.blocks_per_sm)},
+          {"WS", t.ws ? "1" : "0"},
           {"OP_A", op_a == Op::transpose ? "1" : "0"},
           {"OP_B", op_b == Op::transpose ? "1" : "0"}};
 }

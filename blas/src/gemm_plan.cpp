@@ -384,10 +384,10 @@ bool wgmma_tile_from_env(WgmmaTile& t) {
   const char* env = std::getenv("DUET_GEMM_WGMMA_TILE");
   if (env == nullptr || *env == '\0') return false;
   const std::string text(env);
-  int fields[5] = {t.bn, t.stages, t.group_rows, t.mma_first ? 1 : 0, t.blocks_per_sm};
+  int fields[6] = {t.bn, t.stages, t.group_rows, t.mma_first ? 1 : 0, t.blocks_per_sm, t.ws ? 1 : 0};
   std::istringstream in(text);
   int count = 0;
-  for (std::string part; count < 5 && std::getline(in, part, ':'); ++count) {
+  for (std::string part; count < 6 && std::getline(in, part, ':'); ++count) {
     std::size_t used = 0;
     try {
       fields[count] = std::stoi(part, &used);
@@ -396,22 +396,25 @@ bool wgmma_tile_from_env(WgmmaTile& t) {
     }
     if (used == 0 || used != part.size())
       throw ArgumentError("DUET_GEMM_WGMMA_TILE='" + text + "': '" + part +
-                          "' is not a whole number; write BN:STAGES[:GROUP_ROWS[:MMA_FIRST[:BLOCKS_PER_SM]]], "
+                          "' is not a whole number; write BN:STAGES[:GROUP_ROWS[:MMA_FIRST[:BLOCKS_PER_SM[:WS]]]], "
                           "e.g. 128:3:8:0:2");
   }
   std::string rest;
   if (count < 2 || std::getline(in, rest))
     throw ArgumentError("DUET_GEMM_WGMMA_TILE='" + text +
-                        "' needs two to five fields: BN:STAGES[:GROUP_ROWS[:MMA_FIRST[:BLOCKS_PER_SM]]], "
+                        "' needs two to six fields: BN:STAGES[:GROUP_ROWS[:MMA_FIRST[:BLOCKS_PER_SM[:WS]]]], "
                         "e.g. 128:3:8:0:2");
   WgmmaTile w;
   w.bn = fields[0], w.stages = fields[1], w.group_rows = fields[2], w.mma_first = fields[3] != 0;
-  w.blocks_per_sm = fields[4];
+  w.blocks_per_sm = fields[4], w.ws = fields[5] != 0;
   if ((w.bn != 128 && w.bn != 256) || w.stages < 3 || w.group_rows < 1 || fields[3] < 0 || fields[3] > 1 ||
-      w.blocks_per_sm < 1 || w.blocks_per_sm > 2)
+      w.blocks_per_sm < 1 || w.blocks_per_sm > 2 || fields[5] < 0 || fields[5] > 1)
     throw ArgumentError("DUET_GEMM_WGMMA_TILE='" + text +
                         "': BN must be 128 or 256, STAGES 3 or more, GROUP_ROWS 1 or more, MMA_FIRST 0 or 1, "
-                        "BLOCKS_PER_SM 1 or 2");
+                        "BLOCKS_PER_SM 1 or 2, WS 0 or 1");
+  if (w.ws && w.blocks_per_sm > 1)
+    throw ArgumentError("DUET_GEMM_WGMMA_TILE='" + text + "': a warp-specialized block (WS 1) fills a multiprocessor's "
+                        "registers alone; BLOCKS_PER_SM must be 1");
   if (w.blocks_per_sm > 1 && w.bn != 128)
     throw ArgumentError("DUET_GEMM_WGMMA_TILE='" + text +
                         "': two blocks per multiprocessor need BN 128 (BN 256 holds 128 accumulators a thread)");
