@@ -683,11 +683,13 @@ TEST_CASE("gemm plan: DUET_GEMM_TC_TILE replaces the tensor tiles, checked") {
     CHECK(define_value(duet::gemm_kernel_source(h, p).defines, "STAGES") == "4");
     CHECK(define_value(duet::gemm_kernel_source(h, p).defines, "THREADS") == "128");
     // Few tiles too: the tiles asked for, not the small ones.
-    CHECK(plan(kH100, problem(256, 256, 256, Op::none, Op::none, 1), [] {
-            GemmOptions o;
-            o.allow_tf32 = true;
-            return o;
-          }()).tensor == duet::parse_tensor_tile("128x128x32:64x64:4"));
+    CHECK(plan(kH100, problem(256, 256, 256, Op::none, Op::none, 1),
+               [] {
+                 GemmOptions o;
+                 o.allow_tf32 = true;
+                 return o;
+               }())
+              .tensor == duet::parse_tensor_tile("128x128x32:64x64:4"));
     // 75 KiB: more than OpenCL's 48 KiB of local memory.
     const auto e = EXPECT_ERROR(duet::ArgumentError, plan(kH100cl, h));
     if (e) CHECK_CONTAINS(std::string(e->what()), "DUET_GEMM_TC_TILE");
@@ -700,9 +702,10 @@ TEST_CASE("gemm plan: DUET_GEMM_TC_TILE replaces the tensor tiles, checked") {
     EnvGuard tile("DUET_GEMM_TC_TILE", "128x256");
     EXPECT_ERROR(duet::ArgumentError, plan(kH100, h));
   }
-  for (const char* bad : {"", "128x256x32", "128x256x32:64x64", "128x256x32:64x64:3x", "128x256x32:64x64:1",
-                          "128x256x32:64x64:9", "128x256x24:64x64:3", "128x256x32:48x64:3", "96x256x32:64x64:3",
-                          "0x256x32:64x64:3", "256x256x32:16x16:2", "128 x256x32:64x64:3"}) {
+  for (const char* bad :
+       {"", "128x256x32", "128x256x32:64x64", "128x256x32:64x64:3x", "128x256x32:64x64:1",
+        "128x256x32:64x64:9", "128x256x24:64x64:3", "128x256x32:48x64:3", "96x256x32:64x64:3",
+        "0x256x32:64x64:3", "256x256x32:16x16:2", "128 x256x32:64x64:3"}) {
     INFO(bad);
     CHECK_THROWS_AS(duet::parse_tensor_tile(bad), duet::ArgumentError);
   }

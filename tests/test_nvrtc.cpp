@@ -157,10 +157,11 @@ TEST_CASE("the tensor-core GEMM kernel compiles for sm_80 and sm_90 in every var
         compiles("sm_80", duet::gemm_tc_defines(large, t.in, t.out, a, b, true, true),
                  name + ", " + duet::to_string(large) + ", op_a " + duet::to_string(a) + ", op_b " +
                      duet::to_string(b));
-    for (const char* tile : {"128x256x32:64x64:4", "128x128x32:64x64:4", "128x128x64:64x32:3", "256x128x32:64x64:3",
-                             "128x128x32:64x32:5", "64x128x32:32x64:8"}) {
+    for (const char* tile : {"128x256x32:64x64:4", "128x128x32:64x64:4", "128x128x64:64x32:3",
+                             "256x128x32:64x64:3", "128x128x32:64x32:5", "64x128x32:32x64:8"}) {
       const duet::TensorTile tt = duet::parse_tensor_tile(tile);
-      compiles("sm_90", duet::gemm_tc_defines(tt, t.in, t.out, Op::transpose, Op::none, true, true), name + ", " + tile);
+      compiles("sm_90", duet::gemm_tc_defines(tt, t.in, t.out, Op::transpose, Op::none, true, true),
+               name + ", " + tile);
       compiles("sm_80", duet::gemm_tc_defines(tt, t.in, t.out, Op::none, Op::transpose, false, true),
                name + ", " + tile + ", element-wise A");
     }

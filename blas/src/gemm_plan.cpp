@@ -295,10 +295,10 @@ GemmPlan plan_tensor(const DeviceInfo& device, const GemmProblem& p, const std::
   plan.bulk_m = p.M, plan.bulk_n = p.N;
   plan.vec_a = p.runs_a, plan.vec_b = p.runs_b;  // cp.async of whole 16-byte runs
   std::ostringstream reason;
-  reason << why << ": " << tiles(plan.tensor) << " tiles of " << plan.tensor.bm << "x" << plan.tensor.bn << "x"
-         << plan.tensor.bk << ", warps of " << plan.tensor.wm << "x" << plan.tensor.wn << ", "
+  reason << why << ": " << tiles(plan.tensor) << " tiles of " << plan.tensor.bm << "x" << plan.tensor.bn
+         << "x" << plan.tensor.bk << ", warps of " << plan.tensor.wm << "x" << plan.tensor.wn << ", "
          << plan.tensor.stages << " stages, " << (plan.tf32 ? "TF32" : to_string(p.type))
-         << (!tensor_cores(device)        ? " in the portable form"
+         << (!tensor_cores(device)      ? " in the portable form"
              : device.backend == "cuda" ? " on tensor cores"
                                         : " on tensor cores through inline PTX");
   plan.reason = reason.str();
@@ -439,16 +439,17 @@ std::size_t tensor_shared_limit(const DeviceInfo& device) {
   return device.local_memory_bytes > 0 ? device.local_memory_bytes : 48 * 1024;
 }
 
-std::string tensor_tile_problem(const TensorTile& t, ScalarType type, Op op_a, Op op_b, const DeviceInfo& device) {
+std::string tensor_tile_problem(const TensorTile& t, ScalarType type, Op op_a, Op op_b,
+                                const DeviceInfo& device) {
   std::ostringstream why;
   const std::size_t bytes = tensor_shared_bytes(t, type, op_a, op_b), limit = tensor_shared_limit(device);
   if (bytes > limit)
-    why << to_string(t) << " takes " << bytes << " bytes of shared memory for " << to_string(type) << " (op_a "
-        << to_string(op_a) << ", op_b " << to_string(op_b) << "), but " << device.name << " (" << device.backend
-        << ") has " << limit;
+    why << to_string(t) << " takes " << bytes << " bytes of shared memory for " << to_string(type)
+        << " (op_a " << to_string(op_a) << ", op_b " << to_string(op_b) << "), but " << device.name << " ("
+        << device.backend << ") has " << limit;
   else if (device.max_group_size > 0 && std::size_t(t.threads()) > device.max_group_size)
-    why << to_string(t) << " has " << t.threads() << " threads a block, but " << device.name << " takes at most "
-        << device.max_group_size;
+    why << to_string(t) << " has " << t.threads() << " threads a block, but " << device.name
+        << " takes at most " << device.max_group_size;
   return why.str();
 }
 
@@ -456,13 +457,12 @@ TensorTile parse_tensor_tile(const std::string& text) {
   TensorTile t;
   char x1 = 0, x2 = 0, c1 = 0, x3 = 0, c2 = 0;
   int used = 0;
-  const bool read = std::sscanf(text.c_str(), "%d%c%d%c%d%c%d%c%d%c%d%n", &t.bm, &x1, &t.bn, &x2, &t.bk, &c1, &t.wm,
-                                &x3, &t.wn, &c2, &t.stages, &used) == 11 &&
-                    used == static_cast<int>(text.size()) && x1 == 'x' && x2 == 'x' && c1 == ':' && x3 == 'x' &&
-                    c2 == ':';
+  const bool read = std::sscanf(text.c_str(), "%d%c%d%c%d%c%d%c%d%c%d%n", &t.bm, &x1, &t.bn, &x2, &t.bk, &c1,
+                                &t.wm, &x3, &t.wn, &c2, &t.stages, &used) == 11 &&
+                    used == static_cast<int>(text.size()) && x1 == 'x' && x2 == 'x' && c1 == ':' &&
+                    x3 == 'x' && c2 == ':';
   const std::string form = "'" + text + "' as tensor tiles: ";
-  if (!read)
-    throw ArgumentError(form + "give BMxBNxBK:WMxWN:STAGES, e.g. 128x256x32:64x64:3");
+  if (!read) throw ArgumentError(form + "give BMxBNxBK:WMxWN:STAGES, e.g. 128x256x32:64x64:3");
   if (t.bm <= 0 || t.bn <= 0 || t.bk <= 0 || t.wm <= 0 || t.wn <= 0)
     throw ArgumentError(form + "every size must be positive");
   if (t.wm % 16 || t.wn % 16 || t.bk % 16)
@@ -471,7 +471,8 @@ TensorTile parse_tensor_tile(const std::string& text) {
     throw ArgumentError(form + "BM and BN must be multiples of WM and WN (whole warps)");
   if (t.stages < 2 || t.stages > 8) throw ArgumentError(form + "STAGES must be 2 to 8");
   if (t.threads() > 1024)
-    throw ArgumentError(form + std::to_string(t.threads()) + " threads a block ((BM/WM) (BN/WN) warps of 32); at most 1024");
+    throw ArgumentError(form + std::to_string(t.threads()) +
+                        " threads a block ((BM/WM) (BN/WN) warps of 32); at most 1024");
   return t;
 }
 
