@@ -405,7 +405,7 @@ TensorTile tensor_tile(ScalarType type, const DeviceInfo& device) {
   if (device.backend != "cuda" || !tensor_cores(device)) return tensor_tile(type);
   // Warps of 64 x 64 read 8 fragments through ldmatrix for 32 instructions (64 x 32: 6 for 16),
   // and a 128 x 256 block reads each slice's bytes for twice the products of 128 x 128; 3 stages
-  // keep two slices in flight behind the one multiplied (81 KiB, within the 99 KiB an sm_86 or
+  // keep two slices in flight behind the one multiplied (79.5 KiB, within the 99 KiB an sm_86 or
   // sm_89 block may have).
   TensorTile t;
   t.bm = 128, t.bn = 256, t.wm = 64, t.wn = 64, t.stages = 3;
