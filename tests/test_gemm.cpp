@@ -669,6 +669,34 @@ TEST_CASE("gemm on the tensor kernel: every op, edges, aligned runs or not, alph
   });
 }
 
+TEST_CASE("gemm on the tensor kernel: other tiles and rings of stages (DUET_GEMM_TC_TILE)") {
+  // A ring deeper than the slices (K = 40: 3 slices of 16 in 4 stages), long K through a ring of 5
+  // with warps of 16 rows: the ring's waits, empty groups and reuse of stages, in whichever form
+  // the device runs. Few variants: each is a compile of its own, slow on PoCL.
+  for_each_device([&](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    GemmOptions tensor;
+    tensor.path = GemmPath::tensor;
+    {
+      EnvGuard env("DUET_GEMM_TC_TILE", "64x64x16:32x32:4");
+      Case few{"tensor ring, few slices", kNone, kNone, 70, 45, 40};
+      few.options = tensor, few.beta = 0.5;
+      run_case<duet::half>(dev, q, few);
+      GemmOptions tf32 = tensor;
+      tf32.allow_tf32 = true;
+      Case f{"tf32 ring", kNone, kNone, 65, 72, 150};
+      f.options = tf32, f.input_u = 2.0 / 2048;
+      run_case<float>(dev, q, f);
+    }
+    {
+      EnvGuard env("DUET_GEMM_TC_TILE", "32x64x32:16x32:5");
+      Case long_k{"tensor ring, long K", kTrans, kTrans, 37, 136, 333};
+      long_k.options = tensor, long_k.pad_b = 8, long_k.off_b = 8;
+      run_case<duet::half>(dev, q, long_k);
+    }
+  });
+}
+
 TEST_CASE("gemm: the tensor path refuses what it cannot take") {
   for_each_device([&](const duet::Device& dev) {
     duet::Queue q = dev.queue();

@@ -271,11 +271,11 @@ TEST_CASE("gemm bfloat16: the plan and the tensor kernel's defines, with no devi
 
   duet::GemmProblem p;
   p.type = duet::ScalarType::bf16;
-  p.M = p.N = p.K = 2048;  // 256 large tiles for 132 units
+  p.M = p.N = p.K = 4096;  // 512 large tiles for 132 units
   const duet::GemmPlan tc = duet::plan_gemm(gpu, classes, p);
   CHECK(tc.kernel == duet::GemmKernel::tensor);
   CHECK_CONTAINS(tc.reason, "bfloat16 on tensor cores");
-  CHECK(tc.tensor == duet::tensor_tile(duet::ScalarType::f16));  // the same tiles as half
+  CHECK(tc.tensor == duet::tensor_tile(duet::ScalarType::f16, gpu));  // the same tiles as half
   CHECK(duet::plan_gemm(old, duet::gemm_size_classes(old), p).kernel == duet::GemmKernel::tiled);
   // CPUs: gemm.duet, not the float-only CPU form.
   CHECK(duet::plan_gemm(cpu, duet::gemm_size_classes(cpu), p).kernel == duet::GemmKernel::tiled);

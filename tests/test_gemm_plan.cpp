@@ -38,6 +38,13 @@ duet::DeviceInfo device(const std::string& backend, const std::string& name, due
 const duet::DeviceInfo kH100 = device("cuda", "NVIDIA H100 80GB HBM3", duet::DeviceKind::gpu, 132);
 const duet::DeviceInfo kH100cl = device("opencl", "NVIDIA H100 80GB HBM3", duet::DeviceKind::gpu, 132);
 const duet::DeviceInfo kCpu = device("opencl", "pthread-cpu", duet::DeviceKind::cpu, 16);
+// NVIDIA's OpenCL with the tensor kernel off (DUET_OPENCL_PTX=0 does the same): half on the SIMT
+// kernels.
+const duet::DeviceInfo kH100clSimt = [] {
+  duet::DeviceInfo d = kH100cl;
+  d.arch = "sm_75";
+  return d;
+}();
 
 duet::DeviceInfo pocl5(unsigned cores) {
   duet::DeviceInfo info = device("opencl", "cpu-haswell", duet::DeviceKind::cpu, cores);
@@ -330,8 +337,8 @@ TEST_CASE("gemm plan: tiny float products on OpenCL GPUs take 32 x 32 x 32 tiles
     CHECK(plain.kernel == GemmKernel::matmul);
     GemmProblem t = problem(n, n, n, Op::transpose, Op::transpose);
     t.type = duet::ScalarType::f16;
-    CHECK(plan(kH100cl, t).params == duet::tiny_params());
-    CHECK(plan(kH100cl, t).kernel == GemmKernel::tiled);
+    CHECK(plan(kH100clSimt, t).params == duet::tiny_params());
+    CHECK(plan(kH100clSimt, t).kernel == GemmKernel::tiled);
   }
   CHECK(plan(kH100cl, problem(2, 3, 5)).params == duet::tiny_params());
   CHECK(plan(kH100cl, problem(20, 20, 20, Op::none, Op::none, 8)).params == duet::tiny_params());
@@ -360,8 +367,8 @@ TEST_CASE("gemm plan: double takes its own tiles, half the float ones; parameter
   CHECK(duet::gemm_params_problem(duet::double_params(kCpu), 8, Op::transpose, kCpu).empty());
   GemmProblem h = problem(2048, 2048, 2048);
   h.type = duet::ScalarType::f16;
-  // (On OpenCL: on CUDA half runs the tensor kernel, tested below.)
-  CHECK(plan(kH100cl, h).params == plan(kH100cl, problem(2048, 2048, 2048)).params);
+  // (On OpenCL without tensor cores: elsewhere half runs the tensor kernel, tested below.)
+  CHECK(plan(kH100clSimt, h).params == plan(kH100clSimt, problem(2048, 2048, 2048)).params);
   // Every built-in entry runs with either op of B, in float (the H100's 48 KiB included).
   for (const duet::TuningEntry& e : duet::tuning::builtin_entries())
     for (Op b : {Op::none, Op::transpose}) {
@@ -565,14 +572,16 @@ TEST_CASE("gemm_cpu.duet's defines: float and double name their element type, ha
                duet::gemm_cpu_defines(p, duet::ScalarType::f16, Op::none, Op::none, true));
 }
 
-TEST_CASE("gemm plan: half on tensor cores on CUDA sm_80 and later, TF32 only where allowed") {
+TEST_CASE("gemm plan: half on tensor cores on NVIDIA sm_80 and later, TF32 only where allowed") {
   GemmProblem h = problem(4096, 4096, 4096, Op::transpose, Op::none);
   h.type = duet::ScalarType::f16;
   h.runs_a = true;
   const GemmPlan tc = plan(kH100, h);
   CHECK(tc.kernel == GemmKernel::tensor);
   CHECK_FALSE(tc.tf32);
-  CHECK(tc.tensor == duet::tensor_tile(duet::ScalarType::f16));
+  CHECK(tc.tensor == duet::tensor_tile(duet::ScalarType::f16, kH100));
+  CHECK(tc.tensor.bn == 256);
+  CHECK(tc.tensor.stages == 3);
   CHECK(tc.splits == 1);
   CHECK(tc.k_chunk == 4096);
   CHECK(tc.bulk_m == 4096);
@@ -585,12 +594,12 @@ TEST_CASE("gemm plan: half on tensor cores on CUDA sm_80 and later, TF32 only wh
   CHECK(define_value(source.defines, "ALIGNED_A") == "1");
   CHECK(define_value(source.defines, "TO") == "half");
   CHECK(define_value(source.defines, "THREADS") == "256");
-  // An A100 too; a T4 (sm_75), OpenCL and CPUs keep the SIMT kernels.
+  CHECK(define_value(source.defines, "STAGES") == "3");
+  // An A100 too; a T4 (sm_75) and CPUs keep the SIMT kernels (NVIDIA's OpenCL: the next case).
   duet::DeviceInfo a100 = kH100, t4 = kH100;
   a100.arch = "sm_80", t4.arch = "sm_75";
   CHECK(plan(a100, h).kernel == GemmKernel::tensor);
   CHECK(plan(t4, h).kernel == GemmKernel::tiled);
-  CHECK(plan(kH100cl, h).kernel == GemmKernel::tiled);
   CHECK(plan(kCpu, h).kernel == GemmKernel::tiled);
   // Few tiles: the smaller ones.
   GemmProblem small = h;
@@ -613,14 +622,94 @@ TEST_CASE("gemm plan: half on tensor cores on CUDA sm_80 and later, TF32 only wh
   CHECK(t.tf32);
   CHECK(t.tensor.bk == 16);
   CHECK(define_value(duet::gemm_kernel_source(f, t).defines, "T_IS_FLOAT") == "1");
-  CHECK(plan(kH100cl, f, tf32).kernel != GemmKernel::tensor);
-  // Every tile fits the 48 KiB of static shared memory, every op.
+  // The portable tiles fit the 48 KiB of static shared memory every device has, every op; CUDA's
+  // large ones the 99 KiB of dynamic shared memory the smallest sm_8x opts into.
+  duet::DeviceInfo sm86 = kH100;
+  sm86.arch = "sm_86";
+  CHECK(duet::tensor_shared_limit(sm86) == 99 * 1024);
+  CHECK(duet::tensor_shared_limit(kH100cl) == 48 * 1024);
   for (duet::ScalarType type : {duet::ScalarType::f16, duet::ScalarType::f32})
     for (Op a : {Op::none, Op::transpose})
       for (Op b : {Op::none, Op::transpose}) {
         CHECK(duet::tensor_shared_bytes(duet::tensor_tile(type), type, a, b) <= 48 * 1024);
         CHECK(duet::tensor_shared_bytes(duet::tensor_small_tile(type), type, a, b) <= 48 * 1024);
+        CHECK(duet::tensor_tile_problem(duet::tensor_tile(type, sm86), type, a, b, sm86).empty());
+        CHECK(duet::tensor_tile_problem(duet::tensor_tile(type, kH100cl), type, a, b, kH100cl).empty());
       }
+}
+
+TEST_CASE("gemm plan: NVIDIA's OpenCL takes the tensor kernel through inline PTX, unless DUET_OPENCL_PTX=0") {
+  GemmProblem h = problem(4096, 4096, 4096);
+  h.type = duet::ScalarType::f16;
+  h.runs_a = h.runs_b = true;
+  // kH100cl: backend opencl, vendor NVIDIA, arch sm_90 (what cl_nv_device_attribute_query gives).
+  CHECK(duet::tensor_cores(kH100cl));
+  const GemmPlan cl = plan(kH100cl, h);
+  CHECK(cl.kernel == GemmKernel::tensor);
+  CHECK_CONTAINS(cl.reason, "inline PTX");
+  // OpenCL's static local memory: the 48 KiB tiles.
+  CHECK(cl.tensor == duet::tensor_tile(duet::ScalarType::f16));
+  CHECK(duet::tensor_shared_bytes(cl.tensor, h.type, h.op_a, h.op_b) <= kH100cl.local_memory_bytes);
+  GemmOptions tf32;
+  tf32.allow_tf32 = true;
+  CHECK(plan(kH100cl, problem(4096, 4096, 4096), tf32).kernel == GemmKernel::tensor);
+  // Older NVIDIA devices, other vendors' sm_-less devices and PoCL keep the SIMT kernels.
+  duet::DeviceInfo old = kH100cl, other = kH100cl;
+  old.arch = "sm_75";
+  other.vendor = "Advanced Micro Devices, Inc.", other.arch = "gfx90a";
+  CHECK_FALSE(duet::tensor_cores(old));
+  CHECK_FALSE(duet::tensor_cores(other));
+  CHECK(plan(old, h).kernel == GemmKernel::tiled);
+  CHECK(plan(other, h).kernel == GemmKernel::tiled);
+  CHECK(plan(pocl5(4), h).kernel == GemmKernel::tiled);
+  {
+    EnvGuard off("DUET_OPENCL_PTX", "0");
+    CHECK_FALSE(duet::tensor_cores(kH100cl));
+    CHECK(plan(kH100cl, h).kernel == GemmKernel::tiled);
+    CHECK(duet::tensor_cores(kH100));  // CUDA is not affected
+  }
+}
+
+TEST_CASE("gemm plan: DUET_GEMM_TC_TILE replaces the tensor tiles, checked") {
+  GemmProblem h = problem(8192, 8192, 8192);
+  h.type = duet::ScalarType::bf16;
+  {
+    EnvGuard tile("DUET_GEMM_TC_TILE", "128x128x32:64x64:4");
+    const GemmPlan p = plan(kH100, h);
+    CHECK(p.kernel == GemmKernel::tensor);
+    CHECK(duet::to_string(p.tensor) == "128x128x32:64x64:4");
+    CHECK(p.tensor.threads() == 128);
+    CHECK(p.source == "DUET_GEMM_TC_TILE");
+    CHECK(define_value(duet::gemm_kernel_source(h, p).defines, "STAGES") == "4");
+    CHECK(define_value(duet::gemm_kernel_source(h, p).defines, "THREADS") == "128");
+    // Few tiles too: the tiles asked for, not the small ones.
+    CHECK(plan(kH100, problem(256, 256, 256, Op::none, Op::none, 1),
+               [] {
+                 GemmOptions o;
+                 o.allow_tf32 = true;
+                 return o;
+               }())
+              .tensor == duet::parse_tensor_tile("128x128x32:64x64:4"));
+    // 75 KiB: more than OpenCL's 48 KiB of local memory.
+    const auto e = EXPECT_ERROR(duet::ArgumentError, plan(kH100cl, h));
+    if (e) CHECK_CONTAINS(std::string(e->what()), "DUET_GEMM_TC_TILE");
+  }
+  {
+    EnvGuard tile("DUET_GEMM_TC_TILE", "128x128x32:64x32:2");
+    CHECK(plan(kH100cl, h).tensor == duet::tensor_tile(duet::ScalarType::bf16));
+  }
+  {
+    EnvGuard tile("DUET_GEMM_TC_TILE", "128x256");
+    EXPECT_ERROR(duet::ArgumentError, plan(kH100, h));
+  }
+  for (const char* bad :
+       {"", "128x256x32", "128x256x32:64x64", "128x256x32:64x64:3x", "128x256x32:64x64:1",
+        "128x256x32:64x64:9", "128x256x24:64x64:3", "128x256x32:48x64:3", "96x256x32:64x64:3",
+        "0x256x32:64x64:3", "256x256x32:16x16:2", "128 x256x32:64x64:3"}) {
+    INFO(bad);
+    CHECK_THROWS_AS(duet::parse_tensor_tile(bad), duet::ArgumentError);
+  }
+  CHECK(duet::to_string(duet::parse_tensor_tile("64x64x16:32x32:2")) == "64x64x16:32x32:2");
 }
 
 TEST_CASE("gemm plan: a forced tensor path, and half inputs into a float C, on any device") {

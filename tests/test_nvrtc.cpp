@@ -147,6 +147,24 @@ TEST_CASE("the tensor-core GEMM kernel compiles for sm_80 and sm_90 in every var
     compiles("sm_90",
              duet::gemm_tc_defines(duet::tensor_small_tile(t.in), t.in, t.out, Op::none, Op::transpose, true, false),
              name + ", small tiles");
+    // CUDA's large tiles (dynamic shared memory, 3 stages), and other shapes and rings of the kind
+    // DUET_GEMM_TC_TILE sweeps, on both architectures.
+    duet::DeviceInfo sm90;
+    sm90.backend = "cuda", sm90.vendor = "NVIDIA", sm90.arch = "sm_90";
+    const duet::TensorTile large = duet::tensor_tile(t.in, sm90);
+    for (Op a : {Op::none, Op::transpose})
+      for (Op b : {Op::none, Op::transpose})
+        compiles("sm_80", duet::gemm_tc_defines(large, t.in, t.out, a, b, true, true),
+                 name + ", " + duet::to_string(large) + ", op_a " + duet::to_string(a) + ", op_b " +
+                     duet::to_string(b));
+    for (const char* tile : {"128x256x32:64x64:4", "128x128x32:64x64:4", "128x128x64:64x32:3",
+                             "256x128x32:64x64:3", "128x128x32:64x32:5", "64x128x32:32x64:8"}) {
+      const duet::TensorTile tt = duet::parse_tensor_tile(tile);
+      compiles("sm_90", duet::gemm_tc_defines(tt, t.in, t.out, Op::transpose, Op::none, true, true),
+               name + ", " + tile);
+      compiles("sm_80", duet::gemm_tc_defines(tt, t.in, t.out, Op::none, Op::transpose, false, true),
+               name + ", " + tile + ", element-wise A");
+    }
   }
 }
 

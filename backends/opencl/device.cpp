@@ -8,6 +8,8 @@
 #include "device.hpp"
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <sstream>
 #include <vector>
 
@@ -79,10 +81,18 @@ std::string architecture(const cl::Device& device, const std::string& extensions
   return {};
 }
 
-const std::vector<std::string>& build_options() {
-  // -cl-std pins the language to what the dialect's OpenCL branch is written in, whatever newer
-  // version the driver defaults to; -cl-kernel-arg-info keeps parameter names and types queryable.
-  static const std::vector<std::string> options{"-cl-std=CL1.2", "-cl-kernel-arg-info"};
+// -cl-std pins the language to what the dialect's OpenCL branch is written in, whatever newer
+// version the driver defaults to; -cl-kernel-arg-info keeps parameter names and types queryable.
+// NVIDIA's devices (their arch "sm_XY", from cl_nv_device_attribute_query) also get
+// -D DUET_NV_ARCH=XY: their compiler takes inline PTX, which the prelude then offers as DUET_NV_PTX.
+// DUET_OPENCL_PTX=0 leaves it out, in case a driver refuses the PTX some kernel gives it.
+std::vector<std::string> build_options(const std::string& arch) {
+  std::vector<std::string> options{"-cl-std=CL1.2", "-cl-kernel-arg-info"};
+  const char* env = std::getenv("DUET_OPENCL_PTX");
+  const bool ptx = !(env && std::strcmp(env, "0") == 0);
+  if (ptx && arch.rfind("sm_", 0) == 0 && arch.size() > 3 &&
+      arch.find_first_not_of("0123456789", 3) == std::string::npos)
+    options.push_back("-D DUET_NV_ARCH=" + arch.substr(3));
   return options;
 }
 
@@ -99,6 +109,7 @@ OpenCLDevice::OpenCLDevice(const cl::Platform& platform, const cl::Device& devic
   info_.language = text_info(device_, CL_DEVICE_OPENCL_C_VERSION);
   const std::string extensions = text_info(device_, CL_DEVICE_EXTENSIONS);
   info_.arch = architecture(device_, extensions, info_.name);
+  build_options_ = build_options(info_.arch);
   command_buffers_ =
       CommandBufferSupport::find(platform_(), device_(), has_extension(extensions, "cl_khr_command_buffer"));
 
@@ -296,7 +307,7 @@ bool OpenCLDevice::markers_timed() const {
 BuildResult OpenCLDevice::build(const detail::AssembledSource& source, const std::string& name,
                                 const std::vector<std::string>& options) {
   BuildResult result;
-  result.options = build_options();
+  result.options = build_options_;
   result.options.insert(result.options.end(), options.begin(), options.end());
   std::string joined;
   for (const auto& option : result.options) joined += (joined.empty() ? "" : " ") + option;
@@ -347,7 +358,7 @@ std::shared_ptr<ProgramImpl> OpenCLDevice::load_binary(const std::string& binary
   }
   cl::Program program(handle);  // takes ownership
   std::string joined;
-  for (const auto& option : build_options()) joined += (joined.empty() ? "" : " ") + option;
+  for (const auto& option : build_options_) joined += (joined.empty() ? "" : " ") + option;
   if (clBuildProgram(program(), 1, &id, joined.c_str(), nullptr, nullptr) != CL_SUCCESS) return nullptr;
   try {
     return OpenCLProgram::create(shared_from_this(), std::move(program), name);
@@ -398,8 +409,12 @@ std::shared_ptr<GraphImpl> OpenCLDevice::create_graph(const std::vector<GraphCom
 }
 
 std::string OpenCLDevice::compiler_identity() const {
+  // The build options too: they change the compiled code (DUET_NV_ARCH), so a binary built with
+  // other ones is never loaded.
+  std::string options;
+  for (const auto& option : build_options_) options += " " + option;
   return info_.platform + " " + text_info(platform_, CL_PLATFORM_VERSION) + "; " +
-         text_info(device_, CL_DEVICE_VERSION) + "; driver " + info_.driver;
+         text_info(device_, CL_DEVICE_VERSION) + "; driver " + info_.driver + ";" + options;
 }
 
 }  // namespace duet::backend::opencl

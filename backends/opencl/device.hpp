@@ -60,6 +60,8 @@ class OpenCLDevice final : public DeviceImpl, public std::enable_shared_from_thi
   cl::Device device_;
   DeviceInfo info_;
   CommandBufferSupport command_buffers_;
+  // Every build's options: the common ones and this device's facts for the prelude.
+  std::vector<std::string> build_options_;
 
   // Created together on first use, then never changed, so references to them stay valid.
   mutable std::mutex mutex_;

@@ -181,7 +181,7 @@ std::string plan_text(const duet::GemmPlan& p) {
   s << duet::to_string(p.kernel);
   if (p.kernel == duet::GemmKernel::tensor)
     s << " " << p.tensor.bm << "x" << p.tensor.bn << "x" << p.tensor.bk << " warps " << p.tensor.wm << "x"
-      << p.tensor.wn << (p.tf32 ? " tf32" : "");
+      << p.tensor.wn << " stages " << p.tensor.stages << (p.tf32 ? " tf32" : "");
   if (p.kernel == duet::GemmKernel::wgmma)
     s << " " << duet::WgmmaTile::bm << "x" << p.wgmma.bn << "x"
       << duet::WgmmaTile::bk_of(p.tf32 ? duet::ScalarType::f32 : duet::ScalarType::f16) << " stages "

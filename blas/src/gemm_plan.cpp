@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -273,7 +274,7 @@ GemmPlan plan_tensor(const DeviceInfo& device, const GemmProblem& p, const std::
   GemmPlan plan;
   plan.kernel = GemmKernel::tensor;
   plan.tf32 = p.type == ScalarType::f32;
-  plan.tensor = tensor_tile(p.type);
+  plan.tensor = tensor_tile(p.type, device);
   plan.source = "tensor_tile()";
   const auto tiles = [&](const TensorTile& t) {
     return ceil_div(p.M, std::size_t(t.bm)) * ceil_div(p.N, std::size_t(t.bn)) * p.batch;
@@ -282,14 +283,24 @@ GemmPlan plan_tensor(const DeviceInfo& device, const GemmProblem& p, const std::
     plan.tensor = tensor_small_tile(p.type);
     plan.source = "tensor_small_tile()";
   }
+  if (const std::optional<TensorTile> asked = tensor_tile_from_env()) {
+    const std::string problem = tensor_tile_problem(*asked, p.type, p.op_a, p.op_b, device);
+    if (!problem.empty())
+      throw ArgumentError("gemm: DUET_GEMM_TC_TILE=" + to_string(*asked) + " cannot run here: " + problem +
+                          "; unset it, or give tiles that fit");
+    plan.tensor = *asked;
+    plan.source = "DUET_GEMM_TC_TILE";
+  }
   plan.k_chunk = p.K;
   plan.bulk_m = p.M, plan.bulk_n = p.N;
   plan.vec_a = p.runs_a, plan.vec_b = p.runs_b;  // cp.async of whole 16-byte runs
   std::ostringstream reason;
   reason << why << ": " << tiles(plan.tensor) << " tiles of " << plan.tensor.bm << "x" << plan.tensor.bn
-         << ", warps of " << plan.tensor.wm << "x" << plan.tensor.wn << ", "
-         << (plan.tf32 ? "TF32" : to_string(p.type))
-         << (tensor_cores(device) ? " on tensor cores" : " in the portable form");
+         << "x" << plan.tensor.bk << ", warps of " << plan.tensor.wm << "x" << plan.tensor.wn << ", "
+         << plan.tensor.stages << " stages, " << (plan.tf32 ? "TF32" : to_string(p.type))
+         << (!tensor_cores(device)      ? " in the portable form"
+             : device.backend == "cuda" ? " on tensor cores"
+                                        : " on tensor cores through inline PTX");
   plan.reason = reason.str();
   return plan;
 }
@@ -449,9 +460,35 @@ bool tf32_allowed(const GemmOptions& options) {
   return env && std::strcmp(env, "1") == 0;
 }
 
+namespace {
+
+// The compute capability of an NVIDIA device (80 for "sm_80"), 0 for any other arch.
+int nv_arch(const DeviceInfo& device) {
+  if (device.arch.rfind("sm_", 0) != 0) return 0;
+  return std::atoi(device.arch.c_str() + 3);
+}
+
+// Whether gemm_tc.duet's inline PTX compiles on an OpenCL device: the OpenCL backend defines
+// DUET_NV_ARCH for NVIDIA's devices unless DUET_OPENCL_PTX=0 (backends/opencl/device.cpp); the
+// plan follows the same switch, so the kernel it picks is the one that compiles.
+bool opencl_ptx() {
+  const char* env = std::getenv("DUET_OPENCL_PTX");
+  return !(env && std::strcmp(env, "0") == 0);
+}
+
+}  // namespace
+
 bool tensor_cores(const DeviceInfo& device) {
-  if (device.backend != "cuda" || device.arch.rfind("sm_", 0) != 0) return false;
-  return std::atoi(device.arch.c_str() + 3) >= 80;
+  if (nv_arch(device) < 80) return false;
+  if (device.backend == "cuda") return true;
+  // The arch says sm_ only from NVIDIA's attribute query; the vendor too, to be sure.
+  return device.backend == "opencl" && device.vendor.find("NVIDIA") != std::string::npos && opencl_ptx();
+}
+
+std::string to_string(const TensorTile& t) {
+  std::ostringstream s;
+  s << t.bm << "x" << t.bn << "x" << t.bk << ":" << t.wm << "x" << t.wn << ":" << t.stages;
+  return s.str();
 }
 
 TensorTile tensor_tile(ScalarType type) {
@@ -460,9 +497,21 @@ TensorTile tensor_tile(ScalarType type) {
   return t;
 }
 
+TensorTile tensor_tile(ScalarType type, const DeviceInfo& device) {
+  if (device.backend != "cuda" || !tensor_cores(device)) return tensor_tile(type);
+  // Warps of 64 x 64 read 8 fragments through ldmatrix for 32 instructions (64 x 32: 6 for 16),
+  // and a 128 x 256 block reads each slice's bytes for twice the products of 128 x 128; 3 stages
+  // keep two slices in flight behind the one multiplied (79.5 KiB, within the 99 KiB an sm_86 or
+  // sm_89 block may have).
+  TensorTile t;
+  t.bm = 128, t.bn = 256, t.wm = 64, t.wn = 64, t.stages = 3;
+  t.bk = type == ScalarType::f32 ? 16 : 32;
+  return t;
+}
+
 TensorTile tensor_small_tile(ScalarType type) {
   TensorTile t;
-  t.bm = 64, t.bn = 64, t.wm = 32, t.wn = 32;
+  t.bm = 64, t.bn = 64, t.wm = 32, t.wn = 32, t.stages = 3;
   if (type == ScalarType::f32) t.bk = 16;
   return t;
 }
@@ -472,8 +521,65 @@ std::size_t tensor_shared_bytes(const TensorTile& t, ScalarType type, Op op_a, O
   const std::size_t bm = std::size_t(t.bm), bn = std::size_t(t.bn), bk = std::size_t(t.bk);
   const std::size_t a = op_a == Op::transpose ? bk * (bm + 8) : bm * (bk + run);
   const std::size_t b = op_b == Op::transpose ? bn * (bk + run) : bk * (bn + 8);
-  const auto whole = [](std::size_t bytes) { return (bytes + 15) / 16 * 16; };
-  return whole(2 * a * elem) + whole(2 * b * elem);
+  return std::size_t(std::max(t.stages, 0)) * (a + b) * elem;
+}
+
+std::size_t tensor_shared_limit(const DeviceInfo& device) {
+  if (device.backend == "cuda" && nv_arch(device) >= 80) {
+    // What one block may opt into: sm_80 and sm_87 163 KiB, sm_90 227 KiB, the rest of sm_8x 99.
+    const int arch = nv_arch(device);
+    if (arch == 80 || arch == 87) return 163 * 1024;
+    if (arch >= 90) return 227 * 1024;
+    return 99 * 1024;
+  }
+  return device.local_memory_bytes > 0 ? device.local_memory_bytes : 48 * 1024;
+}
+
+std::string tensor_tile_problem(const TensorTile& t, ScalarType type, Op op_a, Op op_b,
+                                const DeviceInfo& device) {
+  std::ostringstream why;
+  const std::size_t bytes = tensor_shared_bytes(t, type, op_a, op_b), limit = tensor_shared_limit(device);
+  if (bytes > limit)
+    why << to_string(t) << " takes " << bytes << " bytes of shared memory for " << to_string(type)
+        << " (op_a " << to_string(op_a) << ", op_b " << to_string(op_b) << "), but " << device.name << " ("
+        << device.backend << ") has " << limit;
+  else if (device.max_group_size > 0 && std::size_t(t.threads()) > device.max_group_size)
+    why << to_string(t) << " has " << t.threads() << " threads a block, but " << device.name
+        << " takes at most " << device.max_group_size;
+  return why.str();
+}
+
+TensorTile parse_tensor_tile(const std::string& text) {
+  TensorTile t;
+  char x1 = 0, x2 = 0, c1 = 0, x3 = 0, c2 = 0;
+  int used = 0;
+  const bool read = std::sscanf(text.c_str(), "%d%c%d%c%d%c%d%c%d%c%d%n", &t.bm, &x1, &t.bn, &x2, &t.bk, &c1,
+                                &t.wm, &x3, &t.wn, &c2, &t.stages, &used) == 11 &&
+                    used == static_cast<int>(text.size()) && x1 == 'x' && x2 == 'x' && c1 == ':' &&
+                    x3 == 'x' && c2 == ':';
+  const std::string form = "'" + text + "' as tensor tiles: ";
+  if (!read) throw ArgumentError(form + "give BMxBNxBK:WMxWN:STAGES, e.g. 128x256x32:64x64:3");
+  if (t.bm <= 0 || t.bn <= 0 || t.bk <= 0 || t.wm <= 0 || t.wn <= 0)
+    throw ArgumentError(form + "every size must be positive");
+  if (t.wm % 16 || t.wn % 16 || t.bk % 16)
+    throw ArgumentError(form + "WM, WN and BK must be multiples of 16 (the instructions' fragments)");
+  if (t.bm % t.wm || t.bn % t.wn)
+    throw ArgumentError(form + "BM and BN must be multiples of WM and WN (whole warps)");
+  if (t.stages < 2 || t.stages > 8) throw ArgumentError(form + "STAGES must be 2 to 8");
+  if (t.threads() > 1024)
+    throw ArgumentError(form + std::to_string(t.threads()) +
+                        " threads a block ((BM/WM) (BN/WN) warps of 32); at most 1024");
+  return t;
+}
+
+std::optional<TensorTile> tensor_tile_from_env() {
+  const char* env = std::getenv("DUET_GEMM_TC_TILE");
+  if (!env || !*env) return std::nullopt;
+  try {
+    return parse_tensor_tile(env);
+  } catch (const ArgumentError& e) {
+    throw ArgumentError(std::string("DUET_GEMM_TC_TILE: ") + e.what());
+  }
 }
 
 bool uses_cpu_form(const DeviceInfo& device) { return device.kind == DeviceKind::cpu; }
@@ -638,7 +744,9 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<GemmSizeClass>& c
   if (mixed) return plan_tensor(device, p, std::string(to_string(p.type)) + " inputs into a float C");
   if (options.path == GemmPath::automatic && tensor_type && !vector && !options.params &&
       tensor_cores(device))
-    return plan_tensor(device, p, device.arch + " has tensor cores");
+    return plan_tensor(device, p,
+                       device.arch + (device.backend == "cuda" ? " has tensor cores"
+                                                               : " has tensor cores (inline PTX in OpenCL)"));
   if (options.path == GemmPath::gemv && !vector)
     throw ArgumentError("gemm: GemmPath::gemv needs M == 1 or N == 1, not " + shape_text(p));
   if (options.path == GemmPath::gemv || (options.path == GemmPath::automatic && vector)) {

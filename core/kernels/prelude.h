@@ -39,6 +39,14 @@
 //                            for those, so one source serves T = float, double, int, ..., half and
 //                            bfloat16.
 //   INFINITY NAN             float infinity and quiet NaN, on both backends.
+//   DUET_NV_PTX DUET_NV_ARCH DUET_NV_PTX is defined where inline PTX (`asm volatile("..." : outputs
+//                            : inputs)`, constraints "r", "l", "f", "h") compiles: CUDA, and
+//                            NVIDIA's OpenCL devices (the backend passes their compute capability;
+//                            DUET_OPENCL_PTX=0 in the environment leaves it out there); DUET_NV_ARCH
+//                            is then the compute capability as major * 10 + minor (90 for sm_90).
+//                            Shared-memory addresses differ: CUDA pointers are generic (cvta them
+//                            into the shared window), an OpenCL __local pointer's value already is
+//                            one. Kernels that use PTX keep a portable form for everywhere else.
 //   cfloat cdouble           complex numbers (members .re .im) of two floats / two doubles, laid out
 //                            as std::complex<float> / <double> (cdouble where the device has
 //                            double). Structs, so + - * / do not compile on them: call the
@@ -60,6 +68,11 @@ typedef unsigned int uint;
 typedef unsigned long long ulong;
 typedef unsigned char uchar;
 typedef unsigned short ushort;
+
+#if defined(__CUDA_ARCH__)
+#define DUET_NV_PTX 1
+#define DUET_NV_ARCH (__CUDA_ARCH__ / 10)
+#endif
 
 #define KERNEL extern "C" __global__
 #define REQD_GROUP_SIZE(x, y, z) __launch_bounds__((x) * (y) * (z))
@@ -120,6 +133,12 @@ inline __device__ void duet_store_half(half* p, float v) {
 // double is optional in OpenCL C 1.2; where the device has it, kernels may use it without asking.
 #ifdef cl_khr_fp64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+// NVIDIA's OpenCL compiler takes inline PTX; the backend passes -D DUET_NV_ARCH=<major minor> for
+// its devices only.
+#if defined(DUET_NV_ARCH)
+#define DUET_NV_PTX 1
 #endif
 
 #define KERNEL __kernel

@@ -16,7 +16,8 @@
 //   gemv_axpy  gemv.duet: M == 1 or N == 1 where the matrix's rows run along the outputs (A
 //              transpose, B none): each work-item owns 4 adjacent outputs and walks down K.
 //   scale      gemm_reduce.duet: C = beta C (K == 0 or alpha == 0).
-//   tensor     gemm_tc.duet: matrix instructions (CUDA sm_80 and later: mma.sync m16n8k16 on half
+//   tensor     gemm_tc.duet: matrix instructions (NVIDIA sm_80 and later, CUDA or OpenCL through
+//              inline PTX: mma.sync m16n8k16 on half
 //              and on bfloat16, m16n8k8 TF32 on float) from warp tiles in shared memory, fed by cp.async and
 //              ldmatrix; every op, leading dimension, alpha/beta and batch, one slice of K. On
 //              other devices the same kernel runs its portable form (float arithmetic from the
@@ -40,12 +41,15 @@
 //      a multiple of 128, N of 128, K of 64 (32 for float), A and B in whole aligned 16-byte runs,
 //      M and N above 1) run wgmma, path not forced, parameters not forced; the tiles:
 //      wgmma_tile(). Everything else goes on to 2a (mma.sync), which takes any shape.
-//   2a. Tensor cores (tensor_cores(device): CUDA devices of sm_80 and later): half and bfloat16
+//   2a. Tensor cores (tensor_cores(device): NVIDIA devices of sm_80 and later, through CUDA or
+//      NVIDIA's OpenCL with inline PTX, unless DUET_OPENCL_PTX=0): half and bfloat16
 //      inputs, and float where TF32 is allowed (GemmOptions::allow_tf32 or DUET_ALLOW_TF32=1), run
 //      tensor unless M == 1 or N == 1 (memory-bound: gemv). Half or bfloat16 inputs into a float C
-//      run tensor on every device. The tiles: tensor_tile() (128 x 128, warps of 64 x 32), or
-//      tensor_small_tile() (64 x 64, warps of 32 x 32) where the large tiles would number fewer
-//      than the device's compute units.
+//      run tensor on every device. The tiles: tensor_tile(type, device) (CUDA sm_80+: 128 x 256,
+//      warps of 64 x 64, 3 stages; elsewhere 128 x 128, warps of 64 x 32, 2 stages within 48 KiB),
+//      or tensor_small_tile() (64 x 64, warps of 32 x 32, 3 stages) where the large tiles would
+//      number fewer than the device's compute units. DUET_GEMM_TC_TILE="BMxBNxBK:WMxWN:STAGES"
+//      replaces either (checked against the device's shared memory: ArgumentError).
 //   3. M == 1 or N == 1: gemv. The matrix is A when N == 1, else B; gemv_dot when its stored rows
 //      run along K, gemv_axpy otherwise. When the groups over the outputs (and the batch) are fewer
 //      than the device's compute units, K is split: into 4 * units / groups slices, but for
@@ -177,22 +181,44 @@ struct DUET_API GemmOptions {
 // Whether `options` or the environment (DUET_ALLOW_TF32=1) allow TF32 for float products.
 DUET_API bool tf32_allowed(const GemmOptions& options);
 
-// The tensor kernel's tiles (gemm_tc.duet): BM x BN per block in slices of BK, warps of WM x WN.
+// The tensor kernel's tiles (gemm_tc.duet): BM x BN per block in slices of BK, warps of WM x WN,
+// `stages` slices in flight (a ring of cp.async copies).
 struct DUET_API TensorTile {
-  int bm = 128, bn = 128, bk = 32, wm = 64, wn = 32;
-  int threads() const { return (bm / wm) * (bn / wn) * 32; }
+  int bm = 128, bn = 128, bk = 32, wm = 64, wn = 32, stages = 2;
+  int threads() const { return wm > 0 && wn > 0 ? (bm / wm) * (bn / wn) * 32 : 0; }
   bool operator==(const TensorTile& o) const {
-    return bm == o.bm && bn == o.bn && bk == o.bk && wm == o.wm && wn == o.wn;
+    return bm == o.bm && bn == o.bn && bk == o.bk && wm == o.wm && wn == o.wn && stages == o.stages;
   }
 };
-// Whether `device` has the matrix instructions gemm_tc.duet uses: CUDA, sm_80 or later.
+// "BMxBNxBK:WMxWN:STAGES", as DUET_GEMM_TC_TILE takes it.
+DUET_API std::string to_string(const TensorTile& t);
+// Whether `device` has the matrix instructions gemm_tc.duet uses: NVIDIA, sm_80 or later, through
+// CUDA or through NVIDIA's OpenCL (inline PTX; not where DUET_OPENCL_PTX=0).
 DUET_API bool tensor_cores(const DeviceInfo& device);
-// The tiles for elements of `type` (f16 or bf16, or f32 for TF32, whose slices are half as deep to keep
-// two stages within 48 KiB of shared memory), and the smaller ones for few tiles.
+// The tiles for elements of `type` (f16 or bf16, or f32 for TF32, whose slices are half as deep),
+// in two stages within 48 KiB of shared memory (what every device has), and the smaller ones for
+// few tiles.
 DUET_API TensorTile tensor_tile(ScalarType type);
 DUET_API TensorTile tensor_small_tile(ScalarType type);
-// Bytes of shared memory gemm_tc.duet declares with `t` for elements of `type` and these ops.
+// The large tiles on `device`: on CUDA devices with tensor cores, 128 x 256 in warps of 64 x 64
+// and 3 stages (dynamic shared memory, within every sm_80+ device's limit); elsewhere (OpenCL's
+// static local memory) tensor_tile(type).
+DUET_API TensorTile tensor_tile(ScalarType type, const DeviceInfo& device);
+// Bytes of shared memory gemm_tc.duet takes with `t` for elements of `type` and these ops.
 DUET_API std::size_t tensor_shared_bytes(const TensorTile& t, ScalarType type, Op op_a, Op op_b);
+// The most shared memory gemm_tc.duet may take on `device`: on CUDA devices of sm_80 and later
+// what a block may opt into (dynamic shared memory), elsewhere the device's local memory.
+DUET_API std::size_t tensor_shared_limit(const DeviceInfo& device);
+// Empty when gemm_tc.duet runs `t` for this type and ops on `device`; otherwise what is wrong.
+DUET_API std::string tensor_tile_problem(const TensorTile& t, ScalarType type, Op op_a, Op op_b,
+                                         const DeviceInfo& device);
+// "BMxBNxBK:WMxWN:STAGES" (e.g. "128x256x32:64x64:3") as a TensorTile; ArgumentError for anything
+// else, or for numbers gemm_tc.duet cannot take (BM, BN multiples of WM, WN; WM, WN, BK of 16;
+// 2 to 8 stages; at most 1024 threads).
+DUET_API TensorTile parse_tensor_tile(const std::string& text);
+// DUET_GEMM_TC_TILE from the environment, parsed (ArgumentError when set to nonsense); nullopt
+// when unset or empty. It replaces the tensor plan's tiles, large or small, for tuning.
+DUET_API std::optional<TensorTile> tensor_tile_from_env();
 
 // gemm_wgmma.duet's tiles: 128 x BN per block of two warpgroups (256 threads), slices of 128 bytes
 // along K (bk: 64 half or bfloat16, bk_of(f32): 32 float as TF32) in `stages` buffers of shared
