@@ -135,9 +135,9 @@ DEVICE uint duet_keep(GLOBAL const DUET_B* src, const long src_off, const ulong 
 }
 
 // counts[tile]: how many of the tile's elements are kept.
-KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_compact_count(GLOBAL const DUET_B* src, const long src_off,
-                                                                GLOBAL uint* counts, const ulong n,
-                                                                const uint mode) {
+KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_compact_count(GLOBAL const DUET_B* RESTRICT src,
+                                                                const long src_off, GLOBAL uint* counts,
+                                                                const ulong n, const uint mode) {
   SHARED uint part[DUET_GROUP];
   const uint t = LOCAL_ID(0);
   const ulong start = (ulong)GROUP_ID(0) * DUET_TILE;
@@ -192,8 +192,8 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_compact_scan(GLOBAL const uin
 // The tile's kept positions written from offsets[tile] on, ascending; with_inverse: for every
 // element i, inverse[perm[i]] = the place of the last kept position at or before i.
 KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_compact_scatter(
-    GLOBAL const DUET_B* src, const long src_off, GLOBAL const ulong* offsets, GLOBAL long* to, const ulong n,
-    const uint mode, GLOBAL const long* perm, GLOBAL long* inverse, const uint with_inverse) {
+    GLOBAL const DUET_B* RESTRICT src, const long src_off, GLOBAL const ulong* offsets, GLOBAL long* to,
+    const ulong n, const uint mode, GLOBAL const long* perm, GLOBAL long* inverse, const uint with_inverse) {
   SHARED uint flag_words[DUET_GROUP * DUET_STRIDE];
   SHARED ushort list[DUET_TILE];
   SHARED uint sums[DUET_GROUP];
@@ -201,17 +201,17 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_compact_scatter(
   const uint t = LOCAL_ID(0);
   const ulong start = (ulong)GROUP_ID(0) * DUET_TILE;
   const uint valid = n - start < (ulong)DUET_TILE ? (uint)(n - start) : DUET_TILE;
+  // Every load issued before the first store to shared memory, which they then need not wait for.
+  uint keep[DUET_ITEMS];
   if (valid == DUET_TILE) {
-    for (uint j = 0; j < DUET_ITEMS; ++j) {
-      const uint p = j * DUET_GROUP + t;
-      flags[DUET_FLAG_AT(p)] = (uchar)duet_keep(src, src_off, start + p, mode);
-    }
+    for (uint j = 0; j < DUET_ITEMS; ++j) keep[j] = duet_keep(src, src_off, start + j * DUET_GROUP + t, mode);
   } else {
     for (uint j = 0; j < DUET_ITEMS; ++j) {
       const uint p = j * DUET_GROUP + t;
-      flags[DUET_FLAG_AT(p)] = (uchar)(p < valid ? duet_keep(src, src_off, start + p, mode) : 0u);
+      keep[j] = p < valid ? duet_keep(src, src_off, start + p, mode) : 0u;
     }
   }
+  for (uint j = 0; j < DUET_ITEMS; ++j) flags[DUET_FLAG_AT(j * DUET_GROUP + t)] = (uchar)keep[j];
   BARRIER();
   // Work-item t's run: its flags as bits, their count, then its first rank.
   uint bits = 0, mine = 0;
