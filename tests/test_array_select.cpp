@@ -1,6 +1,6 @@
-// take, put, nonzero and unique_all of duet::Arrays on every device against host loops: awkward lengths
-// around the compaction's tiles (2048), none and all nonzero, NaN and -0.0, views, the inverse and
-// counts of unique, and take along each axis with negative indices.
+// take, put, nonzero and unique_all of duet::Arrays on every device against host loops: awkward lengths,
+// none and all nonzero, NaN and -0.0, views, the inverse and counts of unique, and take along each axis
+// with negative indices (test_array_select_compact.cpp tries the compaction around its tiles).
 #include <doctest/doctest.h>
 
 #include <algorithm>

@@ -1,19 +1,17 @@
-// take, nonzero and unique_all of duet/array_select.hpp.
+// take, put, nonzero and unique_all of duet/array_select.hpp.
 //
 // take gathers with one work-item per output element, and put scatters the same way, moving elements as raw
 // bits of their size (so any dtype, float64 included, needs no double support; complex128 as two 8-byte
-// words). nonzero and unique compact: a
-// flag per element is written into tiles of kChunk (the last one padded with zeros), duet::cumsum scans the
-// tiles along their rows (a work-group each, all in parallel) and then the tiles' totals (one short row), and
-// each flagged element goes to its running count less one. unique_all sorts the flattened array with its
-// positions (duet::sort_flat: equal values then have equal bits, -0 made +0 and every NaN the one quiet NaN),
-// flags where a run of equal values starts (every NaN starts its own), compacts those starts, and reads
-// values, first indices, counts and the inverse from them; unique_values sorts the values alone.
+// words). nonzero and unique compact (compact.cpp: a count per tile, a scan of the counts, a scatter that
+// ranks each tile's kept elements). unique_all sorts the flattened array with its positions
+// (duet::sort_flat: equal values then have equal bits, -0 made +0 and every NaN the one quiet NaN), keeps
+// where a run of equal values starts (every NaN starts its own), and reads values, first indices, counts
+// and the inverse from those starts; unique_values sorts the values alone.
 #include <sstream>
 
 #include "bits_type.hpp"
+#include "compact.hpp"
 #include "duet/array_expr.hpp"
-#include "duet/array_scan.hpp"
 #include "duet/array_select.hpp"
 #include "duet/array_sort.hpp"
 #include "duet/generated.hpp"
@@ -25,72 +23,16 @@ using detail::bits_scalar;
 using detail::bits_type;
 
 constexpr std::uint64_t kGroup = 256;
-constexpr std::uint64_t kChunk = 2048;  // elements a compaction tile holds: one cumsum chunk
 
-// The kernels for elements of `dtype`, read as DUET_LANES words of bits B each: one word for
+// The kernels for elements of `dtype`, moved as DUET_LANES words of bits B each: one word for
 // every dtype up to 8 bytes, two 8-byte words for complex128 (the dialect has no wider integer).
-// A word's magnitude bits leave out its sign bits (one per part of a complex number, so -0 and
-// -0+0j are zero).
 std::string kernel_source(ScalarType dtype) {
   const std::size_t bytes = size_of(dtype);
   const std::size_t lanes = bytes > 8 ? bytes / 8 : 1;
-  const std::size_t word = bytes / lanes;
-  const std::string B = bits_type(word);
-  const unsigned w = unsigned(word * 8);
-  const std::uint64_t mask = w == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << w) - 1;
-  const std::uint64_t sign = std::uint64_t(1) << (w - 1);
-  // complex64's word holds two float32s: both their sign bits.
-  const std::uint64_t signs = dtype == ScalarType::c64 ? sign | (sign >> 32) : sign;
-  const unsigned mantissa = dtype == ScalarType::f16    ? 10
-                            : dtype == ScalarType::bf16 ? 7
-                            : dtype == ScalarType::f32  ? 23
-                                                        : 52;
-  const std::uint64_t inf = ((mask >> (mantissa + 1)) << mantissa) & mask;
-  const bool signed_zero = is_float(dtype) || is_complex(dtype);
+  const std::string B = bits_type(bytes / lanes);
   std::ostringstream s;
-  s << "#define DUET_FLOAT " << (is_float(dtype) ? 1 : 0) << "\n#define DUET_LANES " << lanes
-    << "\n#define DUET_MAGNITUDE ((" << B << ")0x" << std::hex << (signed_zero ? mask & ~signs : mask)
-    << "UL)\n#define DUET_INF ((" << B << ")0x" << inf << "UL)\n"
-    << std::dec;
-  s << "// Whether element i is flagged: nonzero (mode 0; NaN is, -0 is not), or the first of a run of\n"
-       "// equal sorted values (mode 1; every NaN starts its own).\n"
-       "KERNEL void duet_select_flags(GLOBAL const "
-    << B
-    << "* src, const long src_off, GLOBAL uint* flags, const ulong n, const ulong padded, const uint mode) "
-       "{\n"
-    << R"DUET(  const ulong i = GLOBAL_ID(0);
-  if (i >= padded) return;
-  uint flag = 0;
-  if (i < n) {
-    const ulong v = (ulong)src[(src_off + (long)i) * DUET_LANES];
-    if (mode == 0) {
-      ulong any = v;
-      for (int l = 1; l < DUET_LANES; ++l) any |= (ulong)src[(src_off + (long)i) * DUET_LANES + l];
-      flag = (any & DUET_MAGNITUDE) != 0;
-    } else {  // sorted keys: never of more than one word
-      flag = i == 0 || v != (ulong)src[src_off + (long)i - 1];
-#if DUET_FLOAT
-      flag = flag || (v & DUET_MAGNITUDE) > DUET_INF;
-#endif
-    }
-  }
-  flags[i] = flag;
-}
-
-// Flagged element i goes to (its running count within its tile) + (the tiles' before it) - 1:
-// `to` gets i (where), `inverse[perm[i]]` every element's place (unique's inverse).
-KERNEL void duet_select_scatter(GLOBAL const uint* flags, GLOBAL const ulong* within, GLOBAL const ulong* tiles,
-                                GLOBAL long* to, const ulong n, const ulong chunk, GLOBAL const long* perm,
-                                GLOBAL long* inverse, const uint with_inverse) {
-  const ulong i = GLOBAL_ID(0);
-  if (i >= n) return;
-  const ulong tile = i / chunk;
-  const long place = (long)(within[i] + (tile > 0 ? tiles[tile - 1] : 0)) - 1;
-  if (flags[i]) to[place] = (long)i;
-  if (with_inverse) inverse[perm[i]] = place;
-}
-
-// counts[j] = starts[j + 1] - starts[j], the last one's end n.
+  s << "#define DUET_LANES " << lanes << "\n";
+  s << R"DUET(// counts[j] = starts[j + 1] - starts[j], the last one's end n.
 KERNEL void duet_select_counts(GLOBAL const long* starts, GLOBAL long* counts, const ulong m, const ulong n) {
   const ulong j = GLOBAL_ID(0);
   if (j < m) counts[j] = (j + 1 < m ? starts[j + 1] : (long)n) - starts[j];
@@ -131,8 +73,8 @@ KERNEL void duet_put(GLOBAL )DUET"
 }
 
 Kernel kernel(Queue& q, ScalarType dtype, const char* name) {
-  // Integers share a variant by size; floats and complex numbers have their own zeros.
-  const ScalarType keyed = is_float(dtype) || is_complex(dtype) ? dtype : bits_scalar(size_of(dtype));
+  // Only an element's size matters: every dtype of one size shares a variant (complex128 its own).
+  const ScalarType keyed = size_of(dtype) > 8 ? dtype : bits_scalar(size_of(dtype));
   return generated::cached_kernel(q.device(), std::string("select/") + to_string(keyed) + "/" + name, [&] {
     return q.device().compile(kernel_source(keyed), {}, "select.duet").kernel(name);
   });
@@ -150,33 +92,6 @@ KernelArg arg(const Array& a, ScalarType as) { return KernelArg::from_raw(a.buff
 Array flat_contiguous(Queue& q, const Array& a) {
   const Array c = a.contiguous() ? a : a.copy(q);
   return *c.reshape_view({std::int64_t(c.size())});
-}
-
-// The compaction of a contiguous 1-D `src` by flags of `mode`: the flagged positions (int64), and
-// with `perm` given, inverse[perm[i]] = the place of i's run.
-Array compact(Queue& q, const Array& src, std::uint32_t mode, const Array* perm, Array* inverse) {
-  const std::uint64_t n = src.size();
-  if (n == 0) return empty(q.device(), {0}, ScalarType::i64);
-  const std::uint64_t tiles = (n + kChunk - 1) / kChunk;
-  Array flags = empty(q.device(), {tiles, kChunk}, ScalarType::u32);
-  const auto [buf, off] = passable(q, src);
-  q.launch_args(kernel(q, src.dtype(), "duet_select_flags"), cover(tiles * kChunk), Range(kGroup),
-                {KernelArg::from_raw(buf, bits_scalar(src.itemsize())), KernelArg::from(off),
-                 arg(flags, ScalarType::u32), KernelArg::from(n), KernelArg::from(tiles * kChunk),
-                 KernelArg::from(mode)});
-  const Array within = cumsum(q, flags, 1);
-  const Array totals = cumsum(q, within.index({Slice{}, std::int64_t(kChunk - 1)}));
-  const std::uint64_t count = totals.index({std::int64_t(tiles - 1)}).to_vector<std::uint64_t>(q)[0];
-  Array to = empty(q.device(), {count}, ScalarType::i64);
-  const bool with_inverse = perm != nullptr;
-  if (count == 0) return to;  // nothing flagged (never for unique, whose first element starts a run)
-  q.launch_args(
-      kernel(q, src.dtype(), "duet_select_scatter"), cover(n), Range(kGroup),
-      {arg(flags, ScalarType::u32), arg(within, ScalarType::u64), arg(totals, ScalarType::u64),
-       arg(to, ScalarType::i64), KernelArg::from(n), KernelArg::from(kChunk),
-       arg(with_inverse ? *perm : to, ScalarType::i64), arg(with_inverse ? *inverse : to, ScalarType::i64),
-       KernelArg::from(std::uint32_t(with_inverse))});
-  return to;
 }
 
 }  // namespace
@@ -253,7 +168,7 @@ void put(Queue& q, const Array& a, const Array& offsets, const Array& values) {
 
 Array flatnonzero(Queue& q, const Array& a) {
   if (!a.valid()) throw ReleasedError("nonzero: the array is empty (default-constructed)");
-  return compact(q, flat_contiguous(q, a), 0, nullptr, nullptr);
+  return detail::compact(q, flat_contiguous(q, a), detail::CompactMode::nonzero);
 }
 
 std::vector<Array> nonzero(Queue& q, const Array& a) {
@@ -287,7 +202,8 @@ Unique unique_all(Queue& q, const Array& a) {
   u.inverse = empty(q.device(), a.shape(), ScalarType::i64);
   const Array inverse_flat = *u.inverse.reshape_view({std::int64_t(a.size())});
   Array inverse_arg = inverse_flat;
-  const Array starts = compact(q, sorted.keys, 1, &sorted.indices, &inverse_arg);
+  const Array starts =
+      detail::compact(q, sorted.keys, detail::CompactMode::run_starts, &sorted.indices, &inverse_arg);
   const std::uint64_t m = starts.size();
   u.values = take(q, sorted.keys, starts, 0);
   u.indices = m ? take(q, sorted.indices, starts, 0) : empty(q.device(), {0}, ScalarType::i64);
@@ -302,7 +218,7 @@ Unique unique_all(Queue& q, const Array& a) {
 Array unique_values(Queue& q, const Array& a) {
   if (!a.valid()) throw ReleasedError("unique: the array is empty (default-constructed)");
   const SortedKeys sorted = sort_flat(q, flat_contiguous(q, a), false, false, true);
-  const Array starts = compact(q, sorted.keys, 1, nullptr, nullptr);
+  const Array starts = detail::compact(q, sorted.keys, detail::CompactMode::run_starts);
   return take(q, sorted.keys, starts, 0);
 }
 

@@ -1,6 +1,6 @@
 // Selecting elements of duet::Arrays on the device, as the Python array API standard's take,
 // nonzero, count of nonzero elements and unique_*, and put, the scatter of an indexed assignment:
-// gathers, and compactions made of prefix sums (duet::cumsum over tiles of flags) with a scatter.
+// gathers, and compactions (a count per tile, a scan of the counts, a scatter ranked within each tile).
 //
 //   duet::Array t = duet::take(q, x, idx, 0);          // x[idx] along axis 0
 //   std::vector<duet::Array> nz = duet::nonzero(q, x);  // one int64 array of indices per axis
@@ -12,7 +12,9 @@
 // not integers; ReleasedError for a default-constructed array.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "duet/array.hpp"
@@ -49,5 +51,10 @@ DUET_API Unique unique_all(Queue& q, const Array& a);
 // unique_all's values alone: the sort carries no positions and nothing else is computed, which
 // makes it the cheaper call when only the values are wanted.
 DUET_API Array unique_values(Queue& q, const Array& a);
+
+// The dialect source of the compaction behind nonzero and unique for elements of `dtype`, with
+// `items` elements per work-item (a multiple of 4 from 4 to 32; the environment variable
+// DUET_COMPACT_ITEMS picks it for nonzero and unique, 16 when unset): tests and debugging.
+DUET_API std::string compaction_source(ScalarType dtype, std::size_t items);
 
 }  // namespace duet
