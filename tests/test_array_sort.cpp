@@ -235,16 +235,20 @@ TEST_CASE("array sort: other tiles through DUET_SORT_GROUP and DUET_SORT_ITEMS; 
     // The default tiles over a prime past 100000 elements and all-equal keys.
     check_rows<float>(q, keys_of<float>(rng, 100003, false), {100003}, false, "float32 prime");
     check_equal<std::int64_t>(q, 4097, "int64");
-    // Tiles of other shapes, odd ones too (the kernels' runs and pads are not powers of two):
-    // group, items and the tile (group x items) they give for 32-bit keys and values alike.
+    // Tiles of other shapes, odd ones too (the kernels' runs and pads are not powers of two), and
+    // both counter packings: group, items, counters to a word, and the tile (group x items) they
+    // give for 32-bit keys and values alike.
     const struct {
       const char* group;
       const char* items;
+      const char* pack;
       std::size_t tile;
-    } shapes[] = {{nullptr, "5", 1280}, {"64", "3", 192}, {"128", "24", 3072}, {"512", "2", 1024}};
+    } shapes[] = {{nullptr, "5", "4", 1280}, {"64", "3", nullptr, 192}, {"128", "24", "4", 3072}, {"512", "2", "2", 1024}};
     for (const auto& shape : shapes) {
-      const EnvGuard group("DUET_SORT_GROUP", shape.group), items("DUET_SORT_ITEMS", shape.items);
-      const std::string what = std::string("group ") + (shape.group ? shape.group : "default") + ", items " + shape.items;
+      const EnvGuard group("DUET_SORT_GROUP", shape.group), items("DUET_SORT_ITEMS", shape.items),
+          pack("DUET_SORT_PACK", shape.pack);
+      const std::string what = std::string("group ") + (shape.group ? shape.group : "default") + ", items " +
+                               shape.items + ", pack " + (shape.pack ? shape.pack : "default");
       INFO(what);
       for (std::size_t n : {std::size_t(1), shape.tile - 1, shape.tile, shape.tile + 1, std::size_t(20011)})
         for (bool descending : {false, true}) {
@@ -261,6 +265,7 @@ TEST_CASE("array sort: other tiles through DUET_SORT_GROUP and DUET_SORT_ITEMS; 
     for (const auto& [group, items, says] :
          std::vector<std::tuple<const char*, const char*, const char*>>{
              {"100", nullptr, "power of two"},
+             {nullptr, "-3", "not a positive integer"},
              {nullptr, "x", "not a positive integer"},
              {nullptr, "0", "not a positive integer"},
              {nullptr, "65", "at most 64"},
@@ -270,6 +275,9 @@ TEST_CASE("array sort: other tiles through DUET_SORT_GROUP and DUET_SORT_ITEMS; 
       const auto err = EXPECT_ERROR(duet::ArgumentError, duet::sort(q, a));
       if (err) CHECK_CONTAINS(err->what(), says);
     }
+    const EnvGuard pack("DUET_SORT_PACK", "3");
+    const auto err = EXPECT_ERROR(duet::ArgumentError, duet::sort(q, a));
+    if (err) CHECK_CONTAINS(err->what(), "2 (in 32-bit words) or 4");
   });
 }
 
@@ -310,6 +318,13 @@ TEST_CASE("array sort compiles for sm_90 for every key type") {
     for (bool values : {false, true}) {
       INFO(std::string(duet::to_string(t)), values ? " with values" : "");
       CHECK(duet::compile_for_cuda_arch(duet::sort_source(t, values, true), {}, "sm_90", "sort.duet") > 0);
+    }
+  // The other counter packing and a tile of odd shape.
+  const EnvGuard group("DUET_SORT_GROUP", "128"), items("DUET_SORT_ITEMS", "11"), pack("DUET_SORT_PACK", "4");
+  for (ScalarType t : {ScalarType::f32, ScalarType::u64})
+    for (bool values : {false, true}) {
+      INFO(std::string(duet::to_string(t)), values ? " with values, " : ", ", "128 x 11, 4 counters a word");
+      CHECK(duet::compile_for_cuda_arch(duet::sort_source(t, values, false), {}, "sm_90", "sort.duet") > 0);
     }
 }
 

@@ -19,16 +19,16 @@
 // elements of every smaller digit and of that digit in the tiles before. scatter: each tile, read
 // with coalesced loads into shared memory, is sorted there by its digit with two stable 4-bit
 // counting sorts; each work-item ranks its run of consecutive elements with its own 16 counters,
-// packed four 16-bit ones to a ulong, and one group-wide exclusive scan of those words (four a
-// work-item, then a scan of one sum a work-item) places every element in input order within its
-// nibble, with no atomics, the same on every device. Then consecutive work-items write consecutive
-// elements, which within a digit go to consecutive addresses: the digit's start (the scanned hist)
-// + the place within the tile's run of that digit. Shared arrays are padded (a word in 32, a
-// counter word in 16) so that the strided accesses of a work-item's run fall in distinct banks. A
-// tile holds 64 bytes of key and value per work-item by default, which keeps shared memory at
-// 32 KiB, inside CUDA's 48 KiB static limit with several groups per SM; DUET_SORT_ITEMS (elements
-// per work-item) and DUET_SORT_GROUP (work-items per group) choose other tiles, checked against
-// those limits, so one process can compare them.
+// packed two 16-bit ones to a uint (or four to a ulong), and one group-wide exclusive scan of those
+// words (a work-item's own eight or four, then a scan of one sum a work-item) places every
+// element in input order within its nibble, with no atomics, the same on every device. Then
+// consecutive work-items write consecutive elements, which within a digit go to consecutive
+// addresses: the digit's start (the scanned hist) + the place within the tile's run of that digit.
+// Shared arrays are padded so that the strided accesses of a work-item's run fall in distinct banks. A
+// tile holds 64 bytes of key and value per work-item by default, which keeps shared memory near
+// 31 KiB, inside CUDA's 48 KiB static limit with several groups per SM. DUET_SORT_ITEMS (elements
+// per work-item), DUET_SORT_GROUP (work-items per group) and DUET_SORT_PACK (counters to a word, 2
+// or 4) choose other variants, checked against those limits, so that one process can compare them.
 //
 // Axes. sort along an axis sorts the rows of a contiguous copy with that axis last. Rows are
 // separated by a key of (row, value): the values' passes first, then passes over the row's bits
@@ -52,6 +52,7 @@ constexpr std::uint64_t kGroup = 256;     // work-items per group, unless DUET_S
 constexpr std::uint64_t kItemBytes = 64;  // key and value bytes per work-item, unless DUET_SORT_ITEMS says
 constexpr unsigned kDigitBits = 8;
 constexpr unsigned kRadix = 1u << kDigitBits;
+constexpr std::uint64_t kPack = 2;        // 16-bit counters to a word, unless DUET_SORT_PACK says
 constexpr std::uint64_t kScanItems = 16;  // hist entries per work-item in the scan's launches
 // CUDA's limit on a kernel's static shared memory, which every device duet runs on allows.
 constexpr std::uint64_t kSharedLimit = 48 * 1024;
@@ -65,6 +66,7 @@ struct Config {
   bool canon_zero = false;  // -0 as +0 (argsort, searching)
   std::uint64_t group = kGroup;
   std::uint64_t items_set = 0;  // elements per work-item in a tile; 0: kItemBytes of key and value
+  std::uint64_t pack = kPack;    // 16-bit counters to a counter word: 2 (uint) or 4 (ulong)
 
   unsigned width() const { return unsigned(size_of(dtype) * 8); }
   const char* bits_type() const {
@@ -100,13 +102,14 @@ struct Config {
   // The scatter's shared arrays (as its source declares them): the padded tile, the packed
   // counters, the scan's buffer, first_at and base.
   std::uint64_t scatter_shared() const {
-    const std::uint64_t padded_tile = tile() + tile() / 32, counter_words = 4 * group + group / 4;
-    return padded_tile * element_bytes() + counter_words * 8 + 2 * group * 8 + kRadix * (4 + 8);
+    const std::uint64_t padded_tile = tile() + tile() / 32;
+    const std::uint64_t counter_words = pack == 4 ? 4 * group + group / 4 : 8 * (group + 32);
+    return padded_tile * element_bytes() + (counter_words + 2 * group) * pack * 2 + kRadix * (4 + 8);
   }
   std::string key() const {
     return std::string("sort8/") + to_string(dtype) + (values ? "/v" : "/keys") + (wide_values ? "64" : "32") +
            (descending ? "/desc" : "/asc") + (canon_zero ? "/z" : "") + "/g" + std::to_string(group) + "x" +
-           std::to_string(items());
+           std::to_string(items()) + "/p" + std::to_string(pack);
   }
 };
 
@@ -136,6 +139,12 @@ void take_environment(Config& c) {
       throw ArgumentError("DUET_SORT_ITEMS=" + std::to_string(items) +
                           ": at most 64 elements per work-item (registers hold them all)");
     c.items_set = items;
+  }
+  if (const std::uint64_t pack = env_count("DUET_SORT_PACK")) {
+    if (pack != 2 && pack != 4)
+      throw ArgumentError("DUET_SORT_PACK=" + std::to_string(pack) +
+                          ": the sort packs 2 (in 32-bit words) or 4 (in 64-bit words) 16-bit counters to a word");
+    c.pack = pack;
   }
   if (c.tile() >= (1u << 16))
     throw ArgumentError("the sort's tile of " + std::to_string(c.group) + " work-items x " +
@@ -176,7 +185,7 @@ std::string kernel_source(const Config& c) {
     << "\n#define DUET_MASK ((DUET_K)" << hex(mask) << ")\n#define DUET_SIGN ((DUET_K)" << hex(sign)
     << ")\n#define DUET_INF ((DUET_K)" << hex(inf) << ")\n#define DUET_QNAN ((DUET_K)" << hex(qnan)
     << ")\n#define DUET_GROUP " << c.group << "\n#define DUET_ITEMS " << c.items() << "\n#define DUET_TILE "
-    << c.tile() << "\n#define DUET_SCAN_ITEMS " << kScanItems << "\n";
+    << c.tile() << "\n#define DUET_SCAN_ITEMS " << kScanItems << "\n#define DUET_PACK " << c.pack << "\n";
   s << R"DUET(
 // The order-preserving key of an element's bits.
 DEVICE DUET_K duet_encode(DUET_B bits) {
@@ -215,16 +224,29 @@ DEVICE DUET_B duet_decode(DUET_K k) {
 #define DUET_LOCAL_INC(p) atomic_inc((volatile __local uint*)(p))
 #endif
 
-// Shared-array index padding: a word in 32 (tiles), an 8-byte counter word in 16 (the packed
-// counters), so a work-item's run of consecutive elements, or of counter words, and its
+// Tile index padding: a word in 32, so a work-item's run of consecutive elements and its
 // neighbours' fall in distinct banks.
 #define DUET_PAD(i) ((i) + ((i) >> 5))
-#define DUET_CPAD(f) ((f) + ((f) >> 4))
 
 // The packed counters of the scatter's ranking: the 16 values of a nibble counted per work-item
-// in four ulong lanes of four 16-bit counters, nibble d in lane d % 4, field d / 4 (a field never
-// exceeds the tile, which stays under 2^16).
+// in 16-bit fields (a field never exceeds the tile, which stays under 2^16), DUET_PACK to a word:
+// nibble d in lane d % DUET_LANES, field d / DUET_LANES, word (lane, work-item) at lane x
+// DUET_GROUP + work-item. Padding keeps both access patterns free of bank conflicts: a lane each
+// (counting: consecutive work-items, any lanes) and a work-item's DUET_LANES consecutive words
+// (the scan): for 8-byte words one in 16 (16 to a row of banks), for 4-byte words one in 32
+// within a lane and a lane's block rounded up to whole rows.
+#if DUET_PACK == 4
+#define DUET_CW ulong
 #define DUET_LANES 4u
+#define DUET_CPAD(w) ((w) + ((w) >> 4))
+#define DUET_COUNTER_WORDS DUET_CPAD(DUET_LANES * DUET_GROUP)
+#else
+#define DUET_CW uint
+#define DUET_LANES 8u
+#define DUET_CPAD(w) (((w) / DUET_GROUP) * (DUET_GROUP + 32u) + (w) % DUET_GROUP + ((w) % DUET_GROUP) / 32u)
+#define DUET_COUNTER_WORDS (DUET_LANES * (DUET_GROUP + 32u))
+#endif
+#define DUET_FIELDS (16u / DUET_LANES)
 
 // The digit of a pass: 8 bits of the key at `shift`, or in the row passes 8 bits of the row
 // (carried index / run); a padding element (index past n) is 255, so it sorts after its tile's
@@ -374,8 +396,8 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_scatter(
 #if DUET_VALUES
   SHARED DUET_V tv[DUET_PAD(DUET_TILE)];
 #endif
-  SHARED ulong counters[DUET_CPAD(DUET_LANES * DUET_GROUP)];
-  SHARED ulong buf[2 * DUET_GROUP];
+  SHARED DUET_CW counters[DUET_COUNTER_WORDS];
+  SHARED DUET_CW buf[2 * DUET_GROUP];
   SHARED uint first_at[256];
   SHARED ulong base[256];
   const uint t = LOCAL_ID(0);
@@ -397,7 +419,7 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_scatter(
   // Two stable counting sorts by 4 bits of the digit, low then high. Work-item t ranks its run of
   // consecutive elements: counting them into its own packed counters leaves each element the
   // count of its nibble before it in the run; one exclusive scan of the counter words in (lane,
-  // work-item) order, work-item t taking words 4t .. 4t + 3, then gives each field the elements of
+  // work-item) order, work-item t taking DUET_LANES consecutive words, then gives each field the elements of
   // the smaller nibbles of its lane and of its nibble in the work-items before, and the scan's
   // total, shifted one field up per field, adds the nibbles of the fields below. Every place is
   // thus found in input order, with no atomics: stable, the same on every device.
@@ -420,29 +442,30 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_scatter(
 #else
       nib[j] = (DUET_DIGIT(k[j], 0) >> (upper * 4u)) & 15u;
 #endif
-      const uint w = DUET_CPAD((nib[j] & 3u) * DUET_GROUP + t);
-      const uint field = (nib[j] >> 2) * 16u;
-      const ulong c = counters[w];
+      const uint w = DUET_CPAD((nib[j] % DUET_LANES) * DUET_GROUP + t);
+      const uint field = (nib[j] / DUET_LANES) * 16u;
+      const DUET_CW c = counters[w];
       rank[j] = (uint)(c >> field) & 0xffffu;
-      counters[w] = c + (1UL << field);
+      counters[w] = c + ((DUET_CW)1 << field);
     }
     BARRIER();
-    ulong sum = 0;
+    DUET_CW sum = 0;
     for (uint l = 0; l < DUET_LANES; ++l) {
       const uint w = DUET_CPAD(DUET_LANES * t + l);
-      const ulong c = counters[w];
+      const DUET_CW c = counters[w];
       counters[w] = sum;
       sum += c;
     }
-    ulong before, total;
-    DUET_EXCLUSIVE_SCAN(ulong, buf, sum, before, total)
-    const ulong prefix = before + (total << 16) + (total << 32) + (total << 48);
+    DUET_CW before, total;
+    DUET_EXCLUSIVE_SCAN(DUET_CW, buf, sum, before, total)
+    DUET_CW prefix = before;
+    for (uint f = 1; f < DUET_FIELDS; ++f) prefix += total << (16u * f);
     for (uint l = 0; l < DUET_LANES; ++l) counters[DUET_CPAD(DUET_LANES * t + l)] += prefix;
     BARRIER();
     // Every read of the tile was before the barriers above: the elements go straight to their places.
     for (uint j = 0; j < DUET_ITEMS; ++j) {
-      const ulong c = counters[DUET_CPAD((nib[j] & 3u) * DUET_GROUP + t)];
-      const uint to = ((uint)(c >> ((nib[j] >> 2) * 16u)) & 0xffffu) + rank[j];
+      const DUET_CW c = counters[DUET_CPAD((nib[j] % DUET_LANES) * DUET_GROUP + t)];
+      const uint to = ((uint)(c >> ((nib[j] / DUET_LANES) * 16u)) & 0xffffu) + rank[j];
       tk[DUET_PAD(to)] = k[j];
 #if DUET_VALUES
       tv[DUET_PAD(to)] = v[j];
@@ -734,6 +757,7 @@ std::string sort_source(ScalarType dtype, bool with_values, bool descending) {
   c.dtype = dtype;
   c.values = with_values;
   c.descending = descending;
+  take_environment(c);
   return kernel_source(c);
 }
 
