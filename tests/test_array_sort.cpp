@@ -243,7 +243,10 @@ TEST_CASE("array sort: other tiles through DUET_SORT_GROUP and DUET_SORT_ITEMS; 
       const char* items;
       const char* pack;
       std::size_t tile;
-    } shapes[] = {{nullptr, "5", "4", 1280}, {"64", "3", nullptr, 192}, {"128", "24", "4", 3072}, {"512", "2", "2", 1024}};
+    } shapes[] = {{nullptr, "5", "4", 1280},
+                  {"64", "3", nullptr, 192},
+                  {"128", "24", "4", 3072},
+                  {"512", "2", "2", 1024}};
     for (const auto& shape : shapes) {
       const EnvGuard group("DUET_SORT_GROUP", shape.group), items("DUET_SORT_ITEMS", shape.items),
           pack("DUET_SORT_PACK", shape.pack);
@@ -253,7 +256,8 @@ TEST_CASE("array sort: other tiles through DUET_SORT_GROUP and DUET_SORT_ITEMS; 
       for (std::size_t n : {std::size_t(1), shape.tile - 1, shape.tile, shape.tile + 1, std::size_t(20011)})
         for (bool descending : {false, true}) {
           check_rows<float>(q, keys_of<float>(rng, n, n % 2 == 0), {n}, descending, what + ", float32");
-          check_rows<std::int64_t>(q, keys_of<std::int64_t>(rng, n, false), {n}, descending, what + ", int64");
+          check_rows<std::int64_t>(q, keys_of<std::int64_t>(rng, n, false), {n}, descending,
+                                   what + ", int64");
         }
       check_rows<std::uint64_t>(q, keys_of<std::uint64_t>(rng, 5003, true), {5003}, false, what + ", uint64");
       check_rows<std::int8_t>(q, keys_of<std::int8_t>(rng, 3001, false), {3001}, true, what + ", int8");
@@ -262,8 +266,7 @@ TEST_CASE("array sort: other tiles through DUET_SORT_GROUP and DUET_SORT_ITEMS; 
     }
     // Shapes the kernels cannot take: said, not run.
     const Array a = duet::zeros(q, {10});
-    for (const auto& [group, items, says] :
-         std::vector<std::tuple<const char*, const char*, const char*>>{
+    for (const auto& [group, items, says] : std::vector<std::tuple<const char*, const char*, const char*>>{
              {"100", nullptr, "power of two"},
              {nullptr, "-3", "not a positive integer"},
              {nullptr, "x", "not a positive integer"},

@@ -66,7 +66,7 @@ struct Config {
   bool canon_zero = false;  // -0 as +0 (argsort, searching)
   std::uint64_t group = kGroup;
   std::uint64_t items_set = 0;  // elements per work-item in a tile; 0: kItemBytes of key and value
-  std::uint64_t pack = kPack;    // 16-bit counters to a counter word: 2 (uint) or 4 (ulong)
+  std::uint64_t pack = kPack;   // 16-bit counters to a counter word: 2 (uint) or 4 (ulong)
 
   unsigned width() const { return unsigned(size_of(dtype) * 8); }
   const char* bits_type() const {
@@ -107,9 +107,9 @@ struct Config {
     return padded_tile * element_bytes() + (counter_words + 2 * group) * pack * 2 + kRadix * (4 + 8);
   }
   std::string key() const {
-    return std::string("sort8/") + to_string(dtype) + (values ? "/v" : "/keys") + (wide_values ? "64" : "32") +
-           (descending ? "/desc" : "/asc") + (canon_zero ? "/z" : "") + "/g" + std::to_string(group) + "x" +
-           std::to_string(items()) + "/p" + std::to_string(pack);
+    return std::string("sort8/") + to_string(dtype) + (values ? "/v" : "/keys") +
+           (wide_values ? "64" : "32") + (descending ? "/desc" : "/asc") + (canon_zero ? "/z" : "") + "/g" +
+           std::to_string(group) + "x" + std::to_string(items()) + "/p" + std::to_string(pack);
   }
 };
 
@@ -120,13 +120,14 @@ std::uint64_t env_count(const char* name) {
   char* end = nullptr;
   const unsigned long long v = std::strtoull(text, &end, 10);
   if (*end != '\0' || v == 0 || text[0] == '-')
-    throw ArgumentError(std::string(name) + "=" + text + " is not a positive integer; set a number or unset it");
+    throw ArgumentError(std::string(name) + "=" + text +
+                        " is not a positive integer; set a number or unset it");
   return v;
 }
 
-// The sort's tile shape from DUET_SORT_GROUP and DUET_SORT_ITEMS, where set (read at each sort, so
-// that one process can compare variants), checked against what the kernels can hold: 16-bit
-// counters (a tile under 2^16 elements) and CUDA's static shared memory.
+// The sort's tile and counters from DUET_SORT_GROUP, DUET_SORT_ITEMS and DUET_SORT_PACK, where
+// set (read at each sort, so that one process can compare variants), checked against what the
+// kernels can hold: 16-bit counters (a tile under 2^16 elements) and CUDA's static shared memory.
 void take_environment(Config& c) {
   if (const std::uint64_t g = env_count("DUET_SORT_GROUP")) {
     if (g < 64 || g > 1024 || (g & (g - 1)) != 0)
@@ -142,14 +143,15 @@ void take_environment(Config& c) {
   }
   if (const std::uint64_t pack = env_count("DUET_SORT_PACK")) {
     if (pack != 2 && pack != 4)
-      throw ArgumentError("DUET_SORT_PACK=" + std::to_string(pack) +
-                          ": the sort packs 2 (in 32-bit words) or 4 (in 64-bit words) 16-bit counters to a word");
+      throw ArgumentError(
+          "DUET_SORT_PACK=" + std::to_string(pack) +
+          ": the sort packs 2 (in 32-bit words) or 4 (in 64-bit words) 16-bit counters to a word");
     c.pack = pack;
   }
   if (c.tile() >= (1u << 16))
-    throw ArgumentError("the sort's tile of " + std::to_string(c.group) + " work-items x " +
-                        std::to_string(c.items()) +
-                        " elements reaches 2^16, past its 16-bit counters; lower DUET_SORT_ITEMS or DUET_SORT_GROUP");
+    throw ArgumentError(
+        "the sort's tile of " + std::to_string(c.group) + " work-items x " + std::to_string(c.items()) +
+        " elements reaches 2^16, past its 16-bit counters; lower DUET_SORT_ITEMS or DUET_SORT_GROUP");
   if (c.scatter_shared() > kSharedLimit)
     throw ArgumentError("the sort's tile of " + std::to_string(c.group) + " work-items x " +
                         std::to_string(c.items()) + " elements of " + std::to_string(c.element_bytes()) +
@@ -179,13 +181,14 @@ std::string kernel_source(const Config& c) {
   const char* V = c.wide_values ? "ulong" : "uint";
   const std::string B = c.bits_type();
   std::ostringstream s;
-  s << "#define DUET_B " << B << "\n#define DUET_K " << K << "\n#define DUET_V " << V << "\n#define DUET_O " << V
-    << "\n#define DUET_VALUES " << (c.values ? 1 : 0) << "\n#define DUET_KIND " << kind << "\n#define DUET_DESC "
-    << (c.descending ? 1 : 0) << "\n#define DUET_CANON_ZERO " << (c.canon_zero ? 1 : 0)
-    << "\n#define DUET_MASK ((DUET_K)" << hex(mask) << ")\n#define DUET_SIGN ((DUET_K)" << hex(sign)
-    << ")\n#define DUET_INF ((DUET_K)" << hex(inf) << ")\n#define DUET_QNAN ((DUET_K)" << hex(qnan)
-    << ")\n#define DUET_GROUP " << c.group << "\n#define DUET_ITEMS " << c.items() << "\n#define DUET_TILE "
-    << c.tile() << "\n#define DUET_SCAN_ITEMS " << kScanItems << "\n#define DUET_PACK " << c.pack << "\n";
+  s << "#define DUET_B " << B << "\n#define DUET_K " << K << "\n#define DUET_V " << V << "\n#define DUET_O "
+    << V << "\n#define DUET_VALUES " << (c.values ? 1 : 0) << "\n#define DUET_KIND " << kind
+    << "\n#define DUET_DESC " << (c.descending ? 1 : 0) << "\n#define DUET_CANON_ZERO "
+    << (c.canon_zero ? 1 : 0) << "\n#define DUET_MASK ((DUET_K)" << hex(mask)
+    << ")\n#define DUET_SIGN ((DUET_K)" << hex(sign) << ")\n#define DUET_INF ((DUET_K)" << hex(inf)
+    << ")\n#define DUET_QNAN ((DUET_K)" << hex(qnan) << ")\n#define DUET_GROUP " << c.group
+    << "\n#define DUET_ITEMS " << c.items() << "\n#define DUET_TILE " << c.tile()
+    << "\n#define DUET_SCAN_ITEMS " << kScanItems << "\n#define DUET_PACK " << c.pack << "\n";
   s << R"DUET(
 // The order-preserving key of an element's bits.
 DEVICE DUET_K duet_encode(DUET_B bits) {
@@ -617,23 +620,26 @@ void radix(Queue& q, Config c, const Array& src, std::uint64_t run, const Array*
     std::vector<KernelArg> input{KernelArg::from_raw(src_buf, c.bits_scalar()), KernelArg::from(src_off),
                                  or_hist(in_keys, K)};
     if (c.values) input.push_back(or_hist(in_vals, V));
-    const std::vector<KernelArg> pass_args{KernelArg::from(n), KernelArg::from(shift),
-                                           KernelArg::from(std::uint32_t(by_row)), KernelArg::from(run),
-                                           KernelArg::from(tiles), KernelArg::from(std::uint32_t(first))};
+    const std::vector<KernelArg> pass_args{
+        KernelArg::from(n),   KernelArg::from(shift), KernelArg::from(std::uint32_t(by_row)),
+        KernelArg::from(run), KernelArg::from(tiles), KernelArg::from(std::uint32_t(first))};
     std::vector<KernelArg> count_args = input;
     count_args.push_back(arg(hist, O));
     count_args.insert(count_args.end(), pass_args.begin(), pass_args.end());
     q.launch_args(count, Range(tiles * c.group), group, count_args);
-    q.launch_args(reduce, Range(chunks * c.group), group, {arg(hist, O), arg(sums, O), KernelArg::from(entries)});
+    q.launch_args(reduce, Range(chunks * c.group), group,
+                  {arg(hist, O), arg(sums, O), KernelArg::from(entries)});
     q.launch_args(scan, group, group, {arg(sums, O), KernelArg::from(chunks)});
-    q.launch_args(spread, Range(chunks * c.group), group, {arg(hist, O), arg(sums, O), KernelArg::from(entries)});
+    q.launch_args(spread, Range(chunks * c.group), group,
+                  {arg(hist, O), arg(sums, O), KernelArg::from(entries)});
     std::vector<KernelArg> scatter_args = input;
     const Array& next_keys = last ? hist : keys[pass % 2];
     const Array& next_vals = last ? hist : vals[pass % 2];
     scatter_args.push_back(or_hist(next_keys, K));
     if (c.values) scatter_args.push_back(or_hist(next_vals, V));
     scatter_args.push_back(last && keys_out ? arg(*keys_out, c.bits_scalar()) : arg(hist, c.bits_scalar()));
-    scatter_args.push_back(last && indices_out ? arg(*indices_out, ScalarType::i64) : arg(hist, ScalarType::i64));
+    scatter_args.push_back(last && indices_out ? arg(*indices_out, ScalarType::i64)
+                                               : arg(hist, ScalarType::i64));
     scatter_args.push_back(arg(hist, O));
     scatter_args.insert(scatter_args.end(), pass_args.begin(), pass_args.end());
     scatter_args.push_back(KernelArg::from(std::uint32_t(last ? out : 0u)));
