@@ -13,8 +13,6 @@
 #include <limits>
 #include <numeric>
 #include <random>
-#include <string>
-#include <tuple>
 #include <vector>
 
 #include "array_support.hpp"
@@ -220,70 +218,6 @@ TEST_CASE("array sort: along each axis of a matrix and of views; errors") {
   });
 }
 
-// All-equal keys (every element in one digit of every pass: the stability of each tile's ranking
-// and of the counters' packing shows in argsort's order).
-template <class T>
-void check_equal(duet::Queue& q, std::size_t n, const std::string& what) {
-  check_rows<T>(q, std::vector<T>(n, T(3)), {n}, false, what + ", all equal");
-  check_rows<T>(q, std::vector<T>(n, T(3)), {n}, true, what + ", all equal");
-}
-
-TEST_CASE("array sort: other tiles through DUET_SORT_GROUP and DUET_SORT_ITEMS; a long prime") {
-  for_each_device([](const duet::Device& dev) {
-    duet::Queue q = dev.queue();
-    auto rng = make_rng("array sort tiles");
-    // The default tiles over a prime past 100000 elements and all-equal keys.
-    check_rows<float>(q, keys_of<float>(rng, 100003, false), {100003}, false, "float32 prime");
-    check_equal<std::int64_t>(q, 4097, "int64");
-    // Tiles of other shapes, odd ones too (the kernels' runs and pads are not powers of two), and
-    // both counter packings: group, items, counters to a word, and the tile (group x items) they
-    // give for 32-bit keys and values alike.
-    const struct {
-      const char* group;
-      const char* items;
-      const char* pack;
-      std::size_t tile;
-    } shapes[] = {{nullptr, "5", "4", 1280},
-                  {"64", "3", nullptr, 192},
-                  {"128", "24", "4", 3072},
-                  {"512", "2", "2", 1024}};
-    for (const auto& shape : shapes) {
-      const EnvGuard group("DUET_SORT_GROUP", shape.group), items("DUET_SORT_ITEMS", shape.items),
-          pack("DUET_SORT_PACK", shape.pack);
-      const std::string what = std::string("group ") + (shape.group ? shape.group : "default") + ", items " +
-                               shape.items + ", pack " + (shape.pack ? shape.pack : "default");
-      INFO(what);
-      for (std::size_t n : {std::size_t(1), shape.tile - 1, shape.tile, shape.tile + 1, std::size_t(20011)})
-        for (bool descending : {false, true}) {
-          check_rows<float>(q, keys_of<float>(rng, n, n % 2 == 0), {n}, descending, what + ", float32");
-          check_rows<std::int64_t>(q, keys_of<std::int64_t>(rng, n, false), {n}, descending,
-                                   what + ", int64");
-        }
-      check_rows<std::uint64_t>(q, keys_of<std::uint64_t>(rng, 5003, true), {5003}, false, what + ", uint64");
-      check_rows<std::int8_t>(q, keys_of<std::int8_t>(rng, 3001, false), {3001}, true, what + ", int8");
-      check_rows<float>(q, keys_of<float>(rng, 300 * 7, false), {300, 7}, false, what + ", 300 rows");
-      check_equal<float>(q, shape.tile + 1, what + ", float32");
-    }
-    // Shapes the kernels cannot take: said, not run.
-    const Array a = duet::zeros(q, {10});
-    for (const auto& [group, items, says] : std::vector<std::tuple<const char*, const char*, const char*>>{
-             {"100", nullptr, "power of two"},
-             {nullptr, "-3", "not a positive integer"},
-             {nullptr, "x", "not a positive integer"},
-             {nullptr, "0", "not a positive integer"},
-             {nullptr, "65", "at most 64"},
-             {"1024", "64", "2^16"},
-             {nullptr, "60", "shared memory"}}) {
-      const EnvGuard g("DUET_SORT_GROUP", group), i("DUET_SORT_ITEMS", items);
-      const auto err = EXPECT_ERROR(duet::ArgumentError, duet::sort(q, a));
-      if (err) CHECK_CONTAINS(err->what(), says);
-    }
-    const EnvGuard pack("DUET_SORT_PACK", "3");
-    const auto err = EXPECT_ERROR(duet::ArgumentError, duet::sort(q, a));
-    if (err) CHECK_CONTAINS(err->what(), "2 (in 32-bit words) or 4");
-  });
-}
-
 TEST_CASE("array searchsorted: both sides against std::lower_bound and upper_bound") {
   for_each_device([](const duet::Device& dev) {
     duet::Queue q = dev.queue();
@@ -321,13 +255,6 @@ TEST_CASE("array sort compiles for sm_90 for every key type") {
     for (bool values : {false, true}) {
       INFO(std::string(duet::to_string(t)), values ? " with values" : "");
       CHECK(duet::compile_for_cuda_arch(duet::sort_source(t, values, true), {}, "sm_90", "sort.duet") > 0);
-    }
-  // The other counter packing and a tile of odd shape.
-  const EnvGuard group("DUET_SORT_GROUP", "128"), items("DUET_SORT_ITEMS", "11"), pack("DUET_SORT_PACK", "4");
-  for (ScalarType t : {ScalarType::f32, ScalarType::u64})
-    for (bool values : {false, true}) {
-      INFO(std::string(duet::to_string(t)), values ? " with values, " : ", ", "128 x 11, 4 counters a word");
-      CHECK(duet::compile_for_cuda_arch(duet::sort_source(t, values, false), {}, "sm_90", "sort.duet") > 0);
     }
 }
 

@@ -48,8 +48,7 @@ struct SortedKeys {
 DUET_API SortedKeys sort_flat(Queue& q, const Array& keys, bool with_indices, bool descending = false,
                               bool equal_zeros = false);
 
-// The dialect source of the radix sort's kernels for `dtype` (tests and debugging), with the tile
-// and counters DUET_SORT_GROUP, DUET_SORT_ITEMS and DUET_SORT_PACK choose, as a sort would use.
+// The dialect source of the radix sort's kernels for `dtype` (tests and debugging).
 DUET_API std::string sort_source(ScalarType dtype, bool with_values, bool descending);
 
 }  // namespace duet
