@@ -33,11 +33,12 @@ using detail::bits_scalar;
 using detail::bits_type;
 
 constexpr std::uint64_t kGroup = 256;
-// Elements per work-item of a tile: 16 independent loads in flight per work-item in the count
-// kernel, and 4096-element tiles, so 2^26 elements make only 16384 tile counts for the one-group
-// scan while a tile's shared memory (its flags and ranks, under 14 KiB) still lets many work-groups
-// share a multiprocessor. DUET_COMPACT_ITEMS overrides it, to compare sizes on a device.
-constexpr std::size_t kDefaultItems = 16;
+// Elements per work-item of a tile: 32 independent loads in flight per work-item in the count
+// kernel, and 8192-element tiles, so 2^26 elements make only 8192 tile counts for the one-group
+// scan while a tile's shared memory (its flags and ranks, about 26 KiB) still lets several
+// work-groups share a multiprocessor; unique_values ran faster so than with 16 (bench/RESULTS.md).
+// DUET_COMPACT_ITEMS overrides it, to compare sizes on a device.
+constexpr std::size_t kDefaultItems = 32;
 constexpr std::size_t kMaxItems = 32;  // keeps a tile's ranks in ushort and its shared memory small
 
 // The elements per work-item: DUET_COMPACT_ITEMS where set, else the default.
