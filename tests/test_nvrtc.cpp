@@ -157,6 +157,8 @@ TEST_CASE("the tensor-core GEMM kernel compiles for sm_80 and sm_90 in every var
         compiles("sm_80", duet::gemm_tc_defines(large, t.in, t.out, a, b, true, true),
                  name + ", " + duet::to_string(large) + ", op_a " + duet::to_string(a) + ", op_b " +
                      duet::to_string(b));
+    // The sweep's shapes change the tiles, not the types' code: the first type and float only.
+    if (&t != &types.front() && t.in != ScalarType::f32) continue;
     for (const char* tile : {"128x256x32:64x64:4", "128x128x32:64x64:4", "128x128x64:64x32:3",
                              "256x128x32:64x64:3", "128x128x32:64x32:5", "64x128x32:32x64:8"}) {
       const duet::TensorTile tt = duet::parse_tensor_tile(tile);
@@ -169,10 +171,10 @@ TEST_CASE("the tensor-core GEMM kernel compiles for sm_80 and sm_90 in every var
 }
 
 TEST_CASE("the warpgroup GEMM kernel compiles for sm_90a in every variant, and portably for sm_90") {
-  // Every op pair of half and bfloat16 into themselves and into float, in both tile widths and both
-  // step orders, must compile to the wgmma form for sm_90a (the target the CUDA backend builds it
-  // for on an sm_90 device); the plain sm_90 target (no wgmma) gets the portable form, as every
-  // built-in kernel does.
+  // Every op pair of half and bfloat16 into themselves and into float, in both tile widths, and
+  // the other pipelines (step order, two blocks, warp-specialized), must compile to the wgmma form
+  // for sm_90a (the target the CUDA backend builds it for on an sm_90 device); the plain sm_90
+  // target (no wgmma) gets the portable form, as every built-in kernel does.
   using duet::Op;
   using duet::ScalarType;
   const char* source = duet::builtin_kernel_source("gemm_wgmma");
@@ -182,10 +184,13 @@ TEST_CASE("the warpgroup GEMM kernel compiles for sm_90a in every variant, and p
   issue_first.mma_first = true;  // DUET_GEMM_WGMMA_TILE's other step order
   two_blocks.bn = 128, two_blocks.stages = 3, two_blocks.blocks_per_sm = 2;
   specialized.ws = true;
+  // The step order, two blocks and the warp-specialized form change the pipeline, not the operands'
+  // layouts: each compiles for the first type's op pairs, the tile widths for every type's.
   for (const GemmTypes& t : kHalfTypes)
     for (const duet::WgmmaTile& tile : {duet::WgmmaTile{}, narrow, issue_first, two_blocks, specialized})
       for (Op a : {Op::none, Op::transpose})
         for (Op b : {Op::none, Op::transpose}) {
+          if (!(tile == duet::WgmmaTile{}) && !(tile == narrow) && &t != &kHalfTypes[0]) continue;
           INFO(duet::to_string(t.in), " into ", duet::to_string(t.out == ScalarType::unknown ? t.in : t.out),
                ", BN ", tile.bn, ", op_a ", duet::to_string(a), ", op_b ", duet::to_string(b));
           duet::Defines defines = duet::gemm_wgmma_defines(tile, t.in, t.out, a, b);
