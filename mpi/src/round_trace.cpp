@@ -22,6 +22,12 @@ RoundTrace::RoundTrace() {
   on_ = value != nullptr && std::string(value) == "1";
 }
 
+void RoundTrace::call_begins(Queue& q) {
+  if (on_) call_begin_ = q.record();
+}
+void RoundTrace::call_ends(Queue& q) {
+  if (on_) call_end_ = q.record();
+}
 void RoundTrace::tile_begins(Queue& q) {
   if (on_) begins_.push_back(q.record());
 }
@@ -45,10 +51,17 @@ void RoundTrace::report(int rank, const char* schedule) const {
   for (std::size_t i = 0; i < edge_begins_.size() && i < edge_ends_.size(); ++i)
     edges.push_back(elapsed_ms(edge_begins_[i], edge_ends_[i]) * 1e3);
   const double largest_gap = gap.empty() ? 0.0 : *std::max_element(gap.begin(), gap.end());
+  double lead_in = 0.0, tail = 0.0, total = 0.0;
+  if (call_begin_.valid() && call_end_.valid()) {
+    lead_in = elapsed_ms(call_begin_, begins_.front()) * 1e3;
+    tail = elapsed_ms(ends_.back(), call_end_) * 1e3;
+    total = elapsed_ms(call_begin_, call_end_);
+  }
   std::fprintf(stderr,
-               "duet mpi trace: rank %d, %s, %zu rounds: tile pass %.3f ms, gap to the next tile pass %.1f us "
-               "(largest %.1f), edges %.1f us (medians)\n",
-               rank, schedule, begins_.size(), median(tile), median(gap), largest_gap, median(edges));
+               "duet mpi trace: rank %d, %s, %zu rounds in %.3f ms: tile pass %.3f ms, gap to the next tile pass "
+               "%.1f us (largest %.1f), edges %.1f us (medians); lead-in %.1f us, tail %.1f us\n",
+               rank, schedule, begins_.size(), total, median(tile), median(gap), largest_gap, median(edges), lead_in,
+               tail);
 }
 
 }  // namespace duet::mpi

@@ -2,7 +2,9 @@
 // records events around its tile pass (on the tile's queue) and around the work on its edges (on the
 // edge queue; with one queue, what follows the tile pass: the exchange's end and the rings). At the
 // end every rank prints the medians: the tile pass, the gap from one tile pass's end to the next
-// one's start (the time the overlap failed to hide), and the edges' span. Each span is timed within
+// one's start (the time the overlap failed to hide), and the edges' span; and, on the tile's queue,
+// the lead-in from the call's start to its first tile pass and the tail from its last tile pass to
+// its end (what the rounds' medians leave out). Each span is timed within
 // one queue: events of two queues have no common clock on every backend. Off, it records nothing:
 // the events are commands of their own on some backends.
 #pragma once
@@ -17,6 +19,8 @@ class RoundTrace {
  public:
   RoundTrace();
   bool on() const { return on_; }
+  void call_begins(Queue& q);
+  void call_ends(Queue& q);
   void tile_begins(Queue& q);
   void tile_ends(Queue& q);
   void edges_begin(Queue& edges);
@@ -26,6 +30,7 @@ class RoundTrace {
 
  private:
   bool on_ = false;
+  Event call_begin_, call_end_;
   std::vector<Event> begins_, ends_, edge_begins_, edge_ends_;
 };
 
