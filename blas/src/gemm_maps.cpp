@@ -20,17 +20,12 @@ using Key = std::tuple<std::uintptr_t, std::size_t, std::size_t, std::size_t, st
                        std::uint32_t, std::uintptr_t, std::size_t, std::size_t, std::size_t, std::size_t,
                        std::uint32_t, std::uint32_t>;
 
-struct Entry {
-  RawBuffer device;                  // the two maps
-  std::vector<std::uint64_t> host;   // their bytes, kept while the queue's write may read them
-};
-
 // Per queue: every launch that reads an entry's buffer is on this queue. The cache is emptied when
 // it grows past kMaxEntries; a buffer dropped then is freed as the queue's workspace is when it
 // grows (the driver's free waits for the work still using the memory).
 struct MapCache {
   std::mutex mutex;
-  std::map<Key, Entry> entries;
+  std::map<Key, RawBuffer> entries;  // the two maps of each key
 };
 constexpr std::size_t kMaxEntries = 64;
 
@@ -67,16 +62,19 @@ WgmmaMaps wgmma_maps(const char* call, Queue& q, const MappedOperand& a, const M
     const std::string mb = ma.empty() ? std::string() : extension::tiled_copy_descriptor(call, b.start, sb);
     if (ma.size() != 128 || mb.size() != 128) return WgmmaMaps{};
     if (cache->entries.size() >= kMaxEntries) cache->entries.clear();
-    Entry e;
-    e.host.resize(32);
-    std::memcpy(e.host.data(), ma.data(), 128);
-    std::memcpy(e.host.data() + 16, mb.data(), 128);
-    Buffer<std::uint64_t> device(q.device(), 32);
-    q.write(device, Span<const std::uint64_t>(e.host.data(), e.host.size()));
-    e.device = device.raw().share();
-    found = cache->entries.emplace(key, std::move(e)).first;
+    std::vector<std::uint64_t> host(32);
+    std::memcpy(host.data(), ma.data(), 128);
+    std::memcpy(host.data() + 16, mb.data(), 128);
+    // Written through a queue of its own and waited for, not through `q`: the maps are there
+    // before any launch of any queue reads them, the host bytes can go at once, and a graph that
+    // `q` may be capturing records no write.
+    Buffer<std::uint64_t> device(q.device(), host.size());
+    Queue writer = q.device().queue();
+    writer.write(device, Span<const std::uint64_t>(host.data(), host.size()));
+    writer.finish();
+    found = cache->entries.emplace(key, device.raw().share()).first;
   }
-  out.maps = found->second.device.share();
+  out.maps = found->second.share();
   return out;
 }
 

@@ -255,8 +255,8 @@ DUET_API std::string wgmma_problem(const GemmProblem& problem, bool tf32 = false
 // "BN:STAGES[:GROUP_ROWS[:MMA_FIRST[:BLOCKS_PER_SM[:WS[:TMA]]]]]" (e.g. "128:3:8:0:2",
 // "256:4:8:0:1:1", "128:6:8:0:1:0:1") replaces them for every problem whose N the BN divides, for
 // comparing tiles on a GPU; ArgumentError for a value the kernel cannot take. DUET_GEMM_WGMMA_TMA=1
-// sets `tma` on whichever tiles apply (wgmma_tma_by_rule()); either way only on a device with
-// wgmma_cores().
+// sets `tma` on whichever tiles apply where they run one block per multiprocessor, in place of
+// WS 1 (wgmma_tma_by_rule()); either way only on a device with wgmma_cores().
 DUET_API WgmmaTile wgmma_tile(const GemmProblem& problem, const DeviceInfo& device);
 // Whether DUET_GEMM_WGMMA_TMA=1 asks for the tensor memory accelerator's copies (WgmmaTile::tma).
 DUET_API bool wgmma_tma_by_rule();
