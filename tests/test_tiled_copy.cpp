@@ -13,7 +13,8 @@
 
 TEST_SUITE_BEGIN("device");
 
-TEST_CASE("tiled-copy descriptors: a tensor map on sm_90 CUDA devices, nothing elsewhere, bad shapes refused") {
+TEST_CASE(
+    "tiled-copy descriptors: a tensor map on sm_90 CUDA devices, nothing elsewhere, bad shapes refused") {
   for_each_device([&](const duet::Device& dev) {
     duet::Buffer<std::uint16_t> m(dev, 256 * 200);
     duet::extension::TiledCopy shape;
@@ -26,19 +27,21 @@ TEST_CASE("tiled-copy descriptors: a tensor map on sm_90 CUDA devices, nothing e
       CHECK(map.size() == 128);
     else if (info.backend != "cuda")
       CHECK(map.empty());
-    for (auto change : {+[](duet::extension::TiledCopy& s) { s.row_bytes = 200 * 2 + 8; },
-                        +[](duet::extension::TiledCopy& s) { s.box_rows = 257; },
-                        +[](duet::extension::TiledCopy& s) { s.box_cols = 128; },  // 256 bytes, past the swizzle
-                        +[](duet::extension::TiledCopy& s) { s.element_bytes = 3; },
-                        +[](duet::extension::TiledCopy& s) { s.swizzle_bytes = 96; },
-                        +[](duet::extension::TiledCopy& s) { s.rows = 0; }}) {
+    for (auto change :
+         {+[](duet::extension::TiledCopy& s) { s.row_bytes = 200 * 2 + 8; },
+          +[](duet::extension::TiledCopy& s) { s.box_rows = 257; },
+          +[](duet::extension::TiledCopy& s) { s.box_cols = 128; },  // 256 bytes, past the swizzle
+          +[](duet::extension::TiledCopy& s) { s.element_bytes = 3; },
+          +[](duet::extension::TiledCopy& s) { s.swizzle_bytes = 96; },
+          +[](duet::extension::TiledCopy& s) { s.rows = 0; }}) {
       duet::extension::TiledCopy bad = shape;
       change(bad);
-      const auto e = EXPECT_ERROR(duet::ArgumentError, duet::extension::tiled_copy_descriptor("test", m.raw(), bad));
+      const auto e =
+          EXPECT_ERROR(duet::ArgumentError, duet::extension::tiled_copy_descriptor("test", m.raw(), bad));
       if (e) CHECK_CONTAINS(std::string(e->what()), "test: a tiled copy");
     }
-    const auto odd = EXPECT_ERROR(duet::ArgumentError,
-                                  duet::extension::tiled_copy_descriptor("test", m.raw().view(8, 1024), shape));
+    const auto odd = EXPECT_ERROR(
+        duet::ArgumentError, duet::extension::tiled_copy_descriptor("test", m.raw().view(8, 1024), shape));
     if (odd) CHECK_CONTAINS(std::string(odd->what()), "16-byte aligned");
   });
 }

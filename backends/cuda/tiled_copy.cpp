@@ -17,7 +17,8 @@ std::string CudaDevice::encode_tiled_copy(const BufferImpl& buffer, std::size_t 
   // Tensor maps are read by sm_90 and later only; elsewhere the caller copies another way.
   int major = 0;
   if (!api.cuTensorMapEncodeTiled ||
-      api.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device_) != CUDA_SUCCESS ||
+      api.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device_) !=
+          CUDA_SUCCESS ||
       major < 9)
     return {};
   CUtensorMapDataType type = CU_TENSOR_MAP_DATA_TYPE_UINT8;

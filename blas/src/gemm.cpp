@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -471,31 +472,38 @@ blas_detail::WgmmaMaps wgmma_maps_for(const GemmCall<T, TC>& g, const Operands<T
 }
 
 // gemm_wgmma.duet over the whole batch (whole tiles: the plan's rule), in launches of at most
-// kMaxGridY matrices. The TMA form where its maps can be made, else the same tiles with cp.async.
+// kMaxGridY matrices; with persistent blocks (tma 2), one launch of a block per compute unit (or
+// per tile, where they are fewer). The TMA forms where their maps can be made, else the same
+// tiles with cp.async.
 template <class T, class TC>
 void launch_wgmma(const GemmCall<T, TC>& g, const Operands<T, TC>& o, State& s, const GemmProblem& problem,
                   const GemmPlan& planned) {
   GemmPlan plan = planned;
   blas_detail::WgmmaMaps maps;
-  if (plan.wgmma.tma) {
+  const std::size_t groups = (g.M / WgmmaTile::bm) * (g.N / static_cast<std::size_t>(plan.wgmma.bn));
+  extension::as_int(g.call, "the number of tiles of C", groups);
+  if (plan.wgmma.tma == 2 && groups * g.batch > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    plan.wgmma.tma = 1;  // the persistent blocks count the batch's tiles in int
+  if (plan.wgmma.tma != 0) {
     maps = wgmma_maps_for(g, o, plan);
-    if (!maps.maps.valid()) plan.wgmma.tma = false;
+    if (!maps.maps.valid()) plan.wgmma.tma = 0;
   }
   const Kernel kernel = wgmma_kernel(s, g.q.device(), problem, plan);
   const RawBuffer map_bytes = maps.maps.valid() ? maps.maps.share() : scratch_for(g.q)->placeholder.share();
   const BufferView<std::uint64_t> map_view(map_bytes.share(), map_bytes.bytes() / sizeof(std::uint64_t), 0);
   const std::size_t threads = static_cast<std::size_t>(plan.wgmma.threads());
-  const std::size_t groups = (g.M / WgmmaTile::bm) * (g.N / static_cast<std::size_t>(plan.wgmma.bn));
-  extension::as_int(g.call, "the number of tiles of C", groups);
   const float alpha = static_cast<float>(g.alpha), beta = static_cast<float>(g.beta);
-  for (std::size_t b0 = 0; b0 < g.batch; b0 += kMaxGridY) {
-    const std::size_t nb = std::min(kMaxGridY, g.batch - b0);
-    g.q.launch(kernel, Range(groups * threads, nb), Range(threads, 1), o.a.range.arg,
-               std::uint64_t(o.a.range.offset + b0 * g.sa), o.lda, std::uint64_t(g.sa), o.b.range.arg,
-               std::uint64_t(o.b.range.offset + b0 * g.sb), o.ldb, std::uint64_t(g.sb), o.c.range.arg,
-               std::uint64_t(o.c.range.offset + b0 * g.sc), o.ldc, std::uint64_t(g.sc), o.m, o.n, o.k, alpha,
-               beta, map_view, static_cast<int>(b0) * maps.a_step, maps.a_step, static_cast<int>(b0) * maps.b_step,
-               maps.b_step);
+  const bool persistent = plan.wgmma.tma == 2;
+  const std::size_t units = std::max<std::size_t>(1, g.q.device().info().compute_units);
+  const std::size_t per_launch = persistent ? g.batch : kMaxGridY;
+  for (std::size_t b0 = 0; b0 < g.batch; b0 += per_launch) {
+    const std::size_t nb = std::min(per_launch, g.batch - b0);
+    const Range global = persistent ? Range(std::min(units, groups * nb) * threads, 1) : Range(groups * threads, nb);
+    g.q.launch(kernel, global, Range(threads, 1), o.a.range.arg, std::uint64_t(o.a.range.offset + b0 * g.sa), o.lda,
+               std::uint64_t(g.sa), o.b.range.arg, std::uint64_t(o.b.range.offset + b0 * g.sb), o.ldb,
+               std::uint64_t(g.sb), o.c.range.arg, std::uint64_t(o.c.range.offset + b0 * g.sc), o.ldc,
+               std::uint64_t(g.sc), o.m, o.n, o.k, alpha, beta, map_view, static_cast<int>(b0) * maps.a_step,
+               maps.a_step, static_cast<int>(b0) * maps.b_step, maps.b_step, static_cast<int>(nb));
   }
 }
 
@@ -750,7 +758,7 @@ Defines gemm_wgmma_defines(const WgmmaTile& t, ScalarType type, ScalarType c_typ
           {"MMA_FIRST", t.mma_first ? "1" : "0"},
           {"BLOCKS_PER_SM", std::to_string(t.blocks_per_sm)},
           {"WS", t.ws ? "1" : "0"},
-          {"TMA", t.tma ? "1" : "0"},
+          {"TMA", std::to_string(t.tma)},
           {"OP_A", op_a == Op::transpose ? "1" : "0"},
           {"OP_B", op_b == Op::transpose ? "1" : "0"}};
 }

@@ -34,7 +34,8 @@ bool tiled_shape(const MappedOperand& o, extension::TiledCopy& shape, int& step)
   if (o.count > 1 && o.stride % o.ld) return false;
   const std::size_t per = o.count > 1 ? o.stride / o.ld : 0;
   const std::size_t rows = (o.count - 1) * per + o.rows;
-  if (per > std::size_t(std::numeric_limits<int>::max()) || rows > std::size_t(std::numeric_limits<int>::max()))
+  if (per > std::size_t(std::numeric_limits<int>::max()) ||
+      rows > std::size_t(std::numeric_limits<int>::max()))
     return false;
   shape.element_bytes = o.element_bytes;
   shape.cols = o.cols, shape.rows = rows, shape.row_bytes = o.ld * o.element_bytes;
@@ -49,10 +50,20 @@ WgmmaMaps wgmma_maps(const char* call, Queue& q, const MappedOperand& a, const M
   WgmmaMaps out;
   extension::TiledCopy sa, sb;
   if (!tiled_shape(a, sa, out.a_step) || !tiled_shape(b, sb, out.b_step)) return out;
-  const Key key{a.start.native_handle(), sa.element_bytes, std::size_t(sa.cols), std::size_t(sa.rows),
-                std::size_t(sa.row_bytes), sa.box_cols, sa.box_rows, b.start.native_handle(),
-                sb.element_bytes, std::size_t(sb.cols), std::size_t(sb.rows), std::size_t(sb.row_bytes),
-                sb.box_cols, sb.box_rows};
+  const Key key{a.start.native_handle(),
+                sa.element_bytes,
+                std::size_t(sa.cols),
+                std::size_t(sa.rows),
+                std::size_t(sa.row_bytes),
+                sa.box_cols,
+                sa.box_rows,
+                b.start.native_handle(),
+                sb.element_bytes,
+                std::size_t(sb.cols),
+                std::size_t(sb.rows),
+                std::size_t(sb.row_bytes),
+                sb.box_cols,
+                sb.box_rows};
   const std::shared_ptr<MapCache> cache =
       extension::queue_state<MapCache>(q, "duet.blas.gemm_maps", [] { return std::make_shared<MapCache>(); });
   std::lock_guard<std::mutex> lock(cache->mutex);

@@ -345,7 +345,9 @@ GemmPlan plan_wgmma(const DeviceInfo& device, const WgmmaOperands& w, const std:
   reason << why << ": " << tiles << " tiles of " << WgmmaTile::bm << "x" << plan.wgmma.bn << "x"
          << WgmmaTile::bk_of(p.type) << " in " << plan.wgmma.stages << " stages, " << (plan.tf32 ? "float as TF32" : to_string(p.type))
          << (wgmma_cores(device) ? " on wgmma (sm_90a)" : " in the wgmma kernel's portable form")
-         << (plan.wgmma.tma ? ", copies by TMA where the batch strides are whole rows" : "")
+         << (plan.wgmma.tma == 0   ? ""
+             : plan.wgmma.tma == 1 ? ", copies by TMA where the batch strides are whole rows"
+                                   : ", copies by TMA in persistent blocks where the batch strides are whole rows")
          << (w.copy_a || w.copy_b
                  ? std::string(", ") + (w.copy_a && w.copy_b ? "A and B" : w.copy_a ? "A" : "B") + " copied K-major first"
                  : std::string());
@@ -364,9 +366,10 @@ bool wgmma_by_rule() {
   return env == nullptr || std::string(env) != "0";
 }
 
-bool wgmma_tma_by_rule() {
+int wgmma_tma_by_rule() {
   const char* env = std::getenv("DUET_GEMM_WGMMA_TMA");
-  return env != nullptr && std::string(env) == "1";
+  if (env == nullptr) return 0;
+  return std::string(env) == "1" ? 1 : std::string(env) == "2" ? 2 : 0;
 }
 
 bool wgmma_kmajor_by_rule() {
@@ -401,7 +404,7 @@ bool wgmma_tile_from_env(WgmmaTile& t) {
   const char* env = std::getenv("DUET_GEMM_WGMMA_TILE");
   if (env == nullptr || *env == '\0') return false;
   const std::string text(env);
-  int fields[7] = {t.bn, t.stages, t.group_rows, t.mma_first ? 1 : 0, t.blocks_per_sm, t.ws ? 1 : 0, t.tma ? 1 : 0};
+  int fields[7] = {t.bn, t.stages, t.group_rows, t.mma_first ? 1 : 0, t.blocks_per_sm, t.ws ? 1 : 0, t.tma};
   std::istringstream in(text);
   int count = 0;
   for (std::string part; count < 7 && std::getline(in, part, ':'); ++count) {
@@ -423,18 +426,18 @@ bool wgmma_tile_from_env(WgmmaTile& t) {
                         "e.g. 128:3:8:0:2");
   WgmmaTile w;
   w.bn = fields[0], w.stages = fields[1], w.group_rows = fields[2], w.mma_first = fields[3] != 0;
-  w.blocks_per_sm = fields[4], w.ws = fields[5] != 0, w.tma = fields[6] != 0;
+  w.blocks_per_sm = fields[4], w.ws = fields[5] != 0, w.tma = fields[6];
   if ((w.bn != 128 && w.bn != 256) || w.stages < 3 || w.group_rows < 1 || fields[3] < 0 || fields[3] > 1 ||
       w.blocks_per_sm < 1 || w.blocks_per_sm > 2 || fields[5] < 0 || fields[5] > 1 || fields[6] < 0 ||
-      fields[6] > 1)
+      fields[6] > 2)
     throw ArgumentError("DUET_GEMM_WGMMA_TILE='" + text +
                         "': BN must be 128 or 256, STAGES 3 or more, GROUP_ROWS 1 or more, MMA_FIRST 0 or 1, "
-                        "BLOCKS_PER_SM 1 or 2, WS 0 or 1, TMA 0 or 1");
+                        "BLOCKS_PER_SM 1 or 2, WS 0 or 1, TMA 0, 1 or 2");
   if (w.ws && w.tma)
     throw ArgumentError("DUET_GEMM_WGMMA_TILE='" + text +
-                        "': TMA 1 is warp-specialized itself (its copies issued by one thread); WS must be 0");
+                        "': TMA 1 or 2 is warp-specialized itself (its copies issued by one thread); WS must be 0");
   if ((w.ws || w.tma) && w.blocks_per_sm > 1)
-    throw ArgumentError("DUET_GEMM_WGMMA_TILE='" + text + "': a warp-specialized block (WS 1 or TMA 1) fills a "
+    throw ArgumentError("DUET_GEMM_WGMMA_TILE='" + text + "': a warp-specialized block (WS 1 or TMA 1, 2) fills a "
                         "multiprocessor's registers alone; BLOCKS_PER_SM must be 1");
   if (w.blocks_per_sm > 1 && w.bn != 128)
     throw ArgumentError("DUET_GEMM_WGMMA_TILE='" + text +
@@ -458,9 +461,9 @@ WgmmaTile wgmma_tile(const GemmProblem& p, const DeviceInfo& device) {
   if (wgmma_tile_from_env(forced) && p.N % static_cast<std::size_t>(forced.bn) == 0) t = forced;
   // The tensor maps' copies exist on CUDA sm_90 alone; elsewhere the knob changes nothing.
   if (!wgmma_cores(device)) {
-    t.tma = false;
-  } else if (wgmma_tma_by_rule() && !t.tma && t.blocks_per_sm == 1) {
-    t.tma = true, t.ws = false;
+    t.tma = 0;
+  } else if (wgmma_tma_by_rule() != 0 && t.tma == 0 && t.blocks_per_sm == 1) {
+    t.tma = wgmma_tma_by_rule(), t.ws = false;
   }
   return t;
 }
