@@ -80,6 +80,7 @@ WgmmaMaps wgmma_maps(const char* call, Queue& q, const MappedOperand& a, const M
     // before any launch of any queue reads them, the host bytes can go at once, and a graph that
     // `q` may be capturing records no write.
     Buffer<std::uint64_t> device(q.device(), host.size());
+    if (!device.raw().starts_aligned(64)) return WgmmaMaps{};  // a map must lie 64-byte aligned
     Queue writer = q.device().queue();
     writer.write(device, Span<const std::uint64_t>(host.data(), host.size()));
     writer.finish();
