@@ -641,6 +641,22 @@ TEST_CASE("gemm on the tensor kernel: every op, edges, aligned runs or not, alph
             run_case<float>(dev, q, wide);
           }
         }
+    if (wgmma) {
+      // The same through the tensor memory accelerator's copies, in blocks of one tile and in
+      // persistent ones (K-major copies included: their maps are of the queue's workspace).
+      for (const char* mode : {"1", "2"}) {
+        const EnvGuard tma("DUET_GEMM_WGMMA_TMA", mode);
+        for (Op a : kOps)
+          for (Op b : kOps) {
+            Case w{"tf32 wgmma TMA tiles", a, b, 256, 384, 96};
+            w.options = tf32_wgmma, w.alpha = 0.75, w.beta = 0.5, w.input_u = 4.0 / 2048, w.pad_a = 4, w.off_b = 4;
+            run_case<float>(dev, q, w);
+            Case wide{"tf32 wgmma TMA wide tiles, long K", a, b, 1536, 2816, 320};
+            wide.options = tf32_wgmma, wide.input_u = 4.0 / 2048;
+            if (a == b) run_case<float>(dev, q, wide);
+          }
+      }
+    }
     {
       duet::GemmProblem t;
       t.type = duet::ScalarType::f32;

@@ -190,6 +190,57 @@ TEST_CASE("gemm bfloat16: whole tiles of the warpgroup kernel, by the rule and f
             run_case<bfloat16>(dev, q, wide);
           }
         }
+    if (wgmma) {
+      // The tensor memory accelerator's copies (DUET_GEMM_WGMMA_TMA=1, and 2: persistent blocks),
+      // the same shapes and more: batches whose strides are whole rows (one tall map each), a
+      // broadcast B, K long enough that the stages are refilled several times, and more tiles
+      // than compute units (persistent blocks take several, the stages' count going on across
+      // them). A wrong barrier wait hangs the kernel: the test then stops at the launch, or fails
+      // with a KernelFaultError under DUET_KERNEL_TIMEOUT. A batch stride that is not whole rows
+      // (gap 8) runs the cp.async form instead.
+      for (const char* mode : {"1", "2"}) {
+        const EnvGuard tma("DUET_GEMM_WGMMA_TMA", mode);
+        MESSAGE("DUET_GEMM_WGMMA_TMA=" << mode);
+        for (Op oa : kOps)
+          for (Op ob : kOps) {
+            Case one{"wgmma TMA one tile", oa, ob, 128, 256, 64};
+            one.options = forced, one.alpha = 0.75;
+            run_case<bfloat16>(dev, q, one);
+            run_case<float>(dev, q, one);
+            Case views{"wgmma TMA views", oa, ob, 384, 128, 192};
+            views.options = forced, views.pad_a = 8, views.pad_b = 16, views.off_a = 8, views.off_b = 24;
+            views.pad_c = 3, views.off_c = 1, views.beta = -0.5;
+            run_case<bfloat16>(dev, q, views);
+            Case rows{"wgmma TMA batched, strides of whole rows", oa, ob, 256, 384, 128};
+            rows.options = forced, rows.batch = 3, rows.beta = 0.25;
+            rows.pad_a = 512 - (oa == kNone ? 128 : 256), rows.pad_b = 512 - (ob == kNone ? 384 : 128);
+            rows.pad_c = 128, rows.gap = 512;  // one row of A's and B's
+            run_case<bfloat16>(dev, q, rows);
+            Case gaps{"wgmma TMA batched, gaps (cp.async)", oa, ob, 256, 384, 128};
+            gaps.options = forced, gaps.batch = 3, gaps.gap = 8;
+            run_case<bfloat16>(dev, q, gaps);
+            Case broadcast{"wgmma TMA batched, B broadcast", oa, ob, 128, 128, 320};
+            broadcast.options = forced, broadcast.batch = 2, broadcast.broadcast_b = true;
+            run_case<bfloat16>(dev, q, broadcast);
+            Case long_k{"wgmma TMA long K (narrow tiles, 6 stages)", oa, ob, 256, 256, 1024};
+            long_k.options = forced, long_k.beta = 1.0;
+            run_case<bfloat16>(dev, q, long_k);
+            if (oa == ob) {
+              Case wide{"wgmma TMA wide tiles, long K (4 stages)", oa, ob, 1536, 2816, 384};
+              wide.options = forced;
+              run_case<bfloat16>(dev, q, wide);
+              Case many{"wgmma TMA more wide tiles than compute units", oa, ob, 2048, 2304, 192};
+              many.options = forced, many.beta = 0.5;
+              run_case<bfloat16>(dev, q, many);
+            }
+          }
+        const std::string five_stages = std::string("128:5:8:0:1:0:") + mode;
+        const EnvGuard five("DUET_GEMM_WGMMA_TILE", five_stages.c_str());
+        Case ring{"wgmma TMA, 5 stages", kTrans, kNone, 256, 256, 704};
+        ring.options = forced;
+        run_case<bfloat16>(dev, q, ring);
+      }
+    }
     // What the rule reports; shapes past whole tiles go to the tensor kernel, and the forced path
     // refuses them.
     duet::GemmProblem p;
@@ -398,6 +449,41 @@ TEST_CASE("gemm bfloat16: the warpgroup kernel's plan, tiles and defines, with n
     CHECK(plan(h100, p).wgmma.threads() == 384);
   }
   {
+    // The tensor memory accelerator's copies: from the tiles' seventh field or DUET_GEMM_WGMMA_TMA=1,
+    // on CUDA sm_90 only (the portable form elsewhere is the same whatever they say).
+    const EnvGuard tile("DUET_GEMM_WGMMA_TILE", "128:5:8:0:1:0:1");
+    CHECK(plan(h100, p).wgmma.tma == 1);
+    CHECK(plan(h100, p).wgmma.stages == 5);
+    CHECK(plan(h100, p).wgmma.threads() == 384);
+    CHECK_CONTAINS(plan(h100, p).reason, "TMA");
+    const duet::Defines d0 = duet::gemm_kernel_source(p, plan(h100, p)).defines;
+    CHECK(std::find(d0.begin(), d0.end(), duet::Defines::value_type{"TMA", "1"}) != d0.end());
+    duet::GemmOptions forced;
+    forced.path = duet::GemmPath::wgmma;
+    CHECK(plan(cl, p, forced).wgmma.tma == 0);
+  }
+  {
+    const EnvGuard no_tile("DUET_GEMM_WGMMA_TILE", ""), tma("DUET_GEMM_WGMMA_TMA", "1");
+    CHECK(duet::wgmma_tma_by_rule() == 1);
+    CHECK(plan(h100, p).wgmma.tma == 1);
+    CHECK(plan(h100, p).wgmma.bn == 256);
+    CHECK(plan(h100, small).wgmma.tma == 1);
+    duet::GemmOptions forced;
+    forced.path = duet::GemmPath::wgmma;
+    CHECK(plan(cl, p, forced).wgmma.tma == 0);
+    CHECK(plan(cl, p, forced).wgmma.threads() == 256);
+  }
+  {
+    // Persistent blocks: DUET_GEMM_WGMMA_TMA=2, or the seventh field 2.
+    const EnvGuard no_tile("DUET_GEMM_WGMMA_TILE", ""), tma("DUET_GEMM_WGMMA_TMA", "2");
+    CHECK(plan(h100, p).wgmma.tma == 2);
+    CHECK_CONTAINS(plan(h100, p).reason, "persistent");
+    const duet::Defines d2 = duet::gemm_kernel_source(p, plan(h100, p)).defines;
+    CHECK(std::find(d2.begin(), d2.end(), duet::Defines::value_type{"TMA", "2"}) != d2.end());
+    const EnvGuard tile("DUET_GEMM_WGMMA_TILE", "256:4:8:0:1:0:2");
+    CHECK(plan(h100, p).wgmma.tma == 2);
+  }
+  {
     const EnvGuard tile("DUET_GEMM_WGMMA_TILE", "256:3");
     CHECK(plan(h100, p).wgmma.stages == 3);
     CHECK(plan(h100, n384).wgmma.bn == 128);  // 256 does not divide N: the rule's tiles
@@ -446,7 +532,8 @@ TEST_CASE("gemm bfloat16: the warpgroup kernel's plan, tiles and defines, with n
   }
   for (const char* bad : {"256", "192:4", "256:2", "256:8", "256:4:0", "256:4:8:2", "x:4",
                           "256:4q", "256:3:8:0:2", "128:4:8:0:2", "128:3:8:0:3", "128:3:8:0:0", "128:3:8:0:2:1",
-                          "256:4:8:0:1:2", "256:4:8:0:1:1:1"}) {
+                          "256:4:8:0:1:2", "256:4:8:0:1:1:1", "128:3:8:0:2:0:1",
+                          "256:4:8:0:1:0:1:0", "256:5:8:0:1:0:1", "256:4:8:0:1:0:3"}) {
     const EnvGuard tile("DUET_GEMM_WGMMA_TILE", bad);
     CHECK_THROWS_WITH_AS(plan(h100, p), doctest::Contains("DUET_GEMM_WGMMA_TILE"), duet::ArgumentError);
   }
@@ -459,7 +546,8 @@ TEST_CASE("gemm bfloat16: the warpgroup kernel's plan, tiles and defines, with n
   const duet::Defines want = {{"T", "half"},        {"TO", "float"},     {"T_IS_BF16", "0"},
                               {"T_IS_FLOAT", "0"}, {"BN", "128"},       {"STAGES", "6"},
                               {"GROUP_ROWS", "8"}, {"MMA_FIRST", "0"},  {"BLOCKS_PER_SM", "1"},
-                              {"WS", "0"},         {"OP_A", "1"},       {"OP_B", "0"}};
+                              {"WS", "0"},         {"TMA", "0"},        {"OP_A", "1"},
+                              {"OP_B", "0"}};
   CHECK(d == want);
   CHECK_THROWS_AS(duet::gemm_wgmma_defines(narrow, duet::ScalarType::f32, duet::ScalarType::unknown,
                                            duet::Op::none, duet::Op::none),

@@ -213,6 +213,19 @@ TEST_CASE("the warpgroup GEMM kernel compiles for sm_90a in every variant, and p
       FAIL_CHECK("NVRTC rejected gemm_wgmma (TF32) for sm_90a (line " << e.line() << "):\n" << e.log());
     }
   }
+  // The tensor memory accelerator's copies (DUET_GEMM_WGMMA_TMA): one compile, half with both
+  // operands as stored (A K-major, B MN-major: both kinds of box).
+  {
+    duet::WgmmaTile tma;
+    tma.tma = true;
+    duet::Defines defines = duet::gemm_wgmma_defines(tma, ScalarType::f16, ScalarType::unknown, Op::none, Op::none);
+    defines.push_back({"WG_REQUIRE_MMA", "1"});
+    try {
+      CHECK(duet::compile_for_cuda_arch(source, defines, "sm_90a", "gemm_wgmma.duet") > 0);
+    } catch (const duet::CompileError& e) {
+      FAIL_CHECK("NVRTC rejected gemm_wgmma (TMA) for sm_90a (line " << e.line() << "):\n" << e.log());
+    }
+  }
   CHECK_THROWS_AS(duet::gemm_wgmma_defines(duet::WgmmaTile{}, ScalarType::f32, ScalarType::unknown, Op::none, Op::none),
                   duet::ArgumentError);
   duet::Defines required = duet::gemm_wgmma_defines(duet::WgmmaTile{}, ScalarType::bf16, ScalarType::unknown,

@@ -23,6 +23,7 @@ target_sources(duet_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/graph.cpp
   ${CMAKE_CURRENT_LIST_DIR}/host_memory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/interprocess.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tiled_copy.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel.cpp
   ${CMAKE_CURRENT_LIST_DIR}/launch_params.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nvrtc_api.cpp

@@ -38,6 +38,8 @@ class CudaDevice final : public DeviceImpl, public std::enable_shared_from_this<
   std::string interprocess_unavailable() const override;
   std::string export_memory(const BufferImpl& buffer, std::size_t offset) override;
   std::shared_ptr<BufferImpl> import_memory(const std::string& handle, std::size_t bytes) override;
+  // Tensor maps (tiled_copy.cpp).
+  std::string encode_tiled_copy(const BufferImpl& buffer, std::size_t offset, const extension::TiledCopy& shape) override;
   std::shared_ptr<GraphImpl> create_graph(const std::vector<GraphCommand>& commands) override;
   std::string graph_path() const override;
 

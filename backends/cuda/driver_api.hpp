@@ -79,10 +79,11 @@
   X(cuIpcCloseMemHandle)                 \
   X(cuStreamWriteValue32)                \
   X(cuStreamWaitValue32)
+// cuTensorMapEncodeTiled (tiled_copy.cpp) is optional too: without it tiled copies are unsupported.
 #if CUDA_VERSION >= 12040
-#define DUET_CUDA_DRIVER_OPTIONAL(X) X(cuFuncGetParamInfo) DUET_CUDA_DRIVER_INTERPROCESS(X)
+#define DUET_CUDA_DRIVER_OPTIONAL(X) X(cuFuncGetParamInfo) X(cuTensorMapEncodeTiled) DUET_CUDA_DRIVER_INTERPROCESS(X)
 #else
-#define DUET_CUDA_DRIVER_OPTIONAL(X) DUET_CUDA_DRIVER_INTERPROCESS(X)
+#define DUET_CUDA_DRIVER_OPTIONAL(X) X(cuTensorMapEncodeTiled) DUET_CUDA_DRIVER_INTERPROCESS(X)
 #endif
 
 // Graphs (graph.hpp): optional as a group. Where any is missing the device replays recorded

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -25,6 +26,7 @@
 #include "duet/blas.hpp"
 #include "duet/extension.hpp"
 #include "duet_embedded_kernels.hpp"
+#include "gemm_maps.hpp"
 
 namespace duet {
 namespace {
@@ -416,6 +418,7 @@ Kernel wgmma_kernel(State& s, const Device& device, const GemmProblem& p, const 
                              plan.wgmma.mma_first,
                              plan.wgmma.blocks_per_sm,
                              plan.wgmma.ws,
+                             plan.wgmma.tma,
                              static_cast<int>(p.type),
                              static_cast<int>(p.c_type),
                              p.op_a == Op::transpose && !plan.kmajor_a,
@@ -451,13 +454,57 @@ void launch_transpose(Queue& q, const Kernel& kernel, const Operand<T>& src, std
   }
 }
 
-// gemm_wgmma.duet over the whole batch (whole tiles: the plan's rule), in launches of at most
-// kMaxGridY matrices.
+// The tensor maps of A and B as the warpgroup kernel reads them (op(A) K-major: M rows of K;
+// MN-major: K rows of M; B likewise), in the kernel's boxes; empty maps where they cannot be made.
 template <class T, class TC>
-void launch_wgmma(const GemmCall<T, TC>& g, const Operands<T, TC>& o, const Kernel& kernel,
-                  const GemmPlan& plan) {
+blas_detail::WgmmaMaps wgmma_maps_for(const GemmCall<T, TC>& g, const Operands<T, TC>& o, const GemmPlan& plan) {
+  const std::uint32_t bk = static_cast<std::uint32_t>(WgmmaTile::bk_of(scalar_type_of<T>()));
+  const auto start = [](const auto& operand) {
+    const RawBuffer& raw = operand.range.arg.raw();
+    const std::size_t skip = operand.range.offset * sizeof(T);
+    return raw.view(skip, raw.bytes() - skip);
+  };
+  blas_detail::MappedOperand a{start(o.a), sizeof(T), g.ta() ? g.K : g.M, g.ta() ? g.M : g.K, g.lda, g.sa, g.batch,
+                               g.ta() ? bk : std::uint32_t(WgmmaTile::bm), g.ta() ? 64u : bk};
+  blas_detail::MappedOperand b{start(o.b), sizeof(T), g.tb() ? g.N : g.K, g.tb() ? g.K : g.N, g.ldb, g.sb, g.batch,
+                               g.tb() ? std::uint32_t(plan.wgmma.bn) : bk, g.tb() ? bk : 64u};
+  return blas_detail::wgmma_maps(g.call, g.q, a, b);
+}
+
+// gemm_wgmma.duet over the whole batch (whole tiles: the plan's rule), in launches of at most
+// kMaxGridY matrices; with persistent blocks (tma 2), one launch of a block per compute unit (or
+// per tile, where they are fewer). The TMA forms where their maps can be made, else the same
+// tiles with cp.async.
+template <class T, class TC>
+void launch_wgmma(const GemmCall<T, TC>& g, const Operands<T, TC>& o, State& s, const GemmProblem& problem,
+                  const GemmPlan& planned) {
+  GemmPlan plan = planned;
+  blas_detail::WgmmaMaps maps;
   const std::size_t groups = (g.M / WgmmaTile::bm) * (g.N / static_cast<std::size_t>(plan.wgmma.bn));
-  launch_tiles(g, o, kernel, groups, static_cast<std::size_t>(plan.wgmma.threads()));
+  extension::as_int(g.call, "the number of tiles of C", groups);
+  if (plan.wgmma.tma == 2 && groups * g.batch > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    plan.wgmma.tma = 1;  // the persistent blocks count the batch's tiles in int
+  if (plan.wgmma.tma != 0) {
+    maps = wgmma_maps_for(g, o, plan);
+    if (!maps.maps.valid()) plan.wgmma.tma = 0;
+  }
+  const Kernel kernel = wgmma_kernel(s, g.q.device(), problem, plan);
+  const RawBuffer map_bytes = maps.maps.valid() ? maps.maps.share() : scratch_for(g.q)->placeholder.share();
+  const BufferView<std::uint64_t> map_view(map_bytes.share(), map_bytes.bytes() / sizeof(std::uint64_t), 0);
+  const std::size_t threads = static_cast<std::size_t>(plan.wgmma.threads());
+  const float alpha = static_cast<float>(g.alpha), beta = static_cast<float>(g.beta);
+  const bool persistent = plan.wgmma.tma == 2;
+  const std::size_t units = std::max<std::size_t>(1, g.q.device().info().compute_units);
+  const std::size_t per_launch = persistent ? g.batch : kMaxGridY;
+  for (std::size_t b0 = 0; b0 < g.batch; b0 += per_launch) {
+    const std::size_t nb = std::min(per_launch, g.batch - b0);
+    const Range global = persistent ? Range(std::min(units, groups * nb) * threads, 1) : Range(groups * threads, nb);
+    g.q.launch(kernel, global, Range(threads, 1), o.a.range.arg, std::uint64_t(o.a.range.offset + b0 * g.sa), o.lda,
+               std::uint64_t(g.sa), o.b.range.arg, std::uint64_t(o.b.range.offset + b0 * g.sb), o.ldb,
+               std::uint64_t(g.sb), o.c.range.arg, std::uint64_t(o.c.range.offset + b0 * g.sc), o.ldc,
+               std::uint64_t(g.sc), o.m, o.n, o.k, alpha, beta, map_view, static_cast<int>(b0) * maps.a_step,
+               maps.a_step, static_cast<int>(b0) * maps.b_step, maps.b_step, static_cast<int>(nb));
+  }
 }
 
 // duet::matmul's kernel on a plain product (one matrix, one slice, compact operands).
@@ -478,6 +525,14 @@ struct Workspace {
   std::unique_lock<std::mutex> turn;
 };
 
+// The queue's workspace grown to at least `need` bytes (with room), under scratch.enqueueing: the
+// old buffer is freed once the work using it is done.
+void grow_workspace(QueueScratch& scratch, const Device& device, std::size_t need) {
+  if (scratch.workspace.bytes() >= need) return;
+  scratch.workspace = RawBuffer();
+  scratch.workspace = RawBuffer(device, std::max(need, std::size_t{1} << 20));
+}
+
 template <class T>
 Workspace<T> workspace_for(const GemmCall<T>& g, const GemmPlan& plan, std::size_t per_launch) {
   using Acc = Accumulator<T>;
@@ -488,11 +543,7 @@ Workspace<T> workspace_for(const GemmCall<T>& g, const GemmPlan& plan, std::size
   const std::size_t outputs = plan.workspace_elements / (splits * g.batch);
   const std::size_t need = splits * std::min(g.batch, per_launch) * outputs * sizeof(Acc);
   w.turn = std::unique_lock<std::mutex>(scratch->enqueueing);
-  if (scratch->workspace.bytes() < need) {
-    // Grown to the need, with room: the old buffer is freed once the work using it is done.
-    scratch->workspace = RawBuffer();
-    scratch->workspace = RawBuffer(g.q.device(), std::max(need, std::size_t{1} << 20));
-  }
+  grow_workspace(*scratch, g.q.device(), need);
   w.view = acc_view<Acc>(scratch->workspace);
   return w;
 }
@@ -564,11 +615,7 @@ void run_wgmma_kmajor(const GemmCall<T, TC>& g, const Operands<T, TC>& o, State&
     const std::size_t a_elems = plan.kmajor_a ? count_a * M * K : 0, b_elems = plan.kmajor_b ? count_b * N * K : 0;
     const std::shared_ptr<QueueScratch> scratch = scratch_for(g.q);
     std::unique_lock<std::mutex> turn(scratch->enqueueing);
-    const std::size_t need = (a_elems + b_elems) * sizeof(T);
-    if (scratch->workspace.bytes() < need) {
-      scratch->workspace = RawBuffer();
-      scratch->workspace = RawBuffer(device, std::max(need, std::size_t{1} << 20));
-    }
+    grow_workspace(*scratch, device, (a_elems + b_elems) * sizeof(T));
     const std::size_t held = scratch->workspace.bytes() / sizeof(T);
     // The whole workspace, the copies at element offsets in it (A's at 0, B's after it).
     const BufferView<T> whole(scratch->workspace.share(), held, 0);
@@ -584,7 +631,7 @@ void run_wgmma_kmajor(const GemmCall<T, TC>& g, const Operands<T, TC>& o, State&
                             g.batch};
     Operands<T, TC> ko = prepare_operands(k, device.info());
     if (plan.kmajor_b) ko.b.range.offset += a_elems;
-    launch_wgmma(k, ko, wgmma_kernel(s, device, problem, plan), plan);
+    launch_wgmma(k, ko, s, problem, plan);
   }
 }
 
@@ -606,7 +653,7 @@ void run_gemm(const GemmCall<T, TC>& g, const GemmOptions& asked) {
     return launch_tensor(g, o, tensor_kernel(*state, device, problem, plan), plan);
   if (plan.kernel == GemmKernel::wgmma) {
     if (plan.kmajor_a || plan.kmajor_b) return run_wgmma_kmajor(g, o, *state, problem, plan);
-    return launch_wgmma(g, o, wgmma_kernel(*state, device, problem, plan), plan);
+    return launch_wgmma(g, o, *state, problem, plan);
   }
   if constexpr (!std::is_same_v<T, TC>) {
     throw ArgumentError(std::string(g.call) + ": the plan for " + to_string(problem.type) +
@@ -711,6 +758,7 @@ Defines gemm_wgmma_defines(const WgmmaTile& t, ScalarType type, ScalarType c_typ
           {"MMA_FIRST", t.mma_first ? "1" : "0"},
           {"BLOCKS_PER_SM", std::to_string(t.blocks_per_sm)},
           {"WS", t.ws ? "1" : "0"},
+          {"TMA", std::to_string(t.tma)},
           {"OP_A", op_a == Op::transpose ? "1" : "0"},
           {"OP_B", op_b == Op::transpose ? "1" : "0"}};
 }

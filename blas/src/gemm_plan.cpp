@@ -345,6 +345,9 @@ GemmPlan plan_wgmma(const DeviceInfo& device, const WgmmaOperands& w, const std:
   reason << why << ": " << tiles << " tiles of " << WgmmaTile::bm << "x" << plan.wgmma.bn << "x"
          << WgmmaTile::bk_of(p.type) << " in " << plan.wgmma.stages << " stages, " << (plan.tf32 ? "float as TF32" : to_string(p.type))
          << (wgmma_cores(device) ? " on wgmma (sm_90a)" : " in the wgmma kernel's portable form")
+         << (plan.wgmma.tma == 0   ? ""
+             : plan.wgmma.tma == 1 ? ", copies by TMA where the batch strides are whole rows"
+                                   : ", copies by TMA in persistent blocks where the batch strides are whole rows")
          << (w.copy_a || w.copy_b
                  ? std::string(", ") + (w.copy_a && w.copy_b ? "A and B" : w.copy_a ? "A" : "B") + " copied K-major first"
                  : std::string());
@@ -361,6 +364,12 @@ bool wgmma_cores(const DeviceInfo& device) { return device.backend == "cuda" && 
 bool wgmma_by_rule() {
   const char* env = std::getenv("DUET_GEMM_WGMMA");
   return env == nullptr || std::string(env) != "0";
+}
+
+int wgmma_tma_by_rule() {
+  const char* env = std::getenv("DUET_GEMM_WGMMA_TMA");
+  if (env == nullptr) return 0;
+  return std::string(env) == "1" ? 1 : std::string(env) == "2" ? 2 : 0;
 }
 
 bool wgmma_kmajor_by_rule() {
@@ -395,10 +404,10 @@ bool wgmma_tile_from_env(WgmmaTile& t) {
   const char* env = std::getenv("DUET_GEMM_WGMMA_TILE");
   if (env == nullptr || *env == '\0') return false;
   const std::string text(env);
-  int fields[6] = {t.bn, t.stages, t.group_rows, t.mma_first ? 1 : 0, t.blocks_per_sm, t.ws ? 1 : 0};
+  int fields[7] = {t.bn, t.stages, t.group_rows, t.mma_first ? 1 : 0, t.blocks_per_sm, t.ws ? 1 : 0, t.tma};
   std::istringstream in(text);
   int count = 0;
-  for (std::string part; count < 6 && std::getline(in, part, ':'); ++count) {
+  for (std::string part; count < 7 && std::getline(in, part, ':'); ++count) {
     std::size_t used = 0;
     try {
       fields[count] = std::stoi(part, &used);
@@ -407,25 +416,29 @@ bool wgmma_tile_from_env(WgmmaTile& t) {
     }
     if (used == 0 || used != part.size())
       throw ArgumentError("DUET_GEMM_WGMMA_TILE='" + text + "': '" + part +
-                          "' is not a whole number; write BN:STAGES[:GROUP_ROWS[:MMA_FIRST[:BLOCKS_PER_SM[:WS]]]], "
+                          "' is not a whole number; write BN:STAGES[:GROUP_ROWS[:MMA_FIRST[:BLOCKS_PER_SM[:WS[:TMA]]]]], "
                           "e.g. 128:3:8:0:2");
   }
   std::string rest;
   if (count < 2 || std::getline(in, rest))
     throw ArgumentError("DUET_GEMM_WGMMA_TILE='" + text +
-                        "' needs two to six fields: BN:STAGES[:GROUP_ROWS[:MMA_FIRST[:BLOCKS_PER_SM[:WS]]]], "
+                        "' needs two to seven fields: BN:STAGES[:GROUP_ROWS[:MMA_FIRST[:BLOCKS_PER_SM[:WS[:TMA]]]]], "
                         "e.g. 128:3:8:0:2");
   WgmmaTile w;
   w.bn = fields[0], w.stages = fields[1], w.group_rows = fields[2], w.mma_first = fields[3] != 0;
-  w.blocks_per_sm = fields[4], w.ws = fields[5] != 0;
+  w.blocks_per_sm = fields[4], w.ws = fields[5] != 0, w.tma = fields[6];
   if ((w.bn != 128 && w.bn != 256) || w.stages < 3 || w.group_rows < 1 || fields[3] < 0 || fields[3] > 1 ||
-      w.blocks_per_sm < 1 || w.blocks_per_sm > 2 || fields[5] < 0 || fields[5] > 1)
+      w.blocks_per_sm < 1 || w.blocks_per_sm > 2 || fields[5] < 0 || fields[5] > 1 || fields[6] < 0 ||
+      fields[6] > 2)
     throw ArgumentError("DUET_GEMM_WGMMA_TILE='" + text +
                         "': BN must be 128 or 256, STAGES 3 or more, GROUP_ROWS 1 or more, MMA_FIRST 0 or 1, "
-                        "BLOCKS_PER_SM 1 or 2, WS 0 or 1");
-  if (w.ws && w.blocks_per_sm > 1)
-    throw ArgumentError("DUET_GEMM_WGMMA_TILE='" + text + "': a warp-specialized block (WS 1) fills a multiprocessor's "
-                        "registers alone; BLOCKS_PER_SM must be 1");
+                        "BLOCKS_PER_SM 1 or 2, WS 0 or 1, TMA 0, 1 or 2");
+  if (w.ws && w.tma)
+    throw ArgumentError("DUET_GEMM_WGMMA_TILE='" + text +
+                        "': TMA 1 or 2 is warp-specialized itself (its copies issued by one thread); WS must be 0");
+  if ((w.ws || w.tma) && w.blocks_per_sm > 1)
+    throw ArgumentError("DUET_GEMM_WGMMA_TILE='" + text + "': a warp-specialized block (WS 1 or TMA 1, 2) fills a "
+                        "multiprocessor's registers alone; BLOCKS_PER_SM must be 1");
   if (w.blocks_per_sm > 1 && w.bn != 128)
     throw ArgumentError("DUET_GEMM_WGMMA_TILE='" + text +
                         "': two blocks per multiprocessor need BN 128 (BN 256 holds 128 accumulators a thread)");
@@ -446,6 +459,12 @@ WgmmaTile wgmma_tile(const GemmProblem& p, const DeviceInfo& device) {
   if (p.N % 256 || wide_tiles < units_of(device)) t.bn = 128, t.stages = 6;
   WgmmaTile forced;
   if (wgmma_tile_from_env(forced) && p.N % static_cast<std::size_t>(forced.bn) == 0) t = forced;
+  // The tensor maps' copies exist on CUDA sm_90 alone; elsewhere the knob changes nothing.
+  if (!wgmma_cores(device)) {
+    t.tma = 0;
+  } else if (wgmma_tma_by_rule() != 0 && t.tma == 0 && t.blocks_per_sm == 1) {
+    t.tma = wgmma_tma_by_rule(), t.ws = false;
+  }
   return t;
 }
 

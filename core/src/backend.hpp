@@ -14,6 +14,7 @@
 
 #include "duet/device.hpp"
 #include "duet/error.hpp"
+#include "duet/extension.hpp"
 #include "duet/queue.hpp"
 #include "queue_order.hpp"
 #include "source_map.hpp"
@@ -266,6 +267,13 @@ class DeviceImpl {
   virtual std::shared_ptr<GraphImpl> create_graph(const std::vector<GraphCommand>& commands) {
     (void)commands;
     return nullptr;
+  }
+  // A tiled-copy descriptor (extension::TiledCopy, checked by core) for the memory `offset` bytes
+  // into `buffer`: a CUDA tensor map, the bytes the tensor memory accelerator's bulk copies read.
+  // Empty where the device has no such copies (OpenCL); DriverError where the driver refuses.
+  virtual std::string encode_tiled_copy(const BufferImpl& buffer, std::size_t offset, const extension::TiledCopy& shape) {
+    (void)buffer, (void)offset, (void)shape;
+    return {};
   }
   // How graphs replay on this device, for `duet devices` and Graph::path().
   // "cuda-graph", "cl_khr_command_buffer", or "re-enqueue" (core replays the commands one by one).

@@ -226,16 +226,20 @@ DUET_API std::optional<TensorTile> tensor_tile_from_env();
 // `mma_first`: each step issues its matrix instructions before the copies of a later slice (else
 // after them, the faster order on an H100). `blocks_per_sm` > 1 caps the registers (CUDA's launch
 // bounds) so that many blocks share a multiprocessor, for the narrow tiles with few stages. `ws`:
-// warp-specialized, a third warpgroup copies while two multiply (384 threads a block).
+// warp-specialized, a third warpgroup copies while two multiply (384 threads a block). `tma` 1:
+// the same split, the copies made by the tensor memory accelerator from tensor maps; 2: that with
+// persistent blocks, one per multiprocessor, each taking tile after tile (CUDA sm_90 only;
+// elsewhere, and where the operands cannot be mapped, the plan runs the cp.async form).
 struct DUET_API WgmmaTile {
-  static constexpr int bm = 128, bk = 64, bk_bytes = 128;
+  static constexpr int bm = 128, bk_bytes = 128;
   static constexpr int bk_of(ScalarType t) { return t == ScalarType::f32 ? 32 : 64; }
   int bn = 256, stages = 4, group_rows = 8, blocks_per_sm = 1;
   bool mma_first = false, ws = false;
-  int threads() const { return ws ? 384 : 256; }
+  int tma = 0;
+  int threads() const { return ws || tma != 0 ? 384 : 256; }
   bool operator==(const WgmmaTile& o) const {
     return bn == o.bn && stages == o.stages && group_rows == o.group_rows && mma_first == o.mma_first &&
-           blocks_per_sm == o.blocks_per_sm && ws == o.ws;
+           blocks_per_sm == o.blocks_per_sm && ws == o.ws && tma == o.tma;
   }
 };
 // Whether `device` has the warpgroup matrix instructions gemm_wgmma.duet uses: CUDA, sm_90.
@@ -250,11 +254,15 @@ DUET_API bool wgmma_by_rule();
 DUET_API std::string wgmma_problem(const GemmProblem& problem, bool tf32 = false);
 // The tiles for `problem` on `device`: 128 x 256 in 4 stages where N allows and the tiles number
 // at least the device's compute units, else 128 x 128 in 6 stages. DUET_GEMM_WGMMA_TILE =
-// "BN:STAGES[:GROUP_ROWS[:MMA_FIRST[:BLOCKS_PER_SM[:WS]]]]" (e.g. "128:3:8:0:2", "256:4:8:0:1:1")
-// replaces them for every
-// problem whose N the BN divides, for comparing tiles on a GPU; ArgumentError for a value the
-// kernel cannot take.
+// "BN:STAGES[:GROUP_ROWS[:MMA_FIRST[:BLOCKS_PER_SM[:WS[:TMA]]]]]" (e.g. "128:3:8:0:2",
+// "256:4:8:0:1:1", "128:6:8:0:1:0:1") replaces them for every problem whose N the BN divides, for
+// comparing tiles on a GPU; ArgumentError for a value the kernel cannot take. DUET_GEMM_WGMMA_TMA=1
+// or 2 sets `tma` on whichever tiles apply where they run one block per multiprocessor, in place
+// of WS 1 (wgmma_tma_by_rule()); either way only on a device with wgmma_cores().
 DUET_API WgmmaTile wgmma_tile(const GemmProblem& problem, const DeviceInfo& device);
+// The tensor memory accelerator's copies DUET_GEMM_WGMMA_TMA asks for (WgmmaTile::tma): 1 or 2 where
+// it says so, else 0.
+DUET_API int wgmma_tma_by_rule();
 // Whether the rule copies 16-bit MN-major operands K-major before the warpgroup kernel
 // (DUET_GEMM_WGMMA_KMAJOR=1); TF32 ones always are, while the copies fit kWgmmaCopyLimit bytes.
 DUET_API bool wgmma_kmajor_by_rule();

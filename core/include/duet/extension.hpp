@@ -164,4 +164,24 @@ KernelRange<T> kernel_range(const char* call, const char* what, const BufferView
   return {BufferView<T>(std::move(wide), count, first), skipped};
 }
 
+// A 2D tiled copy of a row-major matrix in device memory, for the descriptor below: `rows` rows of
+// `cols` elements of `element_bytes` (1, 2, 4 or 8) each, `row_bytes` apart (a multiple of 16, at
+// least cols * element_bytes); each copy moves a box of box_rows x box_cols elements (each 1 to
+// 256) into shared memory, stored with the `swizzle_bytes` swizzle (0 none, 32, 64 or 128; with
+// one, box_cols * element_bytes at most that many bytes).
+struct TiledCopy {
+  std::size_t element_bytes = 2;
+  std::uint64_t cols = 0, rows = 0, row_bytes = 0;
+  std::uint32_t box_cols = 0, box_rows = 0;
+  std::uint32_t swizzle_bytes = 128;
+};
+
+// The bytes of the device's descriptor for tiled copies of `shape` from `memory` (its first byte
+// is the matrix's first element, 16-byte aligned): on CUDA a tensor map (128 bytes, to be placed
+// 64-byte aligned in device memory for a kernel's cp.async.bulk.tensor), made by the driver's
+// cuTensorMapEncodeTiled. Empty where the device has no such copies (OpenCL, a driver without
+// them): the caller then copies another way. ArgumentError naming `call` for a shape the
+// descriptor cannot hold; DriverError where the driver refuses it.
+DUET_API std::string tiled_copy_descriptor(const char* call, const RawBuffer& memory, const TiledCopy& shape);
+
 }  // namespace duet::extension
