@@ -644,7 +644,7 @@ TEST_CASE("gemm on the tensor kernel: every op, edges, aligned runs or not, alph
     if (wgmma) {
       // The same through the tensor memory accelerator's copies, in blocks of one tile and in
       // persistent ones (K-major copies included: their maps are of the queue's workspace).
-      for (const char* mode : {"1", "2"}) {
+      for (const char* mode : {"0", "1", "2"}) {
         const EnvGuard tma("DUET_GEMM_WGMMA_TMA", mode);
         for (Op a : kOps)
           for (Op b : kOps) {

@@ -198,9 +198,9 @@ TEST_CASE("gemm bfloat16: whole tiles of the warpgroup kernel, by the rule and f
       // them). A wrong barrier wait hangs the kernel: the test then stops at the launch, or fails
       // with a KernelFaultError under DUET_KERNEL_TIMEOUT. A batch stride that is not whole rows
       // (gap 8) runs the cp.async form instead.
-      for (const char* mode : {"1", "2"}) {
+      for (const char* mode : {"0", "1", "2"}) {
         const EnvGuard tma("DUET_GEMM_WGMMA_TMA", mode);
-        MESSAGE("DUET_GEMM_WGMMA_TMA=" << mode);
+        MESSAGE("DUET_GEMM_WGMMA_TMA=" << std::string(mode));
         for (Op oa : kOps)
           for (Op ob : kOps) {
             Case one{"wgmma TMA one tile", oa, ob, 128, 256, 64};
@@ -381,7 +381,7 @@ TEST_CASE("gemm bfloat16: the warpgroup kernel's plan, tiles and defines, with n
   CHECK(w.splits == 1);
   CHECK(duet::wgmma_shared_bytes(w.wgmma) <= 227 * 1024);  // an H100's opt-in shared memory per block
   duet::WgmmaTile narrow;
-  narrow.bn = 128, narrow.stages = 6;
+  narrow.bn = 128, narrow.stages = 6, narrow.tma = 1;
   CHECK(duet::wgmma_shared_bytes(narrow) <= 227 * 1024);
   // Every op pair, half too, and into float.
   for (duet::Op a : {duet::Op::none, duet::Op::transpose})
@@ -440,12 +440,34 @@ TEST_CASE("gemm bfloat16: the warpgroup kernel's plan, tiles and defines, with n
     CHECK(std::find(d0.begin(), d0.end(), duet::Defines::value_type{"MMA_FIRST", "1"}) != d0.end());
   }
   {
+    // TMA copies by default; off where asked (the environment, the tile string's seventh field) and
+    // where the tiles ask for what excludes them (two blocks, WS 1).
+    const EnvGuard no_tile("DUET_GEMM_WGMMA_TILE", ""), no_tma("DUET_GEMM_WGMMA_TMA", nullptr);
+    CHECK(duet::wgmma_tma_by_rule() == 1);
+    CHECK(plan(h100, p).wgmma.tma == 1);
+    {
+      const EnvGuard off("DUET_GEMM_WGMMA_TMA", "0");
+      CHECK(plan(h100, p).wgmma.tma == 0);
+      CHECK(plan(h100, p).wgmma.threads() == 256);
+    }
+    {
+      const EnvGuard tile("DUET_GEMM_WGMMA_TILE", "256:4:8:0:1:0:0");
+      CHECK(plan(h100, p).wgmma.tma == 0);
+    }
+    {
+      const EnvGuard tile("DUET_GEMM_WGMMA_TILE", "256:4");
+      CHECK(plan(h100, p).wgmma.tma == 1);
+    }
+  }
+  {
     const EnvGuard tile("DUET_GEMM_WGMMA_TILE", "128:3:8:0:2");
     CHECK(plan(h100, p).wgmma.blocks_per_sm == 2);
+    CHECK(plan(h100, p).wgmma.tma == 0);
   }
   {
     const EnvGuard tile("DUET_GEMM_WGMMA_TILE", "256:4:8:0:1:1");
     CHECK(plan(h100, p).wgmma.ws);
+    CHECK(plan(h100, p).wgmma.tma == 0);
     CHECK(plan(h100, p).wgmma.threads() == 384);
   }
   {
@@ -546,7 +568,7 @@ TEST_CASE("gemm bfloat16: the warpgroup kernel's plan, tiles and defines, with n
   const duet::Defines want = {{"T", "half"},        {"TO", "float"},     {"T_IS_BF16", "0"},
                               {"T_IS_FLOAT", "0"}, {"BN", "128"},       {"STAGES", "6"},
                               {"GROUP_ROWS", "8"}, {"MMA_FIRST", "0"},  {"BLOCKS_PER_SM", "1"},
-                              {"WS", "0"},         {"TMA", "0"},        {"OP_A", "1"},
+                              {"WS", "0"},         {"TMA", "1"},        {"OP_A", "1"},
                               {"OP_B", "0"}};
   CHECK(d == want);
   CHECK_THROWS_AS(duet::gemm_wgmma_defines(narrow, duet::ScalarType::f32, duet::ScalarType::unknown,

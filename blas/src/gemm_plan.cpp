@@ -366,10 +366,13 @@ bool wgmma_by_rule() {
   return env == nullptr || std::string(env) != "0";
 }
 
+// The TMA form (1) by default since it passed the device tests on an sm_90 device and ran faster
+// than the cp.async form at every size measured (bench/RESULTS.md); 0 takes the cp.async form, 2
+// persistent blocks.
 int wgmma_tma_by_rule() {
   const char* env = std::getenv("DUET_GEMM_WGMMA_TMA");
-  if (env == nullptr) return 0;
-  return std::string(env) == "1" ? 1 : std::string(env) == "2" ? 2 : 0;
+  if (env == nullptr) return 1;
+  return std::string(env) == "0" ? 0 : std::string(env) == "2" ? 2 : 1;
 }
 
 bool wgmma_kmajor_by_rule() {
@@ -399,8 +402,9 @@ namespace {
 // The most shared memory one block may ask for on sm_90 (227 KiB, with the opt-in attribute).
 constexpr std::size_t kWgmmaSharedLimit = 227 * 1024;
 
-// DUET_GEMM_WGMMA_TILE's tiles, or none where it is unset.
-bool wgmma_tile_from_env(WgmmaTile& t) {
+// DUET_GEMM_WGMMA_TILE's tiles, or none where it is unset; `tma_given` says whether the string
+// names the TMA field (its seventh) or leaves it to the rule.
+bool wgmma_tile_from_env(WgmmaTile& t, bool& tma_given) {
   const char* env = std::getenv("DUET_GEMM_WGMMA_TILE");
   if (env == nullptr || *env == '\0') return false;
   const std::string text(env);
@@ -448,6 +452,7 @@ bool wgmma_tile_from_env(WgmmaTile& t) {
                         " bytes of shared memory per multiprocessor, more than the " +
                         std::to_string(kWgmmaSharedLimit) + " an sm_90 one offers a block; use fewer stages");
   t = w;
+  tma_given = count == 7;
   return true;
 }
 
@@ -458,13 +463,18 @@ WgmmaTile wgmma_tile(const GemmProblem& p, const DeviceInfo& device) {
   const std::size_t wide_tiles = (p.M / WgmmaTile::bm) * (p.N / 256) * p.batch;
   if (p.N % 256 || wide_tiles < units_of(device)) t.bn = 128, t.stages = 6;
   WgmmaTile forced;
-  if (wgmma_tile_from_env(forced) && p.N % static_cast<std::size_t>(forced.bn) == 0) t = forced;
-  // The tensor maps' copies exist on CUDA sm_90 alone; elsewhere the knob changes nothing.
-  if (!wgmma_cores(device)) {
+  bool tma_given = false;
+  if (wgmma_tile_from_env(forced, tma_given) && p.N % static_cast<std::size_t>(forced.bn) == 0)
+    t = forced;
+  else
+    tma_given = false;
+  // The tensor maps' copies exist on CUDA sm_90 alone; elsewhere the knob changes nothing. Tiles
+  // that leave the TMA field out take the rule's, unless they ask for what TMA excludes (WS 1, two
+  // blocks per multiprocessor).
+  if (!wgmma_cores(device))
     t.tma = 0;
-  } else if (wgmma_tma_by_rule() != 0 && t.tma == 0 && t.blocks_per_sm == 1) {
-    t.tma = wgmma_tma_by_rule(), t.ws = false;
-  }
+  else if (!tma_given && !t.ws && t.blocks_per_sm == 1)
+    t.tma = wgmma_tma_by_rule();
   return t;
 }
 

@@ -256,12 +256,12 @@ DUET_API std::string wgmma_problem(const GemmProblem& problem, bool tf32 = false
 // at least the device's compute units, else 128 x 128 in 6 stages. DUET_GEMM_WGMMA_TILE =
 // "BN:STAGES[:GROUP_ROWS[:MMA_FIRST[:BLOCKS_PER_SM[:WS[:TMA]]]]]" (e.g. "128:3:8:0:2",
 // "256:4:8:0:1:1", "128:6:8:0:1:0:1") replaces them for every problem whose N the BN divides, for
-// comparing tiles on a GPU; ArgumentError for a value the kernel cannot take. DUET_GEMM_WGMMA_TMA=1
-// or 2 sets `tma` on whichever tiles apply where they run one block per multiprocessor, in place
-// of WS 1 (wgmma_tma_by_rule()); either way only on a device with wgmma_cores().
+// comparing tiles on a GPU; ArgumentError for a value the kernel cannot take. Tiles that do not
+// name TMA take wgmma_tma_by_rule()'s where they run one block per multiprocessor without WS 1;
+// `tma` is set only on a device with wgmma_cores().
 DUET_API WgmmaTile wgmma_tile(const GemmProblem& problem, const DeviceInfo& device);
-// The tensor memory accelerator's copies DUET_GEMM_WGMMA_TMA asks for (WgmmaTile::tma): 1 or 2 where
-// it says so, else 0.
+// The tensor memory accelerator's copies (WgmmaTile::tma): 1 unless DUET_GEMM_WGMMA_TMA says 0
+// (the cp.async form) or 2 (persistent blocks).
 DUET_API int wgmma_tma_by_rule();
 // Whether the rule copies 16-bit MN-major operands K-major before the warpgroup kernel
 // (DUET_GEMM_WGMMA_KMAJOR=1); TF32 ones always are, while the copies fit kWgmmaCopyLimit bytes.
