@@ -1046,7 +1046,7 @@ std::string sort_source(ScalarType dtype, bool with_values, bool descending) {
   c.dtype = dtype;
   c.values = with_values;
   c.descending = descending;
-  return kernel_source(c);
+  return kernel_source(with_knobs(c, 0));  // DUET_SORT_RANK and DUET_SORT_ITEMS as a sort would take them
 }
 
 }  // namespace duet
