@@ -9,8 +9,31 @@
 // last decodes as it writes the output (or writes only the indices, for argsort): no pass of its
 // own for either.
 //
-// One pass per 8-bit digit, least significant first (four for float32), each pass stable and made
-// of three launches. count: each tile of kGroup x items elements counts its 256 digits (local
+// One pass per 8-bit digit, least significant first (four for float32), each pass stable. Two
+// schemes; DUET_SORT_ONESWEEP (read at each sort) picks one, the one-sweep by default.
+//
+// One sweep: a launch a pass, so a pass reads and writes the keys once, as the memory floor asks.
+// duet_sort_histogram reads the input once and counts every pass's digits (the row passes' from
+// the flat index), duet_sort_starts makes them each digit's start, and then each pass is one
+// duet_sort_onesweep: a work-group takes its tile from a global counter (tile order is launch
+// order, so every tile before it belongs to a running group and waiting on it cannot deadlock, on a
+// GPU or on a CPU's threads), ranks its elements by the digit, publishes its digit counts, looks
+// back over the tiles before it for the counts before it (decoupled look-back: a tile's word says
+// its own count or its inclusive prefix, in one store, so no fence is needed between flag and
+// count), publishes its inclusive prefix, and writes its elements from shared memory, sorted by
+// digit, to consecutive addresses within each digit. The look-back words live in two arrays used
+// by alternate passes, and each tile zeroes its words in the other one: no fill between passes.
+// Ranking: where inline PTX has match.any (CUDA and NVIDIA's OpenCL, sm_70 on; DUET_SORT_RANK=
+// counting declines it) a warp multi-split: each warp ranks its run of the tile in input order,
+// match.any giving the lanes with the same digit, popc of those below a lane its place among them,
+// and the warp's counter of the digit those of earlier loads; the keys stay in registers until
+// they are placed in shared memory by rank. That replaces the two counting sorts below (about 40
+// barriers and a 17 KiB counter array) with a few instructions an element. Elsewhere the tile is
+// ranked with those counting sorts, which are correct on every device. DUET_SORT_ITEMS sets the
+// elements per work-item of a tile (default 80 bytes of key and index per work-item, 16 at most:
+// the counting ranking's shared memory then stays under 40 KiB).
+//
+// Three launches a pass (the older scheme). count: each tile of kGroup x items elements counts its 256 digits (local
 // atomics on 8 copies of the counters, so equal keys do not all queue on one counter) into
 // hist[digit][tile]. scan: one work-group per digit scans its row of tiles in place (exclusive)
 // and writes the digit's total. scatter: each tile, read with coalesced loads into shared memory,
@@ -768,7 +791,17 @@ std::uint64_t env_number(const char* name, const char* what) {
 // one; DUET_SORT_RANK=counting the portable ranking also where the warp ranking compiles, match
 // (the default) the warp ranking where it compiles; DUET_SORT_ITEMS the one-sweep tile's elements
 // per work-item.
-Config with_knobs(Config c, std::uint64_t n) {
+// Whether the warp ranking's PTX (match.any, sm_70 on) compiles on `device`: CUDA, or NVIDIA's
+// OpenCL unless DUET_OPENCL_PTX=0, which leaves the PTX out there (backends/opencl/device.cpp).
+bool warp_ranking(const DeviceInfo& device) {
+  if (device.arch.rfind("sm_", 0) != 0 || std::atoi(device.arch.c_str() + 3) < 70) return false;
+  if (device.backend == "cuda") return true;
+  const char* ptx = std::getenv("DUET_OPENCL_PTX");
+  return device.backend == "opencl" && device.vendor.find("NVIDIA") != std::string::npos &&
+         !(ptx && std::string(ptx) == "0");
+}
+
+Config with_knobs(Config c, std::uint64_t n, const DeviceInfo* device) {
   if (const char* v = std::getenv("DUET_SORT_ONESWEEP"); v && *v) {
     const std::string s = v;
     if (s != "0" && s != "1")
@@ -783,14 +816,20 @@ Config with_knobs(Config c, std::uint64_t n) {
                           "allows) or counting (the portable counting sort), or unset for match");
     c.match = s == "match";
   }
+  // The host knows which ranking the source will compile, so the key and the tile follow it.
+  if (device) c.match = c.match && warp_ranking(*device);
   c.os_items = env_number("DUET_SORT_ITEMS", "the elements per work-item of a one-sweep sort tile, 1 to 32");
-  // The counting ranking's shared memory (the larger): the padded tile, 17 KiB of counters, 4 KiB.
-  const std::uint64_t shared = kGroup * c.os_items * c.element_bytes() * 33 / 32 + 17408 + 4096;
-  if (c.os_items > 32 || shared > 48 * 1024)
+  // A one-sweep work-group's shared memory: the padded tile, the ranking's counters (8 KiB a warp's
+  // 256, or the counting sort's 17 KiB), 4 KiB more; CUDA's static limit is 48 KiB.
+  const std::uint64_t limit =
+      std::min<std::uint64_t>(48 * 1024, device && device->local_memory_bytes ? device->local_memory_bytes : 48 * 1024);
+  const std::uint64_t shared =
+      kGroup * c.os_items * c.element_bytes() * 33 / 32 + (c.match ? 8192 : 17408) + 4096;
+  if (c.os_items > 32 || (c.os_items && shared > limit))
     throw ArgumentError("DUET_SORT_ITEMS is " + std::to_string(c.os_items) +
                         "; a one-sweep tile of that many elements per work-item needs " + std::to_string(shared) +
-                        " bytes of shared memory for " + to_string(c.dtype) +
-                        " keys, over 48 KiB (or more than 32): choose fewer");
+                        " bytes of shared memory for " + to_string(c.dtype) + (c.values ? " keys and indices" : " keys") +
+                        ", over the " + std::to_string(limit) + " a work-group may have (or more than 32): choose fewer");
   c.wide_status = n >= (std::uint64_t(1) << 30);
   return c;
 }
@@ -970,7 +1009,7 @@ Array sort_or_argsort(Queue& q, const Array& a, std::int64_t axis, bool descendi
   c.wide_values = n > 0xffffffffULL;
   c.descending = descending;
   c.canon_zero = indices;
-  c = with_knobs(c, n);
+  c = with_knobs(c, n, &q.device().info());
   radix(q, c, moved, run, indices ? nullptr : &out, indices ? &out : nullptr);
   return restore(q, out, k);
 }
@@ -1014,7 +1053,7 @@ SortedKeys sort_flat(Queue& q, const Array& keys, bool with_indices, bool descen
   c.wide_values = n > 0xffffffffULL;
   c.descending = descending;
   c.canon_zero = with_indices || equal_zeros;
-  c = with_knobs(c, n);
+  c = with_knobs(c, n, &q.device().info());
   radix(q, c, src, n, &out.keys, with_indices ? &out.indices : nullptr);
   return out;
 }
@@ -1046,7 +1085,7 @@ std::string sort_source(ScalarType dtype, bool with_values, bool descending) {
   c.dtype = dtype;
   c.values = with_values;
   c.descending = descending;
-  return kernel_source(with_knobs(c, 0));  // DUET_SORT_RANK and DUET_SORT_ITEMS as a sort would take them
+  return kernel_source(with_knobs(c, 0, nullptr));  // DUET_SORT_RANK and DUET_SORT_ITEMS as a sort would take them
 }
 
 }  // namespace duet
