@@ -516,6 +516,10 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_onesweep(
 #endif
 #if DUET_OS_MATCH
   SHARED uint warp_counts[DUET_WARPS * 256];
+  // Each element's place among its digit's in its warp's run. In shared memory rather than
+  // registers: ptxas then keeps the kernel near 64 registers (4 work-groups a multiprocessor), where
+  // an array of ranks in registers next to the keys doubles that at 16 elements per work-item.
+  SHARED ushort ranks[DUET_OS_TILE];
 #else
   SHARED uint counts[DUET_CPAD(16u * DUET_GROUP)];
   SHARED uint sums[DUET_GROUP];
@@ -549,7 +553,6 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_onesweep(
 #if DUET_VALUES
   DUET_V v[DUET_OS_ITEMS];
 #endif
-  uint rank[DUET_OS_ITEMS];
   for (uint j = 0; j < DUET_OS_ITEMS; ++j) {
     const uint p = run_at + j * 32u + lane;
     k[j] = p < valid ? DUET_LOAD_KEY(start + p) : ~(DUET_K)0;
@@ -575,7 +578,7 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_onesweep(
       mine[d] = before + below + 1u;
     }
     asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(before) : "r"(before), "r"(top));
-    rank[j] = before + below;
+    ranks[p] = (ushort)(before + below);
     asm volatile("bar.warp.sync 0xffffffff;");
   }
   BARRIER();
@@ -627,10 +630,10 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_onesweep(
     const uint p = run_at + j * 32u + lane;
     if (p >= valid) continue;
 #if DUET_VALUES
-    const uint to = warp_counts[warp * 256u + DUET_DIGIT(k[j], v[j])] + rank[j];
+    const uint to = warp_counts[warp * 256u + DUET_DIGIT(k[j], v[j])] + ranks[p];
     tv[DUET_PAD(to)] = v[j];
 #else
-    const uint to = warp_counts[warp * 256u + DUET_DIGIT(k[j], 0)] + rank[j];
+    const uint to = warp_counts[warp * 256u + DUET_DIGIT(k[j], 0)] + ranks[p];
 #endif
     tk[DUET_PAD(to)] = k[j];
   }
@@ -820,11 +823,12 @@ Config with_knobs(Config c, std::uint64_t n, const DeviceInfo* device) {
   if (device) c.match = c.match && warp_ranking(*device);
   c.os_items = env_number("DUET_SORT_ITEMS", "the elements per work-item of a one-sweep sort tile, 1 to 32");
   // A one-sweep work-group's shared memory: the padded tile, the ranking's counters (8 KiB a warp's
-  // 256, or the counting sort's 17 KiB), 4 KiB more; CUDA's static limit is 48 KiB.
+  // 256 and 2 bytes an element, or the counting sort's 17 KiB), 4 KiB more; CUDA's static limit is
+  // 48 KiB.
   const std::uint64_t limit =
       std::min<std::uint64_t>(48 * 1024, device && device->local_memory_bytes ? device->local_memory_bytes : 48 * 1024);
   const std::uint64_t shared =
-      kGroup * c.os_items * c.element_bytes() * 33 / 32 + (c.match ? 8192 : 17408) + 4096;
+      kGroup * c.os_items * (c.element_bytes() * 33 / 32 + (c.match ? 2 : 0)) + (c.match ? 8192 : 17408) + 4096;
   if (c.os_items > 32 || (c.os_items && shared > limit))
     throw ArgumentError("DUET_SORT_ITEMS is " + std::to_string(c.os_items) +
                         "; a one-sweep tile of that many elements per work-item needs " + std::to_string(shared) +
