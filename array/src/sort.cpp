@@ -120,6 +120,12 @@ struct Config {
   bool wide_status = false;     // look-back words of 64 bits: 2^30 elements or more
   bool onesweep = true;         // one launch a pass (not part of the source: both schemes are in it)
   unsigned max_passes() const { return width() / kDigitBits + (wide_values ? 8 : 4); }
+  // Copies of the histogram's counters: as many as 32 KiB of them hold, from 1 to 8, a power of 2.
+  unsigned hist_copies() const {
+    unsigned copies = 1;
+    while (copies < 8 && 2 * copies * max_passes() * kRadix * 4 <= 32 * 1024) copies *= 2;
+    return copies;
+  }
   std::uint64_t element_bytes() const {
     return (wide_keys() ? 8 : 4) + (values ? (wide_values ? 8 : 4) : 0);
   }
@@ -167,6 +173,7 @@ std::string kernel_source(const Config& c) {
   const unsigned status_bits = c.wide_status ? 64 : 32;
   s << "#define DUET_WIDE " << (c.wide_values ? 1 : 0) << "\n#define DUET_KEY_PASSES " << w / kDigitBits
     << "\n#define DUET_MAX_PASSES " << c.max_passes() << "\n#define DUET_HIST_ITEMS " << kHistItems
+    << "\n#define DUET_HIST_COPIES " << c.hist_copies()
     << "\n#define DUET_RANK_MATCH " << (c.match ? 1 : 0) << "\n#define DUET_OS_ITEMS " << c.sweep_items()
     << "\n#define DUET_OS_TILE " << c.sweep_tile() << "\n#define DUET_S " << c.status_type()
     << "\n#define DUET_S_AGG ((DUET_S)" << hex(std::uint64_t(1) << (status_bits - 2))
@@ -436,13 +443,16 @@ DEVICE void duet_global_add64(GLOBAL uint* lo, GLOBAL uint* hi, const uint add) 
 // counts[pass][0..256) low words, counts[pass][256..512) high words: how many of the n elements
 // have each digit in each pass, key passes first (their digits from the encoded key), then the row
 // passes (from the flat index's row, index / run). Work-groups stride over the input, counting in
-// shared memory, and add their counts to the global ones at the end.
+// shared memory, and add their counts to the global ones at the end. Work-items t, t + copies, ...
+// share one of DUET_HIST_COPIES copies of the counters, so that equal digits (a float's exponent
+// byte, few values) do not all queue on one counter.
 KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_histogram(
     GLOBAL const DUET_B* src, const long src_off, GLOBAL uint* counts, const ulong n, const uint passes,
     const ulong run) {
-  SHARED uint local_counts[DUET_MAX_PASSES * 256];
+  SHARED uint local_counts[DUET_HIST_COPIES * DUET_MAX_PASSES * 256];
   const uint t = LOCAL_ID(0);
-  for (uint c = t; c < DUET_MAX_PASSES * 256u; c += DUET_GROUP) local_counts[c] = 0;
+  for (uint c = t; c < DUET_HIST_COPIES * DUET_MAX_PASSES * 256u; c += DUET_GROUP) local_counts[c] = 0;
+  SHARED_MEM uint* mine = local_counts + (t % DUET_HIST_COPIES) * (DUET_MAX_PASSES * 256u);
   BARRIER();
   const ulong stride = (ulong)NUM_GROUPS(0) * DUET_GROUP * DUET_HIST_ITEMS;
   for (ulong at = (ulong)GROUP_ID(0) * DUET_GROUP * DUET_HIST_ITEMS; at < n; at += stride) {
@@ -455,17 +465,18 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_histogram(
       const ulong i = at + (ulong)j * DUET_GROUP + t;
       if (i >= n) continue;
       for (uint s = 0; s < DUET_KEY_PASSES; ++s)
-        DUET_LOCAL_INC(&local_counts[s * 256u + ((uint)(k[j] >> (s * 8u)) & 255u)]);
+        DUET_LOCAL_INC(&mine[s * 256u + ((uint)(k[j] >> (s * 8u)) & 255u)]);
       if (passes > DUET_KEY_PASSES) {
         const ulong row = i / run;
         for (uint s = DUET_KEY_PASSES; s < passes; ++s)
-          DUET_LOCAL_INC(&local_counts[s * 256u + ((uint)(row >> ((s - DUET_KEY_PASSES) * 8u)) & 255u)]);
+          DUET_LOCAL_INC(&mine[s * 256u + ((uint)(row >> ((s - DUET_KEY_PASSES) * 8u)) & 255u)]);
       }
     }
   }
   BARRIER();
   for (uint c = t; c < passes * 256u; c += DUET_GROUP) {
-    const uint add = local_counts[c];
+    uint add = 0;
+    for (uint copy = 0; copy < DUET_HIST_COPIES; ++copy) add += local_counts[copy * (DUET_MAX_PASSES * 256u) + c];
     if (add) duet_global_add64(&counts[(c >> 8) * 512u + (c & 255u)], &counts[(c >> 8) * 512u + 256u + (c & 255u)], add);
   }
 }
