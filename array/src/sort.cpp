@@ -729,7 +729,7 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_onesweep(
     } else {
       if (out & 1u) dst[to] = duet_decode(k);
 #if DUET_VALUES
-      if (out & 2u) idx[to] = (long)((ulong)v % run);
+      if (out & 2u) idx[to] = (long)((ulong)v < run ? (ulong)v : (ulong)v % run);  // one row: no division
 #endif
     }
   }
