@@ -143,8 +143,8 @@ void check_type(duet::Queue& q, const char* name) {
   // Around each tile the sort uses (one launch a pass: 1280, 1536, 2560 and 4096 elements, by key
   // and index width; three: 1024, 1280, 2048 and 4096), and a prime over several tiles, where
   // stability across tiles shows in argsort's order.
-  for (std::size_t n : {0, 1, 2, 97, 1023, 1025, 1279, 1281, 1535, 1537, 2047, 2049, 2559, 2561, 4095, 4096, 4097, 10007,
-                        12289})
+  for (std::size_t n : {0, 1, 2, 97, 1023, 1025, 1279, 1281, 1535, 1537, 2047, 2049, 2559, 2561, 4095, 4096,
+                        4097, 10007, 12289})
     for (bool duplicates : {true, false})
       for (bool descending : {false, true})
         check_rows<T>(q, keys_of<T>(rng, n, duplicates), {n}, descending,
@@ -312,7 +312,8 @@ TEST_CASE("array sort compiles for sm_90 for every key type") {
     }
   // The portable ranking, which DUET_SORT_RANK=counting selects on NVIDIA devices too.
   const ScopedEnv rank("DUET_SORT_RANK", "counting");
-  CHECK(duet::compile_for_cuda_arch(duet::sort_source(ScalarType::f32, true, false), {}, "sm_90", "sort.duet") > 0);
+  CHECK(duet::compile_for_cuda_arch(duet::sort_source(ScalarType::f32, true, false), {}, "sm_90",
+                                    "sort.duet") > 0);
 }
 
 TEST_SUITE_END();

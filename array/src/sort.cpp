@@ -33,9 +33,9 @@
 // elements per work-item of a tile (default 80 bytes of key and index per work-item, 16 at most:
 // the counting ranking's shared memory then stays under 40 KiB).
 //
-// Three launches a pass (the older scheme). count: each tile of kGroup x items elements counts its 256 digits (local
-// atomics on 8 copies of the counters, so equal keys do not all queue on one counter) into
-// hist[digit][tile]. scan: one work-group per digit scans its row of tiles in place (exclusive)
+// Three launches a pass (the older scheme). count: each tile of kGroup x items elements counts
+// its 256 digits (local atomics on 8 copies of the counters, so equal keys do not all queue on one
+// counter) into hist[digit][tile]. scan: one work-group per digit scans its row of tiles in place (exclusive)
 // and writes the digit's total. scatter: each tile, read with coalesced loads into shared memory,
 // is sorted there by its digit with two stable 4-bit counting sorts (a counter per (nibble,
 // work-item), work-item t ranking its run of consecutive elements: an exclusive scan of the 16 x
@@ -68,8 +68,8 @@ namespace {
 constexpr std::uint64_t kGroup = 256;
 constexpr unsigned kDigitBits = 8;
 constexpr unsigned kRadix = 1u << kDigitBits;
-constexpr std::uint64_t kScanItems = 8;  // row entries per work-item per step of the scan kernel
-constexpr std::uint64_t kHistItems = 8;  // loads in flight per work-item in the one-sweep histogram
+constexpr std::uint64_t kScanItems = 8;      // row entries per work-item per step of the scan kernel
+constexpr std::uint64_t kHistItems = 8;      // loads in flight per work-item in the one-sweep histogram
 constexpr std::uint64_t kHistGroups = 1024;  // its work-groups at most (they stride over the input)
 
 // What a sort's source depends on.
@@ -109,16 +109,14 @@ struct Config {
   ScalarType key_scalar() const { return wide_keys() ? ScalarType::u64 : ScalarType::u32; }
   ScalarType value_scalar() const { return wide_values ? ScalarType::u64 : ScalarType::u32; }
   // Elements per work-item in a tile: 64 bytes of key and value each.
-  std::uint64_t items() const {
-    return 64 / ((wide_keys() ? 8 : 4) + (values ? (wide_values ? 8 : 4) : 0));
-  }
+  std::uint64_t items() const { return 64 / ((wide_keys() ? 8 : 4) + (values ? (wide_values ? 8 : 4) : 0)); }
   std::uint64_t tile() const { return kGroup * items(); }
 
   // The one-sweep kernels' choices (read from the environment by sort_knobs).
-  bool match = true;            // warp multi-split ranking where inline PTX has match.any
-  std::uint64_t os_items = 0;   // elements per work-item of a one-sweep tile; 0: the default
-  bool wide_status = false;     // look-back words of 64 bits: 2^30 elements or more
-  bool onesweep = true;         // one launch a pass (not part of the source: both schemes are in it)
+  bool match = true;           // warp multi-split ranking where inline PTX has match.any
+  std::uint64_t os_items = 0;  // elements per work-item of a one-sweep tile; 0: the default
+  bool wide_status = false;    // look-back words of 64 bits: 2^30 elements or more
+  bool onesweep = true;        // one launch a pass (not part of the source: both schemes are in it)
   unsigned max_passes() const { return width() / kDigitBits + (wide_values ? 8 : 4); }
   // Copies of the histogram's counters: as many as 32 KiB of them hold, from 1 to 8, a power of 2.
   unsigned hist_copies() const {
@@ -126,19 +124,19 @@ struct Config {
     while (copies < 8 && 2 * copies * max_passes() * kRadix * 4 <= 32 * 1024) copies *= 2;
     return copies;
   }
-  std::uint64_t element_bytes() const {
-    return (wide_keys() ? 8 : 4) + (values ? (wide_values ? 8 : 4) : 0);
-  }
+  std::uint64_t element_bytes() const { return (wide_keys() ? 8 : 4) + (values ? (wide_values ? 8 : 4) : 0); }
   // A tile of 80 bytes of key and value per work-item, 16 elements at most: with the counting
   // ranking's counters (17 KiB) a work-group's shared memory stays under 40 KiB, as the three-launch
   // kernels' does, and the warp ranking keeps its keys, values and ranks in registers.
-  std::uint64_t sweep_items() const { return os_items ? os_items : std::min<std::uint64_t>(16, 80 / element_bytes()); }
+  std::uint64_t sweep_items() const {
+    return os_items ? os_items : std::min<std::uint64_t>(16, 80 / element_bytes());
+  }
   std::uint64_t sweep_tile() const { return kGroup * sweep_items(); }
   const char* status_type() const { return wide_status ? "ulong" : "uint"; }
   std::string key() const {
-    return std::string("sort8/") + to_string(dtype) + (values ? "/v" : "/keys") + (wide_values ? "64" : "32") +
-           (descending ? "/desc" : "/asc") + (canon_zero ? "/z" : "") + (match ? "/match" : "/count") + "/" +
-           std::to_string(sweep_items()) + (wide_status ? "/s64" : "");
+    return std::string("sort8/") + to_string(dtype) + (values ? "/v" : "/keys") +
+           (wide_values ? "64" : "32") + (descending ? "/desc" : "/asc") + (canon_zero ? "/z" : "") +
+           (match ? "/match" : "/count") + "/" + std::to_string(sweep_items()) + (wide_status ? "/s64" : "");
   }
 };
 
@@ -163,22 +161,23 @@ std::string kernel_source(const Config& c) {
   const char* V = c.wide_values ? "ulong" : "uint";
   const std::string B = c.bits_type();
   std::ostringstream s;
-  s << "#define DUET_B " << B << "\n#define DUET_K " << K << "\n#define DUET_V " << V << "\n#define DUET_O " << V
-    << "\n#define DUET_VALUES " << (c.values ? 1 : 0) << "\n#define DUET_KIND " << kind << "\n#define DUET_DESC "
-    << (c.descending ? 1 : 0) << "\n#define DUET_CANON_ZERO " << (c.canon_zero ? 1 : 0)
-    << "\n#define DUET_MASK ((DUET_K)" << hex(mask) << ")\n#define DUET_SIGN ((DUET_K)" << hex(sign)
-    << ")\n#define DUET_INF ((DUET_K)" << hex(inf) << ")\n#define DUET_QNAN ((DUET_K)" << hex(qnan)
-    << ")\n#define DUET_GROUP " << kGroup << "\n#define DUET_ITEMS " << c.items() << "\n#define DUET_TILE "
-    << c.tile() << "\n#define DUET_SCAN_ITEMS " << kScanItems << "\n";
+  s << "#define DUET_B " << B << "\n#define DUET_K " << K << "\n#define DUET_V " << V << "\n#define DUET_O "
+    << V << "\n#define DUET_VALUES " << (c.values ? 1 : 0) << "\n#define DUET_KIND " << kind
+    << "\n#define DUET_DESC " << (c.descending ? 1 : 0) << "\n#define DUET_CANON_ZERO "
+    << (c.canon_zero ? 1 : 0) << "\n#define DUET_MASK ((DUET_K)" << hex(mask)
+    << ")\n#define DUET_SIGN ((DUET_K)" << hex(sign) << ")\n#define DUET_INF ((DUET_K)" << hex(inf)
+    << ")\n#define DUET_QNAN ((DUET_K)" << hex(qnan) << ")\n#define DUET_GROUP " << kGroup
+    << "\n#define DUET_ITEMS " << c.items() << "\n#define DUET_TILE " << c.tile()
+    << "\n#define DUET_SCAN_ITEMS " << kScanItems << "\n";
   const unsigned status_bits = c.wide_status ? 64 : 32;
   s << "#define DUET_WIDE " << (c.wide_values ? 1 : 0) << "\n#define DUET_KEY_PASSES " << w / kDigitBits
     << "\n#define DUET_MAX_PASSES " << c.max_passes() << "\n#define DUET_HIST_ITEMS " << kHistItems
-    << "\n#define DUET_HIST_COPIES " << c.hist_copies()
-    << "\n#define DUET_RANK_MATCH " << (c.match ? 1 : 0) << "\n#define DUET_OS_ITEMS " << c.sweep_items()
-    << "\n#define DUET_OS_TILE " << c.sweep_tile() << "\n#define DUET_S " << c.status_type()
-    << "\n#define DUET_S_AGG ((DUET_S)" << hex(std::uint64_t(1) << (status_bits - 2))
-    << ")\n#define DUET_S_INCL ((DUET_S)" << hex(std::uint64_t(1) << (status_bits - 1))
-    << ")\n#define DUET_S_COUNT ((DUET_S)" << hex((std::uint64_t(1) << (status_bits - 2)) - 1) << ")\n";
+    << "\n#define DUET_HIST_COPIES " << c.hist_copies() << "\n#define DUET_RANK_MATCH " << (c.match ? 1 : 0)
+    << "\n#define DUET_OS_ITEMS " << c.sweep_items() << "\n#define DUET_OS_TILE " << c.sweep_tile()
+    << "\n#define DUET_S " << c.status_type() << "\n#define DUET_S_AGG ((DUET_S)"
+    << hex(std::uint64_t(1) << (status_bits - 2)) << ")\n#define DUET_S_INCL ((DUET_S)"
+    << hex(std::uint64_t(1) << (status_bits - 1)) << ")\n#define DUET_S_COUNT ((DUET_S)"
+    << hex((std::uint64_t(1) << (status_bits - 2)) - 1) << ")\n";
   s << R"DUET(
 // The order-preserving key of an element's bits.
 DEVICE DUET_K duet_encode(DUET_B bits) {
@@ -477,7 +476,8 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_histogram(
   for (uint c = t; c < passes * 256u; c += DUET_GROUP) {
     uint add = 0;
     for (uint copy = 0; copy < DUET_HIST_COPIES; ++copy) add += local_counts[copy * (DUET_MAX_PASSES * 256u) + c];
-    if (add) duet_global_add64(&counts[(c >> 8) * 512u + (c & 255u)], &counts[(c >> 8) * 512u + 256u + (c & 255u)], add);
+    GLOBAL uint* lo = counts + (c >> 8) * 512u + (c & 255u);
+    if (add) duet_global_add64(lo, lo + 256u, add);
   }
 }
 
@@ -520,7 +520,8 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_onesweep(
     GLOBAL const DUET_B* src, const long src_off, GLOBAL const DUET_K* keys DUET_VALS_IN,
     GLOBAL DUET_K* keys_out DUET_VALS_OUT, GLOBAL DUET_B* dst, GLOBAL long* idx, GLOBAL const DUET_O* starts,
     GLOBAL DUET_S* status, const ulong status_at, const ulong next_at, GLOBAL uint* tile_counter,
-    const uint counter, const ulong n, const uint pass, const uint shift, const uint by_row, const ulong run, const uint first, const uint out) {
+    const uint counter, const ulong n, const uint pass, const uint shift, const uint by_row, const ulong run,
+    const uint first, const uint out) {
   SHARED DUET_K tk[DUET_PAD(DUET_OS_TILE)];
 #if DUET_VALUES
   SHARED DUET_V tv[DUET_PAD(DUET_OS_TILE)];
@@ -819,14 +820,16 @@ Config with_knobs(Config c, std::uint64_t n, const DeviceInfo* device) {
   if (const char* v = std::getenv("DUET_SORT_ONESWEEP"); v && *v) {
     const std::string s = v;
     if (s != "0" && s != "1")
-      throw ArgumentError("DUET_SORT_ONESWEEP is '" + s + "'; it must be 1 (one launch a sort pass) or 0 (three: "
+      throw ArgumentError("DUET_SORT_ONESWEEP is '" + s +
+                          "'; it must be 1 (one launch a sort pass) or 0 (three: "
                           "count, scan, scatter), or unset for 1");
     c.onesweep = s == "1";
   }
   if (const char* v = std::getenv("DUET_SORT_RANK"); v && *v) {
     const std::string s = v;
     if (s != "match" && s != "counting")
-      throw ArgumentError("DUET_SORT_RANK is '" + s + "'; it must be match (warp multi-split where inline PTX "
+      throw ArgumentError("DUET_SORT_RANK is '" + s +
+                          "'; it must be match (warp multi-split where inline PTX "
                           "allows) or counting (the portable counting sort), or unset for match");
     c.match = s == "match";
   }
@@ -836,15 +839,16 @@ Config with_knobs(Config c, std::uint64_t n, const DeviceInfo* device) {
   // A one-sweep work-group's shared memory: the padded tile, the ranking's counters (8 KiB a warp's
   // 256 and 2 bytes an element, or the counting sort's 17 KiB), 4 KiB more; CUDA's static limit is
   // 48 KiB.
-  const std::uint64_t limit =
-      std::min<std::uint64_t>(48 * 1024, device && device->local_memory_bytes ? device->local_memory_bytes : 48 * 1024);
-  const std::uint64_t shared =
-      kGroup * c.os_items * (c.element_bytes() * 33 / 32 + (c.match ? 2 : 0)) + (c.match ? 8192 : 17408) + 4096;
+  const std::uint64_t limit = std::min<std::uint64_t>(
+      48 * 1024, device && device->local_memory_bytes ? device->local_memory_bytes : 48 * 1024);
+  const std::uint64_t shared = kGroup * c.os_items * (c.element_bytes() * 33 / 32 + (c.match ? 2 : 0)) +
+                               (c.match ? 8192 : 17408) + 4096;
   if (c.os_items > 32 || (c.os_items && shared > limit))
     throw ArgumentError("DUET_SORT_ITEMS is " + std::to_string(c.os_items) +
-                        "; a one-sweep tile of that many elements per work-item needs " + std::to_string(shared) +
-                        " bytes of shared memory for " + to_string(c.dtype) + (c.values ? " keys and indices" : " keys") +
-                        ", over the " + std::to_string(limit) + " a work-group may have (or more than 32): choose fewer");
+                        "; a one-sweep tile of that many elements per work-item needs " +
+                        std::to_string(shared) + " bytes of shared memory for " + to_string(c.dtype) +
+                        (c.values ? " keys and indices" : " keys") + ", over the " + std::to_string(limit) +
+                        " a work-group may have (or more than 32): choose fewer");
   c.wide_status = n >= (std::uint64_t(1) << 30);
   return c;
 }
@@ -886,9 +890,10 @@ void radix_onesweep(Queue& q, const Config& c, const Array& src, std::uint64_t r
                sweep = kernel(q, c, "duet_sort_onesweep");
   const std::uint64_t groups =
       std::min<std::uint64_t>(kHistGroups, (n + kGroup * kHistItems - 1) / (kGroup * kHistItems));
-  q.launch_args(histogram, Range(groups * kGroup), Range(kGroup),
-                {KernelArg::from_raw(src_buf, c.bits_scalar()), KernelArg::from(src_off), arg(counts, ScalarType::u32),
-                 KernelArg::from(n), KernelArg::from(std::uint32_t(passes)), KernelArg::from(run)});
+  q.launch_args(
+      histogram, Range(groups * kGroup), Range(kGroup),
+      {KernelArg::from_raw(src_buf, c.bits_scalar()), KernelArg::from(src_off), arg(counts, ScalarType::u32),
+       KernelArg::from(n), KernelArg::from(std::uint32_t(passes)), KernelArg::from(run)});
   q.launch_args(scan, Range(passes * kGroup), Range(kGroup), {arg(counts, ScalarType::u32), arg(starts, O)});
   auto or_counts = [&](const Array& a, ScalarType as) { return a.valid() ? arg(a, as) : arg(counts, as); };
   const std::uint32_t out = (keys_out ? 1u : 0u) | (indices_out ? 2u : 0u);
@@ -958,9 +963,9 @@ void radix(Queue& q, const Config& c, const Array& src, std::uint64_t run, const
     std::vector<KernelArg> input{KernelArg::from_raw(src_buf, c.bits_scalar()), KernelArg::from(src_off),
                                  or_hist(in_keys, K)};
     if (c.values) input.push_back(or_hist(in_vals, V));
-    const std::vector<KernelArg> pass_args{KernelArg::from(n), KernelArg::from(shift),
-                                           KernelArg::from(std::uint32_t(by_row)), KernelArg::from(run),
-                                           KernelArg::from(tiles), KernelArg::from(std::uint32_t(first))};
+    const std::vector<KernelArg> pass_args{
+        KernelArg::from(n),   KernelArg::from(shift), KernelArg::from(std::uint32_t(by_row)),
+        KernelArg::from(run), KernelArg::from(tiles), KernelArg::from(std::uint32_t(first))};
     std::vector<KernelArg> count_args = input;
     count_args.push_back(arg(hist, O));
     count_args.insert(count_args.end(), pass_args.begin(), pass_args.end());
@@ -973,7 +978,8 @@ void radix(Queue& q, const Config& c, const Array& src, std::uint64_t run, const
     scatter_args.push_back(or_hist(next_keys, K));
     if (c.values) scatter_args.push_back(or_hist(next_vals, V));
     scatter_args.push_back(last && keys_out ? arg(*keys_out, c.bits_scalar()) : arg(hist, c.bits_scalar()));
-    scatter_args.push_back(last && indices_out ? arg(*indices_out, ScalarType::i64) : arg(hist, ScalarType::i64));
+    scatter_args.push_back(last && indices_out ? arg(*indices_out, ScalarType::i64)
+                                               : arg(hist, ScalarType::i64));
     scatter_args.push_back(arg(hist, O));
     scatter_args.push_back(arg(totals, O));
     scatter_args.insert(scatter_args.end(), pass_args.begin(), pass_args.end());
@@ -1100,7 +1106,8 @@ std::string sort_source(ScalarType dtype, bool with_values, bool descending) {
   c.dtype = dtype;
   c.values = with_values;
   c.descending = descending;
-  return kernel_source(with_knobs(c, 0, nullptr));  // DUET_SORT_RANK and DUET_SORT_ITEMS as a sort would take them
+  return kernel_source(
+      with_knobs(c, 0, nullptr));  // DUET_SORT_RANK and DUET_SORT_ITEMS as a sort would take them
 }
 
 }  // namespace duet
