@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <duet/arrays.hpp>
 #include <duet/duet.hpp>
@@ -139,9 +140,11 @@ template <class T>
 void check_type(duet::Queue& q, const char* name) {
   INFO(name);
   auto rng = make_rng(std::string("array sort ") + name);
-  // Around each tile the sort uses (1024, 1280, 2048 and 4096 elements, by key and index width), and
-  // a prime over several tiles, where stability across tiles shows in argsort's order.
-  for (std::size_t n : {0, 1, 2, 97, 1023, 1025, 1279, 1281, 2047, 2049, 4095, 4096, 4097, 10007, 12289})
+  // Around each tile the sort uses (one launch a pass: 1280, 1536, 2560 and 4096 elements, by key
+  // and index width; three: 1024, 1280, 2048 and 4096), and a prime over several tiles, where
+  // stability across tiles shows in argsort's order.
+  for (std::size_t n : {0, 1, 2, 97, 1023, 1025, 1279, 1281, 1535, 1537, 2047, 2049, 2559, 2561, 4095, 4096,
+                        4097, 10007, 12289})
     for (bool duplicates : {true, false})
       for (bool descending : {false, true})
         check_rows<T>(q, keys_of<T>(rng, n, duplicates), {n}, descending,
@@ -169,6 +172,57 @@ TEST_CASE("array sort and argsort: every key type against std::stable_sort") {
     check_type<duet::half>(q, "float16");
     check_type<float>(q, "float32");
     check_type<double>(q, "float64");  // sorted as bits: no double arithmetic needed
+  });
+}
+
+// Sets environment variable `name` to `value` (unset where null) for the object's life.
+struct ScopedEnv {
+  const char* name;
+  ScopedEnv(const char* n, const char* value) : name(n) {
+    if (value)
+      setenv(name, value, 1);
+    else
+      unsetenv(name);
+  }
+  ~ScopedEnv() { unsetenv(name); }
+};
+
+TEST_CASE("array sort: the three-launch scheme and small one-sweep tiles; the knobs' errors") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    auto rng = make_rng("array sort schemes");
+    // One kernel variant each (float32 argsort, descending), so that few compiles are added: the
+    // three-launch scheme around its tile and over several, and one-sweep tiles of 256 elements,
+    // where a prime makes 49 tiles whose look-back runs over many predecessors; -0, NaN included.
+    for (const char* scheme : {"0", "1"}) {
+      const ScopedEnv sweep("DUET_SORT_ONESWEEP", scheme);
+      const ScopedEnv items("DUET_SORT_ITEMS", scheme[0] == '1' ? "1" : nullptr);
+      CAPTURE(scheme);
+      for (std::size_t n : {0, 1, 255, 257, 1279, 1281, 12289}) {
+        const std::vector<float> v = keys_of<float>(rng, n, n % 2 == 1);
+        const std::vector<std::int64_t> order =
+            duet::argsort(q, duet::from_host<float>(q, v, {n}), -1, true).to_vector<std::int64_t>(q);
+        std::vector<std::int64_t> want(n);
+        std::iota(want.begin(), want.end(), 0);
+        std::stable_sort(want.begin(), want.end(),
+                         [&](std::int64_t x, std::int64_t y) { return before(v[x], v[y], true); });
+        CHECK(order == want);
+      }
+    }
+    {
+      const ScopedEnv bad("DUET_SORT_ONESWEEP", "yes");
+      const auto err = EXPECT_ERROR(duet::ArgumentError, duet::sort(q, duet::zeros(q, {4})));
+      if (err) CHECK_CONTAINS(err->what(), "DUET_SORT_ONESWEEP is 'yes'");
+    }
+    {
+      const ScopedEnv bad("DUET_SORT_RANK", "bitonic");
+      CHECK_THROWS_AS(duet::sort(q, duet::zeros(q, {4})), duet::ArgumentError);
+    }
+    {
+      const ScopedEnv bad("DUET_SORT_ITEMS", "200");
+      const auto err = EXPECT_ERROR(duet::ArgumentError, duet::sort(q, duet::zeros(q, {4})));
+      if (err) CHECK_CONTAINS(err->what(), "DUET_SORT_ITEMS is 200");
+    }
   });
 }
 
@@ -256,6 +310,10 @@ TEST_CASE("array sort compiles for sm_90 for every key type") {
       INFO(std::string(duet::to_string(t)), values ? " with values" : "");
       CHECK(duet::compile_for_cuda_arch(duet::sort_source(t, values, true), {}, "sm_90", "sort.duet") > 0);
     }
+  // The portable ranking, which DUET_SORT_RANK=counting selects on NVIDIA devices too.
+  const ScopedEnv rank("DUET_SORT_RANK", "counting");
+  CHECK(duet::compile_for_cuda_arch(duet::sort_source(ScalarType::f32, true, false), {}, "sm_90",
+                                    "sort.duet") > 0);
 }
 
 TEST_SUITE_END();

@@ -9,10 +9,33 @@
 // last decodes as it writes the output (or writes only the indices, for argsort): no pass of its
 // own for either.
 //
-// One pass per 8-bit digit, least significant first (four for float32), each pass stable and made
-// of three launches. count: each tile of kGroup x items elements counts its 256 digits (local
-// atomics on 8 copies of the counters, so equal keys do not all queue on one counter) into
-// hist[digit][tile]. scan: one work-group per digit scans its row of tiles in place (exclusive)
+// One pass per 8-bit digit, least significant first (four for float32), each pass stable. Two
+// schemes; DUET_SORT_ONESWEEP (read at each sort) picks one, the one-sweep by default.
+//
+// One sweep: a launch a pass, so a pass reads and writes the keys once, as the memory floor asks.
+// duet_sort_histogram reads the input once and counts every pass's digits (the row passes' from
+// the flat index), duet_sort_starts makes them each digit's start, and then each pass is one
+// duet_sort_onesweep: a work-group takes its tile from a global counter (tile order is launch
+// order, so every tile before it belongs to a running group and waiting on it cannot deadlock, on a
+// GPU or on a CPU's threads), ranks its elements by the digit, publishes its digit counts, looks
+// back over the tiles before it for the counts before it (decoupled look-back: a tile's word says
+// its own count or its inclusive prefix, in one store, so no fence is needed between flag and
+// count), publishes its inclusive prefix, and writes its elements from shared memory, sorted by
+// digit, to consecutive addresses within each digit. The look-back words live in two arrays used
+// by alternate passes, and each tile zeroes its words in the other one: no fill between passes.
+// Ranking: where inline PTX has match.any (CUDA and NVIDIA's OpenCL, sm_70 on; DUET_SORT_RANK=
+// counting declines it) a warp multi-split: each warp ranks its run of the tile in input order,
+// match.any giving the lanes with the same digit, popc of those below a lane its place among them,
+// and the warp's counter of the digit those of earlier loads; the keys stay in registers until
+// they are placed in shared memory by rank. That replaces the two counting sorts below (about 40
+// barriers and a 17 KiB counter array) with a few instructions an element. Elsewhere the tile is
+// ranked with those counting sorts, which are correct on every device. DUET_SORT_ITEMS sets the
+// elements per work-item of a tile (default 80 bytes of key and index per work-item, 16 at most:
+// the counting ranking's shared memory then stays under 40 KiB).
+//
+// Three launches a pass (the older scheme). count: each tile of kGroup x items elements counts
+// its 256 digits (local atomics on 8 copies of the counters, so equal keys do not all queue on one
+// counter) into hist[digit][tile]. scan: one work-group per digit scans its row of tiles in place (exclusive)
 // and writes the digit's total. scatter: each tile, read with coalesced loads into shared memory,
 // is sorted there by its digit with two stable 4-bit counting sorts (a counter per (nibble,
 // work-item), work-item t ranking its run of consecutive elements: an exclusive scan of the 16 x
@@ -30,6 +53,7 @@
 // at once, whatever their number and length (row-by-row launches would leave a GPU idle on many
 // short rows). A single row needs no index carried unless argsort asks for it: keys alone move.
 #include <algorithm>
+#include <cstdlib>
 #include <sstream>
 
 #include "duet/array_reduce.hpp"
@@ -44,7 +68,9 @@ namespace {
 constexpr std::uint64_t kGroup = 256;
 constexpr unsigned kDigitBits = 8;
 constexpr unsigned kRadix = 1u << kDigitBits;
-constexpr std::uint64_t kScanItems = 8;  // row entries per work-item per step of the scan kernel
+constexpr std::uint64_t kScanItems = 8;      // row entries per work-item per step of the scan kernel
+constexpr std::uint64_t kHistItems = 8;      // loads in flight per work-item in the one-sweep histogram
+constexpr std::uint64_t kHistGroups = 1024;  // its work-groups at most (they stride over the input)
 
 // What a sort's source depends on.
 struct Config {
@@ -83,13 +109,34 @@ struct Config {
   ScalarType key_scalar() const { return wide_keys() ? ScalarType::u64 : ScalarType::u32; }
   ScalarType value_scalar() const { return wide_values ? ScalarType::u64 : ScalarType::u32; }
   // Elements per work-item in a tile: 64 bytes of key and value each.
-  std::uint64_t items() const {
-    return 64 / ((wide_keys() ? 8 : 4) + (values ? (wide_values ? 8 : 4) : 0));
-  }
+  std::uint64_t items() const { return 64 / ((wide_keys() ? 8 : 4) + (values ? (wide_values ? 8 : 4) : 0)); }
   std::uint64_t tile() const { return kGroup * items(); }
+
+  // The one-sweep kernels' choices (read from the environment by sort_knobs).
+  bool match = true;           // warp multi-split ranking where inline PTX has match.any
+  std::uint64_t os_items = 0;  // elements per work-item of a one-sweep tile; 0: the default
+  bool wide_status = false;    // look-back words of 64 bits: 2^30 elements or more
+  bool onesweep = true;        // one launch a pass (not part of the source: both schemes are in it)
+  unsigned max_passes() const { return width() / kDigitBits + (wide_values ? 8 : 4); }
+  // Copies of the histogram's counters: as many as 32 KiB of them hold, from 1 to 8, a power of 2.
+  unsigned hist_copies() const {
+    unsigned copies = 1;
+    while (copies < 8 && 2 * copies * max_passes() * kRadix * 4 <= 32 * 1024) copies *= 2;
+    return copies;
+  }
+  std::uint64_t element_bytes() const { return (wide_keys() ? 8 : 4) + (values ? (wide_values ? 8 : 4) : 0); }
+  // A tile of 80 bytes of key and value per work-item, 16 elements at most: with the counting
+  // ranking's counters (17 KiB) a work-group's shared memory stays under 40 KiB, as the three-launch
+  // kernels' does, and the warp ranking keeps its keys, values and ranks in registers.
+  std::uint64_t sweep_items() const {
+    return os_items ? os_items : std::min<std::uint64_t>(16, 80 / element_bytes());
+  }
+  std::uint64_t sweep_tile() const { return kGroup * sweep_items(); }
+  const char* status_type() const { return wide_status ? "ulong" : "uint"; }
   std::string key() const {
-    return std::string("sort8/") + to_string(dtype) + (values ? "/v" : "/keys") + (wide_values ? "64" : "32") +
-           (descending ? "/desc" : "/asc") + (canon_zero ? "/z" : "");
+    return std::string("sort8/") + to_string(dtype) + (values ? "/v" : "/keys") +
+           (wide_values ? "64" : "32") + (descending ? "/desc" : "/asc") + (canon_zero ? "/z" : "") +
+           (match ? "/match" : "/count") + "/" + std::to_string(sweep_items()) + (wide_status ? "/s64" : "");
   }
 };
 
@@ -114,13 +161,23 @@ std::string kernel_source(const Config& c) {
   const char* V = c.wide_values ? "ulong" : "uint";
   const std::string B = c.bits_type();
   std::ostringstream s;
-  s << "#define DUET_B " << B << "\n#define DUET_K " << K << "\n#define DUET_V " << V << "\n#define DUET_O " << V
-    << "\n#define DUET_VALUES " << (c.values ? 1 : 0) << "\n#define DUET_KIND " << kind << "\n#define DUET_DESC "
-    << (c.descending ? 1 : 0) << "\n#define DUET_CANON_ZERO " << (c.canon_zero ? 1 : 0)
-    << "\n#define DUET_MASK ((DUET_K)" << hex(mask) << ")\n#define DUET_SIGN ((DUET_K)" << hex(sign)
-    << ")\n#define DUET_INF ((DUET_K)" << hex(inf) << ")\n#define DUET_QNAN ((DUET_K)" << hex(qnan)
-    << ")\n#define DUET_GROUP " << kGroup << "\n#define DUET_ITEMS " << c.items() << "\n#define DUET_TILE "
-    << c.tile() << "\n#define DUET_SCAN_ITEMS " << kScanItems << "\n";
+  s << "#define DUET_B " << B << "\n#define DUET_K " << K << "\n#define DUET_V " << V << "\n#define DUET_O "
+    << V << "\n#define DUET_VALUES " << (c.values ? 1 : 0) << "\n#define DUET_KIND " << kind
+    << "\n#define DUET_DESC " << (c.descending ? 1 : 0) << "\n#define DUET_CANON_ZERO "
+    << (c.canon_zero ? 1 : 0) << "\n#define DUET_MASK ((DUET_K)" << hex(mask)
+    << ")\n#define DUET_SIGN ((DUET_K)" << hex(sign) << ")\n#define DUET_INF ((DUET_K)" << hex(inf)
+    << ")\n#define DUET_QNAN ((DUET_K)" << hex(qnan) << ")\n#define DUET_GROUP " << kGroup
+    << "\n#define DUET_ITEMS " << c.items() << "\n#define DUET_TILE " << c.tile()
+    << "\n#define DUET_SCAN_ITEMS " << kScanItems << "\n";
+  const unsigned status_bits = c.wide_status ? 64 : 32;
+  s << "#define DUET_WIDE " << (c.wide_values ? 1 : 0) << "\n#define DUET_KEY_PASSES " << w / kDigitBits
+    << "\n#define DUET_MAX_PASSES " << c.max_passes() << "\n#define DUET_HIST_ITEMS " << kHistItems
+    << "\n#define DUET_HIST_COPIES " << c.hist_copies() << "\n#define DUET_RANK_MATCH " << (c.match ? 1 : 0)
+    << "\n#define DUET_OS_ITEMS " << c.sweep_items() << "\n#define DUET_OS_TILE " << c.sweep_tile()
+    << "\n#define DUET_S " << c.status_type() << "\n#define DUET_S_AGG ((DUET_S)"
+    << hex(std::uint64_t(1) << (status_bits - 2)) << ")\n#define DUET_S_INCL ((DUET_S)"
+    << hex(std::uint64_t(1) << (status_bits - 1)) << ")\n#define DUET_S_COUNT ((DUET_S)"
+    << hex((std::uint64_t(1) << (status_bits - 2)) - 1) << ")\n";
   s << R"DUET(
 // The order-preserving key of an element's bits.
 DEVICE DUET_K duet_encode(DUET_B bits) {
@@ -372,6 +429,313 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_scatter(
   }
 }
 
+// ---- One sweep a pass: a histogram of every pass's digits, then one launch a pass. ----
+
+// A counter in global memory of 64 bits made of two 32-bit words (OpenCL 1.2 has no 64-bit atomics
+// without an extension): the low word's atomic add returns the old value, and a wrap carries one
+// into the high word. The adds commute, so the pair holds the total once the kernel has ended.
+DEVICE void duet_global_add64(GLOBAL uint* lo, GLOBAL uint* hi, const uint add) {
+  const uint old = ATOMIC_ADD_UINT(lo, add);
+  if (old + add < old) ATOMIC_ADD_UINT(hi, 1u);
+}
+
+// counts[pass][0..256) low words, counts[pass][256..512) high words: how many of the n elements
+// have each digit in each pass, key passes first (their digits from the encoded key), then the row
+// passes (from the flat index's row, index / run). Work-groups stride over the input, counting in
+// shared memory, and add their counts to the global ones at the end. Work-items t, t + copies, ...
+// share one of DUET_HIST_COPIES copies of the counters, so that equal digits (a float's exponent
+// byte, few values) do not all queue on one counter.
+KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_histogram(
+    GLOBAL const DUET_B* src, const long src_off, GLOBAL uint* counts, const ulong n, const uint passes,
+    const ulong run) {
+  SHARED uint local_counts[DUET_HIST_COPIES * DUET_MAX_PASSES * 256];
+  const uint t = LOCAL_ID(0);
+  for (uint c = t; c < DUET_HIST_COPIES * DUET_MAX_PASSES * 256u; c += DUET_GROUP) local_counts[c] = 0;
+  SHARED_MEM uint* mine = local_counts + (t % DUET_HIST_COPIES) * (DUET_MAX_PASSES * 256u);
+  BARRIER();
+  const ulong stride = (ulong)NUM_GROUPS(0) * DUET_GROUP * DUET_HIST_ITEMS;
+  for (ulong at = (ulong)GROUP_ID(0) * DUET_GROUP * DUET_HIST_ITEMS; at < n; at += stride) {
+    DUET_K k[DUET_HIST_ITEMS];
+    for (uint j = 0; j < DUET_HIST_ITEMS; ++j) {
+      const ulong i = at + (ulong)j * DUET_GROUP + t;
+      k[j] = i < n ? duet_encode(src[src_off + (long)i]) : (DUET_K)0;
+    }
+    for (uint j = 0; j < DUET_HIST_ITEMS; ++j) {
+      const ulong i = at + (ulong)j * DUET_GROUP + t;
+      if (i >= n) continue;
+      for (uint s = 0; s < DUET_KEY_PASSES; ++s)
+        DUET_LOCAL_INC(&mine[s * 256u + ((uint)(k[j] >> (s * 8u)) & 255u)]);
+      if (passes > DUET_KEY_PASSES) {
+        const ulong row = i / run;
+        for (uint s = DUET_KEY_PASSES; s < passes; ++s)
+          DUET_LOCAL_INC(&mine[s * 256u + ((uint)(row >> ((s - DUET_KEY_PASSES) * 8u)) & 255u)]);
+      }
+    }
+  }
+  BARRIER();
+  for (uint c = t; c < passes * 256u; c += DUET_GROUP) {
+    uint add = 0;
+    for (uint copy = 0; copy < DUET_HIST_COPIES; ++copy) add += local_counts[copy * (DUET_MAX_PASSES * 256u) + c];
+    GLOBAL uint* lo = counts + (c >> 8) * 512u + (c & 255u);
+    if (add) duet_global_add64(lo, lo + 256u, add);
+  }
+}
+
+// starts[pass][digit]: where the digit's elements begin in the pass's output (the counts of the
+// digits before it). One work-group a pass.
+KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_starts(GLOBAL const uint* counts, GLOBAL DUET_O* starts) {
+  SHARED DUET_O part[DUET_GROUP];
+  const uint t = LOCAL_ID(0), pass = GROUP_ID(0);
+#if DUET_WIDE
+  const DUET_O total = (DUET_O)counts[pass * 512u + t] | ((DUET_O)counts[pass * 512u + 256u + t] << 32);
+#else
+  const DUET_O total = (DUET_O)counts[pass * 512u + t];
+#endif
+  part[t] = total;
+  BARRIER();
+  DUET_GROUP_SCAN(DUET_O, part)
+  starts[pass * 256u + t] = part[t] - total;
+}
+
+#if DUET_RANK_MATCH && defined(DUET_NV_PTX) && DUET_NV_ARCH >= 70
+#define DUET_OS_MATCH 1
+#else
+#define DUET_OS_MATCH 0
+#endif
+#define DUET_WARPS (DUET_GROUP / 32)
+
+// One pass of the sort in one launch. A work-group takes the next tile from tile_counter (so every
+// tile before it belongs to a group that is already running, on GPUs and on a CPU's threads alike:
+// waiting on it cannot deadlock), ranks the tile's elements by their digit, publishes its digit
+// counts in status[tile][digit] (DUET_S_AGG: this tile's count), looks back over the tiles before
+// it, adding their counts until one has published its inclusive prefix (DUET_S_INCL), publishes its
+// own inclusive prefix, and writes its elements, sorted in shared memory by digit, to starts[digit]
+// + the tiles before + the place in its run. A status word holds flag and count together, so one
+// plain store publishes both (a volatile access, which both backends keep in order and do not
+// cache; no word is ever half-written: 32 bits, or an aligned 64). status holds two arrays of
+// tiles x 256 words, at status_at this pass's and at next_at the next pass's (which the pass
+// before used, and no one reads now): each tile zeroes its words there, so no pass needs a fill.
+// out: as duet_sort_scatter.
+KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_onesweep(
+    GLOBAL const DUET_B* src, const long src_off, GLOBAL const DUET_K* keys DUET_VALS_IN,
+    GLOBAL DUET_K* keys_out DUET_VALS_OUT, GLOBAL DUET_B* dst, GLOBAL long* idx, GLOBAL const DUET_O* starts,
+    GLOBAL DUET_S* status, const ulong status_at, const ulong next_at, GLOBAL uint* tile_counter,
+    const uint counter, const ulong n, const uint pass, const uint shift, const uint by_row, const ulong run,
+    const uint first, const uint out) {
+  SHARED DUET_K tk[DUET_PAD(DUET_OS_TILE)];
+#if DUET_VALUES
+  SHARED DUET_V tv[DUET_PAD(DUET_OS_TILE)];
+#endif
+#if DUET_OS_MATCH
+  SHARED uint warp_counts[DUET_WARPS * 256];
+  // Each element's place among its digit's in its warp's run. In shared memory rather than
+  // registers: ptxas then keeps the kernel near 64 registers (4 work-groups a multiprocessor), where
+  // an array of ranks in registers next to the keys doubles that at 16 elements per work-item.
+  SHARED ushort ranks[DUET_OS_TILE];
+#else
+  SHARED uint counts[DUET_CPAD(16u * DUET_GROUP)];
+  SHARED uint sums[DUET_GROUP];
+  SHARED uint digit_counts[256];
+#endif
+  SHARED uint digit_at[256];
+  SHARED ulong base[256];
+  SHARED uint tile_at;
+  const uint t = LOCAL_ID(0);
+  if (t == 0) tile_at = ATOMIC_ADD_UINT(&tile_counter[counter], 1u);
+#if DUET_OS_MATCH
+  for (uint c = t; c < DUET_WARPS * 256u; c += DUET_GROUP) warp_counts[c] = 0;
+#else
+  digit_counts[t] = 0;
+#endif
+  BARRIER();
+  const uint tile = tile_at;
+  const ulong start = (ulong)tile * DUET_OS_TILE;
+  const uint valid = n - start < (ulong)DUET_OS_TILE ? (uint)(n - start) : DUET_OS_TILE;
+  uint total;  // this tile's elements of digit t
+
+#if DUET_OS_MATCH
+  // Warp-level multi-split: warp w ranks its run of 32 x items elements (element j * 32 + lane of
+  // the run in load j) in input order. match.any gives the lanes holding the same digit, popc of
+  // those below a lane its place among them, and the warp's counter of the digit (updated by the
+  // highest of them) the elements of that digit in the warp's earlier loads.
+  const uint lane = t & 31u, warp = t >> 5;
+  const uint run_at = warp * 32u * DUET_OS_ITEMS;
+  volatile SHARED_MEM uint* mine = warp_counts + warp * 256u;
+  DUET_K k[DUET_OS_ITEMS];
+#if DUET_VALUES
+  DUET_V v[DUET_OS_ITEMS];
+#endif
+  for (uint j = 0; j < DUET_OS_ITEMS; ++j) {
+    const uint p = run_at + j * 32u + lane;
+    k[j] = p < valid ? DUET_LOAD_KEY(start + p) : ~(DUET_K)0;
+#if DUET_VALUES
+    v[j] = p < valid ? DUET_LOAD_VALUE(start + p) : ~(DUET_V)0;
+#endif
+  }
+  uint below_mask;
+  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(below_mask));
+  for (uint j = 0; j < DUET_OS_ITEMS; ++j) {
+    const uint p = run_at + j * 32u + lane;
+#if DUET_VALUES
+    const uint d = p < valid ? DUET_DIGIT(k[j], v[j]) : 256u;
+#else
+    const uint d = p < valid ? DUET_DIGIT(k[j], 0) : 256u;
+#endif
+    uint peers, top, below, before = 0;
+    asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(peers) : "r"(d));
+    asm("bfind.u32 %0, %1;" : "=r"(top) : "r"(peers));
+    asm("popc.b32 %0, %1;" : "=r"(below) : "r"(peers & below_mask));
+    if (lane == top && d < 256u) {
+      before = mine[d];
+      mine[d] = before + below + 1u;
+    }
+    asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(before) : "r"(before), "r"(top));
+    ranks[p] = (ushort)(before + below);
+    asm volatile("bar.warp.sync 0xffffffff;");
+  }
+  BARRIER();
+  // Digit t's count in the tile, and each warp's counter made the warp's first place among them.
+  total = 0;
+  for (uint w = 0; w < DUET_WARPS; ++w) {
+    const uint c = warp_counts[w * 256u + t];
+    warp_counts[w * 256u + t] = total;
+    total += c;
+  }
+#else
+  // Coalesced loads into shared memory, counting the digits.
+  for (uint j = 0; j < DUET_OS_ITEMS; ++j) {
+    const uint p = j * DUET_GROUP + t;
+    DUET_K k = ~(DUET_K)0;
+#if DUET_VALUES
+    DUET_V v = ~(DUET_V)0;
+    if (p < valid) v = DUET_LOAD_VALUE(start + p);
+    tv[DUET_PAD(p)] = v;
+#endif
+    if (p < valid) {
+      k = DUET_LOAD_KEY(start + p);
+#if DUET_VALUES
+      DUET_LOCAL_INC(&digit_counts[DUET_DIGIT(k, v)]);
+#else
+      DUET_LOCAL_INC(&digit_counts[DUET_DIGIT(k, 0)]);
+#endif
+    }
+    tk[DUET_PAD(p)] = k;
+  }
+  BARRIER();
+  total = digit_counts[t];
+#endif
+
+  // Publish this tile's counts first, so that the tiles after it need not wait for its sorting.
+  volatile GLOBAL DUET_S* flags = (volatile GLOBAL DUET_S*)(status + status_at);
+  flags[(ulong)tile * 256u + t] = (tile == 0 ? DUET_S_INCL : DUET_S_AGG) | (DUET_S)total;
+
+  // Where digit t's run starts in the sorted tile.
+  digit_at[t] = total;
+  BARRIER();
+  DUET_GROUP_SCAN(uint, digit_at)
+  const uint at = digit_at[t] - total;
+
+#if DUET_OS_MATCH
+  for (uint w = 0; w < DUET_WARPS; ++w) warp_counts[w * 256u + t] += at;
+  BARRIER();
+  for (uint j = 0; j < DUET_OS_ITEMS; ++j) {
+    const uint p = run_at + j * 32u + lane;
+    if (p >= valid) continue;
+#if DUET_VALUES
+    const uint to = warp_counts[warp * 256u + DUET_DIGIT(k[j], v[j])] + ranks[p];
+    tv[DUET_PAD(to)] = v[j];
+#else
+    const uint to = warp_counts[warp * 256u + DUET_DIGIT(k[j], 0)] + ranks[p];
+#endif
+    tk[DUET_PAD(to)] = k[j];
+  }
+#else
+  // Two stable counting sorts by 4 bits of the digit, low then high, as in duet_sort_scatter.
+  for (uint upper = 0; upper < 2u; ++upper) {
+    DUET_K k[DUET_OS_ITEMS];
+#if DUET_VALUES
+    DUET_V v[DUET_OS_ITEMS];
+#endif
+    uint nib[DUET_OS_ITEMS];
+    for (uint c = 0; c < 16u; ++c) counts[DUET_CPAD(c * DUET_GROUP + t)] = 0;
+    BARRIER();
+    for (uint j = 0; j < DUET_OS_ITEMS; ++j) {
+      const uint q = t * DUET_OS_ITEMS + j;
+      k[j] = tk[DUET_PAD(q)];
+#if DUET_VALUES
+      v[j] = tv[DUET_PAD(q)];
+      nib[j] = (DUET_DIGIT(k[j], v[j]) >> (upper * 4u)) & 15u;
+#else
+      nib[j] = (DUET_DIGIT(k[j], 0) >> (upper * 4u)) & 15u;
+#endif
+      counts[DUET_CPAD(nib[j] * DUET_GROUP + t)] += 1u;
+    }
+    BARRIER();
+    uint sum = 0;
+    for (uint j = 0; j < 16u; ++j) {
+      const uint f = DUET_CPAD(t * 16u + j);
+      const uint c = counts[f];
+      counts[f] = sum;
+      sum += c;
+    }
+    sums[t] = sum;
+    BARRIER();
+    DUET_GROUP_SCAN(uint, sums)
+    const uint before = t > 0 ? sums[t - 1] : 0u;
+    for (uint j = 0; j < 16u; ++j) counts[DUET_CPAD(t * 16u + j)] += before;
+    BARRIER();
+    for (uint j = 0; j < DUET_OS_ITEMS; ++j) {
+      const uint f = DUET_CPAD(nib[j] * DUET_GROUP + t);
+      const uint to = counts[f];
+      counts[f] = to + 1u;
+      tk[DUET_PAD(to)] = k[j];
+#if DUET_VALUES
+      tv[DUET_PAD(to)] = v[j];
+#endif
+    }
+    BARRIER();
+  }
+#endif
+
+  // Look back: the counts of digit t in the tiles before this one.
+  ulong before = 0;
+  if (tile > 0) {
+    for (uint j = tile - 1u;;) {
+      const DUET_S word = flags[(ulong)j * 256u + t];
+      if (word == 0) continue;  // not yet published
+      before += (ulong)(word & DUET_S_COUNT);
+      if ((word & DUET_S_INCL) || j == 0) break;
+      --j;
+    }
+    flags[(ulong)tile * 256u + t] = DUET_S_INCL | (DUET_S)(before + total);
+  }
+  base[t] = (ulong)starts[pass * 256u + t] + before - (ulong)at;  // unused for digits the tile lacks
+  status[next_at + (ulong)tile * 256u + t] = 0;
+  BARRIER();
+  for (uint j = 0; j < DUET_OS_ITEMS; ++j) {
+    const uint p = j * DUET_GROUP + t;
+    if (p >= valid) continue;
+    const DUET_K k = tk[DUET_PAD(p)];
+#if DUET_VALUES
+    const DUET_V v = tv[DUET_PAD(p)];
+    const ulong to = base[DUET_DIGIT(k, v)] + p;
+#else
+    const ulong to = base[DUET_DIGIT(k, 0)] + p;
+#endif
+    if (out == 0u) {
+      keys_out[to] = k;
+#if DUET_VALUES
+      vals_out[to] = v;
+#endif
+    } else {
+      if (out & 1u) dst[to] = duet_decode(k);
+#if DUET_VALUES
+      if (out & 2u) idx[to] = (long)((ulong)v < run ? (ulong)v : (ulong)v % run);  // one row: no division
+#endif
+    }
+  }
+}
+
 // The keys of n elements, for searching.
 KERNEL void duet_sort_encode(GLOBAL const DUET_B* src, const long src_off, GLOBAL DUET_K* keys, const ulong n) {
   const ulong i = GLOBAL_ID(0);
@@ -403,7 +767,8 @@ KERNEL void duet_searchsorted(GLOBAL const DUET_K* hay, const ulong n, GLOBAL co
       {"DUET_B*", B + "*"},
       {"DUET_K*", std::string(K) + "*"},
       {"DUET_V*", std::string(V) + "*"},
-      {"DUET_O*", std::string(V) + "*"}};
+      {"DUET_O*", std::string(V) + "*"},
+      {"DUET_S*", std::string(c.status_type()) + "*"}};
   for (const auto& [from, to] : literal)
     for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
       text.replace(at, from.size(), to);
@@ -425,6 +790,69 @@ std::pair<RawBuffer, std::int64_t> passable(const Queue& q, const Array& a) {
   return {std::move(arg), skipped + a.offset()};
 }
 
+// The positive integer in environment variable `name`, or 0 where it is unset or empty.
+std::uint64_t env_number(const char* name, const char* what) {
+  const char* text = std::getenv(name);
+  if (!text || !*text) return 0;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text, &end, 10);
+  if (*end != '\0' || v == 0)
+    throw ArgumentError(std::string(name) + " is '" + text + "'; it must be " + what + " (or unset)");
+  return v;
+}
+
+// c with the environment's choices of scheme and tile for sorting n elements (read at each sort, so
+// one process can compare them): DUET_SORT_ONESWEEP=0 the three launches a pass, 1 (the default)
+// one; DUET_SORT_RANK=counting the portable ranking also where the warp ranking compiles, match
+// (the default) the warp ranking where it compiles; DUET_SORT_ITEMS the one-sweep tile's elements
+// per work-item.
+// Whether the warp ranking's PTX (match.any, sm_70 on) compiles on `device`: CUDA, or NVIDIA's
+// OpenCL unless DUET_OPENCL_PTX=0, which leaves the PTX out there (backends/opencl/device.cpp).
+bool warp_ranking(const DeviceInfo& device) {
+  if (device.arch.rfind("sm_", 0) != 0 || std::atoi(device.arch.c_str() + 3) < 70) return false;
+  if (device.backend == "cuda") return true;
+  const char* ptx = std::getenv("DUET_OPENCL_PTX");
+  return device.backend == "opencl" && device.vendor.find("NVIDIA") != std::string::npos &&
+         !(ptx && std::string(ptx) == "0");
+}
+
+Config with_knobs(Config c, std::uint64_t n, const DeviceInfo* device) {
+  if (const char* v = std::getenv("DUET_SORT_ONESWEEP"); v && *v) {
+    const std::string s = v;
+    if (s != "0" && s != "1")
+      throw ArgumentError("DUET_SORT_ONESWEEP is '" + s +
+                          "'; it must be 1 (one launch a sort pass) or 0 (three: "
+                          "count, scan, scatter), or unset for 1");
+    c.onesweep = s == "1";
+  }
+  if (const char* v = std::getenv("DUET_SORT_RANK"); v && *v) {
+    const std::string s = v;
+    if (s != "match" && s != "counting")
+      throw ArgumentError("DUET_SORT_RANK is '" + s +
+                          "'; it must be match (warp multi-split where inline PTX "
+                          "allows) or counting (the portable counting sort), or unset for match");
+    c.match = s == "match";
+  }
+  // The host knows which ranking the source will compile, so the key and the tile follow it.
+  if (device) c.match = c.match && warp_ranking(*device);
+  c.os_items = env_number("DUET_SORT_ITEMS", "the elements per work-item of a one-sweep sort tile, 1 to 32");
+  // A one-sweep work-group's shared memory: the padded tile, the ranking's counters (8 KiB a warp's
+  // 256 and 2 bytes an element, or the counting sort's 17 KiB), 4 KiB more; CUDA's static limit is
+  // 48 KiB.
+  const std::uint64_t limit = std::min<std::uint64_t>(
+      48 * 1024, device && device->local_memory_bytes ? device->local_memory_bytes : 48 * 1024);
+  const std::uint64_t shared = kGroup * c.os_items * (c.element_bytes() * 33 / 32 + (c.match ? 2 : 0)) +
+                               (c.match ? 8192 : 17408) + 4096;
+  if (c.os_items > 32 || (c.os_items && shared > limit))
+    throw ArgumentError("DUET_SORT_ITEMS is " + std::to_string(c.os_items) +
+                        "; a one-sweep tile of that many elements per work-item needs " +
+                        std::to_string(shared) + " bytes of shared memory for " + to_string(c.dtype) +
+                        (c.values ? " keys and indices" : " keys") + ", over the " + std::to_string(limit) +
+                        " a work-group may have (or more than 32): choose fewer");
+  c.wide_status = n >= (std::uint64_t(1) << 30);
+  return c;
+}
+
 Range cover(std::uint64_t n) { return Range((n + kGroup - 1) / kGroup * kGroup); }
 
 unsigned bits_for(std::uint64_t v) {
@@ -435,11 +863,77 @@ unsigned bits_for(std::uint64_t v) {
 
 KernelArg arg(const Array& a, ScalarType as) { return KernelArg::from_raw(a.buffer(), as); }
 
+// The one-sweep radix sort (see radix): a histogram of every pass's digits and their starts, then
+// one launch a pass.
+void radix_onesweep(Queue& q, const Config& c, const Array& src, std::uint64_t run, const Array* keys_out,
+                    const Array* indices_out) {
+  const std::uint64_t n = src.size();
+  const ScalarType K = c.key_scalar(), V = c.value_scalar(), O = c.value_scalar();
+  const ScalarType S = c.wide_status ? ScalarType::u64 : ScalarType::u32;
+  const std::uint64_t tiles = (n + c.sweep_tile() - 1) / c.sweep_tile();
+  const std::uint64_t rows = run == 0 ? 0 : n / run;
+  const unsigned key_passes = (c.width() + kDigitBits - 1) / kDigitBits;
+  const unsigned row_passes = rows > 1 ? (bits_for(rows - 1) + kDigitBits - 1) / kDigitBits : 0;
+  const unsigned passes = key_passes + row_passes;
+  // counts[pass][512] (the histogram's low and high words), then a tile counter a pass; two arrays
+  // of look-back words (pass p uses array p % 2); where each pass's digits start.
+  const Array counts = zeros(q, {std::size_t(passes) * 513}, ScalarType::u32);
+  const Array status = zeros(q, {std::size_t(2 * tiles * kRadix)}, S);
+  const Array starts = empty(q.device(), {std::size_t(passes) * kRadix}, O);
+  Array keys[2], vals[2];
+  for (unsigned k = 0; k < 2 && k + 1 < passes; ++k) {
+    keys[k] = empty(q.device(), {n}, K);
+    if (c.values) vals[k] = empty(q.device(), {n}, V);
+  }
+  const auto [src_buf, src_off] = passable(q, src);
+  const Kernel histogram = kernel(q, c, "duet_sort_histogram"), scan = kernel(q, c, "duet_sort_starts"),
+               sweep = kernel(q, c, "duet_sort_onesweep");
+  const std::uint64_t groups =
+      std::min<std::uint64_t>(kHistGroups, (n + kGroup * kHistItems - 1) / (kGroup * kHistItems));
+  q.launch_args(
+      histogram, Range(groups * kGroup), Range(kGroup),
+      {KernelArg::from_raw(src_buf, c.bits_scalar()), KernelArg::from(src_off), arg(counts, ScalarType::u32),
+       KernelArg::from(n), KernelArg::from(std::uint32_t(passes)), KernelArg::from(run)});
+  q.launch_args(scan, Range(passes * kGroup), Range(kGroup), {arg(counts, ScalarType::u32), arg(starts, O)});
+  auto or_counts = [&](const Array& a, ScalarType as) { return a.valid() ? arg(a, as) : arg(counts, as); };
+  const std::uint32_t out = (keys_out ? 1u : 0u) | (indices_out ? 2u : 0u);
+  for (unsigned pass = 0; pass < passes; ++pass) {
+    const bool by_row = pass >= key_passes, first = pass == 0, last = pass + 1 == passes;
+    const std::uint32_t shift = (by_row ? pass - key_passes : pass) * kDigitBits;
+    const Array& in_keys = first ? counts : keys[(pass + 1) % 2];
+    const Array& in_vals = first ? counts : vals[(pass + 1) % 2];
+    std::vector<KernelArg> args{KernelArg::from_raw(src_buf, c.bits_scalar()), KernelArg::from(src_off),
+                                or_counts(in_keys, K)};
+    if (c.values) args.push_back(or_counts(in_vals, V));
+    const Array& next_keys = last ? counts : keys[pass % 2];
+    const Array& next_vals = last ? counts : vals[pass % 2];
+    args.push_back(or_counts(next_keys, K));
+    if (c.values) args.push_back(or_counts(next_vals, V));
+    args.push_back(last && keys_out ? arg(*keys_out, c.bits_scalar()) : arg(counts, c.bits_scalar()));
+    args.push_back(last && indices_out ? arg(*indices_out, ScalarType::i64) : arg(counts, ScalarType::i64));
+    args.push_back(arg(starts, O));
+    args.push_back(arg(status, S));
+    args.push_back(KernelArg::from(std::uint64_t(pass % 2) * tiles * kRadix));
+    args.push_back(KernelArg::from(std::uint64_t((pass + 1) % 2) * tiles * kRadix));
+    args.push_back(arg(counts, ScalarType::u32));
+    args.push_back(KernelArg::from(std::uint32_t(passes * 512 + pass)));
+    args.push_back(KernelArg::from(n));
+    args.push_back(KernelArg::from(std::uint32_t(pass)));
+    args.push_back(KernelArg::from(shift));
+    args.push_back(KernelArg::from(std::uint32_t(by_row)));
+    args.push_back(KernelArg::from(run));
+    args.push_back(KernelArg::from(std::uint32_t(first)));
+    args.push_back(KernelArg::from(std::uint32_t(last ? out : 0u)));
+    q.launch_args(sweep, Range(tiles * kGroup), Range(kGroup), args);
+  }
+}
+
 // The radix sort of `src` (contiguous in C order, rows of `run` elements, c.values when an index
 // must be carried: several rows, or indices wanted) into `keys_out` (src's dtype; may be null) and
 // `indices_out` (int64 positions within the row; may be null).
 void radix(Queue& q, const Config& c, const Array& src, std::uint64_t run, const Array* keys_out,
            const Array* indices_out) {
+  if (c.onesweep) return radix_onesweep(q, c, src, run, keys_out, indices_out);
   const std::uint64_t n = src.size();
   const ScalarType K = c.key_scalar(), V = c.value_scalar(), O = c.value_scalar();
   const std::uint64_t tiles = (n + c.tile() - 1) / c.tile();
@@ -469,9 +963,9 @@ void radix(Queue& q, const Config& c, const Array& src, std::uint64_t run, const
     std::vector<KernelArg> input{KernelArg::from_raw(src_buf, c.bits_scalar()), KernelArg::from(src_off),
                                  or_hist(in_keys, K)};
     if (c.values) input.push_back(or_hist(in_vals, V));
-    const std::vector<KernelArg> pass_args{KernelArg::from(n), KernelArg::from(shift),
-                                           KernelArg::from(std::uint32_t(by_row)), KernelArg::from(run),
-                                           KernelArg::from(tiles), KernelArg::from(std::uint32_t(first))};
+    const std::vector<KernelArg> pass_args{
+        KernelArg::from(n),   KernelArg::from(shift), KernelArg::from(std::uint32_t(by_row)),
+        KernelArg::from(run), KernelArg::from(tiles), KernelArg::from(std::uint32_t(first))};
     std::vector<KernelArg> count_args = input;
     count_args.push_back(arg(hist, O));
     count_args.insert(count_args.end(), pass_args.begin(), pass_args.end());
@@ -484,7 +978,8 @@ void radix(Queue& q, const Config& c, const Array& src, std::uint64_t run, const
     scatter_args.push_back(or_hist(next_keys, K));
     if (c.values) scatter_args.push_back(or_hist(next_vals, V));
     scatter_args.push_back(last && keys_out ? arg(*keys_out, c.bits_scalar()) : arg(hist, c.bits_scalar()));
-    scatter_args.push_back(last && indices_out ? arg(*indices_out, ScalarType::i64) : arg(hist, ScalarType::i64));
+    scatter_args.push_back(last && indices_out ? arg(*indices_out, ScalarType::i64)
+                                               : arg(hist, ScalarType::i64));
     scatter_args.push_back(arg(hist, O));
     scatter_args.push_back(arg(totals, O));
     scatter_args.insert(scatter_args.end(), pass_args.begin(), pass_args.end());
@@ -535,6 +1030,7 @@ Array sort_or_argsort(Queue& q, const Array& a, std::int64_t axis, bool descendi
   c.wide_values = n > 0xffffffffULL;
   c.descending = descending;
   c.canon_zero = indices;
+  c = with_knobs(c, n, &q.device().info());
   radix(q, c, moved, run, indices ? nullptr : &out, indices ? &out : nullptr);
   return restore(q, out, k);
 }
@@ -578,6 +1074,7 @@ SortedKeys sort_flat(Queue& q, const Array& keys, bool with_indices, bool descen
   c.wide_values = n > 0xffffffffULL;
   c.descending = descending;
   c.canon_zero = with_indices || equal_zeros;
+  c = with_knobs(c, n, &q.device().info());
   radix(q, c, src, n, &out.keys, with_indices ? &out.indices : nullptr);
   return out;
 }
@@ -609,7 +1106,8 @@ std::string sort_source(ScalarType dtype, bool with_values, bool descending) {
   c.dtype = dtype;
   c.values = with_values;
   c.descending = descending;
-  return kernel_source(c);
+  return kernel_source(
+      with_knobs(c, 0, nullptr));  // DUET_SORT_RANK and DUET_SORT_ITEMS as a sort would take them
 }
 
 }  // namespace duet
