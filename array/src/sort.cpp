@@ -10,7 +10,9 @@
 // own for either.
 //
 // One pass per 8-bit digit, least significant first (four for float32), each pass stable. Two
-// schemes; DUET_SORT_ONESWEEP (read at each sort) picks one, the one-sweep by default.
+// schemes; DUET_SORT_ONESWEEP (read at each sort) picks one: the three launches a pass by default,
+// the one it has been measured against CuPy with; DUET_SORT_ONESWEEP=1 the one sweep, which has
+// passed the device tests on CUDA but has not been timed on a GPU yet (bench/RESULTS.md).
 //
 // One sweep: a launch a pass, so a pass reads and writes the keys once, as the memory floor asks.
 // duet_sort_histogram reads the input once and counts every pass's digits (the row passes' from
@@ -116,7 +118,7 @@ struct Config {
   bool match = true;           // warp multi-split ranking where inline PTX has match.any
   std::uint64_t os_items = 0;  // elements per work-item of a one-sweep tile; 0: the default
   bool wide_status = false;    // look-back words of 64 bits: 2^30 elements or more
-  bool onesweep = true;        // one launch a pass (not part of the source: both schemes are in it)
+  bool onesweep = false;       // one launch a pass (not part of the source: both schemes are in it)
   unsigned max_passes() const { return width() / kDigitBits + (wide_values ? 8 : 4); }
   // Copies of the histogram's counters: as many as 32 KiB of them hold, from 1 to 8, a power of 2.
   unsigned hist_copies() const {
@@ -802,7 +804,7 @@ std::uint64_t env_number(const char* name, const char* what) {
 }
 
 // c with the environment's choices of scheme and tile for sorting n elements (read at each sort, so
-// one process can compare them): DUET_SORT_ONESWEEP=0 the three launches a pass, 1 (the default)
+// one process can compare them): DUET_SORT_ONESWEEP=0 (the default) the three launches a pass, 1
 // one; DUET_SORT_RANK=counting the portable ranking also where the warp ranking compiles, match
 // (the default) the warp ranking where it compiles; DUET_SORT_ITEMS the one-sweep tile's elements
 // per work-item.
@@ -822,7 +824,7 @@ Config with_knobs(Config c, std::uint64_t n, const DeviceInfo* device) {
     if (s != "0" && s != "1")
       throw ArgumentError("DUET_SORT_ONESWEEP is '" + s +
                           "'; it must be 1 (one launch a sort pass) or 0 (three: "
-                          "count, scan, scatter), or unset for 1");
+                          "count, scan, scatter), or unset for 0");
     c.onesweep = s == "1";
   }
   if (const char* v = std::getenv("DUET_SORT_RANK"); v && *v) {
