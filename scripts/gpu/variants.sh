@@ -1,0 +1,55 @@
+# shellcheck shell=bash disable=SC2154  # build, python, out, summary, repo, start: set by scripts/gpu.sh
+# variants: the opt-in kernels and tiles that wait for a GPU to choose their defaults, each beside
+# the default and its peer, in one call:
+#   sort     duet bench -k sort,argsort,unique_values,nonzero for each of SORT_VARIANTS (default:
+#            the default, DUET_SORT_ONESWEEP=1, the one sweep with DUET_SORT_RANK=counting and with
+#            DUET_SORT_ITEMS 12 and 20), on cuda:0 (the default also on NVIDIA's OpenCL), then CuPy's
+#            figures (bench/compare_cupy.py) and bench/report.py's rows;
+#   gemm     the suite's half, bfloat16 and TF32 shapes on cuda:0, cuBLAS through CuPy and PyTorch
+#            (TF32 on: bench/gemm/torch_tf32.py) beside them;
+#   tensor   NVIDIA's OpenCL tensor kernel at h8192 and b8192 for each of TC_TILES
+#            (DUET_GEMM_TC_TILE; "default" is the rule's).
+# VARIANTS picks the parts ("sort gemm tensor"). A variant's settings are VAR=VALUE words joined by
+# '+', e.g. DUET_SORT_ONESWEEP=1+DUET_SORT_ITEMS=12.
+phase_variants() {
+  local dir=$1 part v label t settings=() devices=()
+  for part in ${VARIANTS:-sort gemm tensor}; do
+    case $part in
+      sort)
+        has cuda || continue
+        for v in ${SORT_VARIANTS:-default DUET_SORT_ONESWEEP=1 DUET_SORT_ONESWEEP=1+DUET_SORT_RANK=counting \
+                 DUET_SORT_ONESWEEP=1+DUET_SORT_ITEMS=12 DUET_SORT_ONESWEEP=1+DUET_SORT_ITEMS=20}; do
+          label=${v//[=+]/-} settings=(X=1) devices=(--device cuda:0)
+          [ "$v" = default ] && has nvidia && devices+=(--device opencl:NVIDIA)
+          [ "$v" != default ] && read -r -a settings <<< "${v//+/ }"
+          { echo; echo "sort, $v:"; } >> "$summary"
+          env "${settings[@]}" "$build/duet" bench "${devices[@]}" -k sort,argsort,unique_values,nonzero \
+            --json "$dir/sort-$label.json" > "$dir/sort-$label.log" 2>&1 || fail "duet bench, sort, $v"
+          grep -E "sort|unique|nonzero" "$dir/sort-$label.log" | tee -a "$summary"
+        done
+        logged "$dir/sort-cupy.log" "$python" bench/compare_cupy.py --kernels sort,argsort,unique_values,nonzero \
+          --json "$dir/sort-cupy.json" || fail "CuPy's sort figures (sort-cupy.log)"
+        "$python" bench/report.py "$dir/sort-default.json" "$dir/sort-cupy.json" 2>&1 |
+          grep -E "sort|unique|nonzero" | tee -a "$summary" ;;
+      gemm)
+        has cuda || continue
+        local shapes=h4096,h4096-nt,h4096-tn,h8192,h8192-nt,b4096,b4096-nt,b4096-tn,b8192,b8192-nt
+        logged "$dir/gemm-duet.log" "$build/duet-gemm-bench" --device cuda:0 --only "$shapes,tf8192,tf8192-nt" \
+          --no-clblast --json "$dir/gemm-duet.json" || fail "duet-gemm-bench (gemm-duet.log)"
+        grep -E "^(h|b|tf)[0-9]" "$dir/gemm-duet.log" | tee -a "$summary"
+        CUPY_TF32=0 "$python" bench/gemm/gemm_cublas.py --only "$shapes" 2>&1 | tee "$dir/gemm-cublas.log" |
+          grep -E "cublas" | tee -a "$summary"
+        "$python" bench/gemm/torch_tf32.py 2>&1 | tee "$dir/gemm-torch-tf32.log" | tee -a "$summary" ;;
+      tensor)
+        has nvidia || continue
+        for t in ${TC_TILES:-default 128x128x32:64x64:2 128x128x16:64x64:4 64x256x32:64x64:2 128x128x16:64x64:3}; do
+          settings=(X=1)
+          [ "$t" != default ] && settings=("DUET_GEMM_TC_TILE=$t")
+          { echo; echo "NVIDIA OpenCL tensor tiles $t:"; } >> "$summary"
+          env "${settings[@]}" "$build/duet-gemm-bench" --device opencl:NVIDIA --only h8192,b8192 --no-clblast \
+            --runs 5 2>&1 | grep -E "^(h|b)8192|rror" | tee -a "$summary"
+        done ;;
+      *) fail "variants: unknown part '$part' (sort, gemm, tensor)" ;;
+    esac
+  done
+}
