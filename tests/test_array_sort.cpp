@@ -305,12 +305,16 @@ TEST_SUITE_END();
 TEST_SUITE_BEGIN("nvrtc");
 
 TEST_CASE("array sort compiles for sm_90 for every key type") {
-  for (ScalarType t : duet::scalar_types)
-    for (bool values : {false, true}) {
-      INFO(std::string(duet::to_string(t)), values ? " with values" : "");
-      CHECK(duet::compile_for_cuda_arch(duet::sort_source(t, values, true), {}, "sm_90", "sort.duet") > 0);
-    }
+  for (const char* scheme : {"0", "1"}) {
+    const ScopedEnv sweep("DUET_SORT_ONESWEEP", scheme);
+    for (ScalarType t : duet::scalar_types)
+      for (bool values : {false, true}) {
+        INFO(std::string(duet::to_string(t)), values ? " with values" : "", ", DUET_SORT_ONESWEEP=", scheme);
+        CHECK(duet::compile_for_cuda_arch(duet::sort_source(t, values, true), {}, "sm_90", "sort.duet") > 0);
+      }
+  }
   // The portable ranking, which DUET_SORT_RANK=counting selects on NVIDIA devices too.
+  const ScopedEnv sweep("DUET_SORT_ONESWEEP", "1");
   const ScopedEnv rank("DUET_SORT_RANK", "counting");
   CHECK(duet::compile_for_cuda_arch(duet::sort_source(ScalarType::f32, true, false), {}, "sm_90",
                                     "sort.duet") > 0);

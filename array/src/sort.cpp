@@ -118,7 +118,7 @@ struct Config {
   bool match = true;           // warp multi-split ranking where inline PTX has match.any
   std::uint64_t os_items = 0;  // elements per work-item of a one-sweep tile; 0: the default
   bool wide_status = false;    // look-back words of 64 bits: 2^30 elements or more
-  bool onesweep = false;       // one launch a pass (not part of the source: both schemes are in it)
+  bool onesweep = false;       // one launch a pass (DUET_ONESWEEP: the source holds one scheme's kernels)
   unsigned max_passes() const { return width() / kDigitBits + (wide_values ? 8 : 4); }
   // Copies of the histogram's counters: as many as 32 KiB of them hold, from 1 to 8, a power of 2.
   unsigned hist_copies() const {
@@ -138,7 +138,9 @@ struct Config {
   std::string key() const {
     return std::string("sort8/") + to_string(dtype) + (values ? "/v" : "/keys") +
            (wide_values ? "64" : "32") + (descending ? "/desc" : "/asc") + (canon_zero ? "/z" : "") +
-           (match ? "/match" : "/count") + "/" + std::to_string(sweep_items()) + (wide_status ? "/s64" : "");
+           (onesweep ? std::string(match ? "/sweep/match/" : "/sweep/count/") + std::to_string(sweep_items()) +
+                           (wide_status ? "/s64" : "")
+                     : std::string("/three"));
   }
 };
 
@@ -171,15 +173,20 @@ std::string kernel_source(const Config& c) {
     << ")\n#define DUET_QNAN ((DUET_K)" << hex(qnan) << ")\n#define DUET_GROUP " << kGroup
     << "\n#define DUET_ITEMS " << c.items() << "\n#define DUET_TILE " << c.tile()
     << "\n#define DUET_SCAN_ITEMS " << kScanItems << "\n";
-  const unsigned status_bits = c.wide_status ? 64 : 32;
-  s << "#define DUET_WIDE " << (c.wide_values ? 1 : 0) << "\n#define DUET_KEY_PASSES " << w / kDigitBits
-    << "\n#define DUET_MAX_PASSES " << c.max_passes() << "\n#define DUET_HIST_ITEMS " << kHistItems
-    << "\n#define DUET_HIST_COPIES " << c.hist_copies() << "\n#define DUET_RANK_MATCH " << (c.match ? 1 : 0)
-    << "\n#define DUET_OS_ITEMS " << c.sweep_items() << "\n#define DUET_OS_TILE " << c.sweep_tile()
-    << "\n#define DUET_S " << c.status_type() << "\n#define DUET_S_AGG ((DUET_S)"
-    << hex(std::uint64_t(1) << (status_bits - 2)) << ")\n#define DUET_S_INCL ((DUET_S)"
-    << hex(std::uint64_t(1) << (status_bits - 1)) << ")\n#define DUET_S_COUNT ((DUET_S)"
-    << hex((std::uint64_t(1) << (status_bits - 2)) - 1) << ")\n";
+  s << "#define DUET_WIDE " << (c.wide_values ? 1 : 0) << "\n#define DUET_ONESWEEP " << (c.onesweep ? 1 : 0)
+    << "\n";
+  // Only the scheme asked for is compiled (a device compiles the other's kernels for nothing), and
+  // only its parameters reach the source, so the other scheme's do not make programs of their own.
+  if (c.onesweep) {
+    const unsigned status_bits = c.wide_status ? 64 : 32;
+    s << "#define DUET_KEY_PASSES " << w / kDigitBits << "\n#define DUET_MAX_PASSES " << c.max_passes()
+      << "\n#define DUET_HIST_ITEMS " << kHistItems << "\n#define DUET_HIST_COPIES " << c.hist_copies()
+      << "\n#define DUET_RANK_MATCH " << (c.match ? 1 : 0) << "\n#define DUET_OS_ITEMS " << c.sweep_items()
+      << "\n#define DUET_OS_TILE " << c.sweep_tile() << "\n#define DUET_S " << c.status_type()
+      << "\n#define DUET_S_AGG ((DUET_S)" << hex(std::uint64_t(1) << (status_bits - 2))
+      << ")\n#define DUET_S_INCL ((DUET_S)" << hex(std::uint64_t(1) << (status_bits - 1))
+      << ")\n#define DUET_S_COUNT ((DUET_S)" << hex((std::uint64_t(1) << (status_bits - 2)) - 1) << ")\n";
+  }
   s << R"DUET(
 // The order-preserving key of an element's bits.
 DEVICE DUET_K duet_encode(DUET_B bits) {
@@ -244,12 +251,69 @@ DEVICE DUET_B duet_decode(DUET_K k) {
     BARRIER();                                                     \
   }
 
+// The tile in tk (and tv) ordered by the pass's digit with two stable counting sorts by 4 bits of
+// it, low then high, work-item t ranking its ITEMS consecutive elements: a counter per (nibble,
+// work-item) in `counts`, and an exclusive scan of the 16 x DUET_GROUP counters in (nibble,
+// work-item) order (work-item t taking counters 16t .. 16t + 15, `sums` their totals) gives every
+// element its place in input order within its nibble, with no atomics, the same on every device.
+#if DUET_VALUES
+#define DUET_RANK_VALUES(ITEMS) DUET_V v[ITEMS];
+#define DUET_RANK_LOAD_VALUE(j, q) v[j] = tv[DUET_PAD(q)];
+#define DUET_RANK_VALUE(j) v[j]
+#define DUET_RANK_STORE_VALUE(j, to) tv[DUET_PAD(to)] = v[j];
+#else
+#define DUET_RANK_VALUES(ITEMS)
+#define DUET_RANK_LOAD_VALUE(j, q)
+#define DUET_RANK_VALUE(j) 0
+#define DUET_RANK_STORE_VALUE(j, to)
+#endif
+#define DUET_COUNTING_RANK(ITEMS)                                                 \
+  for (uint upper = 0; upper < 2u; ++upper) {                                    \
+    DUET_K k[ITEMS];                                                             \
+    DUET_RANK_VALUES(ITEMS)                                                      \
+    uint nib[ITEMS];                                                             \
+    for (uint c = 0; c < 16u; ++c) counts[DUET_CPAD(c * DUET_GROUP + t)] = 0;   \
+    BARRIER();                                                                   \
+    for (uint j = 0; j < ITEMS; ++j) {                                           \
+      const uint q = t * ITEMS + j;                                              \
+      k[j] = tk[DUET_PAD(q)];                                                    \
+      DUET_RANK_LOAD_VALUE(j, q)                                                 \
+      nib[j] = (DUET_DIGIT(k[j], DUET_RANK_VALUE(j)) >> (upper * 4u)) & 15u;     \
+      counts[DUET_CPAD(nib[j] * DUET_GROUP + t)] += 1u;                         \
+    }                                                                            \
+    BARRIER();                                                                   \
+    uint sum = 0;                                                                \
+    for (uint j = 0; j < 16u; ++j) {                                             \
+      const uint f = DUET_CPAD(t * 16u + j);                                     \
+      const uint c = counts[f];                                                  \
+      counts[f] = sum;                                                           \
+      sum += c;                                                                  \
+    }                                                                            \
+    sums[t] = sum;                                                               \
+    BARRIER();                                                                   \
+    DUET_GROUP_SCAN(uint, sums)                                                  \
+    const uint before = t > 0 ? sums[t - 1] : 0u;                                \
+    for (uint j = 0; j < 16u; ++j) counts[DUET_CPAD(t * 16u + j)] += before;     \
+    BARRIER();                                                                   \
+    for (uint j = 0; j < ITEMS; ++j) {                                           \
+      const uint f = DUET_CPAD(nib[j] * DUET_GROUP + t);                         \
+      const uint to = counts[f];                                                 \
+      counts[f] = to + 1u;                                                       \
+      tk[DUET_PAD(to)] = k[j];                                                   \
+      DUET_RANK_STORE_VALUE(j, to)                                               \
+    }                                                                            \
+    BARRIER();                                                                   \
+  }
+
 // Element i of the pass's input: the source's bits encoded in the first pass, else the keys (and
 // the carried index: i itself in the first pass).
 #define DUET_LOAD_KEY(i) (first ? duet_encode(src[src_off + (long)(i)]) : keys[i])
 #if DUET_VALUES
 #define DUET_LOAD_VALUE(i) (first ? (DUET_V)(i) : vals[i])
 #endif
+
+#if !DUET_ONESWEEP
+// ---- Three launches a pass: count, scan, scatter. ----
 
 // hist[digit][tile]: how many of the tile's elements have each digit.
 KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_count(
@@ -344,51 +408,7 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_scatter(
   const ulong my_base = (t > 0 ? base[t - 1] : 0UL) + (ulong)hist[(ulong)t * tiles + GROUP_ID(0)];
 
   // Two stable counting sorts by 4 bits of the digit, low then high.
-  for (uint upper = 0; upper < 2u; ++upper) {
-    DUET_K k[DUET_ITEMS];
-#if DUET_VALUES
-    DUET_V v[DUET_ITEMS];
-#endif
-    uint nib[DUET_ITEMS];
-    for (uint c = 0; c < 16u; ++c) counts[DUET_CPAD(c * DUET_GROUP + t)] = 0;
-    BARRIER();
-    for (uint j = 0; j < DUET_ITEMS; ++j) {
-      const uint q = t * DUET_ITEMS + j;
-      k[j] = tk[DUET_PAD(q)];
-#if DUET_VALUES
-      v[j] = tv[DUET_PAD(q)];
-      nib[j] = (DUET_DIGIT(k[j], v[j]) >> (upper * 4u)) & 15u;
-#else
-      nib[j] = (DUET_DIGIT(k[j], 0) >> (upper * 4u)) & 15u;
-#endif
-      counts[DUET_CPAD(nib[j] * DUET_GROUP + t)] += 1u;
-    }
-    BARRIER();
-    // Exclusive scan in (nibble, work-item) order: work-item t takes counters 16t .. 16t + 15.
-    uint sum = 0;
-    for (uint j = 0; j < 16u; ++j) {
-      const uint f = DUET_CPAD(t * 16u + j);
-      const uint c = counts[f];
-      counts[f] = sum;
-      sum += c;
-    }
-    sums[t] = sum;
-    BARRIER();
-    DUET_GROUP_SCAN(uint, sums)
-    const uint before = t > 0 ? sums[t - 1] : 0u;
-    for (uint j = 0; j < 16u; ++j) counts[DUET_CPAD(t * 16u + j)] += before;
-    BARRIER();
-    for (uint j = 0; j < DUET_ITEMS; ++j) {
-      const uint f = DUET_CPAD(nib[j] * DUET_GROUP + t);
-      const uint to = counts[f];
-      counts[f] = to + 1u;
-      tk[DUET_PAD(to)] = k[j];
-#if DUET_VALUES
-      tv[DUET_PAD(to)] = v[j];
-#endif
-    }
-    BARRIER();
-  }
+  DUET_COUNTING_RANK(DUET_ITEMS)
 
   // Where each digit's run starts in the sorted tile, then base = its place in the output less that.
   for (uint j = 0; j < DUET_ITEMS; ++j) {
@@ -431,6 +451,9 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_scatter(
   }
 }
 
+#endif  // !DUET_ONESWEEP
+
+#if DUET_ONESWEEP
 // ---- One sweep a pass: a histogram of every pass's digits, then one launch a pass. ----
 
 // A counter in global memory of 64 bits made of two 32-bit words (OpenCL 1.2 has no 64-bit atomics
@@ -653,50 +676,7 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_onesweep(
   }
 #else
   // Two stable counting sorts by 4 bits of the digit, low then high, as in duet_sort_scatter.
-  for (uint upper = 0; upper < 2u; ++upper) {
-    DUET_K k[DUET_OS_ITEMS];
-#if DUET_VALUES
-    DUET_V v[DUET_OS_ITEMS];
-#endif
-    uint nib[DUET_OS_ITEMS];
-    for (uint c = 0; c < 16u; ++c) counts[DUET_CPAD(c * DUET_GROUP + t)] = 0;
-    BARRIER();
-    for (uint j = 0; j < DUET_OS_ITEMS; ++j) {
-      const uint q = t * DUET_OS_ITEMS + j;
-      k[j] = tk[DUET_PAD(q)];
-#if DUET_VALUES
-      v[j] = tv[DUET_PAD(q)];
-      nib[j] = (DUET_DIGIT(k[j], v[j]) >> (upper * 4u)) & 15u;
-#else
-      nib[j] = (DUET_DIGIT(k[j], 0) >> (upper * 4u)) & 15u;
-#endif
-      counts[DUET_CPAD(nib[j] * DUET_GROUP + t)] += 1u;
-    }
-    BARRIER();
-    uint sum = 0;
-    for (uint j = 0; j < 16u; ++j) {
-      const uint f = DUET_CPAD(t * 16u + j);
-      const uint c = counts[f];
-      counts[f] = sum;
-      sum += c;
-    }
-    sums[t] = sum;
-    BARRIER();
-    DUET_GROUP_SCAN(uint, sums)
-    const uint before = t > 0 ? sums[t - 1] : 0u;
-    for (uint j = 0; j < 16u; ++j) counts[DUET_CPAD(t * 16u + j)] += before;
-    BARRIER();
-    for (uint j = 0; j < DUET_OS_ITEMS; ++j) {
-      const uint f = DUET_CPAD(nib[j] * DUET_GROUP + t);
-      const uint to = counts[f];
-      counts[f] = to + 1u;
-      tk[DUET_PAD(to)] = k[j];
-#if DUET_VALUES
-      tv[DUET_PAD(to)] = v[j];
-#endif
-    }
-    BARRIER();
-  }
+  DUET_COUNTING_RANK(DUET_OS_ITEMS)
 #endif
 
   // Look back: the counts of digit t in the tiles before this one.
@@ -737,6 +717,8 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_onesweep(
     }
   }
 }
+
+#endif  // DUET_ONESWEEP
 
 // The keys of n elements, for searching.
 KERNEL void duet_sort_encode(GLOBAL const DUET_B* src, const long src_off, GLOBAL DUET_K* keys, const ulong n) {
@@ -1109,7 +1091,7 @@ std::string sort_source(ScalarType dtype, bool with_values, bool descending) {
   c.values = with_values;
   c.descending = descending;
   return kernel_source(
-      with_knobs(c, 0, nullptr));  // DUET_SORT_RANK and DUET_SORT_ITEMS as a sort would take them
+      with_knobs(c, 0, nullptr));  // DUET_SORT_ONESWEEP, _RANK and _ITEMS as a sort would take them
 }
 
 }  // namespace duet

@@ -48,8 +48,9 @@ struct SortedKeys {
 DUET_API SortedKeys sort_flat(Queue& q, const Array& keys, bool with_indices, bool descending = false,
                               bool equal_zeros = false);
 
-// The dialect source of the radix sort's kernels for `dtype` (tests and debugging), with the ranking
-// and tile that DUET_SORT_RANK and DUET_SORT_ITEMS select (docs/arrays.md).
+// The dialect source of the radix sort's kernels for `dtype` (tests and debugging): the scheme,
+// ranking and tile that DUET_SORT_ONESWEEP, DUET_SORT_RANK and DUET_SORT_ITEMS select
+// (docs/arrays.md).
 DUET_API std::string sort_source(ScalarType dtype, bool with_values, bool descending);
 
 }  // namespace duet
