@@ -198,7 +198,8 @@ TEST_CASE("array matmul: bfloat16, summed in float and rounded once") {
     duet::Queue q = dev.queue();
     std::mt19937 rng(20261127);
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    for (const auto& [m, k, n] : {std::array<std::size_t, 3>{1, 1, 1}, {7, 61, 13}, {33, 130, 5}}) {
+    for (const std::array<std::size_t, 3>& mkn : {std::array<std::size_t, 3>{1, 1, 1}, {7, 61, 13}, {33, 130, 5}}) {
+      const std::size_t m = mkn[0], k = mkn[1], n = mkn[2];  // not bindings: INFO's lambda captures them
       INFO(m, " x ", k, " x ", n);
       // Inputs drawn as bfloat16 values, so the reference multiplies exactly what the device holds.
       std::vector<float> a(m * k), b(k * n);

@@ -94,7 +94,8 @@ void check_binary(duet::Queue& q, std::mt19937_64& rng, const char* what,
       {flat_a.index({Slice{2, 3}, 5}), m.index({Slice{4, 5}, 1})},  // one element
       {reversed.index({Slice{0, 0}}), m.index({Slice{0, 0}})},      // empty
   };
-  for (const auto& [x, y] : cases) {
+  for (const std::pair<Array, Array>& xy : cases) {
+    const Array &x = xy.first, &y = xy.second;  // not bindings: INFO's lambda captures them
     INFO(std::string(what), " over ", duet::shape_text(x.shape()), " and ", duet::shape_text(y.shape()));
     const Expr e = op(x, y);
     CHECK(e.dtype() == want);

@@ -303,7 +303,9 @@ TEST_CASE("array reductions compile for sm_90 for every operation and element ty
     for (ReduceOp op : {ReduceOp::sum, ReduceOp::argmax})
       if (std::find(cases.begin(), cases.end(), std::make_pair(op, t)) == cases.end())
         cases.emplace_back(op, t);
-  for (const auto& [op, t] : cases) {
+  for (const auto& op_type : cases) {
+    const ReduceOp op = op_type.first;  // not bindings: INFO's lambda captures them
+    const ScalarType t = op_type.second;
     INFO(std::string(duet::to_string(op)), " of ", std::string(duet::to_string(t)));
     CHECK(duet::compile_for_cuda_arch(duet::reduction_source(op, t), {}, "sm_90", "reduce.duet") > 0);
   }

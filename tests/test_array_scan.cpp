@@ -49,7 +49,8 @@ void check_float_cumsum(duet::Queue& q, const Array& a, const std::vector<double
   const Shape shape = axis ? a.shape() : Shape{a.size()};
   CHECK(c.shape() == shape);
   const std::size_t k = axis ? static_cast<std::size_t>(*axis < 0 ? *axis + int(a.ndim()) : *axis) : 0;
-  const auto [want, mag] = host_cumsum(v, shape, k);
+  const auto sums = host_cumsum(v, shape, k);
+  const auto &want = sums.first, &mag = sums.second;  // not bindings: the lambda captures them
   const std::size_t len = shape.empty() ? 1 : shape[k];
   check_close(
       c.to_vector<float>(q), want,
@@ -170,7 +171,8 @@ TEST_CASE("array cumsum into out: poisoned views, another dtype, in place, and t
     for (int axis : {1, 0}) {
       duet::cumsum(q, X, axis, out);
       const std::vector<float> all = poisoned.to_vector<float>(q);
-      const auto [want, mag] = host_cumsum(xd, {R, C}, std::size_t(axis));
+      const auto sums = host_cumsum(xd, {R, C}, std::size_t(axis));
+      const auto &want = sums.first, &mag = sums.second;  // not bindings: the lambda captures them
       const std::vector<float> got = out.to_vector<float>(q);
       const std::size_t len = axis == 0 ? R : C;
       check_close(

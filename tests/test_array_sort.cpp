@@ -142,13 +142,16 @@ void check_type(duet::Queue& q, const char* name) {
   auto rng = make_rng(std::string("array sort ") + name);
   // Around each tile the sort uses (one launch a pass: 1280, 1536, 2560 and 4096 elements, by key
   // and index width; three: 1024, 1280, 2048 and 4096), and a prime over several tiles, where
-  // stability across tiles shows in argsort's order.
-  for (std::size_t n : {0, 1, 2, 97, 1023, 1025, 1279, 1281, 1535, 1537, 2047, 2049, 2559, 2561, 4095, 4096,
-                        4097, 10007, 12289})
-    for (bool duplicates : {true, false})
-      for (bool descending : {false, true})
-        check_rows<T>(q, keys_of<T>(rng, n, duplicates), {n}, descending,
-                      duplicates ? "duplicates" : "spread");
+  // stability across tiles shows in argsort's order. Each length takes two of the four kinds of
+  // input (duplicates or spread, either order), the next length the other two.
+  const std::size_t lengths[] = {0,    1,    2,    97,   1023, 1025, 1279, 1281,  1535, 1537,
+                                 2047, 2049, 2559, 2561, 4095, 4096, 4097, 10007, 12289};
+  for (std::size_t i = 0; i < std::size(lengths); ++i)
+    for (bool duplicates : {true, false}) {
+      const bool descending = duplicates == (i % 2 == 1);
+      check_rows<T>(q, keys_of<T>(rng, lengths[i], duplicates), {lengths[i]}, descending,
+                    duplicates ? "duplicates" : "spread");
+    }
   // Rows: a few long ones over two tiles, and 300 short ones (three passes over the row's bits).
   check_rows<T>(q, keys_of<T>(rng, 3 * 5003, true), {3, 5003}, false, "3 rows");
   check_rows<T>(q, keys_of<T>(rng, 300 * 7, false), {300, 7}, true, "300 rows");
@@ -305,16 +308,28 @@ TEST_SUITE_END();
 TEST_SUITE_BEGIN("nvrtc");
 
 TEST_CASE("array sort compiles for sm_90 for every key type") {
-  for (const char* scheme : {"0", "1"}) {
-    const ScopedEnv sweep("DUET_SORT_ONESWEEP", scheme);
-    for (ScalarType t : duet::scalar_types)
-      for (bool values : {false, true}) {
-        INFO(std::string(duet::to_string(t)), values ? " with values" : "", ", DUET_SORT_ONESWEEP=", scheme);
+  // A key type changes the key's bit transform and a value array the payload's moves; each compile
+  // takes NVRTC half a second, so the default scheme (the one sweep) compiles every type once, sort
+  // and argsort in turn (float32 both ways), and the three launches one type of each width and kind.
+  for (std::size_t i = 0; i < duet::scalar_types.size(); ++i) {
+    const ScalarType t = duet::scalar_types[i];
+    for (bool values : {false, true})
+      if (values == (i % 2 == 1) || t == ScalarType::f32) {
+        INFO(std::string(duet::to_string(t)), values ? " with values" : "");
         CHECK(duet::compile_for_cuda_arch(duet::sort_source(t, values, true), {}, "sm_90", "sort.duet") > 0);
       }
   }
+  {
+    const ScopedEnv three("DUET_SORT_ONESWEEP", "0");
+    const ScalarType three_types[] = {ScalarType::b8,  ScalarType::i8,  ScalarType::f16, ScalarType::bf16,
+                                      ScalarType::f32, ScalarType::i32, ScalarType::f64, ScalarType::u64};
+    for (std::size_t i = 0; i < std::size(three_types); ++i) {
+      INFO(std::string(duet::to_string(three_types[i])), i % 2 ? " with values" : "", ", three launches");
+      CHECK(duet::compile_for_cuda_arch(duet::sort_source(three_types[i], i % 2 == 1, true), {}, "sm_90",
+                                        "sort.duet") > 0);
+    }
+  }
   // The portable ranking, which DUET_SORT_RANK=counting selects on NVIDIA devices too.
-  const ScopedEnv sweep("DUET_SORT_ONESWEEP", "1");
   const ScopedEnv rank("DUET_SORT_RANK", "counting");
   CHECK(duet::compile_for_cuda_arch(duet::sort_source(ScalarType::f32, true, false), {}, "sm_90",
                                     "sort.duet") > 0);

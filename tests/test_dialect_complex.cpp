@@ -106,7 +106,8 @@ void run_all_ops(const duet::Device& dev, const char* c_name, const char* r_name
 TEST_SUITE_BEGIN("nvrtc");
 
 TEST_CASE("the dialect's cfloat and cdouble compile for sm_90 with NVRTC") {
-  for (const auto& [c, r] : {std::pair<const char*, const char*>{"cfloat", "float"}, {"cdouble", "double"}}) {
+  for (const auto& types : {std::pair<const char*, const char*>{"cfloat", "float"}, {"cdouble", "double"}}) {
+    const char *c = types.first, *r = types.second;  // not bindings: INFO's lambda captures them
     INFO(c);
     try {
       CHECK(duet::compile_for_cuda_arch(kAllOps, {{"C", c}, {"R", r}}, "sm_90", "all_ops.duet") > 0);

@@ -47,7 +47,8 @@ TEST_CASE("a queue waits for another queue's event, whatever their priorities") 
                                                            {QueuePriority::normal, QueuePriority::high},
                                                            {QueuePriority::high, QueuePriority::normal}};
   for_each_device([&](const duet::Device& dev) {
-    for (const auto& [first, second] : pairs) {
+    for (const auto& priorities : pairs) {
+      const QueuePriority first = priorities.first, second = priorities.second;  // CAPTURE's lambda takes them
       CAPTURE(first == QueuePriority::high);
       CAPTURE(second == QueuePriority::high);
       const int n = 1 << 16;

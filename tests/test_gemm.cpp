@@ -314,8 +314,10 @@ TEST_CASE("gemm_reduce: several work-items an output, every lane count, alpha an
                     duet::gemm_reduce_defines(duet::ScalarType::f32), "gemm_reduce.duet")
             .kernel("gemm_reduce");
     auto rng = make_rng("gemm_reduce lanes");
-    for (const auto& [rows, cols, batches, splits] :
+    for (const std::array<int, 4>& shape :
          std::vector<std::array<int, 4>>{{1, 1, 1, 1}, {7, 13, 2, 37}, {3, 101, 1, 256}, {64, 64, 1, 5}}) {
+      // Not bindings: the doctest macros' lambdas capture them.
+      const int rows = shape[0], cols = shape[1], batches = shape[2], splits = shape[3];
       const std::size_t outputs = std::size_t(rows) * cols * batches, ldc = cols + 3;
       const std::vector<float> parts = random_floats(rng, outputs * splits);
       const std::vector<float> old = random_floats(rng, batches * rows * ldc);

@@ -134,7 +134,8 @@ TEST_CASE("malformed tuning entries are ConfigErrors that say what is wrong") {
       {"matmul max_mn=1e6 BM=32 BN=32 BK=8 TM=4 TN=4 WX=8 PIPELINE=0", "max_mn=1e6"},
       {"matmul max_mn=4 max_mn=8 BM=32 BN=32 BK=8 TM=4 TN=4 WX=8 PIPELINE=0", "twice"},
   };
-  for (const auto& [line, why] : bad) {
+  for (const auto& line_why : bad) {
+    const char *line = line_why[0], *why = line_why[1];  // not bindings: CAPTURE's lambda takes them
     CAPTURE(std::string(line));
     const auto e = EXPECT_ERROR(duet::ConfigError, duet::tuning::parse_entry(line));
     if (e) CHECK_CONTAINS(std::string(e->what()), why);

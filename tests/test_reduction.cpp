@@ -409,9 +409,12 @@ TEST_CASE("ReductionKernel sources compile for sm_90 with NVRTC") {
   for (const Case& c : cases) {
     CAPTURE(std::string(c.result));
     CAPTURE(std::string(c.map));
-    for (const auto& [group, kind] : {std::pair{std::size_t{64}, duet::DeviceKind::gpu},
-                                      std::pair{std::size_t{256}, duet::DeviceKind::gpu},
-                                      std::pair{std::size_t{1024}, duet::DeviceKind::cpu}}) {
+    for (const auto& group_kind : {std::pair{std::size_t{64}, duet::DeviceKind::gpu},
+                                   std::pair{std::size_t{256}, duet::DeviceKind::gpu},
+                                   std::pair{std::size_t{1024}, duet::DeviceKind::cpu}}) {
+      // Not bindings: CAPTURE's lambda takes them.
+      const std::size_t group = group_kind.first;
+      const duet::DeviceKind kind = group_kind.second;
       CAPTURE(group);
       CAPTURE(duet::to_string(kind));
       const std::string src = duet::ReductionKernel::generate_source(
