@@ -10,9 +10,9 @@
 // own for either.
 //
 // One pass per 8-bit digit, least significant first (four for float32), each pass stable. Two
-// schemes; DUET_SORT_ONESWEEP (read at each sort) picks one: the three launches a pass by default,
-// the one it has been measured against CuPy with; DUET_SORT_ONESWEEP=1 the one sweep, which has
-// passed the device tests on CUDA but has not been timed on a GPU yet (bench/RESULTS.md).
+// schemes; DUET_SORT_ONESWEEP (read at each sort) picks one: the one sweep by default, which beats
+// the three launches a pass on both of NVIDIA's backends at every size the benchmark sorts
+// (bench/RESULTS.md); DUET_SORT_ONESWEEP=0 the three launches, kept as the simpler reference.
 //
 // One sweep: a launch a pass, so a pass reads and writes the keys once, as the memory floor asks.
 // duet_sort_histogram reads the input once and counts every pass's digits (the row passes' from
@@ -118,7 +118,7 @@ struct Config {
   bool match = true;           // warp multi-split ranking where inline PTX has match.any
   std::uint64_t os_items = 0;  // elements per work-item of a one-sweep tile; 0: the default
   bool wide_status = false;    // look-back words of 64 bits: 2^30 elements or more
-  bool onesweep = false;       // one launch a pass (DUET_ONESWEEP: the source holds one scheme's kernels)
+  bool onesweep = true;        // one launch a pass (DUET_ONESWEEP: the source holds one scheme's kernels)
   unsigned max_passes() const { return width() / kDigitBits + (wide_values ? 8 : 4); }
   // Copies of the histogram's counters: as many as 32 KiB of them hold, from 1 to 8, a power of 2.
   unsigned hist_copies() const {
@@ -528,6 +528,21 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_starts(GLOBAL const uint
 #define DUET_OS_MATCH 0
 #endif
 #define DUET_WARPS (DUET_GROUP / 32)
+// A shared counter's old value, v added to it in one instruction.
+#if defined(DUET_CUDA)
+#define DUET_LOCAL_ADD(p, v) atomicAdd((uint*)(p), (v))
+#else
+#define DUET_LOCAL_ADD(p, v) atomic_add((volatile __local uint*)(p), (v))
+#endif
+// The one-sweep kernel is bound by the latency of its shared-memory steps, so it wants resident
+// groups more than registers: left alone, ptxas gives keys alone 80 registers a work-item, three
+// groups a multiprocessor; asking for four keeps it at 64 with no spills, and the sort of 2^28
+// float32 keys runs about 7% faster (bench/RESULTS.md). The dialect's REQD_GROUP_SIZE stays the
+// token the host reads the group size from; on CUDA it gains the minimum here.
+#if defined(DUET_CUDA)
+#undef REQD_GROUP_SIZE
+#define REQD_GROUP_SIZE(x, y, z) __launch_bounds__((x) * (y) * (z), 4)
+#endif
 
 // One pass of the sort in one launch. A work-group takes the next tile from tile_counter (so every
 // tile before it belongs to a group that is already running, on GPUs and on a CPU's threads alike:
@@ -581,8 +596,10 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_onesweep(
 #if DUET_OS_MATCH
   // Warp-level multi-split: warp w ranks its run of 32 x items elements (element j * 32 + lane of
   // the run in load j) in input order. match.any gives the lanes holding the same digit, popc of
-  // those below a lane its place among them, and the warp's counter of the digit (updated by the
-  // highest of them) the elements of that digit in the warp's earlier loads.
+  // those below a lane its place among them, and the warp's counter of the digit (advanced by the
+  // highest of them with one shared atomic, which returns the old count: a load and a dependent
+  // store took longer on both NVIDIA backends) the elements of that digit in the warp's earlier
+  // loads.
   const uint lane = t & 31u, warp = t >> 5;
   const uint run_at = warp * 32u * DUET_OS_ITEMS;
   volatile SHARED_MEM uint* mine = warp_counts + warp * 256u;
@@ -610,10 +627,7 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_onesweep(
     asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(peers) : "r"(d));
     asm("bfind.u32 %0, %1;" : "=r"(top) : "r"(peers));
     asm("popc.b32 %0, %1;" : "=r"(below) : "r"(peers & below_mask));
-    if (lane == top && d < 256u) {
-      before = mine[d];
-      mine[d] = before + below + 1u;
-    }
+    if (lane == top && d < 256u) before = DUET_LOCAL_ADD(&mine[d], below + 1u);
     asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(before) : "r"(before), "r"(top));
     ranks[p] = (ushort)(before + below);
     asm volatile("bar.warp.sync 0xffffffff;");
@@ -786,8 +800,8 @@ std::uint64_t env_number(const char* name, const char* what) {
 }
 
 // c with the environment's choices of scheme and tile for sorting n elements (read at each sort, so
-// one process can compare them): DUET_SORT_ONESWEEP=0 (the default) the three launches a pass, 1
-// one; DUET_SORT_RANK=counting the portable ranking also where the warp ranking compiles, match
+// one process can compare them): DUET_SORT_ONESWEEP=1 (the default) one launch a pass, 0 the
+// three; DUET_SORT_RANK=counting the portable ranking also where the warp ranking compiles, match
 // (the default) the warp ranking where it compiles; DUET_SORT_ITEMS the one-sweep tile's elements
 // per work-item.
 // Whether the warp ranking's PTX (match.any, sm_70 on) compiles on `device`: CUDA, or NVIDIA's
@@ -806,7 +820,7 @@ Config with_knobs(Config c, std::uint64_t n, const DeviceInfo* device) {
     if (s != "0" && s != "1")
       throw ArgumentError("DUET_SORT_ONESWEEP is '" + s +
                           "'; it must be 1 (one launch a sort pass) or 0 (three: "
-                          "count, scan, scatter), or unset for 0");
+                          "count, scan, scatter), or unset for 1");
     c.onesweep = s == "1";
   }
   if (const char* v = std::getenv("DUET_SORT_RANK"); v && *v) {

@@ -2,28 +2,28 @@
 # variants: the opt-in kernels and tiles that wait for a GPU to choose their defaults, each beside
 # the default and its peer, in one call:
 #   sort     duet bench -k sort,argsort,unique_values,nonzero for each of SORT_VARIANTS (default:
-#            the default, DUET_SORT_ONESWEEP=1, the one sweep with DUET_SORT_RANK=counting and with
-#            DUET_SORT_ITEMS 12 and 20), on cuda:0 (the default also on NVIDIA's OpenCL), then CuPy's
+#            the default (the one sweep), DUET_SORT_ONESWEEP=0 (three launches a pass), and the one
+#            sweep with DUET_SORT_RANK=counting and with DUET_SORT_ITEMS 12 and 14), on cuda:0 (the default also on NVIDIA's OpenCL), then CuPy's
 #            figures (bench/compare_cupy.py) and bench/report.py's rows;
 #   gemm     the suite's half, bfloat16 and TF32 shapes on cuda:0, cuBLAS through CuPy and PyTorch
 #            (TF32 on: bench/gemm/torch_tf32.py) beside them;
 #   tensor   NVIDIA's OpenCL tensor kernel at h8192 and b8192 for each of TC_TILES
 #            (DUET_GEMM_TC_TILE; "default" is the rule's).
 # VARIANTS picks the parts ("sort gemm tensor"). A variant's settings are VAR=VALUE words joined by
-# '+', e.g. DUET_SORT_ONESWEEP=1+DUET_SORT_ITEMS=12.
+# '+', e.g. DUET_SORT_RANK=counting+DUET_SORT_ITEMS=12.
 phase_variants() {
-  local dir=$1 part v label t settings=() devices=()
+  local dir=$1 part v label t settings=() on=()
   for part in ${VARIANTS:-sort gemm tensor}; do
     case $part in
       sort)
         has cuda || continue
-        for v in ${SORT_VARIANTS:-default DUET_SORT_ONESWEEP=1 DUET_SORT_ONESWEEP=1+DUET_SORT_RANK=counting \
-                 DUET_SORT_ONESWEEP=1+DUET_SORT_ITEMS=12 DUET_SORT_ONESWEEP=1+DUET_SORT_ITEMS=20}; do
-          label=${v//[=+]/-} settings=(X=1) devices=(--device cuda:0)
-          [ "$v" = default ] && has nvidia && devices+=(--device opencl:NVIDIA)
+        for v in ${SORT_VARIANTS:-default DUET_SORT_ONESWEEP=0 DUET_SORT_RANK=counting DUET_SORT_ITEMS=12 \
+                 DUET_SORT_ITEMS=14}; do
+          label=${v//[=+]/-} settings=(X=1) on=(--device cuda:0)
+          [ "$v" = default ] && has nvidia && on+=(--device opencl:NVIDIA)
           [ "$v" != default ] && read -r -a settings <<< "${v//+/ }"
           { echo; echo "sort, $v:"; } >> "$summary"
-          env "${settings[@]}" "$build/duet" bench "${devices[@]}" -k sort,argsort,unique_values,nonzero \
+          env "${settings[@]}" "$build/duet" bench "${on[@]}" -k sort,argsort,unique_values,nonzero \
             --json "$dir/sort-$label.json" > "$dir/sort-$label.log" 2>&1 || fail "duet bench, sort, $v"
           grep -E "sort|unique|nonzero" "$dir/sort-$label.log" | tee -a "$summary"
         done
