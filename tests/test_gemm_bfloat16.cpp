@@ -61,6 +61,21 @@ GemmOptions forced_tensor() {
   return o;
 }
 
+// One whole 128 x 256 x 64 tile of the warpgroup kernel, alpha not 1.
+Case one_tile_case(const char* label, Op oa, Op ob, const GemmOptions& options) {
+  Case c{label, oa, ob, 128, 256, 64};
+  c.options = options, c.alpha = 0.75;
+  return c;
+}
+
+// Whole tiles read through padded, offset views, beta negative.
+Case views_case(const char* label, Op oa, Op ob, const GemmOptions& options) {
+  Case c{label, oa, ob, 384, 128, 192};
+  c.options = options, c.pad_a = 8, c.pad_b = 16, c.off_a = 8, c.off_b = 24;
+  c.pad_c = 3, c.off_c = 1, c.beta = -0.5;
+  return c;
+}
+
 }  // namespace
 
 TEST_SUITE_BEGIN("device");
@@ -167,15 +182,10 @@ TEST_CASE("gemm bfloat16: whole tiles of the warpgroup kernel, by the rule and f
     for (const GemmOptions& o : {GemmOptions{}, forced})
       for (Op oa : kOps)
         for (Op ob : kOps) {
-          Case one{"wgmma one tile", oa, ob, 128, 256, 64};
-          one.options = o, one.alpha = 0.75;
-          run_case<bfloat16>(dev, q, one);
-          run_case<float>(dev, q, one);
-          Case views{"wgmma views", oa, ob, 384, 128, 192};
-          views.options = o, views.pad_a = 8, views.pad_b = 16, views.off_a = 8, views.off_b = 24;
-          views.pad_c = 3, views.off_c = 1, views.beta = -0.5;
-          run_case<bfloat16>(dev, q, views);
-          run_case<float>(dev, q, views);
+          run_case<bfloat16>(dev, q, one_tile_case("wgmma one tile", oa, ob, o));
+          run_case<float>(dev, q, one_tile_case("wgmma one tile", oa, ob, o));
+          run_case<bfloat16>(dev, q, views_case("wgmma views", oa, ob, o));
+          run_case<float>(dev, q, views_case("wgmma views", oa, ob, o));
           Case batched{"wgmma batched", oa, ob, 256, 384, 128};
           batched.options = o, batched.batch = 3, batched.gap = 8, batched.beta = 0.25, batched.off_c = 2;
           run_case<bfloat16>(dev, q, batched);
@@ -203,14 +213,9 @@ TEST_CASE("gemm bfloat16: whole tiles of the warpgroup kernel, by the rule and f
         MESSAGE("DUET_GEMM_WGMMA_TMA=" << std::string(mode));
         for (Op oa : kOps)
           for (Op ob : kOps) {
-            Case one{"wgmma TMA one tile", oa, ob, 128, 256, 64};
-            one.options = forced, one.alpha = 0.75;
-            run_case<bfloat16>(dev, q, one);
-            run_case<float>(dev, q, one);
-            Case views{"wgmma TMA views", oa, ob, 384, 128, 192};
-            views.options = forced, views.pad_a = 8, views.pad_b = 16, views.off_a = 8, views.off_b = 24;
-            views.pad_c = 3, views.off_c = 1, views.beta = -0.5;
-            run_case<bfloat16>(dev, q, views);
+            run_case<bfloat16>(dev, q, one_tile_case("wgmma TMA one tile", oa, ob, forced));
+            run_case<float>(dev, q, one_tile_case("wgmma TMA one tile", oa, ob, forced));
+            run_case<bfloat16>(dev, q, views_case("wgmma TMA views", oa, ob, forced));
             Case rows{"wgmma TMA batched, strides of whole rows", oa, ob, 256, 384, 128};
             rows.options = forced, rows.batch = 3, rows.beta = 0.25;
             rows.pad_a = 512 - (oa == kNone ? 128 : 256), rows.pad_b = 512 - (ob == kNone ? 384 : 128);

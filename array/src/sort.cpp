@@ -305,6 +305,33 @@ DEVICE DUET_B duet_decode(DUET_K k) {
     BARRIER();                                                                   \
   }
 
+// The sorted tile in tk (and tv) written out, work-item t taking elements t, t + DUET_GROUP, ...:
+// element p of digit d goes to base[d] + p (base: where the digit's run of this tile goes in the
+// output, less where it starts in the tile). out: 0 keys (and indices) for the next pass; else the
+// last pass's outputs, 1 the decoded keys into dst, 2 the indices (carried index % run) into idx, 3
+// both. An index below run needs no division (one row: every index).
+#if DUET_VALUES
+#define DUET_WRITE_VALUE(to, v)                                                                   \
+  if (out == 0u) vals_out[to] = v;                                                                \
+  else if (out & 2u) idx[to] = (long)((ulong)(v) < run ? (ulong)(v) : (ulong)(v) % run);
+#define DUET_TILE_VALUE(p) tv[DUET_PAD(p)]
+#else
+#define DUET_WRITE_VALUE(to, v)
+#define DUET_TILE_VALUE(p) 0
+#endif
+#define DUET_WRITE_TILE(ITEMS)                                                                    \
+  for (uint j = 0; j < ITEMS; ++j) {                                                              \
+    const uint p = j * DUET_GROUP + t;                                                            \
+    if (p >= valid) continue;                                                                     \
+    const DUET_K k = tk[DUET_PAD(p)];                                                             \
+    const DUET_V v = (DUET_V)DUET_TILE_VALUE(p);                                                  \
+    (void)v;                                                                                      \
+    const ulong to = base[DUET_DIGIT(k, v)] + p;                                                  \
+    if (out == 0u) keys_out[to] = k;                                                              \
+    else if (out & 1u) dst[to] = duet_decode(k);                                                  \
+    DUET_WRITE_VALUE(to, v)                                                                       \
+  }
+
 // Element i of the pass's input: the source's bits encoded in the first pass, else the keys (and
 // the carried index: i itself in the first pass).
 #define DUET_LOAD_KEY(i) (first ? duet_encode(src[src_off + (long)(i)]) : keys[i])
@@ -427,28 +454,7 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_scatter(
   BARRIER();
   base[t] = my_base - (ulong)first_at[t];  // unused (any value) for digits the tile lacks
   BARRIER();
-  for (uint j = 0; j < DUET_ITEMS; ++j) {
-    const uint p = j * DUET_GROUP + t;
-    if (p >= valid) continue;
-    const DUET_K k = tk[DUET_PAD(p)];
-#if DUET_VALUES
-    const DUET_V v = tv[DUET_PAD(p)];
-    const ulong to = base[DUET_DIGIT(k, v)] + p;
-#else
-    const ulong to = base[DUET_DIGIT(k, 0)] + p;
-#endif
-    if (out == 0u) {
-      keys_out[to] = k;
-#if DUET_VALUES
-      vals_out[to] = v;
-#endif
-    } else {
-      if (out & 1u) dst[to] = duet_decode(k);
-#if DUET_VALUES
-      if (out & 2u) idx[to] = (long)((ulong)v % run);
-#endif
-    }
-  }
+  DUET_WRITE_TILE(DUET_ITEMS)
 }
 
 #endif  // !DUET_ONESWEEP
@@ -578,7 +584,9 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_onesweep(
   SHARED uint digit_counts[256];
 #endif
   SHARED uint digit_at[256];
-  SHARED ulong base[256];
+  // Under 2^30 elements (32-bit look-back words) an output place fits 32 bits: the write-out's
+  // lookups of base by random digits then move half the bytes through shared memory's banks.
+  SHARED DUET_S base[256];
   SHARED uint tile_at;
   const uint t = LOCAL_ID(0);
   if (t == 0) tile_at = ATOMIC_ADD_UINT(&tile_counter[counter], 1u);
@@ -705,31 +713,10 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_onesweep(
     }
     flags[(ulong)tile * 256u + t] = DUET_S_INCL | (DUET_S)(before + total);
   }
-  base[t] = (ulong)starts[pass * 256u + t] + before - (ulong)at;  // unused for digits the tile lacks
+  base[t] = (DUET_S)((ulong)starts[pass * 256u + t] + before - (ulong)at);  // unused for digits the tile lacks
   status[next_at + (ulong)tile * 256u + t] = 0;
   BARRIER();
-  for (uint j = 0; j < DUET_OS_ITEMS; ++j) {
-    const uint p = j * DUET_GROUP + t;
-    if (p >= valid) continue;
-    const DUET_K k = tk[DUET_PAD(p)];
-#if DUET_VALUES
-    const DUET_V v = tv[DUET_PAD(p)];
-    const ulong to = base[DUET_DIGIT(k, v)] + p;
-#else
-    const ulong to = base[DUET_DIGIT(k, 0)] + p;
-#endif
-    if (out == 0u) {
-      keys_out[to] = k;
-#if DUET_VALUES
-      vals_out[to] = v;
-#endif
-    } else {
-      if (out & 1u) dst[to] = duet_decode(k);
-#if DUET_VALUES
-      if (out & 2u) idx[to] = (long)((ulong)v < run ? (ulong)v : (ulong)v % run);  // one row: no division
-#endif
-    }
-  }
+  DUET_WRITE_TILE(DUET_OS_ITEMS)
 }
 
 #endif  // DUET_ONESWEEP

@@ -124,6 +124,8 @@ bool mpi_takes_device_memory(const Device& device);
 // Whether some edge of the grid goes through MPI (host-staged, or MPI on device memory), not
 // device to device: the exchange then waits on the host, and its staging buffers are reused.
 bool any_through_mpi(const Grid2D::State& s);
+// How many of this rank's strips go through MPI.
+int strips_through_mpi(const Grid2D::State& s);
 
 // Moving a rectangle of the local array to or from a packed device buffer (mpi/kernels/halo.duet).
 void pack(Queue& q, const Buffer<float>& local, std::size_t local_nx, const Rect& rect,

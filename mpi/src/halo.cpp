@@ -153,10 +153,12 @@ bool pair_active(const Grid2D::State& s, Side a, Side b) { return s.has(a) || s.
 
 }  // namespace
 
-bool any_through_mpi(const Grid2D::State& s) {
-  for (const Strip& strip : s.strips)
-    if (through_mpi(strip)) return true;
-  return false;
+bool any_through_mpi(const Grid2D::State& s) { return strips_through_mpi(s) > 0; }
+
+int strips_through_mpi(const Grid2D::State& s) {
+  int n = 0;
+  for (const Strip& strip : s.strips) n += through_mpi(strip) ? 1 : 0;
+  return n;
 }
 
 void Grid2D::begin_exchange(Queue& q, Buffer<float>& local) {

@@ -174,12 +174,14 @@ void step_edges(Grid2D& grid, const Grid2D::State& s, Queue& edges, const Layout
     if (s.has(side)) heat_pass(edges, *src, v, ring_window(l, side, ks), r, k);
 }
 
-// DUET_MPI_OVERLAP_QUEUES=1 overlaps rounds whose edges go through MPI on one queue
-// (overlap_on_one_queue) instead of two: for benchmarks that compare the two schedules on one
-// machine, and for the tests, which prove both bitwise.
-bool one_queue_asked() {
-  const char* value = std::getenv("DUET_MPI_OVERLAP_QUEUES");
-  return value != nullptr && std::string(value) == "1";
+// Which schedule overlaps rounds whose edges go through MPI: 1 one queue (overlap_on_one_queue),
+// 2 two queues, 0 the rule in heat(). DUET_MPI_OVERLAP_QUEUES=1 or 2 forces one, for benchmarks
+// that compare the two on one machine and for the tests, which prove both bitwise; -1 for any other
+// value, which every rank then reports (heat() agrees on it first, so no rank waits for another).
+int overlap_queues_asked(const char* value) {
+  if (value == nullptr || *value == '\0') return 0;
+  const std::string v = value;
+  return v == "1" ? 1 : v == "2" ? 2 : -1;
 }
 
 // The overlap on one queue, where edges go through MPI and the halo is a round deep: the strips'
@@ -188,9 +190,8 @@ bool one_queue_asked() {
 // the tile's pass runs in two halves of rows, so that the south and north strips, which carry the
 // corners the west and east ones brought, leave between them and their MPI time hides behind the
 // second half. The copies in, the rings and the next round's copies out still come between two
-// tile passes, where the two-queue schedule runs them beside the tile's pass: on NVIDIA's OpenCL
-// that schedule is the faster one (bench/RESULTS.md), so this one is kept for comparison
-// (DUET_MPI_OVERLAP_QUEUES=1).
+// tile passes, where the two-queue schedule runs them beside the tile's pass; which of the two is
+// faster depends on the neighbours (heat() chooses).
 void overlap_on_one_queue(Grid2D& grid, const Grid2D::State& s, Queue& q, Buffer<float>& u, Buffer<float>& v,
                           float r, int steps, const Layout& l, int round) {
   const bool both_pairs = (s.has(Side::west) || s.has(Side::east)) && (s.has(Side::south) || s.has(Side::north));
@@ -240,8 +241,18 @@ void heat(Grid2D& grid, Queue& q, Buffer<float>& u, Buffer<float>& v, float r, i
   // The ranks' exchanges pair up in order, so every rank must take the same rounds: whether to
   // overlap (automatic decides from a rank's own edges and device) and the depth of a round (its
   // own device's) are agreed, the overlap if any rank wants it and the shallowest depth.
-  int mine[2] = {overlapping(s, overlap) ? 1 : 0, -heat_pass_depth(s.device)}, agreed[2] = {0, 0};
-  check_mpi(MPI_Allreduce(mine, agreed, 2, MPI_INT, MPI_MAX, s.cart), "MPI_Allreduce");
+  // The schedule for edges through MPI is agreed too (the rule below weighs every rank's strips), and
+  // so is a bad DUET_MPI_OVERLAP_QUEUES, so that every rank throws rather than one.
+  const char* queues_env = std::getenv("DUET_MPI_OVERLAP_QUEUES");
+  const int asked = overlap_queues_asked(queues_env);
+  int mine[5] = {overlapping(s, overlap) ? 1 : 0, -heat_pass_depth(s.device), strips_through_mpi(s), asked,
+                 asked < 0 ? 1 : 0};
+  int agreed[5] = {0, 0, 0, 0, 0};
+  check_mpi(MPI_Allreduce(mine, agreed, 5, MPI_INT, MPI_MAX, s.cart), "MPI_Allreduce");
+  if (agreed[4])
+    throw ArgumentError(std::string("mpi::heat: DUET_MPI_OVERLAP_QUEUES must be 1 (one queue), 2 (two queues) or "
+                                    "unset (the rule) on every rank; this rank has '") +
+                        (queues_env ? queues_env : "") + "'");
   const int round = -agreed[1];
   if (agreed[0] == 0) {
     int done = 0;
@@ -281,7 +292,12 @@ void heat(Grid2D& grid, Queue& q, Buffer<float>& u, Buffer<float>& v, float r, i
   const Layout l = layout_of(s);
   // Rounds as deep as a pass goes, whatever the halo: a thinner halo is exchanged several times a
   // round, beside the tile's pass (step_edges).
-  if (grid.halo() >= round && any_through_mpi(s) && one_queue_asked()) {
+  // Edges through MPI: two queues where no rank has more than one such strip, one queue where some
+  // rank has two or more. Measured both ways on NVIDIA's OpenCL (bench/RESULTS.md): on 2 GPUs (one
+  // strip a rank) two queues 0.97 of one device against 0.94, on 4 (two strips on most ranks) one
+  // queue 0.92 against 0.88. Every rank takes the same schedule.
+  const int queues = agreed[3] > 0 ? agreed[3] : agreed[2] >= 2 ? 1 : 2;
+  if (grid.halo() >= round && any_through_mpi(s) && queues == 1) {
     overlap_on_one_queue(grid, s, q, u, v, r, steps, l, round);
     return;
   }

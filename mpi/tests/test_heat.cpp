@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstddef>
 #include <duet/mpi.hpp>
 #include <duet/queue.hpp>
@@ -131,4 +132,33 @@ TEST_CASE("distributed heat against the double-precision CPU reference") {
   CHECK(got.size() == want.size());
   INFO(bad, " cells beyond ", tolerance, ", worst error ", worst, first.str());
   CHECK(bad == 0);
+}
+
+// A schedule knob no rank can take fails on every rank at once (the ranks agree on it before any
+// exchange), so none of them waits for a message that never comes.
+TEST_CASE("a bad DUET_MPI_OVERLAP_QUEUES fails mpi::heat on every rank with the value") {
+  const char* saved = std::getenv("DUET_MPI_OVERLAP_QUEUES");
+  const std::string restore = saved ? saved : "";
+  setenv("DUET_MPI_OVERLAP_QUEUES", "3", 1);
+  Grid2D grid(MPI_COMM_WORLD, mpitest::device(), 37, 29, GridOptions{2, {0, 0}});
+  duet::Queue q = mpitest::device().queue();
+  duet::Buffer<float> u = grid.make_local(), v = grid.make_local();
+  q.fill(u, 0.0f);
+  q.fill(v, 0.0f);
+  std::string message;
+  try {
+    duet::mpi::heat(grid, q, u, v, kR, 4, duet::mpi::Overlap::on);
+  } catch (const duet::ArgumentError& e) {
+    message = e.what();
+  }
+  if (saved)
+    setenv("DUET_MPI_OVERLAP_QUEUES", restore.c_str(), 1);
+  else
+    unsetenv("DUET_MPI_OVERLAP_QUEUES");
+  if (mpitest::world_size() == 1) {
+    CHECK(message.empty());  // one rank has no edges: duet::heat, no schedule to choose
+  } else {
+    CHECK(message.find("DUET_MPI_OVERLAP_QUEUES must be 1") != std::string::npos);
+    CHECK(message.find("'3'") != std::string::npos);
+  }
 }

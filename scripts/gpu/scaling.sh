@@ -62,9 +62,11 @@ heat_scaling() {
             heat_run "$dir" "$backend" "$np" "$((16384 * np))x16384" weak --repeat "${REPEAT:-5}" --overlap on
             heat_run "$dir" "$backend" "$np" "$((16384 * np))x16384" weak-no-overlap --repeat "${REPEAT:-5}" \
               --overlap off
-            # Edges through MPI (OpenCL) overlap on two queues; the one-queue schedule beside it.
+            # Edges through MPI (OpenCL): both overlapped schedules forced, beside the rule's choice.
             if [ "$backend" = opencl ] && [ "$np" != 1 ]; then
               DUET_MPI_OVERLAP_QUEUES=1 heat_run "$dir" "$backend" "$np" "$((16384 * np))x16384" weak-one-queue \
+                --repeat "${REPEAT:-5}" --overlap on
+              DUET_MPI_OVERLAP_QUEUES=2 heat_run "$dir" "$backend" "$np" "$((16384 * np))x16384" weak-two-queues \
                 --repeat "${REPEAT:-5}" --overlap on
             fi ;;
           halo1)

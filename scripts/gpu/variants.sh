@@ -6,7 +6,9 @@
 #            sweep with DUET_SORT_RANK=counting and with DUET_SORT_ITEMS 12 and 14), on cuda:0 (the default also on NVIDIA's OpenCL), then CuPy's
 #            figures (bench/compare_cupy.py) and bench/report.py's rows;
 #   gemm     the suite's half, bfloat16 and TF32 shapes on cuda:0, cuBLAS through CuPy and PyTorch
-#            (TF32 on: bench/gemm/torch_tf32.py) beside them;
+#            (TF32 on: bench/gemm/torch_tf32.py) beside them, the half and bfloat16 ones on NVIDIA's
+#            OpenCL too, and bench/gemm/gemm_report.py's table (gemm-report.md) and plot
+#            ($OUT/tensor-gemm.png);
 #   tensor   NVIDIA's OpenCL tensor kernel at h8192 and b8192 for each of TC_TILES
 #            (DUET_GEMM_TC_TILE; "default" is the rule's).
 # VARIANTS picks the parts ("sort gemm tensor"). A variant's settings are VAR=VALUE words joined by
@@ -37,9 +39,19 @@ phase_variants() {
         logged "$dir/gemm-duet.log" "$build/duet-gemm-bench" --device cuda:0 --only "$shapes,tf8192,tf8192-nt" \
           --no-clblast --json "$dir/gemm-duet.json" || fail "duet-gemm-bench (gemm-duet.log)"
         grep -E "^(h|b|tf)[0-9]" "$dir/gemm-duet.log" | tee -a "$summary"
-        CUPY_TF32=0 "$python" bench/gemm/gemm_cublas.py --only "$shapes" 2>&1 | tee "$dir/gemm-cublas.log" |
-          grep -E "cublas" | tee -a "$summary"
-        "$python" bench/gemm/torch_tf32.py 2>&1 | tee "$dir/gemm-torch-tf32.log" | tee -a "$summary" ;;
+        CUPY_TF32=0 "$python" bench/gemm/gemm_cublas.py --only "$shapes" --json "$dir/gemm-cublas.json" 2>&1 |
+          tee "$dir/gemm-cublas.log" | grep -E "cublas" | tee -a "$summary"
+        "$python" bench/gemm/torch_tf32.py 2>&1 | tee "$dir/gemm-torch-tf32.log" | tee -a "$summary"
+        # The same shapes on NVIDIA's OpenCL (its tensor kernel through inline PTX), then the plot of
+        # both against cuBLAS that bench/RESULTS.md shows.
+        local reports=("$dir/gemm-duet.json" "$dir/gemm-cublas.json")
+        if has nvidia; then
+          logged "$dir/gemm-duet-opencl.log" "$build/duet-gemm-bench" --device opencl:NVIDIA --only "$shapes" \
+            --no-clblast --json "$dir/gemm-duet-opencl.json" || fail "duet-gemm-bench on NVIDIA's OpenCL"
+          reports+=("$dir/gemm-duet-opencl.json")
+        fi
+        "$python" bench/gemm/gemm_report.py "${reports[@]}" --out "$dir/gemm-report.md" \
+          --plot "$out/tensor-gemm.png" > "$dir/gemm-report.log" 2>&1 ;;
       tensor)
         has nvidia || continue
         for t in ${TC_TILES:-default 128x128x32:64x64:2 128x128x16:64x64:4 64x256x32:64x64:2 128x128x16:64x64:3}; do
