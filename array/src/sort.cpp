@@ -218,11 +218,12 @@ DEVICE DUET_B duet_decode(DUET_K k) {
   return (DUET_B)k;
 }
 
-// A counter in shared memory incremented by many work-items at once: standard on both backends.
+// A counter in shared memory that many work-items add to at once: its old value returned, v added to
+// it in one instruction, on both backends.
 #if defined(DUET_CUDA)
-#define DUET_LOCAL_INC(p) atomicAdd((p), 1u)
+#define DUET_LOCAL_ADD(p, v) atomicAdd((uint*)(p), (v))
 #else
-#define DUET_LOCAL_INC(p) atomic_inc((volatile __local uint*)(p))
+#define DUET_LOCAL_ADD(p, v) atomic_add((volatile __local uint*)(p), (v))
 #endif
 
 // Shared-array index padding: a word in 32 (tiles), a counter in 16 (the nibble counters), so a
@@ -359,7 +360,7 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_count(
 #if DUET_VALUES
       const DUET_V v = by_row ? DUET_LOAD_VALUE(i) : (DUET_V)0;
 #endif
-      DUET_LOCAL_INC(&counts[copy + DUET_DIGIT(k, v)]);
+      DUET_LOCAL_ADD(&counts[copy + DUET_DIGIT(k, v)], 1u);
     }
   }
   BARRIER();
@@ -495,11 +496,11 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_histogram(
       const ulong i = at + (ulong)j * DUET_GROUP + t;
       if (i >= n) continue;
       for (uint s = 0; s < DUET_KEY_PASSES; ++s)
-        DUET_LOCAL_INC(&mine[s * 256u + ((uint)(k[j] >> (s * 8u)) & 255u)]);
+        DUET_LOCAL_ADD(&mine[s * 256u + ((uint)(k[j] >> (s * 8u)) & 255u)], 1u);
       if (passes > DUET_KEY_PASSES) {
         const ulong row = i / run;
         for (uint s = DUET_KEY_PASSES; s < passes; ++s)
-          DUET_LOCAL_INC(&mine[s * 256u + ((uint)(row >> ((s - DUET_KEY_PASSES) * 8u)) & 255u)]);
+          DUET_LOCAL_ADD(&mine[s * 256u + ((uint)(row >> ((s - DUET_KEY_PASSES) * 8u)) & 255u)], 1u);
       }
     }
   }
@@ -534,12 +535,6 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_starts(GLOBAL const uint
 #define DUET_OS_MATCH 0
 #endif
 #define DUET_WARPS (DUET_GROUP / 32)
-// A shared counter's old value, v added to it in one instruction.
-#if defined(DUET_CUDA)
-#define DUET_LOCAL_ADD(p, v) atomicAdd((uint*)(p), (v))
-#else
-#define DUET_LOCAL_ADD(p, v) atomic_add((volatile __local uint*)(p), (v))
-#endif
 // The one-sweep kernel is bound by the latency of its shared-memory steps, so it wants resident
 // groups more than registers: left alone, ptxas gives keys alone 80 registers a work-item, three
 // groups a multiprocessor; asking for four keeps it at 64 with no spills, and the sort of 2^28
@@ -661,9 +656,9 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_onesweep(
     if (p < valid) {
       k = DUET_LOAD_KEY(start + p);
 #if DUET_VALUES
-      DUET_LOCAL_INC(&digit_counts[DUET_DIGIT(k, v)]);
+      DUET_LOCAL_ADD(&digit_counts[DUET_DIGIT(k, v)], 1u);
 #else
-      DUET_LOCAL_INC(&digit_counts[DUET_DIGIT(k, 0)]);
+      DUET_LOCAL_ADD(&digit_counts[DUET_DIGIT(k, 0)], 1u);
 #endif
     }
     tk[DUET_PAD(p)] = k;
