@@ -605,7 +605,7 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_onesweep(
   // loads.
   const uint lane = t & 31u, warp = t >> 5;
   const uint run_at = warp * 32u * DUET_OS_ITEMS;
-  volatile SHARED_MEM uint* mine = warp_counts + warp * 256u;
+  SHARED_MEM uint* mine = warp_counts + warp * 256u;
   DUET_K k[DUET_OS_ITEMS];
 #if DUET_VALUES
   DUET_V v[DUET_OS_ITEMS];
