@@ -351,6 +351,13 @@ TEST_CASE("a program lists its kernels and built-in kernel sources compile as us
       INFO("kernel source ", std::string(*name));
       const duet::Program shared = dev.compile(duet::builtin_kernel_source(*name), {}, *name);
       CHECK_FALSE(shared.kernel_names().empty());
+      // Every kernel's declaration reads as dialect source (CUDA lists kernels and checks launches
+      // by it alone): declaring its parameters by hand is refused as it is for any dialect kernel.
+      for (const std::string& kernel : shared.kernel_names()) {
+        INFO("kernel ", kernel);
+        const auto e = EXPECT_ERROR(duet::ArgumentError, shared.kernel(kernel, "int unread"));
+        if (e) CHECK_CONTAINS(e->what(), "is dialect source");
+      }
     }
   });
 }
@@ -406,6 +413,9 @@ KERNEL REQD_GROUP_SIZE(8, 4, 1) void plane(GLOBAL float* out, const int w, const
   if (x < w && y < h) out[y * w + x] = (float)(y * w + x) + (float)(LOCAL_SIZE(0) * 10 + LOCAL_SIZE(1));
 }
 KERNEL REQD_GROUP_SIZE((GROUP), 1u, 1) void by_define(GLOBAL float* out) { out[GLOBAL_ID(0)] = 1.0f; }
+KERNEL REQD_GROUP_SIZE((GROUP + 16) * 2, 1, 1) void by_expression(GLOBAL float* out) { out[GLOBAL_ID(0)] = 1.0f; }
+#define BOUNDS REQD_GROUP_SIZE(16, 2, 1)
+KERNEL BOUNDS void by_attribute_define(GLOBAL float* out) { out[GLOBAL_ID(0)] = 1.0f; }
 )";
 
 }  // namespace
@@ -418,6 +428,14 @@ TEST_CASE("REQD_GROUP_SIZE: the default local size is the required one, any othe
     REQUIRE(row.signature());
     CHECK(row.signature()->required_group_size == std::array<std::size_t, 3>{64, 1, 1});
     CHECK(p.kernel("by_define").signature()->required_group_size == std::array<std::size_t, 3>{32, 1, 1});
+    // Sizes written as expressions, and attributes behind a define, read as the compiler reads them.
+    REQUIRE(p.kernel("by_expression").signature());
+    CHECK(p.kernel("by_expression").signature()->required_group_size == std::array<std::size_t, 3>{96, 1, 1});
+    REQUIRE(p.kernel("by_attribute_define").signature());
+    CHECK(p.kernel("by_attribute_define").signature()->required_group_size == std::array<std::size_t, 3>{16, 2, 1});
+    std::vector<std::string> names = p.kernel_names();
+    std::sort(names.begin(), names.end());
+    CHECK(names == std::vector<std::string>{"by_attribute_define", "by_define", "by_expression", "plane", "row"});
 
     const int n = 1009;  // prime: the last group is partial, and guarded
     duet::Buffer<float> out(dev, n);

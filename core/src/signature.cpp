@@ -1,5 +1,5 @@
-// Reads dialect source (dialect_tokens.hpp): enough to find `KERNEL void name(params)` (or
-// `KERNEL REQD_GROUP_SIZE(x, y, z) void name(params)`) and classify each parameter as a buffer (a
+// Reads dialect source (dialect_tokens.hpp): enough to find `KERNEL void name(params)` (or with
+// attributes before `void`: `KERNEL REQD_GROUP_SIZE(x, y, z) void name(params)`) and classify each parameter as a buffer (a
 // pointer) or a scalar, with its type after define substitution.
 #include "signature.hpp"
 
@@ -120,21 +120,62 @@ bool parse_param(std::vector<std::string> tokens, const Defines& defines, Kernel
   return true;
 }
 
-// A group size as REQD_GROUP_SIZE takes it: a decimal integer (u suffix allowed), written or
-// expanded from a define, in parentheses or not; 0 for anything else. Capped so that the product
-// of three cannot overflow.
+// The value of tokens[i, end) as a constant expression of decimal integers (u suffix allowed) with
+// + - * / and parentheses, as group sizes are written (`TILE * 8`); nothing for anything else, and
+// nothing past kMaxExtent, so that no product can overflow.
+constexpr long long kMaxExtent = 9999999;
+
+std::optional<long long> evaluate_sum(const std::vector<std::string>& t, std::size_t& i, int depth);
+
+std::optional<long long> evaluate_factor(const std::vector<std::string>& t, std::size_t& i, int depth) {
+  if (i >= t.size() || depth > 16) return std::nullopt;
+  if (t[i] == "(") {
+    const auto inner = evaluate_sum(t, ++i, depth + 1);
+    if (!inner || i >= t.size() || t[i] != ")") return std::nullopt;
+    ++i;
+    return inner;
+  }
+  std::string digits = t[i++];
+  if (!digits.empty() && (digits.back() == 'u' || digits.back() == 'U')) digits.pop_back();
+  if (digits.empty() || digits.size() > 7 || (digits[0] == '0' && digits.size() > 1) ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  return std::stoll(digits);
+}
+
+std::optional<long long> evaluate_product(const std::vector<std::string>& t, std::size_t& i, int depth) {
+  auto value = evaluate_factor(t, i, depth);
+  while (value && i < t.size() && (t[i] == "*" || t[i] == "/")) {
+    const bool times = t[i++] == "*";
+    const auto rhs = evaluate_factor(t, i, depth);
+    if (!rhs || (!times && *rhs == 0)) return std::nullopt;
+    value = times ? *value * *rhs : *value / *rhs;
+    if (*value > kMaxExtent) return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<long long> evaluate_sum(const std::vector<std::string>& t, std::size_t& i, int depth) {
+  auto value = evaluate_product(t, i, depth);
+  while (value && i < t.size() && (t[i] == "+" || t[i] == "-")) {
+    const bool plus = t[i++] == "+";
+    const auto rhs = evaluate_product(t, i, depth);
+    if (!rhs) return std::nullopt;
+    value = plus ? *value + *rhs : *value - *rhs;
+    if (*value > kMaxExtent || *value < -kMaxExtent) return std::nullopt;
+  }
+  return value;
+}
+
+// A group size as REQD_GROUP_SIZE takes it: a constant expression of integers (above), written or
+// expanded from defines; 0 for anything else or for a size below 1.
 std::size_t group_extent(const std::vector<std::string>& written, const Defines& defines) {
   const std::optional<std::vector<std::string>> expanded = substitute(written, defines);
-  if (!expanded) return 0;
-  std::size_t first = 0, last = expanded->size();
-  while (last - first >= 3 && (*expanded)[first] == "(" && (*expanded)[last - 1] == ")") ++first, --last;
-  if (last - first != 1) return 0;
-  std::string digits = (*expanded)[first];
-  if (!digits.empty() && (digits.back() == 'u' || digits.back() == 'U')) digits.pop_back();
-  if (digits.empty() || digits.size() > 7 || digits[0] == '0' ||
-      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
-    return 0;
-  return static_cast<std::size_t>(std::stoul(digits));
+  if (!expanded || expanded->empty()) return 0;
+  std::size_t i = 0;
+  const std::optional<long long> value = evaluate_sum(*expanded, i, 0);
+  if (!value || i != expanded->size() || *value < 1) return 0;
+  return static_cast<std::size_t>(*value);
 }
 
 // Reads `REQD_GROUP_SIZE(x, y, z)` starting at tokens[at] into `size`; returns the index after it,
@@ -173,6 +214,36 @@ bool add_param(const std::vector<Token>& tokens, std::size_t first, std::size_t 
   return ok;
 }
 
+// The attributes between KERNEL and the return type, from tokens[at]: REQD_GROUP_SIZE(x, y, z) is
+// read into `size` where its sizes are constant expressions duet can work out (else the compiler
+// alone holds launches to it); a define is expanded first (a source may pick its kernel's bounds per backend,
+// `#define BOUNDS REQD_GROUP_SIZE(...)` or `__launch_bounds__(...)`); any other attribute, with its
+// arguments in parentheses, is passed over. Returns the index of the return type, or 0 when an
+// attribute cannot be read.
+std::size_t read_kernel_attributes(const std::vector<std::string>& tokens, std::size_t at, const Defines& defines,
+                                   std::array<std::size_t, 3>& size) {
+  for (int attributes = 0; at < tokens.size() && tokens[at] != "void"; ++attributes) {
+    if (attributes == 8 || !is_identifier(tokens[at])) return 0;
+    if (tokens[at] == "REQD_GROUP_SIZE" && parse_required_group_size(tokens, at, defines, size) == 0)
+      size = {0, 0, 0};  // a size only the compiler can work out: the parameters are still checked
+    const std::optional<std::vector<std::string>> expanded = substitute({tokens[at]}, defines);
+    if (!expanded) return 0;
+    if (*expanded != std::vector<std::string>{tokens[at]}) {
+      if (!expanded->empty() && read_kernel_attributes(*expanded, 0, defines, size) != expanded->size()) return 0;
+      ++at;
+      continue;
+    }
+    if (++at < tokens.size() && tokens[at] == "(") {
+      for (int depth = 0; at < tokens.size(); ++at) {
+        if (tokens[at] == "(") ++depth;
+        if (tokens[at] == ")" && --depth == 0) break;
+      }
+      if (at++ == tokens.size()) return 0;
+    }
+  }
+  return at;
+}
+
 }  // namespace
 
 std::vector<KernelDeclaration> kernel_declarations(const std::vector<Token>& tokens, const std::string& text,
@@ -187,9 +258,9 @@ std::vector<KernelDeclaration> kernel_declarations(const std::vector<Token>& tok
     KernelDeclaration decl;
     KernelSignature& sig = decl.signature;
     std::size_t at = i + 1;  // the return type
-    if (texts[i] == "KERNEL" && texts[at] == "REQD_GROUP_SIZE") {
-      at = parse_required_group_size(texts, at, all, sig.required_group_size);
-      if (at == 0) continue;  // not a size duet can read: the kernel goes unchecked
+    if (texts[i] == "KERNEL" && texts[at] != "void") {
+      at = read_kernel_attributes(texts, at, all, sig.required_group_size);
+      if (at == 0) continue;  // not an attribute duet can read: the kernel goes unchecked
     }
     if (at + 2 >= texts.size() || texts[at] != "void" || !is_identifier(texts[at + 1]) ||
         texts[at + 2] != "(")
