@@ -36,11 +36,14 @@ struct HeatParams {
 // rows per work-item (fewer rows lose bandwidth to index work, more lose occupancy); heat_block
 // over a region of 96 x 60 cells (45 KiB of shared memory for its two buffers) with 6 steps per
 // pass, the fastest region and depth on both backends, its neighbours within 10%. The current
-// figures against the copy bandwidth are in bench/RESULTS.md (heat_step, heat).
+// figures against the copy bandwidth are in bench/RESULTS.md (heat_step, heat). Small grids split
+// rows until a launch has 1024 work-items per compute unit, half of what a large GPU keeps resident:
+// at 1024^2 that leaves 2 rows a work-item, whose step ran faster than 1 row's (bench/RESULTS.md,
+// heat_graph).
 HeatParams params_for(const DeviceInfo& info) {
   if (info.kind == DeviceKind::cpu) return {true, 32, 8, 1, 1, 1, 0, 32, 8, 3, 7};
   const std::size_t units = std::max<unsigned>(info.compute_units, 1);
-  return {false, 256, 1, 4, 16, units * 2048, 6, 32, 12, 3, 5};
+  return {false, 256, 1, 4, 16, units * 1024, 6, 32, 12, 3, 5};
 }
 
 // heat_block's shape for heat_pass: the device's own where it blocks, else the GPUs' (a CPU runs it
