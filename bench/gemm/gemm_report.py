@@ -5,8 +5,10 @@ Reads the JSON files of duet-gemm-bench (one per device: duet rows, and CLBlast 
 bench/gemm/gemm_cublas.py, matches rows by case name, and writes a Markdown report: one table of
 GFLOP/s and ratios per case (float cases, then the double ones beside cuBLAS DGEMM), the geometric
 means, and the targets with PASS / MISS and their figures:
-  - CUDA: geomean duet / cuBLAS >= 1.0, no case below 0.80;
-  - OpenCL on the NVIDIA GPU: geomean duet / cuBLAS >= 0.95, no case below 0.80;
+  - float32 cases, CUDA: geomean duet / cuBLAS >= 1.0, no case below 0.80;
+  - float32 cases, OpenCL on the NVIDIA GPU: geomean duet / cuBLAS >= 0.95, no case below 0.80;
+  - tensor-core classes (half, bfloat16, TF32; cuBLAS TF32 rows from bench/gemm/torch_tf32.py --json):
+    CUDA every 8192^3 case >= 0.8 of cuBLAS and geomean >= 0.7; NVIDIA's OpenCL 8192^3 >= 0.5;
   - each transposed case (<plain>-nt, -tn, -tt) within 10% of its plain case, on the GPU (CUDA,
     NVIDIA's OpenCL; the targets are the H100's); on PoCL the same figures, report only;
   - on every OpenCL device with CLBlast rows (NVIDIA, PoCL): geomean duet / CLBlast >= 1.5, none below 1.0;
@@ -35,6 +37,11 @@ def geomean(xs):
 
 def fmt(x, digits=1):
     return "-" if x is None or not isinstance(x, (int, float)) or not math.isfinite(x) else "%.*f" % (digits, x)
+
+
+# The classes that run on tensor cores, whose targets are their own (issue 33's: cuBLAS on tensor
+# cores is the peer, and NVIDIA's OpenCL reaches them through inline PTX only).
+TENSOR_CLASSES = ("half", "bfloat16", "tf32")
 
 
 def plain_of(name):
@@ -135,17 +142,20 @@ def report(src, out):
                     title, geomean([x[0] for x in rs]), len(rs), lo[0], lo[1]))
         lines.append("")
 
-    # Targets (float cases).
+    # Targets (float cases): the float32 suite's against cuBLAS SGEMM and CLBlast; the tensor classes'
+    # (half, bfloat16, TF32) against cuBLAS on tensor cores.
     names = [n for n in src.order if src.cases[n].get("type") != "f64"]
+    tensor = [n for n in names if src.cases[n].get("class") in TENSOR_CLASSES]
     targets = []
 
     def target(what, where, ok, figures, status=None):
         targets.append("| %s | %s | %s | **%s** |" % (what, where, figures, status or ("PASS" if ok else "MISS")))
 
+    simt = [n for n in names if n not in tensor]
     for col, title, goal in (("duet-cuda", "CUDA", 1.0), ("duet-opencl", "OpenCL (NVIDIA)", 0.95)):
         if col not in cols or "cublas" not in cols:
             continue
-        rs = [(ratio(src.value(col, n), src.value("cublas", n)), n) for n in names]
+        rs = [(ratio(src.value(col, n), src.value("cublas", n)), n) for n in simt]
         rs = [x for x in rs if math.isfinite(x[0])]
         if not rs:
             continue
@@ -155,6 +165,21 @@ def report(src, out):
         target("no case below 0.80 of cuBLAS", title, not low,
                "lowest %.3f (%s)%s" % (min(rs)[0], min(rs)[1],
                                        "; below: " + ", ".join("%s %.2f" % (n, r) for r, n in sorted(low)) if low else ""))
+    for col, title, largest_goal, mean_goal in (("duet-cuda", "CUDA", 0.8, 0.7), ("duet-opencl", "OpenCL (NVIDIA)", 0.5, None)):
+        if col not in cols or "cublas" not in cols:
+            continue
+        rs = [(ratio(src.value(col, n), src.value("cublas", n)), n) for n in tensor]
+        rs = [x for x in rs if math.isfinite(x[0])]
+        if not rs:
+            continue
+        largest = [x for x in rs if src.cases[x[1]].get("shape") == "8192x8192x8192"]
+        if largest:
+            target("tensor cores, 8192^3: every case >= %.2f of cuBLAS" % largest_goal, title,
+                   min(largest)[0] >= largest_goal, ", ".join("%s %.2f" % (n, r) for r, n in largest))
+        if mean_goal:
+            g = geomean([x[0] for x in rs])
+            target("tensor cores: geomean duet / cuBLAS >= %.2f" % mean_goal, title, g >= mean_goal,
+                   "%.3f over %d cases, lowest %.3f (%s)" % (g, len(rs), min(rs)[0], min(rs)[1]))
     for col, title in (("duet-cuda", "CUDA"), ("duet-opencl", "OpenCL (NVIDIA)"), ("duet-pocl", "PoCL")):
         if col not in cols:
             continue
@@ -172,7 +197,7 @@ def report(src, out):
     for col, peer, title in (("duet-opencl", "clblast-opencl", "OpenCL (NVIDIA)"), ("duet-pocl", "clblast-pocl", "PoCL")):
         if col not in cols or peer not in cols:
             continue
-        rs = [(ratio(src.value(col, n), src.value(peer, n)), n) for n in names]
+        rs = [(ratio(src.value(col, n), src.value(peer, n)), n) for n in simt]
         rs = [x for x in rs if math.isfinite(x[0])]
         if not rs:
             continue
@@ -212,10 +237,10 @@ def plot(src, path):
     ax.set_yticks([i + 0.4 - h / 2 for i in range(len(names))])
     ax.set_yticklabels(names, fontsize=7)
     ax.invert_yaxis()
-    for x, style in ((1.0, "-"), (0.8, "--"), (1.5, ":")):
+    for x, style in ((1.0, "-"), (0.8, "--"), (0.5, "-."), (1.5, ":")):
         ax.axvline(x, color="black", linestyle=style, linewidth=0.8)
     ax.set_xscale("log")
-    ax.set_xlabel("speed ratio (duet / peer), log scale; lines at 0.8, 1 and 1.5")
+    ax.set_xlabel("speed ratio (duet / peer), log scale; lines at 0.5, 0.8, 1 and 1.5")
     ax.legend(fontsize=8, loc="lower right")
     ax.set_title("duet GEMM suite")
     fig.tight_layout()

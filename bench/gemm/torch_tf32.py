@@ -1,12 +1,33 @@
 """cuBLAS's TF32 GEMM at 8192^3 through PyTorch (allow_tf32), the peer of duet's tf8192 and tf8192-nt rows.
 
 CuPy runs cuBLAS with TF32 off (gemm_cublas.py), so TF32 goes through torch.matmul. Each shape: three
-warm-up products, then the median of 11 timed by CUDA events. Prints one line per shape.
+warm-up products, then the median of 11 timed by CUDA events. Prints one line per shape; --json PATH
+also writes the rows as gemm_cublas.py does (impl "cublas", class "tf32"), for bench/gemm/gemm_report.py.
 """
+import argparse
+import datetime
+import json
+import os
 import sys
 
 
+def write_json(path, torch, rows):
+    """The rows in gemm_cublas.py's document shape, so that the report puts them in its cuBLAS column."""
+    doc = {"tool": "gemm_cublas", "commit": os.environ.get("DUET_COMMIT", "unknown"),
+           "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+           "mode": "gpu", "scale": 1,
+           "device": {"id": "cuda:0", "name": torch.cuda.get_device_name(0), "backend": "cuda", "kind": "gpu",
+                      "platform": "CUDA"},
+           "versions": {"torch": torch.__version__}, "settings": {"allow_tf32": True}, "results": rows}
+    with open(path + ".tmp", "w") as f:
+        json.dump(doc, f, indent=2)
+    os.replace(path + ".tmp", path)
+
+
 def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--json", help="also write the rows here (gemm_cublas.py's format)")
+    args = ap.parse_args()
     try:
         import torch
     except ImportError:
@@ -19,7 +40,8 @@ def main():
     n = 8192
     a = torch.randn(n, n, device="cuda")
     b = torch.randn(n, n, device="cuda")
-    for name, right in (("tf8192", b), ("tf8192-nt", b.t())):
+    rows = []
+    for name, right, ops in (("tf8192", b, "NN"), ("tf8192-nt", b.t(), "NT")):
         for _ in range(3):
             torch.matmul(a, right)
         times = []
@@ -33,7 +55,15 @@ def main():
             times.append(start.elapsed_time(end))
         times.sort()
         ms = times[len(times) // 2]
-        print("  %-10s %dx%dx%d  torch tf32  %.4f ms  %.1f GFLOP/s" % (name, n, n, n, ms, 2.0 * n**3 / ms / 1e6))
+        gflops = 2.0 * n**3 / ms / 1e6
+        print("  %-10s %dx%dx%d  torch tf32  %.4f ms  %.1f GFLOP/s" % (name, n, n, n, ms, gflops))
+        rows.append({"kernel": "gemm", "size": name, "class": "tf32", "shape": "%dx%dx%d" % (n, n, n), "ops": ops,
+                     "alpha": 1.0, "beta": 0.0, "type": "f32", "impl": "cublas", "backend": "cuda",
+                     "label": "cuBLAS TF32 through torch.matmul (allow_tf32)", "plan": "", "sets": 1,
+                     "runs": len(times), "median_ms": ms, "min_ms": times[0], "value": gflops,
+                     "unit": "GFLOP/s", "ok": True, "skipped": False, "failure": ""})
+    if args.json:
+        write_json(args.json, torch, rows)
     return 0
 
 

@@ -41,10 +41,12 @@ phase_variants() {
         grep -E "^(h|b|tf)[0-9]" "$dir/gemm-duet.log" | tee -a "$summary"
         CUPY_TF32=0 "$python" bench/gemm/gemm_cublas.py --only "$shapes" --json "$dir/gemm-cublas.json" 2>&1 |
           tee "$dir/gemm-cublas.log" | grep -E "cublas" | tee -a "$summary"
-        "$python" bench/gemm/torch_tf32.py 2>&1 | tee "$dir/gemm-torch-tf32.log" | tee -a "$summary"
+        "$python" bench/gemm/torch_tf32.py --json "$dir/gemm-torch-tf32.json" 2>&1 | tee "$dir/gemm-torch-tf32.log" |
+          tee -a "$summary"
         # The same shapes on NVIDIA's OpenCL (its tensor kernel through inline PTX), then the plot of
         # both against cuBLAS that bench/RESULTS.md shows.
         local reports=("$dir/gemm-duet.json" "$dir/gemm-cublas.json")
+        [ -s "$dir/gemm-torch-tf32.json" ] && reports+=("$dir/gemm-torch-tf32.json")
         if has nvidia; then
           logged "$dir/gemm-duet-opencl.log" "$build/duet-gemm-bench" --device opencl:NVIDIA --only "$shapes" \
             --no-clblast --json "$dir/gemm-duet-opencl.json" || fail "duet-gemm-bench on NVIDIA's OpenCL"
