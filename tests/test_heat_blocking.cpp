@@ -127,6 +127,7 @@ TEST_CASE("heat.duet: every kernel and tile shape gives the same bits") {
     const duet::Kernel cells = plain.kernel("heat_cells");
     const duet::Kernel step = plain.kernel("heat_step");
     const duet::Kernel step4 = plain.kernel("heat_step4");
+    const duet::Kernel row4 = plain.kernel("heat_row4");
     for (const Grid& g : grids) {
       const std::size_t nx = g.nx, ny = g.ny, n = nx * ny;
       const int inx = static_cast<int>(nx), iny = static_cast<int>(ny);
@@ -176,6 +177,30 @@ TEST_CASE("heat.duet: every kernel and tile shape gives the same bits") {
                             },
                             1),
                         want, nx, "heat_step4");
+      }
+      if (nx % 4 == 0) {
+        check_bitwise(run(
+                          [&](duet::Buffer<float>& from, duet::Buffer<float>& to, int) {
+                            q.launch(row4, duet::Range(nx / 4, ny), duet::Range(8, 2), from, to, inx, iny, r);
+                          },
+                          1),
+                      want, nx, "heat_row4");
+        // Fields one element past a 16-byte boundary: the float4 kernels' scalar accesses.
+        duet::Buffer<float> wa(dev, n + 1), wb(dev, n + 1);
+        for (const bool one_row : {true, false}) {
+          CAPTURE(one_row);
+          duet::BufferView<float> from = wa.view(1, n), to = wb.view(1, n);
+          q.write(from, duet::Span<const float>(u0.data(), n));
+          q.fill(to, kNaN);
+          for (int s = 0; s < steps; ++s) {
+            if (one_row)
+              q.launch(row4, duet::Range(nx / 4, ny), duet::Range(), from, to, inx, iny, r);
+            else
+              q.launch(step4, duet::Range(nx / 4, (ny + 2) / 3), duet::Range(), from, to, inx, iny, r, 3);
+            std::swap(from, to);
+          }
+          check_bitwise(q.to_vector(from), want, nx, one_row ? "heat_row4, unaligned" : "heat_step4, unaligned");
+        }
       }
       for (const Block& blk : blocks) {
         CAPTURE(blk.depth);

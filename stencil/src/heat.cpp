@@ -21,11 +21,13 @@ struct HeatParams {
   // One step. cells: heat_cells, one cell per work-item in groups of group_x x group_y. Otherwise
   // heat_step4 (nx % 4 == 0) or heat_step, each work-item walking rows4 or rows1 rows (fewer on
   // small grids, so that the launch keeps at least `min_items` work-items), in groups of
-  // group_x x 1.
+  // group_x x 1; where that leaves one row of float4 columns a work-item, heat_row4 in groups of
+  // row_group_x x 1.
   bool cells;
   std::size_t group_x, group_y;
   int rows4, rows1;
   std::size_t min_items;
+  std::size_t row_group_x;
   // Many steps: heat_block with these defines, or depth 0 to run the one-step kernel per step.
   int depth;
   int bx, by, kx, rh;  // groups of HB_BX x HB_BY work-items, each HB_KX columns and HB_RH rows
@@ -37,13 +39,15 @@ struct HeatParams {
 // over a region of 96 x 60 cells (45 KiB of shared memory for its two buffers) with 6 steps per
 // pass, the fastest region and depth on both backends, its neighbours within 10%. The current
 // figures against the copy bandwidth are in bench/RESULTS.md (heat_step, heat). Small grids split
-// rows until a launch has 1024 work-items per compute unit, half of what a large GPU keeps resident:
-// at 1024^2 that leaves 2 rows a work-item, whose step ran faster than 1 row's (bench/RESULTS.md,
-// heat_graph).
+// rows until a launch has 2048 work-items per compute unit, what a large GPU keeps resident; at one
+// row a work-item heat_row4 takes over from heat_step4, whose row loop needs 48 registers where
+// heat_row4 needs 32 (sm_90): 8 groups of 256 resident a multiprocessor instead of 5, so a step of
+// 1024^2 runs in one wave. Its groups of 128 follow a plain CUDA kernel of the same form, which
+// stepped 1024^2 about 6% faster in groups of 128 than of 256 (bench/results/gpu-h100-1077b72-session.md).
 HeatParams params_for(const DeviceInfo& info) {
-  if (info.kind == DeviceKind::cpu) return {true, 32, 8, 1, 1, 1, 0, 32, 8, 3, 7};
+  if (info.kind == DeviceKind::cpu) return {true, 32, 8, 1, 1, 1, 0, 0, 32, 8, 3, 7};
   const std::size_t units = std::max<unsigned>(info.compute_units, 1);
-  return {false, 256, 1, 4, 16, units * 1024, 6, 32, 12, 3, 5};
+  return {false, 256, 1, 4, 16, units * 2048, 128, 6, 32, 12, 3, 5};
 }
 
 // heat_block's shape for heat_pass: the device's own where it blocks, else the GPUs' (a CPU runs it
@@ -123,6 +127,11 @@ void launch_step(Queue& q, const HeatParams& p, const Buffer<float>& u, Buffer<f
   const std::size_t columns = vec4 ? nx / 4 : nx;
   std::size_t rows = static_cast<std::size_t>(vec4 ? p.rows4 : p.rows1);
   while (rows > 1 && columns * ((ny + rows - 1) / rows) < p.min_items) rows /= 2;
+  if (vec4 && rows == 1) {
+    q.launch(embedded_kernels.kernel(q.device(), "heat", "heat_row4"), Range(columns, ny),
+             Range(std::min(p.row_group_x, max_group), 1), u, v, static_cast<int>(nx), static_cast<int>(ny), r);
+    return;
+  }
   const std::size_t segments = (ny + rows - 1) / rows;
   q.launch(embedded_kernels.kernel(q.device(), "heat", vec4 ? "heat_step4" : "heat_step"),
            Range(columns, segments), Range(std::min(p.group_x, max_group), 1), u, v, static_cast<int>(nx),
