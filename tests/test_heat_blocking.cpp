@@ -199,7 +199,8 @@ TEST_CASE("heat.duet: every kernel and tile shape gives the same bits") {
               q.launch(step4, duet::Range(nx / 4, (ny + 2) / 3), duet::Range(), from, to, inx, iny, r, 3);
             std::swap(from, to);
           }
-          check_bitwise(q.to_vector(from), want, nx, one_row ? "heat_row4, unaligned" : "heat_step4, unaligned");
+          check_bitwise(q.to_vector(from), want, nx,
+                        one_row ? "heat_row4, unaligned" : "heat_step4, unaligned");
         }
       }
       for (const Block& blk : blocks) {

@@ -1,6 +1,6 @@
 // Reads dialect source (dialect_tokens.hpp): enough to find `KERNEL void name(params)` (or with
-// attributes before `void`: `KERNEL REQD_GROUP_SIZE(x, y, z) void name(params)`) and classify each parameter as a buffer (a
-// pointer) or a scalar, with its type after define substitution.
+// attributes before `void`: `KERNEL REQD_GROUP_SIZE(x, y, z) void name(params)`) and classify each
+// parameter as a buffer (a pointer) or a scalar, with its type after define substitution.
 #include "signature.hpp"
 
 #include <algorithm>
@@ -122,8 +122,9 @@ bool parse_param(std::vector<std::string> tokens, const Defines& defines, Kernel
 
 // The value of tokens[i, end) as a constant expression of decimal integers (u suffix allowed) with
 // + - * / and parentheses, as group sizes are written (`TILE * 8`); nothing for anything else, and
-// nothing past kMaxExtent, so that no product can overflow.
-constexpr long long kMaxExtent = 9999999;
+// nothing whose size passes kMaxExtent on the way, so that neither a step nor the product of three
+// sizes can overflow.
+constexpr long long kMaxExtent = 1 << 20;
 
 std::optional<long long> evaluate_sum(const std::vector<std::string>& t, std::size_t& i, int depth);
 
@@ -140,7 +141,9 @@ std::optional<long long> evaluate_factor(const std::vector<std::string>& t, std:
   if (digits.empty() || digits.size() > 7 || (digits[0] == '0' && digits.size() > 1) ||
       !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
     return std::nullopt;
-  return std::stoll(digits);
+  const long long value = std::stoll(digits);
+  if (value > kMaxExtent) return std::nullopt;
+  return value;
 }
 
 std::optional<long long> evaluate_product(const std::vector<std::string>& t, std::size_t& i, int depth) {
@@ -150,7 +153,7 @@ std::optional<long long> evaluate_product(const std::vector<std::string>& t, std
     const auto rhs = evaluate_factor(t, i, depth);
     if (!rhs || (!times && *rhs == 0)) return std::nullopt;
     value = times ? *value * *rhs : *value / *rhs;
-    if (*value > kMaxExtent) return std::nullopt;
+    if (*value > kMaxExtent || *value < -kMaxExtent) return std::nullopt;
   }
   return value;
 }
@@ -216,12 +219,12 @@ bool add_param(const std::vector<Token>& tokens, std::size_t first, std::size_t 
 
 // The attributes between KERNEL and the return type, from tokens[at]: REQD_GROUP_SIZE(x, y, z) is
 // read into `size` where its sizes are constant expressions duet can work out (else the compiler
-// alone holds launches to it); a define is expanded first (a source may pick its kernel's bounds per backend,
-// `#define BOUNDS REQD_GROUP_SIZE(...)` or `__launch_bounds__(...)`); any other attribute, with its
-// arguments in parentheses, is passed over. Returns the index of the return type, or 0 when an
-// attribute cannot be read.
-std::size_t read_kernel_attributes(const std::vector<std::string>& tokens, std::size_t at, const Defines& defines,
-                                   std::array<std::size_t, 3>& size) {
+// alone holds launches to it); a define is expanded first (a source may pick its kernel's bounds
+// per backend: `#define BOUNDS REQD_GROUP_SIZE(...)` or `__launch_bounds__(...)`); any other
+// attribute, with its arguments in parentheses, is passed over. Returns the index of the return
+// type, or 0 when an attribute cannot be read.
+std::size_t read_kernel_attributes(const std::vector<std::string>& tokens, std::size_t at,
+                                   const Defines& defines, std::array<std::size_t, 3>& size) {
   for (int attributes = 0; at < tokens.size() && tokens[at] != "void"; ++attributes) {
     if (attributes == 8 || !is_identifier(tokens[at])) return 0;
     if (tokens[at] == "REQD_GROUP_SIZE" && parse_required_group_size(tokens, at, defines, size) == 0)
@@ -229,7 +232,8 @@ std::size_t read_kernel_attributes(const std::vector<std::string>& tokens, std::
     const std::optional<std::vector<std::string>> expanded = substitute({tokens[at]}, defines);
     if (!expanded) return 0;
     if (*expanded != std::vector<std::string>{tokens[at]}) {
-      if (!expanded->empty() && read_kernel_attributes(*expanded, 0, defines, size) != expanded->size()) return 0;
+      if (!expanded->empty() && read_kernel_attributes(*expanded, 0, defines, size) != expanded->size())
+        return 0;
       ++at;
       continue;
     }

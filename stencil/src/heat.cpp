@@ -129,7 +129,8 @@ void launch_step(Queue& q, const HeatParams& p, const Buffer<float>& u, Buffer<f
   while (rows > 1 && columns * ((ny + rows - 1) / rows) < p.min_items) rows /= 2;
   if (vec4 && rows == 1) {
     q.launch(embedded_kernels.kernel(q.device(), "heat", "heat_row4"), Range(columns, ny),
-             Range(std::min(p.row_group_x, max_group), 1), u, v, static_cast<int>(nx), static_cast<int>(ny), r);
+             Range(std::min(p.row_group_x, max_group), 1), u, v, static_cast<int>(nx),
+             static_cast<int>(ny), r);
     return;
   }
   const std::size_t segments = (ny + rows - 1) / rows;
