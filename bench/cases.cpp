@@ -252,6 +252,8 @@ class Bench {
     if (std::isfinite(m.max_error)) std::cout << ", max error " << format_scientific(m.max_error);
     std::cout << " " << verdict(m);
     if (!m.failure.empty()) std::cout << ": " << m.failure;
+    // What the row alone does not say (heat_graph's steps launched one by one, heat's identity).
+    if (!m.note.empty()) std::cout << "\n    " << m.note;
     std::cout << "\n" << std::flush;
   }
 
