@@ -117,8 +117,10 @@ TEST_CASE("heat_step: interior stencil, fixed boundary, tiny grids") {
   struct Grid {
     std::size_t nx, ny;
   };
-  // 1x1, 1xN, Nx1, 2x2, 2x3: all boundary. 3x3: one interior cell.
-  const Grid grids[] = {{1, 1}, {1, 5}, {5, 1}, {2, 2}, {2, 3}, {3, 3}, {17, 5}, {129, 67}};
+  // 1x1, 1xN, Nx1, 2x2, 2x3: all boundary. 3x3: one interior cell. Then grids taller than a CUDA
+  // launch has groups along y (65535) at one or four rows a work-item.
+  const Grid grids[] = {{1, 1}, {1, 5}, {5, 1}, {2, 2}, {2, 3}, {3, 3}, {17, 5}, {129, 67},
+                        {8, 70001}, {5, 70001}, {4, 300007}};
   const float r = 0.2f;
   for_each_device([&](const duet::Device& dev) {
     duet::Queue q = dev.queue();

@@ -125,8 +125,13 @@ void launch_step(Queue& q, const HeatParams& p, const Buffer<float>& u, Buffer<f
   }
   const bool vec4 = nx % 4 == 0;
   const std::size_t columns = vec4 ? nx / 4 : nx;
+  // A launch has at most 65535 groups along y on CUDA (a group is one row of work-items here), so
+  // a taller grid gives each work-item more rows.
+  constexpr std::size_t kMaxGroupsY = 65535;
+  const std::size_t fewest_rows = (ny + kMaxGroupsY - 1) / kMaxGroupsY;
   std::size_t rows = static_cast<std::size_t>(vec4 ? p.rows4 : p.rows1);
-  while (rows > 1 && columns * ((ny + rows - 1) / rows) < p.min_items) rows /= 2;
+  while (rows / 2 >= fewest_rows && rows > 1 && columns * ((ny + rows - 1) / rows) < p.min_items) rows /= 2;
+  rows = std::max(rows, fewest_rows);
   if (vec4 && rows == 1) {
     q.launch(embedded_kernels.kernel(q.device(), "heat", "heat_row4"), Range(columns, ny),
              Range(std::min(p.row_group_x, max_group), 1), u, v, static_cast<int>(nx),
