@@ -39,8 +39,8 @@ def fmt(x, digits=1):
     return "-" if x is None or not isinstance(x, (int, float)) or not math.isfinite(x) else "%.*f" % (digits, x)
 
 
-# The classes that run on tensor cores, whose targets are their own (issue 33's: cuBLAS on tensor
-# cores is the peer, and NVIDIA's OpenCL reaches them through inline PTX only).
+# The classes that run on tensor cores, whose targets are their own: cuBLAS on tensor cores is the
+# peer, and NVIDIA's OpenCL reaches them through inline PTX only.
 TENSOR_CLASSES = ("half", "bfloat16", "tf32")
 
 

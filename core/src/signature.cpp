@@ -126,12 +126,12 @@ bool parse_param(std::vector<std::string> tokens, const Defines& defines, Kernel
 // sizes can overflow.
 constexpr long long kMaxExtent = 1 << 20;
 
-std::optional<long long> evaluate_sum(const std::vector<std::string>& t, std::size_t& i, int depth);
+std::optional<long long> evaluate(const std::vector<std::string>& t, std::size_t& i, int depth, int level);
 
 std::optional<long long> evaluate_factor(const std::vector<std::string>& t, std::size_t& i, int depth) {
   if (i >= t.size() || depth > 16) return std::nullopt;
   if (t[i] == "(") {
-    const auto inner = evaluate_sum(t, ++i, depth + 1);
+    const auto inner = evaluate(t, ++i, depth + 1, 0);
     if (!inner || i >= t.size() || t[i] != ")") return std::nullopt;
     ++i;
     return inner;
@@ -146,25 +146,16 @@ std::optional<long long> evaluate_factor(const std::vector<std::string>& t, std:
   return value;
 }
 
-std::optional<long long> evaluate_product(const std::vector<std::string>& t, std::size_t& i, int depth) {
-  auto value = evaluate_factor(t, i, depth);
-  while (value && i < t.size() && (t[i] == "*" || t[i] == "/")) {
-    const bool times = t[i++] == "*";
-    const auto rhs = evaluate_factor(t, i, depth);
-    if (!rhs || (!times && *rhs == 0)) return std::nullopt;
-    value = times ? *value * *rhs : *value / *rhs;
-    if (*value > kMaxExtent || *value < -kMaxExtent) return std::nullopt;
-  }
-  return value;
-}
-
-std::optional<long long> evaluate_sum(const std::vector<std::string>& t, std::size_t& i, int depth) {
-  auto value = evaluate_product(t, i, depth);
-  while (value && i < t.size() && (t[i] == "+" || t[i] == "-")) {
-    const bool plus = t[i++] == "+";
-    const auto rhs = evaluate_product(t, i, depth);
-    if (!rhs) return std::nullopt;
-    value = plus ? *value + *rhs : *value - *rhs;
+// Level 0 adds and subtracts terms, level 1 multiplies and divides factors.
+std::optional<long long> evaluate(const std::vector<std::string>& t, std::size_t& i, int depth, int level) {
+  const auto operand = [&] { return level == 0 ? evaluate(t, i, depth, 1) : evaluate_factor(t, i, depth); };
+  const std::string ops = level == 0 ? "+-" : "*/";
+  auto value = operand();
+  while (value && i < t.size() && t[i].size() == 1 && ops.find(t[i][0]) != std::string::npos) {
+    const char op = t[i++][0];
+    const auto rhs = operand();
+    if (!rhs || (op == '/' && *rhs == 0)) return std::nullopt;
+    value = op == '+' ? *value + *rhs : op == '-' ? *value - *rhs : op == '*' ? *value * *rhs : *value / *rhs;
     if (*value > kMaxExtent || *value < -kMaxExtent) return std::nullopt;
   }
   return value;
@@ -176,7 +167,7 @@ std::size_t group_extent(const std::vector<std::string>& written, const Defines&
   const std::optional<std::vector<std::string>> expanded = substitute(written, defines);
   if (!expanded || expanded->empty()) return 0;
   std::size_t i = 0;
-  const std::optional<long long> value = evaluate_sum(*expanded, i, 0);
+  const std::optional<long long> value = evaluate(*expanded, i, 0, 0);
   if (!value || i != expanded->size() || *value < 1) return 0;
   return static_cast<std::size_t>(*value);
 }

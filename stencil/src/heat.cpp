@@ -43,7 +43,7 @@ struct HeatParams {
 // row a work-item heat_row4 takes over from heat_step4, whose row loop needs 48 registers where
 // heat_row4 needs 32 (sm_90): 8 groups of 256 resident a multiprocessor instead of 5, so a step of
 // 1024^2 runs in one wave. Its groups of 128 follow a plain CUDA kernel of the same form, which
-// stepped 1024^2 about 6% faster in groups of 128 than of 256 (bench/results/gpu-h100-1077b72-session.md).
+// stepped 1024^2 faster in groups of 128 than of 256 (bench/results/gpu-h100-1077b72-session.md).
 HeatParams params_for(const DeviceInfo& info) {
   if (info.kind == DeviceKind::cpu) return {true, 32, 8, 1, 1, 1, 0, 0, 32, 8, 3, 7};
   const std::size_t units = std::max<unsigned>(info.compute_units, 1);
