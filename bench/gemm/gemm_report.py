@@ -151,12 +151,16 @@ def report(src, out):
     def target(what, where, ok, figures, status=None):
         targets.append("| %s | %s | %s | **%s** |" % (what, where, figures, status or ("PASS" if ok else "MISS")))
 
+    def finite_ratios(col, peer, cases):
+        """(col / peer, case) for the cases both measured."""
+        rs = [(ratio(src.value(col, n), src.value(peer, n)), n) for n in cases]
+        return [x for x in rs if math.isfinite(x[0])]
+
     simt = [n for n in names if n not in tensor]
     for col, title, goal in (("duet-cuda", "CUDA", 1.0), ("duet-opencl", "OpenCL (NVIDIA)", 0.95)):
         if col not in cols or "cublas" not in cols:
             continue
-        rs = [(ratio(src.value(col, n), src.value("cublas", n)), n) for n in simt]
-        rs = [x for x in rs if math.isfinite(x[0])]
+        rs = finite_ratios(col, "cublas", simt)
         if not rs:
             continue
         g = geomean([x[0] for x in rs])
@@ -168,8 +172,7 @@ def report(src, out):
     for col, title, largest_goal, mean_goal in (("duet-cuda", "CUDA", 0.8, 0.7), ("duet-opencl", "OpenCL (NVIDIA)", 0.5, None)):
         if col not in cols or "cublas" not in cols:
             continue
-        rs = [(ratio(src.value(col, n), src.value("cublas", n)), n) for n in tensor]
-        rs = [x for x in rs if math.isfinite(x[0])]
+        rs = finite_ratios(col, "cublas", tensor)
         if not rs:
             continue
         largest = [x for x in rs if src.cases[x[1]].get("shape") == "8192x8192x8192"]
@@ -197,8 +200,7 @@ def report(src, out):
     for col, peer, title in (("duet-opencl", "clblast-opencl", "OpenCL (NVIDIA)"), ("duet-pocl", "clblast-pocl", "PoCL")):
         if col not in cols or peer not in cols:
             continue
-        rs = [(ratio(src.value(col, n), src.value(peer, n)), n) for n in simt]
-        rs = [x for x in rs if math.isfinite(x[0])]
+        rs = finite_ratios(col, peer, simt)
         if not rs:
             continue
         g = geomean([x[0] for x in rs])
