@@ -25,12 +25,13 @@
 // count), publishes its inclusive prefix, and writes its elements from shared memory, sorted by
 // digit, to consecutive addresses within each digit. The look-back words live in two arrays used
 // by alternate passes, and each tile zeroes its words in the other one: no fill between passes.
-// Ranking: where inline PTX has match.any (CUDA and NVIDIA's OpenCL, sm_70 on; DUET_SORT_RANK=
-// counting declines it) a warp multi-split: each warp ranks its run of the tile in input order,
-// match.any giving the lanes with the same digit, popc of those below a lane its place among them,
-// and the warp's counter of the digit those of earlier loads; the keys stay in registers until
-// they are placed in shared memory by rank. That replaces the two counting sorts below (about 40
-// barriers and a 17 KiB counter array) with a few instructions an element. Elsewhere the tile is
+// Ranking: where inline PTX has the warp's votes (CUDA and NVIDIA's OpenCL, sm_70 on;
+// DUET_SORT_RANK=counting declines it) a warp multi-split: each warp ranks its run of the tile in
+// input order, a ballot per digit bit giving the lanes with the same digit, popc of those below a
+// lane its place among them, and the warp's counter of the digit those of earlier loads; the keys
+// stay in registers until they are placed in shared memory by rank. That replaces the two counting
+// sorts below (about 40 barriers and a 17 KiB counter array) with a few dozen instructions an
+// element. Elsewhere the tile is
 // ranked with those counting sorts, which are correct on every device. DUET_SORT_ITEMS sets the
 // elements per work-item of a tile (default 80 bytes of key and index per work-item, 16 at most:
 // the counting ranking's shared memory then stays under 40 KiB).
@@ -535,6 +536,7 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_starts(GLOBAL const uint
 #define DUET_OS_MATCH 0
 #endif
 #define DUET_WARPS (DUET_GROUP / 32)
+#define DUET_LOOK_BACK 1
 // The one-sweep kernel is bound by the latency of its shared-memory steps, so it wants resident
 // groups more than registers: left alone, ptxas gives keys alone 80 registers a work-item, three
 // groups a multiprocessor; asking for four keeps it at 64 with no spills, and the sort of 2^28
@@ -598,14 +600,23 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_onesweep(
 
 #if DUET_OS_MATCH
   // Warp-level multi-split: warp w ranks its run of 32 x items elements (element j * 32 + lane of
-  // the run in load j) in input order. match.any gives the lanes holding the same digit, popc of
+  // the run in load j) in input order. Ballots give the lanes holding the same digit, popc of
   // those below a lane its place among them, and the warp's counter of the digit (advanced by the
   // highest of them with one shared atomic, which returns the old count: a load and a dependent
   // store took longer on both NVIDIA backends) the elements of that digit in the warp's earlier
   // loads.
   const uint lane = t & 31u, warp = t >> 5;
   const uint run_at = warp * 32u * DUET_OS_ITEMS;
-  SHARED_MEM uint* mine = warp_counts + warp * 256u;
+  // The warp's counters as an address in the shared window, worked out once: through a generic
+  // pointer the compiler worked it out again at every element.
+#if defined(DUET_CUDA)
+  uint mine_at;
+  asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }"
+      : "=r"(mine_at)
+      : "l"(warp_counts + warp * 256u));
+#else
+  const uint mine_at = (uint)(ulong)(warp_counts + warp * 256u);  // a __local pointer is that address
+#endif
   DUET_K k[DUET_OS_ITEMS];
 #if DUET_VALUES
   DUET_V v[DUET_OS_ITEMS];
@@ -619,6 +630,7 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_onesweep(
   }
   uint below_mask;
   asm("mov.u32 %0, %%lanemask_lt;" : "=r"(below_mask));
+  const bool full = valid == DUET_OS_TILE;  // no element past the end
   for (uint j = 0; j < DUET_OS_ITEMS; ++j) {
     const uint p = run_at + j * 32u + lane;
 #if DUET_VALUES
@@ -626,11 +638,30 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_onesweep(
 #else
     const uint d = p < valid ? DUET_DIGIT(k[j], 0) : 256u;
 #endif
-    uint peers, top, below, before = 0;
-    asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(peers) : "r"(d));
+    // The lanes holding d, one ballot a bit of it (the lanes that share the bit: the ballot, or
+    // its complement), and in a tile's last run whether the element is past the end (d 256):
+    // match.any does the same in one instruction, but with a throughput so low that the ranking
+    // waited on it.
+    uint peers = 0xffffffffu, top, below, before = 0;
+#define DUET_SAME_BIT(bit)                                                  \
+  {                                                                         \
+    uint votes;                                                             \
+    asm volatile(                                                           \
+        "{ .reg .pred p; .reg .b32 m; and.b32 m, %1, %2; setp.ne.u32 p, m, 0;" \
+        " vote.sync.ballot.b32 %0, p, 0xffffffff; @!p not.b32 %0, %0; }"    \
+        : "=r"(votes)                                                       \
+        : "r"(d), "r"(bit));                                                \
+    peers &= votes;                                                         \
+  }
+    for (uint b = 0; b < 8u; ++b) DUET_SAME_BIT(1u << b)
+    if (!full) DUET_SAME_BIT(256u)
+#undef DUET_SAME_BIT
     asm("bfind.u32 %0, %1;" : "=r"(top) : "r"(peers));
     asm("popc.b32 %0, %1;" : "=r"(below) : "r"(peers & below_mask));
-    if (lane == top && d < 256u) before = DUET_LOCAL_ADD(&mine[d], below + 1u);
+    if (lane == top && d < 256u)
+      asm volatile("atom.shared.add.u32 %0, [%1], %2;"
+                   : "=r"(before)
+                   : "r"(mine_at + d * 4u), "r"(below + 1u));
     asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(before) : "r"(before), "r"(top));
     ranks[p] = (ushort)(before + below);
     asm volatile("bar.warp.sync 0xffffffff;");
@@ -671,11 +702,26 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_onesweep(
   volatile GLOBAL DUET_S* flags = (volatile GLOBAL DUET_S*)(status + status_at);
   flags[(ulong)tile * 256u + t] = (tile == 0 ? DUET_S_INCL : DUET_S_AGG) | (DUET_S)total;
 
-  // Where digit t's run starts in the sorted tile.
+  // Where digit t's run starts in the sorted tile: the counts of the digits before it. With warp
+  // shuffles, a scan within each warp and then over the warps' sums (2 barriers); else
+  // Hillis-Steele through shared memory (16).
+#if DUET_OS_MATCH
+  uint upto = total;  // inclusive, within the warp
+  for (uint o = 1; o < 32u; o <<= 1) {
+    uint other;
+    asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;" : "=r"(other) : "r"(upto), "r"(o));
+    if (lane >= o) upto += other;
+  }
+  if (lane == 31u) digit_at[warp] = upto;
+  BARRIER();
+  uint at = upto - total;
+  for (uint w = 0; w < warp; ++w) at += digit_at[w];
+#else
   digit_at[t] = total;
   BARRIER();
   DUET_GROUP_SCAN(uint, digit_at)
   const uint at = digit_at[t] - total;
+#endif
 
 #if DUET_OS_MATCH
   for (uint w = 0; w < DUET_WARPS; ++w) warp_counts[w * 256u + t] += at;
@@ -696,15 +742,35 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_onesweep(
   DUET_COUNTING_RANK(DUET_OS_ITEMS)
 #endif
 
-  // Look back: the counts of digit t in the tiles before this one.
+  // Look back: the counts of digit t in the tiles before this one, DUET_LOOK_BACK words read at
+  // once (independent loads: a step costs one latency, not DUET_LOOK_BACK), then taken nearest
+  // first until a tile's inclusive prefix; a word not yet published stops the step, and the next
+  // step starts at it. Tile 0's word is inclusive, so no step reads before it. One word a step:
+  // eight were no faster on NVIDIA's OpenCL and slower on CUDA, timed side by side
+  // (bench/RESULTS.md).
   ulong before = 0;
   if (tile > 0) {
-    for (uint j = tile - 1u;;) {
-      const DUET_S word = flags[(ulong)j * 256u + t];
-      if (word == 0) continue;  // not yet published
-      before += (ulong)(word & DUET_S_COUNT);
-      if ((word & DUET_S_INCL) || j == 0) break;
-      --j;
+    // Without break or continue: PoCL's work-group compiler cannot form its regions around them.
+    // After a step that found its nearest word unpublished, the next reads that word alone: a
+    // tile waiting on its neighbour spins on one word, not on DUET_LOOK_BACK.
+    uint next = tile;  // the tiles from next - 1 down are still to be read
+    bool found = false, wide = true;
+    while (!found) {
+      DUET_S word[DUET_LOOK_BACK];
+      for (uint q = 0; q < DUET_LOOK_BACK; ++q)
+        word[q] = next > q ? (q == 0 || wide ? flags[(ulong)(next - 1u - q) * 256u + t] : 0) : DUET_S_INCL;
+      bool reading = true;
+      uint taken = 0;
+      for (uint q = 0; q < DUET_LOOK_BACK; ++q) {
+        if (reading && word[q] == 0) reading = false;  // not yet published
+        if (reading) {
+          before += (ulong)(word[q] & DUET_S_COUNT);
+          ++taken;
+          if (word[q] & DUET_S_INCL) found = true, reading = false;
+        }
+      }
+      next -= taken;
+      wide = taken > 0;
     }
     flags[(ulong)tile * 256u + t] = DUET_S_INCL | (DUET_S)(before + total);
   }
@@ -786,7 +852,7 @@ std::uint64_t env_number(const char* name, const char* what) {
 // three; DUET_SORT_RANK=counting the portable ranking also where the warp ranking compiles, match
 // (the default) the warp ranking where it compiles; DUET_SORT_ITEMS the one-sweep tile's elements
 // per work-item.
-// Whether the warp ranking's PTX (match.any, sm_70 on) compiles on `device`: CUDA, or NVIDIA's
+// Whether the warp ranking's PTX (vote.sync, sm_70 on) compiles on `device`: CUDA, or NVIDIA's
 // OpenCL unless DUET_OPENCL_PTX=0, which leaves the PTX out there (backends/opencl/device.cpp).
 bool warp_ranking(const DeviceInfo& device) {
   if (device.arch.rfind("sm_", 0) != 0 || std::atoi(device.arch.c_str() + 3) < 70) return false;
