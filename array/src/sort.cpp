@@ -116,7 +116,7 @@ struct Config {
   std::uint64_t tile() const { return kGroup * items(); }
 
   // The one-sweep kernels' choices (read from the environment by sort_knobs).
-  bool match = true;           // warp multi-split ranking where inline PTX has match.any
+  bool match = true;           // warp multi-split ranking where inline PTX has the warp's votes
   std::uint64_t os_items = 0;  // elements per work-item of a one-sweep tile; 0: the default
   bool wide_status = false;    // look-back words of 64 bits: 2^30 elements or more
   bool onesweep = true;        // one launch a pass (DUET_ONESWEEP: the source holds one scheme's kernels)
