@@ -536,7 +536,6 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_starts(GLOBAL const uint
 #define DUET_OS_MATCH 0
 #endif
 #define DUET_WARPS (DUET_GROUP / 32)
-#define DUET_LOOK_BACK 1
 // The one-sweep kernel is bound by the latency of its shared-memory steps, so it wants resident
 // groups more than registers: left alone, ptxas gives keys alone 80 registers a work-item, three
 // groups a multiprocessor; asking for four keeps it at 64 with no spills, and the sort of 2^28
@@ -742,35 +741,22 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_onesweep(
   DUET_COUNTING_RANK(DUET_OS_ITEMS)
 #endif
 
-  // Look back: the counts of digit t in the tiles before this one, DUET_LOOK_BACK words read at
-  // once (independent loads: a step costs one latency, not DUET_LOOK_BACK), then taken nearest
-  // first until a tile's inclusive prefix; a word not yet published stops the step, and the next
-  // step starts at it. Tile 0's word is inclusive, so no step reads before it. One word a step:
-  // eight were no faster on NVIDIA's OpenCL and slower on CUDA, timed side by side
-  // (bench/RESULTS.md).
+  // Look back: the counts of digit t in the tiles before this one, one word a step, nearest first,
+  // until a tile's inclusive prefix; a word not yet published is read again. Reading eight words a
+  // step (independent loads, one latency) was no faster on NVIDIA's OpenCL and slower on CUDA, timed
+  // side by side (bench/RESULTS.md). Without break or continue: PoCL's work-group compiler cannot
+  // form its regions around them in this loop.
   ulong before = 0;
   if (tile > 0) {
-    // Without break or continue: PoCL's work-group compiler cannot form its regions around them.
-    // After a step that found its nearest word unpublished, the next reads that word alone: a
-    // tile waiting on its neighbour spins on one word, not on DUET_LOOK_BACK.
-    uint next = tile;  // the tiles from next - 1 down are still to be read
-    bool found = false, wide = true;
+    uint j = tile - 1u;
+    bool found = false;
     while (!found) {
-      DUET_S word[DUET_LOOK_BACK];
-      for (uint q = 0; q < DUET_LOOK_BACK; ++q)
-        word[q] = next > q ? (q == 0 || wide ? flags[(ulong)(next - 1u - q) * 256u + t] : 0) : DUET_S_INCL;
-      bool reading = true;
-      uint taken = 0;
-      for (uint q = 0; q < DUET_LOOK_BACK; ++q) {
-        if (reading && word[q] == 0) reading = false;  // not yet published
-        if (reading) {
-          before += (ulong)(word[q] & DUET_S_COUNT);
-          ++taken;
-          if (word[q] & DUET_S_INCL) found = true, reading = false;
-        }
+      const DUET_S word = flags[(ulong)j * 256u + t];
+      if (word != 0) {
+        before += (ulong)(word & DUET_S_COUNT);
+        if ((word & DUET_S_INCL) || j == 0) found = true;
+        else --j;
       }
-      next -= taken;
-      wide = taken > 0;
     }
     flags[(ulong)tile * 256u + t] = DUET_S_INCL | (DUET_S)(before + total);
   }
