@@ -741,22 +741,17 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_onesweep(
   DUET_COUNTING_RANK(DUET_OS_ITEMS)
 #endif
 
-  // Look back: the counts of digit t in the tiles before this one, one word a step, nearest first,
-  // until a tile's inclusive prefix; a word not yet published is read again. Reading eight words a
-  // step (independent loads, one latency) was no faster on NVIDIA's OpenCL and slower on CUDA, timed
-  // side by side (bench/RESULTS.md). Without break or continue: PoCL's work-group compiler cannot
-  // form its regions around them in this loop.
+  // Look back: the counts of digit t in the tiles before this one, one word a step, nearest first.
+  // Reading eight words a step (independent loads, one latency) was no faster on NVIDIA's OpenCL
+  // and slower on CUDA, timed side by side (bench/RESULTS.md).
   ulong before = 0;
   if (tile > 0) {
-    uint j = tile - 1u;
-    bool found = false;
-    while (!found) {
+    for (uint j = tile - 1u;;) {
       const DUET_S word = flags[(ulong)j * 256u + t];
-      if (word != 0) {
-        before += (ulong)(word & DUET_S_COUNT);
-        if ((word & DUET_S_INCL) || j == 0) found = true;
-        else --j;
-      }
+      if (word == 0) continue;  // not yet published
+      before += (ulong)(word & DUET_S_COUNT);
+      if ((word & DUET_S_INCL) || j == 0) break;
+      --j;
     }
     flags[(ulong)tile * 256u + t] = DUET_S_INCL | (DUET_S)(before + total);
   }
