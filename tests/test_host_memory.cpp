@@ -1,7 +1,7 @@
 // Pinned host memory (HostBuffer) and mapping device buffers into the host: round trips through
 // both, a three-queue pipeline with events whose copies use pinned memory (checked for results, not
 // timed: bench/overlap measures the overlap), and the errors for released or too small host memory
-// and for unmapping twice.
+// and for unmapping twice; host memory that kernels use in place (device_view) where the device allows.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -150,6 +150,58 @@ TEST_CASE("a three-queue pipeline from pinned memory with events gives the one-q
     for (std::size_t i = 0; i < n; ++i) want[i] = polish_ref(data[i], rounds);
     check_close(std::vector<float>(out.begin(), out.end()), want,
                 [&](std::size_t i) { return 8 * kFloatEps * (1.0 + std::fabs(want[i])); }, "pipelined chunks");
+  });
+}
+
+TEST_CASE("kernels read and write pinned host memory in place where the device allows it") {
+  for_each_device([](const duet::Device& dev) {
+    auto rng = make_rng("device view of host memory");
+    duet::HostBuffer<float> probe(dev, 1);
+    const std::string why = probe.raw().device_view_unavailable();
+    if (!why.empty()) {
+      // OpenCL: a clear refusal, never a buffer the host and the kernels would race on.
+      CHECK_THROWS_AS(probe.device_view(), duet::ArgumentError);
+      try {
+        (void)probe.device_view();
+      } catch (const duet::ArgumentError& e) {
+        CHECK_CONTAINS(std::string(e.what()), "Queue::write");
+      }
+      MESSAGE("in-place host memory skipped on " << dev.info().id() << ": " << why);
+      return;
+    }
+    const duet::Kernel polish = dev.compile(kPolish, {}, "polish.duet").kernel("polish");
+    duet::Queue q = dev.queue();
+    for (const std::size_t n : {std::size_t(1), std::size_t(7919), std::size_t(65537)}) {
+      CAPTURE(n);
+      duet::HostBuffer<float> in(dev, n), out(dev, n);
+      const std::vector<float> data = random_floats(rng, n);
+      std::copy(data.begin(), data.end(), in.begin());
+      for (float& x : out) x = kNaN;
+      duet::Buffer<float> from_host = in.device_view(), to_host = out.device_view();
+      CHECK(from_host.size() == n);
+      CHECK_FALSE(from_host.raw().owns_memory());
+      // Host memory in, host memory out, no copy command: what the kernel wrote is the host's once
+      // the launch's event has completed.
+      q.launch(polish, duet::Range(n), duet::Range(), from_host, to_host, static_cast<std::uint32_t>(n), 3)
+          .wait();
+      std::vector<double> want(n);
+      for (std::size_t i = 0; i < n; ++i) want[i] = polish_ref(data[i], 3);
+      check_close(
+          std::vector<float>(out.begin(), out.end()), want,
+          [&](std::size_t i) { return 4 * kFloatEps * (1.0 + std::fabs(want[i])); }, "in place");
+    }
+    // The view keeps the host memory alive after the host buffer itself is released.
+    duet::HostBuffer<float> gone(dev, 5);
+    for (float& x : gone) x = 0.25f;
+    duet::Buffer<float> kept = gone.device_view();
+    gone.release();
+    std::vector<float> back(5, kNaN);
+    q.read(kept, back);
+    q.finish();
+    check_equal(back, std::vector<float>(5, 0.25f), "after release");
+    duet::HostBuffer<float> released(dev, 3);
+    released.release();
+    CHECK_THROWS_AS(released.raw().device_view(), duet::ReleasedError);
   });
 }
 

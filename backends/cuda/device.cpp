@@ -30,6 +30,7 @@ int attribute(CUdevice device, CUdevice_attribute attr) {
 }  // namespace
 
 CudaDevice::CudaDevice(int index, int ordinal, CUdevice device, int driver_version) : device_(device) {
+  unified_addressing_ = attribute(device, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING) != 0;
   char name[256] = {};
   DUET_CU(cuDeviceGetName, name, static_cast<int>(sizeof(name) - 1), device);
   std::size_t memory = 0;

@@ -52,10 +52,14 @@ class CudaDevice final : public DeviceImpl, public std::enable_shared_from_this<
   // that will never end. The process's exit releases it all.
   void abandon() override { abandoned_ = true; }
   bool abandoned() const { return abandoned_; }
+  // Whether host and device share one address space, so that pinned host memory is reachable
+  // from kernels at its host address (CudaHostMemory::device_view).
+  bool unified_addressing() const { return unified_addressing_; }
 
  private:
   CUdevice device_;
   DeviceInfo info_;
+  bool unified_addressing_ = false;
   unsigned max_grid_[3] = {0, 0, 0};
   unsigned max_block_[3] = {0, 0, 0};
   mutable std::once_flag retain_once_;

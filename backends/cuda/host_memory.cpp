@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "buffer.hpp"
 #include "context.hpp"
 #include "device.hpp"
 #include "errors.hpp"
@@ -20,6 +21,18 @@ CudaHostMemory::CudaHostMemory(std::shared_ptr<const CudaDevice> device, CUconte
                                "); the system limits page-locked memory: allocate less",
                            bytes_, 0);
   check(r, "cuMemHostAlloc(&data_, bytes_, CU_MEMHOSTALLOC_PORTABLE)");
+}
+
+std::string CudaHostMemory::device_view_unavailable() const {
+  if (device_->unified_addressing()) return {};
+  return device_->info().id() +
+         " has no unified addressing, so its kernels cannot reach pinned host memory "
+         "at its address; copy to and from a device buffer with Queue::write and read";
+}
+
+std::shared_ptr<BufferImpl> CudaHostMemory::device_view() {
+  return std::make_shared<CudaBuffer>(CudaBuffer::Wrapped{}, device_, reinterpret_cast<CUdeviceptr>(data_),
+                                      bytes_);
 }
 
 CudaHostMemory::~CudaHostMemory() {

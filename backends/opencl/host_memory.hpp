@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "backend.hpp"
 #include "cl_api.hpp"
@@ -25,6 +26,13 @@ class OpenCLHostMemory final : public HostMemoryImpl {
 
   void* data() const override { return data_; }
   std::size_t bytes() const override { return bytes_; }
+  // OpenCL hands host and device a buffer's contents in turn (mapped or not), never both at once.
+  std::string device_view_unavailable() const override {
+    return "OpenCL lets the host and kernels use a buffer only in turn (clEnqueueMapBuffer / unmap), so "
+           "its kernels cannot use pinned host memory in place; copy to and from a device buffer with "
+           "Queue::write and read";
+  }
+  std::shared_ptr<BufferImpl> device_view() override { return nullptr; }
 
  private:
   std::shared_ptr<const OpenCLDevice> device_;

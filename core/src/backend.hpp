@@ -49,6 +49,10 @@ class HostMemoryImpl {
   virtual ~HostMemoryImpl() = default;
   virtual void* data() const = 0;
   virtual std::size_t bytes() const = 0;
+  // Why the device's kernels cannot use this memory in place (RawHostBuffer::device_view); empty
+  // when they can, and then device_view() gives a buffer over it that never frees it.
+  virtual std::string device_view_unavailable() const = 0;
+  virtual std::shared_ptr<BufferImpl> device_view() = 0;
 };
 
 class EventImpl {

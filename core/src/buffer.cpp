@@ -240,4 +240,26 @@ const Device& RawHostBuffer::device() const {
   return device_;
 }
 
+std::string RawHostBuffer::device_view_unavailable() const {
+  checked_data();
+  return impl_->device_view_unavailable();
+}
+
+RawBuffer RawHostBuffer::device_view() const {
+  const std::string why = device_view_unavailable();
+  if (!why.empty()) throw ArgumentError("RawHostBuffer::device_view: " + why);
+  // The buffer's backend object and the host memory under it, in one owner shared by every handle
+  // of the view: the host memory goes only after the last of them (members end in reverse order).
+  struct Mapped {
+    std::shared_ptr<backend::HostMemoryImpl> host;
+    std::shared_ptr<backend::BufferImpl> view;
+  };
+  auto mapped = std::make_shared<Mapped>(Mapped{impl_, impl_->device_view()});
+  backend::BufferImpl* view = mapped->view.get();
+  RawBuffer out = detail::Access::make_buffer(
+      device_, std::shared_ptr<backend::BufferImpl>(std::move(mapped), view), bytes_);
+  if (detail::checked_mode()) view->accesses.set_mode(detail::BufferAccesses::Mode::checked);
+  return out;
+}
+
 }  // namespace duet

@@ -13,6 +13,13 @@
 // a std::vector; as with any host memory, it must outlive the transfers that use it (Queue::finish,
 // or wait for the transfer's Event, before destroying or reusing it). It may be used from any
 // thread; concurrent writes to the same elements need the caller's own synchronisation.
+//
+// Where the device allows it (CUDA with unified addressing), device_view() gives the same memory
+// as a buffer of the device: kernels then read and write it in place, over the bus, with no copy
+// command and no device memory (zero-copy), for data a kernel touches once. Each access crosses the
+// bus, so data used more than once belongs in device memory. Host and kernels take turns: what a
+// kernel writes is the host's once an event after the kernel has completed, and what the host
+// writes is the kernel's if written before the launch is enqueued.
 #pragma once
 
 #include <cstddef>
@@ -21,6 +28,7 @@
 #include <string>
 #include <type_traits>
 
+#include "duet/buffer.hpp"
 #include "duet/device.hpp"
 #include "duet/error.hpp"
 #include "duet/export.hpp"
@@ -51,6 +59,13 @@ class DUET_API RawHostBuffer {
   void* checked_data(const char* what = "host buffer") const;
   void release() noexcept;
   const Device& device() const;
+  // Why the device's kernels cannot use this memory in place; empty when they can (CUDA with
+  // unified addressing: yes; OpenCL: no). ReleasedError when released.
+  std::string device_view_unavailable() const;
+  // This memory as a buffer of the device (the whole range, never freed through the buffer, which
+  // keeps the host memory alive as long as any handle of it lives). ArgumentError, with the reason,
+  // where device_view_unavailable() is not empty; ReleasedError when released.
+  RawBuffer device_view() const;
 
  private:
   std::shared_ptr<backend::HostMemoryImpl> impl_;
@@ -106,6 +121,8 @@ class HostBuffer {
 
   RawHostBuffer& raw() noexcept { return raw_; }
   const RawHostBuffer& raw() const noexcept { return raw_; }
+  // RawHostBuffer::device_view as a Buffer<T> of size() elements.
+  Buffer<T> device_view() const { return Buffer<T>::from_raw(raw_.device_view()); }
 
  private:
   static std::size_t bytes_for(std::size_t count) {
