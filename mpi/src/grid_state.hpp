@@ -49,9 +49,12 @@ struct Strip {
   HaloPath path = HaloPath::none;
   // Peer path: the neighbour's receive buffer for this strip (imported), which the pack writes into;
   // and whether the edge, a peer edge, joins two GPUs no other rank shares, which exchange in one
-  // kernel (peer.duet) rather than through stream operations (never set on other paths).
+  // kernel (peer.duet) rather than through stream operations (never set on other paths). That kernel
+  // sends through mailboxes: two slots of 64-bit cells (a float and the number of the exchange that
+  // wrote it), ours for the strip received and the neighbour's (imported) for the strip sent.
   std::optional<Buffer<float>> neighbour_receive;
   bool one_kernel = false;
+  std::optional<Buffer<std::uint64_t>> mailbox, neighbour_mailbox;
 };
 
 struct Grid2D::State {

@@ -19,12 +19,14 @@
 // meets the 32-bit wrap. The store comes after a memory barrier of the stream (Queue::signal), so the
 // strip is visible before the word changes.
 //
-// Between two distinct GPUs the same protocol runs inside one kernel per pair of sides
-// (mpi/kernels/peer.duet): its groups wait, pack, signal, wait, unpack and signal on the devices
-// themselves, so an exchange costs one launch instead of a launch and two stream operations per
-// strip and direction, each of which the device front end takes microseconds to turn around. Ranks
-// that share one GPU keep the stream operations: their contexts take turns on the GPU, and a kernel
-// spinning for the other context's kernel would wait out whole time slices.
+// Between two distinct GPUs an exchange of a pair of sides is one kernel on each device
+// (mpi/kernels/peer.duet), and no signal words: each cell travels with the number of its exchange
+// into the neighbour's mailbox, and the receiving threads wait on the cells themselves. So an
+// exchange costs one launch and the link's one-way latency, instead of a launch and two stream
+// operations per strip and direction, each of which the device front end takes microseconds to turn
+// around, or a fence and a signal store per strip, each a round trip over the link. Ranks that share
+// one GPU keep the stream operations: their contexts take turns on the GPU, and a kernel spinning for
+// the other context's kernel would wait out whole time slices.
 #include <mpi.h>
 
 #include <algorithm>
@@ -61,7 +63,9 @@ namespace {
 
 // Byte offsets of the signal words in a rank's signal buffer: one "arrived" and one "consumed" word
 // per side, each stored by the neighbour on that side; then the words only peer_exchange's kernel
-// uses (its two counters of groups, and its count of exchanges of each pair: peer.duet).
+// uses (its counter of groups, and its count of exchanges of each pair: peer.duet). That kernel
+// counts a bulk strip's arrival in the side's "arrived" word, which the stream operations, never
+// used on the same edge, leave alone.
 std::size_t arrived_word(Side side) { return 4 * static_cast<std::size_t>(side); }
 std::size_t consumed_word(Side side) { return 16 + 4 * static_cast<std::size_t>(side); }
 constexpr std::size_t kSignalBytes = 64;
@@ -74,10 +78,20 @@ struct Offer {
   char node[MPI_MAX_PROCESSOR_NAME + 1] = {};
   std::int32_t candidate = 0;  // this rank could take the peer path
   std::int32_t alone = 0;      // no other rank of the node runs on this rank's device
-  std::uint32_t receive_bytes = 0, signals_bytes = 0;
+  std::uint32_t receive_bytes = 0, signals_bytes = 0, mailbox_bytes = 0;
   char receive[kHandleCapacity] = {};  // the receive buffer of the strip the neighbour sends us
   char signals[kHandleCapacity] = {};
+  char mailbox[kHandleCapacity] = {};  // offered by a rank alone on its device (the one-kernel form)
 };
+
+// A mailbox's two slots of 64-bit cells (peer.duet) for a strip of `cells` cells.
+std::size_t mailbox_cells(std::size_t cells) { return 2 * cells; }
+
+// Whether a strip of `cells` cells travels in peer.duet's bulk form rather than as cells: past a
+// mebibyte, where moving twice its bytes takes longer than a fence and a wait per group (the two
+// forms cost alike at a mebibyte; below, the cells form wins by the fence's round trip). Both sides
+// of an edge decide alike, from the strip's size.
+bool bulk(std::size_t cells) { return cells > (std::size_t(1) << 18); }
 
 bool env_is_one(const char* name) {
   const char* value = std::getenv(name);
@@ -163,6 +177,15 @@ void connect_neighbours(Grid2D::State& s) {
     put(o.receive, o.receive_bytes,
         export_to_process(s.strips[static_cast<std::size_t>(side)].receive_device->raw()));
     put(o.signals, o.signals_bytes, export_to_process(*s.signals));
+    if (alone) {
+      Strip& strip = s.strips[static_cast<std::size_t>(side)];
+      strip.mailbox.emplace(s.device, mailbox_cells(strip.receive.cells()));
+      Queue q = s.device.queue();
+      const std::uint64_t empty = 0;  // the number of no exchange
+      q.fill(*strip.mailbox, empty);
+      q.finish();
+      put(o.mailbox, o.mailbox_bytes, export_to_process(strip.mailbox->raw()));
+    }
   }
   swap_with_neighbours(s, offers, theirs, kOfferTag);
 
@@ -180,10 +203,16 @@ void connect_neighbours(Grid2D::State& s) {
       strip.neighbour_receive.emplace(Buffer<float>::from_raw(std::move(receive)));
       s.neighbour_signals[static_cast<std::size_t>(side)].emplace(
           import_from_process(s.device, std::string(o.signals, o.signals_bytes), kSignalBytes));
+      if (alone && o.alone) {
+        RawBuffer mailbox = import_from_process(s.device, std::string(o.mailbox, o.mailbox_bytes),
+                                                mailbox_cells(strip.send.cells()) * sizeof(std::uint64_t));
+        strip.neighbour_mailbox.emplace(Buffer<std::uint64_t>::from_raw(std::move(mailbox)));
+      }
       mapped[static_cast<std::size_t>(side)] = 1;
     } catch (const duet::Error&) {
       // No peer path between the two devices (or a driver that refuses): the edge goes through MPI.
       strip.neighbour_receive.reset();
+      strip.neighbour_mailbox.reset();
       s.neighbour_signals[static_cast<std::size_t>(side)].reset();
     }
   }
@@ -200,6 +229,10 @@ void connect_neighbours(Grid2D::State& s) {
     if (!peer) {
       strip.neighbour_receive.reset();
       s.neighbour_signals[static_cast<std::size_t>(side)].reset();
+    }
+    if (!strip.one_kernel) {
+      strip.neighbour_mailbox.reset();
+      strip.mailbox.reset();
     }
   }
   // Whether any rank has a peer edge: then every rank waits for the others when the grid goes.
@@ -230,33 +263,35 @@ void peer_exchange(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Sid
                               KernelArg::from_raw(*s.signals, ScalarType::u32),
                               KernelArg::from(a == Side::west ? 0 : 1)};
   std::size_t largest = 1;
+  const Strip& some = s.strips[static_cast<std::size_t>(one_kernel(a) ? a : b)];
   for (const Side side : {a, b}) {
     const Strip& strip = s.strips[static_cast<std::size_t>(side)];
     const bool active = one_kernel(side);
-    // An edge left out still passes buffers of the right types, which the kernel never touches.
-    const Buffer<float>& remote = active ? *strip.neighbour_receive : local;
+    // An edge left out still passes mailboxes and signal words, which the kernel never touches.
+    const Strip& from = active ? strip : some;
     const RawBuffer& remote_signals =
         active ? *s.neighbour_signals[static_cast<std::size_t>(side)] : *s.signals;
-    const Buffer<float>& receive = active ? *strip.receive_device : local;
     const Rect none{};
     const Rect& send = active ? strip.send : none;
     const Rect& in = active ? strip.receive : none;
     if (active) largest = std::max({largest, send.cells(), in.cells()});
     for (const KernelArg& arg :
-         {KernelArg::from(active ? 1 : 0), KernelArg::from(static_cast<int>(side)),
+         {KernelArg::from(active ? 1 : 0), KernelArg::from(bulk(send.cells()) ? 1 : 0),
+          KernelArg::from(bulk(in.cells()) ? 1 : 0), KernelArg::from(static_cast<int>(side)),
           KernelArg::from(static_cast<int>(opposite(side))), KernelArg::from(static_cast<int>(send.x0)),
           KernelArg::from(static_cast<int>(send.y0)), KernelArg::from(static_cast<int>(send.nx)),
-          KernelArg::from(static_cast<int>(send.ny)), KernelArg::from(remote),
+          KernelArg::from(static_cast<int>(send.ny)), KernelArg::from(*from.neighbour_mailbox),
           KernelArg::from_raw(remote_signals, ScalarType::u32), KernelArg::from(static_cast<int>(in.x0)),
           KernelArg::from(static_cast<int>(in.y0)), KernelArg::from(static_cast<int>(in.nx)),
-          KernelArg::from(static_cast<int>(in.ny)), KernelArg::from(receive)})
+          KernelArg::from(static_cast<int>(in.ny)), KernelArg::from(*from.mailbox)})
       args.push_back(arg);
   }
-  // At most one group per multiprocessor (and 128), so that every group is resident while the
-  // others spin (peer.duet); about 1024 cells per group below that.
+  // At most one group per multiprocessor (and 128), so that every group packing a strip is
+  // resident (peer.duet); below that, a thread for every cell: the more threads store and wait at
+  // once, the sooner the last cell is across (two or four cells a thread were slower).
   constexpr std::size_t kGroup = 256;
   const std::size_t most = std::clamp<std::size_t>(s.device.info().compute_units, 1, 128);
-  const std::size_t groups = std::clamp<std::size_t>((largest + 1023) / 1024, 1, most);
+  const std::size_t groups = std::clamp<std::size_t>((largest + kGroup - 1) / kGroup, 1, most);
   q.launch_args(embedded_kernels.kernel(q.device(), "peer", "peer_exchange"), Range(groups * kGroup),
                 Range(kGroup), args);
 }
@@ -272,7 +307,10 @@ void disconnect_neighbours(Grid2D::State& s) noexcept {
                  "failed: %s\n",
                  e.what());
   }
-  for (Strip& strip : s.strips) strip.neighbour_receive.reset();
+  for (Strip& strip : s.strips) {
+    strip.neighbour_receive.reset();
+    strip.neighbour_mailbox.reset();
+  }
   for (auto& words : s.neighbour_signals) words.reset();
   // Our own memory may be freed only once no neighbour maps it. A grid dropped while an exception
   // unwinds skips the wait: the other ranks may never come, and run_or_abort ends the job anyway.

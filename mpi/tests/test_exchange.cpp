@@ -2,8 +2,8 @@
 // value its owner holds (twice in a row, so staging buffers reused by the second exchange are
 // covered, the second time through begin/finish); scatter then gather returns the field bit for
 // bit from any root, writes the tiles only and leaves the halo alone; gather reads the owned cells
-// and never the halo. Halo cells are poisoned with NaN before each operation, so a cell it forgot
-// shows.
+// and never the halo; strips of over a mebibyte arrive whole, exchange after exchange. Halo cells
+// are poisoned with NaN before each operation, so a cell it forgot shows.
 #include <doctest/doctest.h>
 
 #include <array>
@@ -108,6 +108,32 @@ TEST_CASE("halo exchange: every local cell holds its owner's value, corners incl
         check_local_cells(grid, q.to_vector(local), third,
                           "begin_exchange + continue_exchange + finish_exchange");
       }
+}
+
+TEST_CASE("halo exchange: strips of over a mebibyte, rows and columns, four exchanges in a row") {
+  // Strips this long take the peer path's bulk form between GPUs (plain floats and a count, where
+  // shorter strips travel as cells that carry their exchange's number), and over MPI, messages of
+  // over a mebibyte. Four exchanges use each of a mailbox's two slots twice.
+  const int ranks = mpitest::world_size();
+  const std::size_t length = 270001, across = 3 * static_cast<std::size_t>(ranks);
+  for (const bool rows : {true, false}) {
+    const std::size_t nx = rows ? length : across, ny = rows ? across : length;
+    const std::array<int, 2> dims = rows ? std::array<int, 2>{1, ranks} : std::array<int, 2>{ranks, 1};
+    INFO(mpitest::describe(nx, ny, 1), ", dims ", dims[0], " x ", dims[1]);
+    Grid2D grid(MPI_COMM_WORLD, mpitest::device(), nx, ny, GridOptions{1, dims});
+    duet::Queue q = mpitest::device().queue();
+    duet::Buffer<float> local = grid.make_local();
+    for (int round = 1; round <= 4; ++round) {
+      CAPTURE(round);
+      const auto value = [&](std::size_t x, std::size_t y) {
+        return static_cast<float>(round) * mpitest::cell_value(nx, x, y) - static_cast<float>(round);
+      };
+      const std::vector<float> cells = owned_cells(grid, value);
+      q.write(local, cells);
+      grid.exchange_halos(q, local);
+      check_local_cells(grid, q.to_vector(local), value, "a long strip");
+    }
+  }
 }
 
 TEST_CASE("gather and scatter: a round trip from any root, tiles only, halo untouched") {
