@@ -115,9 +115,9 @@ Event stage_out(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b
 // Sends the staged strips of one pair once their copies are done, waits for the neighbours' strips
 // and enqueues them into the halo; peer edges only enqueue their unpacks.
 void stage_in(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b, const Event& staged_out) {
+  MPI_Request sends[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
   if (staged_out.valid()) {
     staged_out.wait();
-    MPI_Request sends[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     int k = 0;
     for (Side side : {a, b}) {
       Strip& strip = s.strips[static_cast<int>(side)];
@@ -130,7 +130,6 @@ void stage_in(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b, 
     MPI_Request receives[2] = {s.receives[static_cast<int>(a)], s.receives[static_cast<int>(b)]};
     check_mpi(MPI_Waitall(2, receives, MPI_STATUSES_IGNORE), "MPI_Waitall");
     s.receives[static_cast<int>(a)] = s.receives[static_cast<int>(b)] = MPI_REQUEST_NULL;
-    check_mpi(MPI_Waitall(2, sends, MPI_STATUSES_IGNORE), "MPI_Waitall");
   }
   for (Side side : {a, b}) {
     Strip& strip = s.strips[static_cast<int>(side)];
@@ -144,6 +143,10 @@ void stage_in(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b, 
     if (strip.path == HaloPath::host_staged) q.write(*strip.receive_device, *landed);
     unpack(q, *strip.receive_device, s.local.nx, strip.receive, local);
   }
+  // A send ends when the neighbour has its strip, which may be told us after our own strips came:
+  // waited for once the copies in are queued, which need only the receives. The sent buffers are
+  // free again for the next exchange's copies out.
+  check_mpi(MPI_Waitall(2, sends, MPI_STATUSES_IGNORE), "MPI_Waitall");
 }
 
 // A pair of sides without neighbours costs nothing: no staging, no event, and above all no wait on
