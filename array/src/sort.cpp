@@ -33,8 +33,9 @@
 // sorts below (about 40 barriers and a 17 KiB counter array) with a few dozen instructions an
 // element. Elsewhere the tile is
 // ranked with those counting sorts, which are correct on every device. DUET_SORT_ITEMS sets the
-// elements per work-item of a tile (default 80 bytes of key and index per work-item, 16 at most:
-// the counting ranking's shared memory then stays under 40 KiB).
+// elements per work-item of a tile (default: for the warp ranking as many as fit 48 KiB of shared
+// memory, 20 at most; for the counting ranking 80 bytes of key and index, 16 at most, so that its
+// shared memory stays under 40 KiB).
 //
 // Three launches a pass (the older scheme). count: each tile of kGroup x items elements counts
 // its 256 digits (local atomics on 8 copies of the counters, so equal keys do not all queue on one
@@ -128,11 +129,23 @@ struct Config {
     return copies;
   }
   std::uint64_t element_bytes() const { return (wide_keys() ? 8 : 4) + (values ? (wide_values ? 8 : 4) : 0); }
-  // A tile of 80 bytes of key and value per work-item, 16 elements at most: with the counting
-  // ranking's counters (17 KiB) a work-group's shared memory stays under 40 KiB, as the three-launch
-  // kernels' does, and the warp ranking keeps its keys, values and ranks in registers.
+  // A one-sweep work-group's shared memory for `items` elements a work-item: the padded tile, the
+  // ranking's counters (8 KiB a warp's 256 and 2 bytes an element, or the counting sort's 17 KiB),
+  // 4 KiB more.
+  std::uint64_t sweep_shared_bytes(std::uint64_t items) const {
+    return kGroup * items * (element_bytes() * 33 / 32 + (match ? 2 : 0)) + (match ? 8192 : 17408) + 4096;
+  }
+  // The warp ranking's tile: as many elements a work-item as fit CUDA's static 48 KiB, up to 20. A
+  // larger tile spreads the look-back and the write-out's setup over more elements: 20 keys alone
+  // and 14 keys with indices sorted 10-15 % faster than 16 and 10 (bench/RESULTS.md); more keeps
+  // too many keys in registers. The counting ranking: 80 bytes of key and value, 16 elements at
+  // most, its shared memory under 40 KiB as the three-launch kernels' is.
   std::uint64_t sweep_items() const {
-    return os_items ? os_items : std::min<std::uint64_t>(16, 80 / element_bytes());
+    if (os_items) return os_items;
+    if (!match) return std::min<std::uint64_t>(16, 80 / element_bytes());
+    std::uint64_t items = 20;
+    while (items > 1 && sweep_shared_bytes(items) > 48 * 1024) --items;
+    return items;
   }
   std::uint64_t sweep_tile() const { return kGroup * sweep_items(); }
   const char* status_type() const { return wide_status ? "ulong" : "uint"; }
@@ -863,13 +876,10 @@ Config with_knobs(Config c, std::uint64_t n, const DeviceInfo* device) {
   // The host knows which ranking the source will compile, so the key and the tile follow it.
   if (device) c.match = c.match && warp_ranking(*device);
   c.os_items = env_number("DUET_SORT_ITEMS", "the elements per work-item of a one-sweep sort tile, 1 to 32");
-  // A one-sweep work-group's shared memory: the padded tile, the ranking's counters (8 KiB a warp's
-  // 256 and 2 bytes an element, or the counting sort's 17 KiB), 4 KiB more; CUDA's static limit is
-  // 48 KiB.
+  // CUDA's static limit of shared memory is 48 KiB.
   const std::uint64_t limit = std::min<std::uint64_t>(
       48 * 1024, device && device->local_memory_bytes ? device->local_memory_bytes : 48 * 1024);
-  const std::uint64_t shared = kGroup * c.os_items * (c.element_bytes() * 33 / 32 + (c.match ? 2 : 0)) +
-                               (c.match ? 8192 : 17408) + 4096;
+  const std::uint64_t shared = c.sweep_shared_bytes(c.os_items);
   if (c.os_items > 32 || (c.os_items && shared > limit))
     throw ArgumentError("DUET_SORT_ITEMS is " + std::to_string(c.os_items) +
                         "; a one-sweep tile of that many elements per work-item needs " +
