@@ -7,6 +7,15 @@ phase_exchange() {
   local dir=$1 backend device share=0
   [ -x "$build/duet-exchange-bench" ] || { fail "duet-exchange-bench was not built (no MPI found)"; return; }
   [ "$(grep -cE '^ *cuda:[0-9]' <<< "$devices")" -lt 2 ] && share=1
+  # The MPI leg of the host-staged path between ranks of one machine: Open MPI's shared memory moves
+  # a message in one copy where the kernel lets one process read another's memory (CMA, which
+  # ptrace rules and container profiles may forbid), else through its buffers, several times slower
+  # at tens of kilobytes.
+  local copy scope
+  copy=$(ompi_info --param btl vader --level 9 2>/dev/null |
+    sed -n 's/.*btl_vader_single_copy_mechanism" (current value: "\([^"]*\)".*/\1/p' | head -1)
+  scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo unknown)
+  note "- Open MPI shared-memory single copy: configured ${copy:-unknown}, ptrace_scope $scope"
   # cuda: the peer path; cuda-nodes: the same ranks acting as separate nodes (host-staged MPI).
   for backend in cuda cuda-nodes opencl; do
     device= separate=0
