@@ -6,6 +6,8 @@
 //   ..., one of 20     kBackToBack exchanges in a row, then finish(), per exchange: what each of a
 //                      solver's exchanges costs its host, without the ranks' barrier skew;
 //   MPI one way        half an MPI ping-pong of `bytes` of pinned host memory;
+//   MPI both ways      both ranks sending `bytes` of pinned host memory to each other at once
+//                      (MPI_Irecv, MPI_Isend, MPI_Waitall): the MPI leg of a host-staged exchange;
 //   ... on the device  the peer path's exchange timed by device events from a release both ranks
 //                      share (device_exchange_us), without the host's enqueueing: one exchange,
 //                      which includes how far apart the two ranks' releases fall, and one of
@@ -173,6 +175,25 @@ double mpi_one_way_us(const duet::Device& device, std::size_t bytes, int runs) {
   return median(times);
 }
 
+// Both ranks sending `bytes` of pinned host memory to each other at once, from a barrier.
+double mpi_both_ways_us(const duet::Device& device, std::size_t bytes, int runs) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  duet::RawHostBuffer out(device, bytes), in(device, bytes);
+  const int count = static_cast<int>(bytes), other = 1 - rank;
+  std::vector<double> times;
+  for (int r = 0; r < runs + 3; ++r) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const auto start = Clock::now();
+    MPI_Request requests[2];
+    MPI_Irecv(in.data(), count, MPI_BYTE, other, 1, MPI_COMM_WORLD, &requests[0]);
+    MPI_Isend(out.data(), count, MPI_BYTE, other, 1, MPI_COMM_WORLD, &requests[1]);
+    MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+    if (r >= 3) times.push_back(microseconds_since(start));
+  }
+  return median(times);
+}
+
 struct Copies {
   double to_host = 0, to_device = 0, on_device = 0;
 };
@@ -235,10 +256,10 @@ int run(int argc, char** argv) {
         "%s: %s, 2 ranks, median of %d runs, microseconds\n\n| strip bytes | path | exchange rows | exchange "
         "columns | rows, one of %d | columns, one of %d | rows on the device | columns on the device | rows "
         "on "
-        "the device, one of %d | columns on the device, one of %d | peer copy | MPI one way | device to host "
+        "the device, one of %d | columns on the device, one of %d | peer copy | MPI one way | MPI both ways "
         "| "
-        "host to device | device to device "
-        "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "device to host | host to device | device to device "
+        "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
         device.info().id().c_str(), device.info().name.c_str(), runs, kBackToBack, kBackToBack, kBackToBack,
         kBackToBack);
   for (const std::size_t bytes : sizes) {
@@ -247,6 +268,7 @@ int run(int argc, char** argv) {
     const Exchange columns = exchange_us(device, cells, false, runs);
     const double peer = peer_copy_us(device, cells * sizeof(float), runs);
     const double mpi = mpi_one_way_us(device, cells * sizeof(float), runs);
+    const double mpi_both = mpi_both_ways_us(device, cells * sizeof(float), runs);
     const Copies c = copies_us(device, cells * sizeof(float), runs);
     if (rank != 0) continue;
     const auto text = [](double us) {
@@ -255,11 +277,12 @@ int run(int argc, char** argv) {
       return std::string(t);
     };
     std::printf(
-        "| %zu | %s | %.1f | %.1f | %.1f | %.1f | %s | %s | %s | %s | %s | %.1f | %.1f | %.1f | %.1f |\n",
+        "| %zu | %s | %.1f | %.1f | %.1f | %.1f | %s | %s | %s | %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f "
+        "|\n",
         cells * sizeof(float), duet::mpi::to_string(rows.path), rows.us, columns.us, rows.in_a_row_us,
         columns.in_a_row_us, text(rows.device_us).c_str(), text(columns.device_us).c_str(),
         text(rows.device_in_a_row_us).c_str(), text(columns.device_in_a_row_us).c_str(), text(peer).c_str(),
-        mpi, c.to_host, c.to_device, c.on_device);
+        mpi, mpi_both, c.to_host, c.to_device, c.on_device);
     if (out)
       out << "{\"device\": \"" << device.info().id() << "\", \"bytes\": " << cells * sizeof(float)
           << ", \"path\": \"" << duet::mpi::to_string(rows.path) << "\", \"exchange_rows_us\": " << rows.us
@@ -271,8 +294,9 @@ int run(int argc, char** argv) {
           << ", \"exchange_rows_device_in_a_row_us\": " << rows.device_in_a_row_us
           << ", \"exchange_columns_device_in_a_row_us\": " << columns.device_in_a_row_us
           << ", \"peer_copy_us\": " << peer << ", \"mpi_one_way_us\": " << mpi
-          << ", \"device_to_host_us\": " << c.to_host << ", \"host_to_device_us\": " << c.to_device
-          << ", \"device_to_device_us\": " << c.on_device << "}\n";
+          << ", \"mpi_both_ways_us\": " << mpi_both << ", \"device_to_host_us\": " << c.to_host
+          << ", \"host_to_device_us\": " << c.to_device << ", \"device_to_device_us\": " << c.on_device
+          << "}\n";
   }
   return 0;
 }
