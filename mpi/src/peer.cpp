@@ -20,11 +20,12 @@
 // strip is visible before the word changes.
 //
 // Between two distinct GPUs an exchange of a pair of sides is one kernel on each device
-// (mpi/kernels/peer.duet), and no signal words: each cell travels with the number of its exchange
-// into the neighbour's mailbox, and the receiving threads wait on the cells themselves. So an
-// exchange costs one launch and the link's one-way latency, instead of a launch and two stream
-// operations per strip and direction, each of which the device front end takes microseconds to turn
-// around, or a fence and a signal store per strip, each a round trip over the link. Ranks that share
+// (mpi/kernels/peer.duet), and for strips up to a mebibyte no signal word: each cell travels with
+// the number of its exchange into the neighbour's mailbox, and the receiving threads wait on the
+// cells themselves. So an exchange costs one launch and the link's one-way latency, instead of a
+// launch and two stream operations per strip and direction, each of which the device front end
+// takes microseconds to turn around, or a fence and a signal store per strip, each a round trip over
+// the link (which only longer strips, whose bytes take longer, still pay). Ranks that share
 // one GPU keep the stream operations: their contexts take turns on the GPU, and a kernel spinning for
 // the other context's kernel would wait out whole time slices.
 #include <mpi.h>
