@@ -36,6 +36,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -160,12 +161,14 @@ void connect_neighbours(Grid2D::State& s) {
   const std::string node = node_name(s.rank);
   const bool candidate = interprocess_unavailable(s.device).empty();
   const bool alone = alone_on_device(s) && candidate;  // collective: every rank asks
+  // Signal words and mailboxes start at zero (the number of no exchange), on the device before any
+  // neighbour may map them.
+  std::optional<Queue> zeroing;
   if (candidate) {
     s.signals.emplace(s.device, kSignalBytes);
-    Queue q = s.device.queue();
+    zeroing.emplace(s.device.queue());
     const std::uint32_t zero = 0;
-    q.fill_bytes(*s.signals, 0, kSignalBytes, &zero, sizeof zero);
-    q.finish();
+    zeroing->fill_bytes(*s.signals, 0, kSignalBytes, &zero, sizeof zero);
   }
   std::array<Offer, 4> offers{}, theirs{};
   for (int side = 0; side < 4; ++side) {
@@ -181,13 +184,11 @@ void connect_neighbours(Grid2D::State& s) {
     if (alone) {
       Strip& strip = s.strips[static_cast<std::size_t>(side)];
       strip.mailbox.emplace(s.device, mailbox_cells(strip.receive.cells()));
-      Queue q = s.device.queue();
-      const std::uint64_t empty = 0;  // the number of no exchange
-      q.fill(*strip.mailbox, empty);
-      q.finish();
+      zeroing->fill(*strip.mailbox, std::uint64_t(0));
       put(o.mailbox, o.mailbox_bytes, export_to_process(strip.mailbox->raw()));
     }
   }
+  if (zeroing) zeroing->finish();
   swap_with_neighbours(s, offers, theirs, kOfferTag);
 
   // Both must be able to take the path, on one node, and each must manage to map the other's memory.
