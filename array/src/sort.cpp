@@ -74,7 +74,10 @@ constexpr unsigned kDigitBits = 8;
 constexpr unsigned kRadix = 1u << kDigitBits;
 constexpr std::uint64_t kScanItems = 8;      // row entries per work-item per step of the scan kernel
 constexpr std::uint64_t kHistItems = 8;      // loads in flight per work-item in the one-sweep histogram
-constexpr std::uint64_t kHistGroups = 1024;  // its work-groups at most (they stride over the input)
+// Its work-groups at most (they stride over the input): several waves of them on a large GPU, so
+// that groups which finish early make room for others; on an H200 the sort ran faster and steadier
+// with 2048 than with one wave of them or with 1024 (bench/RESULTS.md).
+constexpr std::uint64_t kHistGroups = 2048;
 
 // What a sort's source depends on.
 struct Config {
@@ -320,7 +323,8 @@ DEVICE DUET_B duet_decode(DUET_K k) {
     BARRIER();                                                                   \
   }
 
-// The sorted tile in tk (and tv) written out, work-item t taking elements t, t + DUET_GROUP, ...:
+// The sorted tile in tk (and tv) written out, work-item t taking elements t, t + DUET_GROUP, ...
+// (TAIL 1: those of them before `valid`):
 // element p of digit d goes to base[d] + p (base: where the digit's run of this tile goes in the
 // output, less where it starts in the tile). out: 0 keys (and indices) for the next pass; else the
 // last pass's outputs, 1 the decoded keys into dst, 2 the indices (carried index % run) into idx, 3
@@ -334,10 +338,10 @@ DEVICE DUET_B duet_decode(DUET_K k) {
 #define DUET_WRITE_VALUE(to, v)
 #define DUET_TILE_VALUE(p) 0
 #endif
-#define DUET_WRITE_TILE(ITEMS)                                                                    \
+#define DUET_WRITE_TILE(ITEMS, TAIL)                                                              \
   for (uint j = 0; j < ITEMS; ++j) {                                                              \
     const uint p = j * DUET_GROUP + t;                                                            \
-    if (p >= valid) continue;                                                                     \
+    if ((TAIL) && p >= valid) continue;                                                           \
     const DUET_K k = tk[DUET_PAD(p)];                                                             \
     const DUET_V v = (DUET_V)DUET_TILE_VALUE(p);                                                  \
     (void)v;                                                                                      \
@@ -469,7 +473,7 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_scatter(
   BARRIER();
   base[t] = my_base - (ulong)first_at[t];  // unused (any value) for digits the tile lacks
   BARRIER();
-  DUET_WRITE_TILE(DUET_ITEMS)
+  DUET_WRITE_TILE(DUET_ITEMS, 1)
 }
 
 #endif  // !DUET_ONESWEEP
@@ -559,6 +563,54 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_starts(GLOBAL const uint
 #define REQD_GROUP_SIZE(x, y, z) __launch_bounds__((x) * (y) * (z), 4)
 #endif
 
+#if DUET_OS_MATCH
+#if DUET_VALUES
+#define DUET_MATCH_LOAD_VALUE(j, p, TAIL) \
+  v[j] = !(TAIL) || (p) < valid ? DUET_LOAD_VALUE(start + (p)) : ~(DUET_V)0;
+#define DUET_MATCH_DIGIT(j) DUET_DIGIT(k[j], v[j])
+#else
+#define DUET_MATCH_LOAD_VALUE(j, p, TAIL)
+#define DUET_MATCH_DIGIT(j) DUET_DIGIT(k[j], 0)
+#endif
+// Warp w's run of the tile ranked (see the kernel), TAIL 1 where the tile ends early: its elements
+// past the end load nothing and take digit 256, which no element of the tile shares. The lanes
+// holding d: one ballot a bit of it (the lanes that share the bit: the ballot, or its complement).
+// match.any does the same in one instruction, but with a throughput so low that the ranking waited
+// on it. The highest lane of each set of peers advances the warp's counter of d with a predicated
+// atomic (no branch around it) and hands the old count to the others.
+#define DUET_MATCH_RANK(TAIL)                                                                      \
+  for (uint j = 0; j < DUET_OS_ITEMS; ++j) {                                                       \
+    const uint p = run_at + j * 32u + lane;                                                        \
+    k[j] = !(TAIL) || p < valid ? DUET_LOAD_KEY(start + p) : ~(DUET_K)0;                            \
+    DUET_MATCH_LOAD_VALUE(j, p, TAIL)                                                              \
+  }                                                                                                \
+  for (uint j = 0; j < DUET_OS_ITEMS; ++j) {                                                       \
+    const uint p = run_at + j * 32u + lane;                                                        \
+    const uint d = !(TAIL) || p < valid ? DUET_MATCH_DIGIT(j) : 256u;                              \
+    uint peers = 0xffffffffu, top, below, before = 0;                                              \
+    for (uint b = 0; b < ((TAIL) ? 9u : 8u); ++b) {                                                \
+      uint votes;                                                                                  \
+      asm volatile(                                                                                \
+          "{ .reg .pred p; .reg .b32 m; and.b32 m, %1, %2; setp.ne.u32 p, m, 0;"                   \
+          " vote.sync.ballot.b32 %0, p, 0xffffffff; @!p not.b32 %0, %0; }"                         \
+          : "=r"(votes)                                                                            \
+          : "r"(d), "r"(1u << b));                                                                 \
+      peers &= votes;                                                                              \
+    }                                                                                              \
+    asm("bfind.u32 %0, %1;" : "=r"(top) : "r"(peers));                                             \
+    asm("popc.b32 %0, %1;" : "=r"(below) : "r"(peers & below_mask));                               \
+    asm volatile(                                                                                  \
+        "{ .reg .pred p, q; setp.eq.u32 p, %1, %2; setp.lt.and.u32 q, %5, 256, p;"                 \
+        " @q atom.shared.add.u32 %0, [%3], %4; }"                                                  \
+        : "+r"(before)                                                                             \
+        : "r"(lane), "r"(top), "r"(mine_at + d * 4u), "r"(below + 1u), "r"((TAIL) ? d : 0u));      \
+    asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;"                                 \
+                 : "=r"(before)                                                                    \
+                 : "r"(before), "r"(top));                                                         \
+    ranks[p] = (ushort)(before + below);                                                           \
+  }
+#endif
+
 // One pass of the sort in one launch. A work-group takes the next tile from tile_counter (so every
 // tile before it belongs to a group that is already running, on GPUs and on a CPU's threads alike:
 // waiting on it cannot deadlock), ranks the tile's elements by their digit, publishes its digit
@@ -633,50 +685,14 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_onesweep(
 #if DUET_VALUES
   DUET_V v[DUET_OS_ITEMS];
 #endif
-  for (uint j = 0; j < DUET_OS_ITEMS; ++j) {
-    const uint p = run_at + j * 32u + lane;
-    k[j] = p < valid ? DUET_LOAD_KEY(start + p) : ~(DUET_K)0;
-#if DUET_VALUES
-    v[j] = p < valid ? DUET_LOAD_VALUE(start + p) : ~(DUET_V)0;
-#endif
-  }
   uint below_mask;
   asm("mov.u32 %0, %%lanemask_lt;" : "=r"(below_mask));
-  const bool full = valid == DUET_OS_TILE;  // no element past the end
-  for (uint j = 0; j < DUET_OS_ITEMS; ++j) {
-    const uint p = run_at + j * 32u + lane;
-#if DUET_VALUES
-    const uint d = p < valid ? DUET_DIGIT(k[j], v[j]) : 256u;
-#else
-    const uint d = p < valid ? DUET_DIGIT(k[j], 0) : 256u;
-#endif
-    // The lanes holding d, one ballot a bit of it (the lanes that share the bit: the ballot, or
-    // its complement), and in a tile's last run whether the element is past the end (d 256):
-    // match.any does the same in one instruction, but with a throughput so low that the ranking
-    // waited on it.
-    uint peers = 0xffffffffu, top, below, before = 0;
-#define DUET_SAME_BIT(bit)                                                  \
-  {                                                                         \
-    uint votes;                                                             \
-    asm volatile(                                                           \
-        "{ .reg .pred p; .reg .b32 m; and.b32 m, %1, %2; setp.ne.u32 p, m, 0;" \
-        " vote.sync.ballot.b32 %0, p, 0xffffffff; @!p not.b32 %0, %0; }"    \
-        : "=r"(votes)                                                       \
-        : "r"(d), "r"(bit));                                                \
-    peers &= votes;                                                         \
-  }
-    for (uint b = 0; b < 8u; ++b) DUET_SAME_BIT(1u << b)
-    if (!full) DUET_SAME_BIT(256u)
-#undef DUET_SAME_BIT
-    asm("bfind.u32 %0, %1;" : "=r"(top) : "r"(peers));
-    asm("popc.b32 %0, %1;" : "=r"(below) : "r"(peers & below_mask));
-    if (lane == top && d < 256u)
-      asm volatile("atom.shared.add.u32 %0, [%1], %2;"
-                   : "=r"(before)
-                   : "r"(mine_at + d * 4u), "r"(below + 1u));
-    asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(before) : "r"(before), "r"(top));
-    ranks[p] = (ushort)(before + below);
-    asm volatile("bar.warp.sync 0xffffffff;");
+  // A full tile (every tile but the last) needs no bounds check on its loads and no vote on
+  // whether an element is past the end: the ranking is written twice, and the full form runs.
+  if (valid == DUET_OS_TILE) {
+    DUET_MATCH_RANK(0)
+  } else {
+    DUET_MATCH_RANK(1)
   }
   BARRIER();
   // Digit t's count in the tile, and each warp's counter made the warp's first place among them.
@@ -771,7 +787,11 @@ KERNEL REQD_GROUP_SIZE(DUET_GROUP, 1, 1) void duet_sort_onesweep(
   base[t] = (DUET_S)((ulong)starts[pass * 256u + t] + before - (ulong)at);  // unused for digits the tile lacks
   status[next_at + (ulong)tile * 256u + t] = 0;
   BARRIER();
-  DUET_WRITE_TILE(DUET_OS_ITEMS)
+  if (valid == DUET_OS_TILE) {
+    DUET_WRITE_TILE(DUET_OS_ITEMS, 0)
+  } else {
+    DUET_WRITE_TILE(DUET_OS_ITEMS, 1)
+  }
 }
 
 #endif  // DUET_ONESWEEP
@@ -915,7 +935,13 @@ void radix_onesweep(Queue& q, const Config& c, const Array& src, std::uint64_t r
   // counts[pass][512] (the histogram's low and high words), then a tile counter a pass; two arrays
   // of look-back words (pass p uses array p % 2); where each pass's digits start.
   const Array counts = zeros(q, {std::size_t(passes) * 513}, ScalarType::u32);
-  const Array status = zeros(q, {std::size_t(2 * tiles * kRadix)}, S);
+  // Only the first pass's array starts zeroed: each pass's tiles zero theirs in the other one.
+  const Array status = empty(q.device(), {std::size_t(2 * tiles * kRadix)}, S);
+  {
+    RawBuffer raw = status.buffer().share();
+    const std::uint32_t zero = 0;
+    q.fill_bytes(raw, 0, std::size_t(tiles * kRadix) * size_of(S), &zero, sizeof zero);
+  }
   const Array starts = empty(q.device(), {std::size_t(passes) * kRadix}, O);
   Array keys[2], vals[2];
   for (unsigned k = 0; k < 2 && k + 1 < passes; ++k) {
