@@ -140,12 +140,13 @@ template <class T>
 void check_type(duet::Queue& q, const char* name) {
   INFO(name);
   auto rng = make_rng(std::string("array sort ") + name);
-  // Around each tile the sort uses (one launch a pass: 1280, 1536, 2560 and 4096 elements, by key
-  // and index width; three: 1024, 1280, 2048 and 4096), and a prime over several tiles, where
-  // stability across tiles shows in argsort's order. Each length takes two of the four kinds of
-  // input (duplicates or spread, either order), the next length the other two.
-  const std::size_t lengths[] = {0,    1,    2,    97,   1023, 1025, 1279, 1281,  1535, 1537,
-                                 2047, 2049, 2559, 2561, 4095, 4096, 4097, 10007, 12289};
+  // Around each tile the sort uses (one launch a pass with the counting ranking: 1280, 1536, 2560
+  // and 4096 elements, by key and index width; with the warp ranking: 2560, 3584 and 5120; three
+  // launches: 1024, 1280, 2048 and 4096), and a prime over several tiles, where stability across
+  // tiles shows in argsort's order. Each length takes two of the four kinds of input (duplicates or
+  // spread, either order), the next length the other two.
+  const std::size_t lengths[] = {0,    1,    2,    97,   1023, 1025, 1279, 1281, 1535, 1537,  2047, 2049,
+                                 2559, 2561, 3583, 3585, 4095, 4096, 4097, 5119, 5121, 10007, 12289};
   for (std::size_t i = 0; i < std::size(lengths); ++i)
     for (bool duplicates : {true, false}) {
       const bool descending = duplicates == (i % 2 == 1);
@@ -175,6 +176,43 @@ TEST_CASE("array sort and argsort: every key type against std::stable_sort") {
     check_type<duet::half>(q, "float16");
     check_type<float>(q, "float32");
     check_type<double>(q, "float64");  // sorted as bits: no double arithmetic needed
+  });
+}
+
+// A queue keeps the sort's temporary memory for its next sort: sorts and argsorts enqueued back to
+// back on two queues, larger and smaller in turn, read only once all are enqueued.
+TEST_CASE("array sort: sorts in a row on two queues, read after the last is enqueued") {
+  for_each_device([](const duet::Device& dev) {
+    duet::Queue q1 = dev.queue(), q2 = dev.queue();
+    auto rng = make_rng("array sort in a row");
+    const std::size_t lengths[] = {40009, 1, 5121, 65537, 3583, 40009};
+    std::vector<std::vector<float>> inputs;
+    std::vector<Array> sorted, order;
+    for (std::size_t i = 0; i < std::size(lengths); ++i) {
+      duet::Queue& q = i % 3 == 2 ? q2 : q1;
+      inputs.push_back(keys_of<float>(rng, lengths[i], i % 2 == 0));
+      const Array a = duet::from_host<float>(q, inputs.back(), {lengths[i]});
+      sorted.push_back(duet::sort(q, a));
+      order.push_back(duet::argsort(q, a));
+    }
+    for (std::size_t i = 0; i < std::size(lengths); ++i) {
+      INFO("sort ", i, " of ", lengths[i], " elements");
+      duet::Queue& q = i % 3 == 2 ? q2 : q1;
+      const std::vector<float>& v = inputs[i];
+      std::vector<std::int64_t> want(v.size());
+      std::iota(want.begin(), want.end(), 0);
+      std::stable_sort(want.begin(), want.end(),
+                       [&](std::int64_t x, std::int64_t y) { return before(v[x], v[y], false); });
+      const std::vector<float> got = sorted[i].to_vector<float>(q);
+      const std::vector<std::int64_t> got_order = order[i].to_vector<std::int64_t>(q);
+      std::size_t wrong_values = 0, wrong_order = 0;
+      for (std::size_t k = 0; k < v.size(); ++k) {
+        wrong_values += !same_value(got[k], v[want[k]]);
+        wrong_order += got_order[k] != want[k];
+      }
+      CHECK(wrong_values == 0);
+      CHECK(wrong_order == 0);
+    }
   });
 }
 

@@ -58,6 +58,7 @@
 // short rows). A single row needs no index carried unless argsort asks for it: keys alone move.
 #include <algorithm>
 #include <cstdlib>
+#include <mutex>
 #include <sstream>
 
 #include "duet/array_reduce.hpp"
@@ -920,6 +921,27 @@ unsigned bits_for(std::uint64_t v) {
 
 KernelArg arg(const Array& a, ScalarType as) { return KernelArg::from_raw(a.buffer(), as); }
 
+// Per queue: the one-sweep sort's temporary memory (keys and indices between passes, look-back
+// words, counts, starts), kept from one sort to the next and grown as needed. Allocating and freeing
+// it at every sort cost as much as a pass or more on some machines (cuMemFree waits for the queue,
+// and mapping gigabytes takes time); calls on one queue run in order, so the next sort may take it
+// over, and threads sharing the queue take turns from a sort's first launch to its last. Memory
+// past a quarter of the device's is not kept: such a sort frees it as before.
+struct SortScratch {
+  std::mutex enqueueing;
+  RawBuffer keys[2], vals[2], status, counts, starts;
+};
+
+// `buffer` holding at least `bytes`: kept when it does, else a new one (the old one is freed once
+// the work using it is done).
+RawBuffer& at_least(const Device& device, RawBuffer& buffer, std::size_t bytes) {
+  if (!buffer.valid() || buffer.bytes() < bytes) {
+    buffer = RawBuffer();  // freed first, so the old and new ones need not fit at once
+    buffer = RawBuffer(device, std::max<std::size_t>(bytes, 1));
+  }
+  return buffer;
+}
+
 // The one-sweep radix sort (see radix): a histogram of every pass's digits and their starts, then
 // one launch a pass.
 void radix_onesweep(Queue& q, const Config& c, const Array& src, std::uint64_t run, const Array* keys_out,
@@ -932,53 +954,61 @@ void radix_onesweep(Queue& q, const Config& c, const Array& src, std::uint64_t r
   const unsigned key_passes = (c.width() + kDigitBits - 1) / kDigitBits;
   const unsigned row_passes = rows > 1 ? (bits_for(rows - 1) + kDigitBits - 1) / kDigitBits : 0;
   const unsigned passes = key_passes + row_passes;
-  // counts[pass][512] (the histogram's low and high words), then a tile counter a pass; two arrays
-  // of look-back words (pass p uses array p % 2); where each pass's digits start.
-  const Array counts = zeros(q, {std::size_t(passes) * 513}, ScalarType::u32);
-  // Only the first pass's array starts zeroed: each pass's tiles zero theirs in the other one.
-  const Array status = empty(q.device(), {std::size_t(2 * tiles * kRadix)}, S);
-  {
-    RawBuffer raw = status.buffer().share();
-    const std::uint32_t zero = 0;
-    q.fill_bytes(raw, 0, std::size_t(tiles * kRadix) * size_of(S), &zero, sizeof zero);
-  }
-  const Array starts = empty(q.device(), {std::size_t(passes) * kRadix}, O);
-  Array keys[2], vals[2];
-  for (unsigned k = 0; k < 2 && k + 1 < passes; ++k) {
-    keys[k] = empty(q.device(), {n}, K);
-    if (c.values) vals[k] = empty(q.device(), {n}, V);
-  }
   const auto [src_buf, src_off] = passable(q, src);
   const Kernel histogram = kernel(q, c, "duet_sort_histogram"), scan = kernel(q, c, "duet_sort_starts"),
                sweep = kernel(q, c, "duet_sort_onesweep");
+
+  const Device& device = q.device();
+  const auto scratch = extension::queue_state<SortScratch>(q, "duet.array.sort",
+                                                           [] { return std::make_shared<SortScratch>(); });
+  std::lock_guard<std::mutex> turn(scratch->enqueueing);
+  // counts[pass][512] (the histogram's low and high words), then a tile counter a pass; two arrays
+  // of look-back words (pass p uses array p % 2); where each pass's digits start.
+  const std::size_t count_bytes = std::size_t(passes) * 513 * sizeof(std::uint32_t);
+  const std::size_t status_half = std::size_t(tiles * kRadix) * size_of(S);
+  RawBuffer& counts = at_least(device, scratch->counts, count_bytes);
+  RawBuffer& status = at_least(device, scratch->status, 2 * status_half);
+  RawBuffer& starts = at_least(device, scratch->starts, std::size_t(passes) * kRadix * size_of(O));
+  RawBuffer* keys[2] = {nullptr, nullptr};
+  RawBuffer* vals[2] = {nullptr, nullptr};
+  for (unsigned k = 0; k < 2 && k + 1 < passes; ++k) {
+    keys[k] = &at_least(device, scratch->keys[k], n * size_of(K));
+    if (c.values) vals[k] = &at_least(device, scratch->vals[k], n * size_of(V));
+  }
+  const std::uint32_t zero = 0;
+  q.fill_bytes(counts, 0, count_bytes, &zero, sizeof zero);
+  // Only the first pass's array starts zeroed: each pass's tiles zero theirs in the other one.
+  q.fill_bytes(status, 0, status_half, &zero, sizeof zero);
+
   const std::uint64_t groups =
       std::min<std::uint64_t>(kHistGroups, (n + kGroup * kHistItems - 1) / (kGroup * kHistItems));
-  q.launch_args(
-      histogram, Range(groups * kGroup), Range(kGroup),
-      {KernelArg::from_raw(src_buf, c.bits_scalar()), KernelArg::from(src_off), arg(counts, ScalarType::u32),
-       KernelArg::from(n), KernelArg::from(std::uint32_t(passes)), KernelArg::from(run)});
-  q.launch_args(scan, Range(passes * kGroup), Range(kGroup), {arg(counts, ScalarType::u32), arg(starts, O)});
-  auto or_counts = [&](const Array& a, ScalarType as) { return a.valid() ? arg(a, as) : arg(counts, as); };
+  q.launch_args(histogram, Range(groups * kGroup), Range(kGroup),
+                {KernelArg::from_raw(src_buf, c.bits_scalar()), KernelArg::from(src_off),
+                 KernelArg::from_raw(counts, ScalarType::u32), KernelArg::from(n),
+                 KernelArg::from(std::uint32_t(passes)), KernelArg::from(run)});
+  q.launch_args(scan, Range(passes * kGroup), Range(kGroup),
+                {KernelArg::from_raw(counts, ScalarType::u32), KernelArg::from_raw(starts, O)});
+  // An argument the pass does not use (none of that kind this pass): the counts stand in.
+  auto or_counts = [&](const RawBuffer* b, ScalarType as) {
+    return KernelArg::from_raw(b ? *b : counts, as);
+  };
   const std::uint32_t out = (keys_out ? 1u : 0u) | (indices_out ? 2u : 0u);
   for (unsigned pass = 0; pass < passes; ++pass) {
     const bool by_row = pass >= key_passes, first = pass == 0, last = pass + 1 == passes;
     const std::uint32_t shift = (by_row ? pass - key_passes : pass) * kDigitBits;
-    const Array& in_keys = first ? counts : keys[(pass + 1) % 2];
-    const Array& in_vals = first ? counts : vals[(pass + 1) % 2];
     std::vector<KernelArg> args{KernelArg::from_raw(src_buf, c.bits_scalar()), KernelArg::from(src_off),
-                                or_counts(in_keys, K)};
-    if (c.values) args.push_back(or_counts(in_vals, V));
-    const Array& next_keys = last ? counts : keys[pass % 2];
-    const Array& next_vals = last ? counts : vals[pass % 2];
-    args.push_back(or_counts(next_keys, K));
-    if (c.values) args.push_back(or_counts(next_vals, V));
-    args.push_back(last && keys_out ? arg(*keys_out, c.bits_scalar()) : arg(counts, c.bits_scalar()));
-    args.push_back(last && indices_out ? arg(*indices_out, ScalarType::i64) : arg(counts, ScalarType::i64));
-    args.push_back(arg(starts, O));
-    args.push_back(arg(status, S));
+                                or_counts(first ? nullptr : keys[(pass + 1) % 2], K)};
+    if (c.values) args.push_back(or_counts(first ? nullptr : vals[(pass + 1) % 2], V));
+    args.push_back(or_counts(last ? nullptr : keys[pass % 2], K));
+    if (c.values) args.push_back(or_counts(last ? nullptr : vals[pass % 2], V));
+    args.push_back(last && keys_out ? arg(*keys_out, c.bits_scalar()) : or_counts(nullptr, c.bits_scalar()));
+    args.push_back(last && indices_out ? arg(*indices_out, ScalarType::i64)
+                                       : or_counts(nullptr, ScalarType::i64));
+    args.push_back(KernelArg::from_raw(starts, O));
+    args.push_back(KernelArg::from_raw(status, S));
     args.push_back(KernelArg::from(std::uint64_t(pass % 2) * tiles * kRadix));
     args.push_back(KernelArg::from(std::uint64_t((pass + 1) % 2) * tiles * kRadix));
-    args.push_back(arg(counts, ScalarType::u32));
+    args.push_back(KernelArg::from_raw(counts, ScalarType::u32));
     args.push_back(KernelArg::from(std::uint32_t(passes * 512 + pass)));
     args.push_back(KernelArg::from(n));
     args.push_back(KernelArg::from(std::uint32_t(pass)));
@@ -989,6 +1019,12 @@ void radix_onesweep(Queue& q, const Config& c, const Array& src, std::uint64_t r
     args.push_back(KernelArg::from(std::uint32_t(last ? out : 0u)));
     q.launch_args(sweep, Range(tiles * kGroup), Range(kGroup), args);
   }
+  RawBuffer* const all[] = {&scratch->keys[0], &scratch->keys[1], &scratch->vals[0], &scratch->vals[1],
+                            &scratch->status,  &scratch->counts,  &scratch->starts};
+  std::size_t kept = 0;
+  for (const RawBuffer* b : all) kept += b->bytes();
+  if (kept > device.info().memory_bytes / 4)
+    for (RawBuffer* b : all) *b = RawBuffer();
 }
 
 // The radix sort of `src` (contiguous in C order, rows of `run` elements, c.values when an index
