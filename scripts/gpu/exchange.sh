@@ -16,14 +16,19 @@ phase_exchange() {
     sed -n 's/.*btl_vader_single_copy_mechanism" (current value: "\([^"]*\)".*/\1/p' | head -1)
   scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo unknown)
   note "- Open MPI shared-memory single copy: configured ${copy:-unknown}, ptrace_scope $scope"
-  # cuda: the peer path; cuda-nodes: the same ranks acting as separate nodes (host-staged MPI).
-  for backend in cuda cuda-nodes opencl; do
-    device= separate=0
+  # cuda: the peer path; cuda-nodes: the same ranks acting as separate nodes (host-staged MPI), and
+  # where Open MPI is not set to CMA, cuda-nodes-cma: the same with CMA asked for.
+  local backends="cuda cuda-nodes opencl" mca
+  [ "${copy:-}" != cma ] && backends="cuda cuda-nodes cuda-nodes-cma opencl"
+  for backend in $backends; do
+    device='' separate=0 mca=''
     [ "$backend" = opencl ] && device=NVIDIA
-    [ "$backend" = cuda-nodes ] && separate=1
+    [ "$backend" != cuda ] && [ "$backend" != opencl ] && separate=1
+    [ "$backend" = cuda-nodes-cma ] && mca=cma
     [ "$backend" != opencl ] && ! has cuda && continue
     # shellcheck disable=SC2086  # EXCHANGE_ARGS: arguments, split on spaces
-    DUET_BACKEND=${backend%-nodes} DUET_DEVICE=$device DUET_MPI_SHARE_DEVICES=$share DUET_MPI_SEPARATE_NODES=$separate \
+    env ${mca:+OMPI_MCA_btl_vader_single_copy_mechanism=$mca} \
+      DUET_BACKEND=${backend%%-*} DUET_DEVICE=$device DUET_MPI_SHARE_DEVICES=$share DUET_MPI_SEPARATE_NODES=$separate \
       mpirun --oversubscribe --bind-to none -np 2 "$build/duet-exchange-bench" \
       --json "$dir/exchange-$backend.jsonl" ${EXCHANGE_ARGS:-} > "$dir/exchange-$backend.md" 2>&1 ||
       fail "duet-exchange-bench on $backend"
