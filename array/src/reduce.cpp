@@ -19,6 +19,7 @@
 #include "duet/extension.hpp"
 #include "duet/generated.hpp"
 #include "kernel_type.hpp"
+#include "queue_scratch.hpp"
 
 namespace duet {
 namespace {
@@ -640,12 +641,10 @@ Array reduce(Queue& q, ReduceOp op, const Array& in, std::optional<std::int64_t>
     const auto scratch = extension::queue_state<SplitScratch>(
         q, "duet.array.reduce", [] { return std::make_shared<SplitScratch>(); });
     std::lock_guard<std::mutex> turn(scratch->enqueueing);
-    // Grown to the need with room; an old buffer is freed once the work using it is done.
-    if (scratch->part.bytes() < items * acc_size)
-      scratch->part = RawBuffer(q.device(), std::max(items * acc_size, std::size_t{1} << 16));
+    // Grown to the need with room.
+    detail::grown_scratch(q.device(), scratch->part, items * acc_size, std::size_t{1} << 16);
     const std::size_t index_bytes = arg ? items * sizeof(std::uint64_t) : sizeof(std::uint64_t);
-    if (scratch->part_i.bytes() < index_bytes)
-      scratch->part_i = RawBuffer(q.device(), std::max(index_bytes, std::size_t{1} << 12));
+    detail::grown_scratch(q.device(), scratch->part_i, index_bytes, std::size_t{1} << 12);
     args.push_back(KernelArg::from_raw(scratch->part, acc));
     args.push_back(KernelArg::from_raw(scratch->part_i, ScalarType::u64));
     args.push_back(KernelArg::from(std::uint64_t(chunk)));

@@ -66,6 +66,7 @@
 #include "duet/array_sort.hpp"
 #include "duet/extension.hpp"
 #include "duet/generated.hpp"
+#include "queue_scratch.hpp"
 
 namespace duet {
 namespace {
@@ -932,16 +933,6 @@ struct SortScratch {
   RawBuffer keys[2], vals[2], status, counts, starts;
 };
 
-// `buffer` holding at least `bytes`: kept when it does, else a new one (the old one is freed once
-// the work using it is done).
-RawBuffer& at_least(const Device& device, RawBuffer& buffer, std::size_t bytes) {
-  if (!buffer.valid() || buffer.bytes() < bytes) {
-    buffer = RawBuffer();  // freed first, so the old and new ones need not fit at once
-    buffer = RawBuffer(device, std::max<std::size_t>(bytes, 1));
-  }
-  return buffer;
-}
-
 // The one-sweep radix sort (see radix): a histogram of every pass's digits and their starts, then
 // one launch a pass.
 void radix_onesweep(Queue& q, const Config& c, const Array& src, std::uint64_t run, const Array* keys_out,
@@ -966,14 +957,15 @@ void radix_onesweep(Queue& q, const Config& c, const Array& src, std::uint64_t r
   // of look-back words (pass p uses array p % 2); where each pass's digits start.
   const std::size_t count_bytes = std::size_t(passes) * 513 * sizeof(std::uint32_t);
   const std::size_t status_half = std::size_t(tiles * kRadix) * size_of(S);
-  RawBuffer& counts = at_least(device, scratch->counts, count_bytes);
-  RawBuffer& status = at_least(device, scratch->status, 2 * status_half);
-  RawBuffer& starts = at_least(device, scratch->starts, std::size_t(passes) * kRadix * size_of(O));
+  RawBuffer& counts = detail::grown_scratch(device, scratch->counts, count_bytes);
+  RawBuffer& status = detail::grown_scratch(device, scratch->status, 2 * status_half);
+  RawBuffer& starts =
+      detail::grown_scratch(device, scratch->starts, std::size_t(passes) * kRadix * size_of(O));
   RawBuffer* keys[2] = {nullptr, nullptr};
   RawBuffer* vals[2] = {nullptr, nullptr};
   for (unsigned k = 0; k < 2 && k + 1 < passes; ++k) {
-    keys[k] = &at_least(device, scratch->keys[k], n * size_of(K));
-    if (c.values) vals[k] = &at_least(device, scratch->vals[k], n * size_of(V));
+    keys[k] = &detail::grown_scratch(device, scratch->keys[k], n * size_of(K));
+    if (c.values) vals[k] = &detail::grown_scratch(device, scratch->vals[k], n * size_of(V));
   }
   const std::uint32_t zero = 0;
   q.fill_bytes(counts, 0, count_bytes, &zero, sizeof zero);
