@@ -94,6 +94,12 @@ struct Grid2D::State {
   // the tile (high priority: see heat.cpp). Ordered against the caller's queue with events, so its
   // exchanges keep the order the peer path needs as if they ran on exchange_queue.
   mutable std::optional<Queue> edges;
+  // Where heat()'s one-queue overlap copies the strips that go through the host (stage_on_copies set
+  // for the length of that loop): a queue of their own, ordered against the caller's by events, so
+  // that the copy engines move them while the tile's pass runs and only the kernels come between two
+  // passes.
+  mutable std::optional<Queue> copies;
+  mutable bool stage_on_copies = false;
   // Two more local arrays, made when heat() first overlaps with a halo thinner than its rounds: the
   // bands along the neighbours step through them (heat.cpp, step_edges).
   mutable std::vector<Buffer<float>> bands;

@@ -94,19 +94,25 @@ Event stage_out(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b
     if (strip.path == HaloPath::peer && !strip.one_kernel) peer_send(s, q, local, side);
     if (!through_mpi(strip)) continue;
     mpi = true;
-    if (strip.path == HaloPath::host_staged && whole_rows(s, strip.send)) {
-      q.read(local, Span<float>(strip.send_host->data(), strip.send.cells()), first_cell(s, strip.send));
-    } else {
+    if (!(strip.path == HaloPath::host_staged && whole_rows(s, strip.send)))
       pack(q, local, s.local.nx, strip.send, *strip.send_device);
-      if (strip.path == HaloPath::host_staged) q.read(*strip.send_device, *strip.send_host);
-    }
+  }
+  Queue& copies = s.stage_on_copies ? *s.copies : q;
+  if (mpi && s.stage_on_copies) copies.wait(q.record());  // after the packs and what wrote the edges
+  for (Side side : {a, b}) {
+    Strip& strip = s.strips[static_cast<int>(side)];
+    if (!through_mpi(strip)) continue;
+    if (strip.path == HaloPath::host_staged && whole_rows(s, strip.send))
+      copies.read(local, Span<float>(strip.send_host->data(), strip.send.cells()), first_cell(s, strip.send));
+    else if (strip.path == HaloPath::host_staged)
+      copies.read(*strip.send_device, *strip.send_host);
     // What comes from this side travels towards the opposite one.
     check_mpi(MPI_Irecv(receive_memory(strip, parity(s)), count_of(strip.receive), MPI_FLOAT,
                         s.neighbours[static_cast<int>(side)], static_cast<int>(opposite(side)), s.cart,
                         &s.receives[static_cast<int>(side)]),
               "MPI_Irecv");
   }
-  const Event staged = mpi ? q.record() : Event();
+  const Event staged = mpi ? copies.record() : Event();
   // After the event MPI waits for, so that the host sends while the devices exchange.
   peer_exchange(s, q, local, a, b);
   return staged;
@@ -131,17 +137,25 @@ void stage_in(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b, 
     check_mpi(MPI_Waitall(2, receives, MPI_STATUSES_IGNORE), "MPI_Waitall");
     s.receives[static_cast<int>(a)] = s.receives[static_cast<int>(b)] = MPI_REQUEST_NULL;
   }
+  Queue& copies = s.stage_on_copies ? *s.copies : q;
+  bool copied = false;
   for (Side side : {a, b}) {
     Strip& strip = s.strips[static_cast<int>(side)];
     if (strip.path == HaloPath::peer && !strip.one_kernel) peer_receive(s, q, local, side);
-    if (!through_mpi(strip)) continue;
-    const HostBuffer<float>* landed = strip.receive_host[parity(s)] ? &*strip.receive_host[parity(s)] : nullptr;
-    if (strip.path == HaloPath::host_staged && whole_rows(s, strip.receive)) {
-      q.write(local, Span<const float>(landed->data(), strip.receive.cells()), first_cell(s, strip.receive));
-      continue;
-    }
-    if (strip.path == HaloPath::host_staged) q.write(*strip.receive_device, *landed);
-    unpack(q, *strip.receive_device, s.local.nx, strip.receive, local);
+    if (strip.path != HaloPath::host_staged) continue;
+    const HostBuffer<float>& landed = *strip.receive_host[parity(s)];
+    if (whole_rows(s, strip.receive))
+      copies.write(local, Span<const float>(landed.data(), strip.receive.cells()),
+                   first_cell(s, strip.receive));
+    else
+      copies.write(*strip.receive_device, landed);
+    copied = true;
+  }
+  if (copied && s.stage_on_copies) q.wait(copies.record());  // the unpacks, and all after, read the copies
+  for (Side side : {a, b}) {
+    const Strip& strip = s.strips[static_cast<int>(side)];
+    if (through_mpi(strip) && !(strip.path == HaloPath::host_staged && whole_rows(s, strip.receive)))
+      unpack(q, *strip.receive_device, s.local.nx, strip.receive, local);
   }
   // A send ends when the neighbour has its strip, which may be told us after our own strips came:
   // waited for once the copies in are queued, which need only the receives. The sent buffers are
