@@ -205,7 +205,12 @@ void Grid2D::begin_exchange(Queue& q, Buffer<float>& local) {
   // which the last exchange's unpack reads.
   const Event& reused = s.landed[s.device_memory_to_mpi ? 1u - parity(s) : parity(s)];
   if (reused.valid()) reused.wait();
-  if (pair_active(s, Side::west, Side::east)) s.staged_x = stage_out(s, q, local, Side::west, Side::east);
+  // Without west and east neighbours, no corners wait to be brought: south and north leave now, so
+  // that work enqueued before finish_exchange overlaps their MPI time too.
+  if (pair_active(s, Side::west, Side::east))
+    s.staged_x = stage_out(s, q, local, Side::west, Side::east);
+  else if (pair_active(s, Side::south, Side::north))
+    s.staged_y = stage_out(s, q, local, Side::south, Side::north);
 }
 
 void Grid2D::continue_exchange(Queue& q, Buffer<float>& local) {
@@ -215,7 +220,8 @@ void Grid2D::continue_exchange(Queue& q, Buffer<float>& local) {
     throw ArgumentError(
         "Grid2D::continue_exchange: call it at most once between begin_exchange and finish_exchange");
   s.continued = true;
-  if (pair_active(s, Side::west, Side::east)) stage_in(s, q, local, Side::west, Side::east, s.staged_x);
+  if (!pair_active(s, Side::west, Side::east)) return;  // south and north left in begin_exchange
+  stage_in(s, q, local, Side::west, Side::east, s.staged_x);
   // South and north carry the corners that west and east just brought.
   if (pair_active(s, Side::south, Side::north)) s.staged_y = stage_out(s, q, local, Side::south, Side::north);
 }

@@ -132,7 +132,8 @@ class DUET_API Grid2D {
   // Optional, once between the two: brings the west and east strips in and sends the south and north
   // ones, which carry the corners the first pair brought. Work enqueued between begin_exchange and
   // here overlaps the first pair's MPI time, and work enqueued between here and finish_exchange the
-  // second pair's; finish_exchange does it first where it was not called.
+  // second pair's; finish_exchange does it first where it was not called. A rank without west and
+  // east neighbours sends its south and north strips in begin_exchange already (nothing to wait for).
   void continue_exchange(Queue& q, Buffer<float>& local);
   void finish_exchange(Queue& q, Buffer<float>& local);
   void exchange_halos(Queue& q, Buffer<float>& local);
