@@ -46,6 +46,10 @@ struct Strip {
   std::optional<Buffer<float>> send_device, receive_device;
   std::optional<HostBuffer<float>> send_host;
   std::array<std::optional<HostBuffer<float>>, 2> receive_host;
+  // The same host memory as buffers of the device, where its kernels reach pinned memory
+  // (HostBuffer::device_view): the pack writes and the unpack reads it in place (halo.cpp, in_place).
+  std::optional<Buffer<float>> send_view;
+  std::array<std::optional<Buffer<float>>, 2> receive_view;
   HaloPath path = HaloPath::none;
   // Peer path: the neighbour's receive buffer for this strip (imported), which the pack writes into;
   // and whether the edge, a peer edge, joins two GPUs no other rank shares, which exchange in one

@@ -2,7 +2,7 @@
 // device, where the strip is packed straight into the neighbour's memory and the devices signal each
 // other (peer.cpp); or through MPI, where each strip is packed on the device into one contiguous
 // buffer, copied to pinned host memory, sent with non-blocking MPI, and copied and unpacked into the
-// neighbour's halo. West and east go first, then south and north over the whole local width, which
+// neighbour's halo (where kernels reach pinned memory, the pack and unpack use it in place). West and east go first, then south and north over the whole local width, which
 // carries the corners the first pair brought: diagonal neighbours need no messages of their own.
 //
 // MPI sees host memory here unless it says it takes CUDA device memory itself (MPIX_Query_cuda_support,
@@ -71,6 +71,20 @@ bool through_mpi(const Strip& strip) {
   return strip.path == HaloPath::host_staged || strip.path == HaloPath::device_mpi;
 }
 
+// Whether a host-staged strip skips the copy commands: where the device's kernels reach the pinned
+// host buffers (CUDA with unified addressing), the pack writes them and the unpack reads them in
+// place, which saves a copy's fixed cost twice an exchange. Not where heat()'s one-queue overlap
+// gives the copies a queue of their own: there the copy engines move the bytes beside the tile's
+// pass, where kernels reading over the bus would add that time between two passes.
+bool in_place(const Grid2D::State& s, const Strip& strip) {
+  return strip.path == HaloPath::host_staged && strip.send_view && !s.stage_on_copies;
+}
+// Whether a host-staged strip goes by copy commands straight between the local array and the host
+// buffers: south and north strips, whose cells lie in one contiguous run.
+bool copied_directly(const Grid2D::State& s, const Strip& strip, const Rect& rect) {
+  return strip.path == HaloPath::host_staged && !in_place(s, strip) && whole_rows(s, rect);
+}
+
 int count_of(const Rect& rect) { return static_cast<int>(rect.cells()); }
 
 void check_local(const Grid2D::State& s, const Buffer<float>& local, const char* call) {
@@ -94,7 +108,9 @@ Event stage_out(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b
     if (strip.path == HaloPath::peer && !strip.one_kernel) peer_send(s, q, local, side);
     if (!through_mpi(strip)) continue;
     mpi = true;
-    if (!(strip.path == HaloPath::host_staged && whole_rows(s, strip.send)))
+    if (in_place(s, strip))
+      pack(q, local, s.local.nx, strip.send, *strip.send_view);
+    else if (!copied_directly(s, strip, strip.send))
       pack(q, local, s.local.nx, strip.send, *strip.send_device);
   }
   Queue& copies = s.stage_on_copies ? *s.copies : q;
@@ -102,9 +118,9 @@ Event stage_out(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b
   for (Side side : {a, b}) {
     Strip& strip = s.strips[static_cast<int>(side)];
     if (!through_mpi(strip)) continue;
-    if (strip.path == HaloPath::host_staged && whole_rows(s, strip.send))
+    if (copied_directly(s, strip, strip.send))
       copies.read(local, Span<float>(strip.send_host->data(), strip.send.cells()), first_cell(s, strip.send));
-    else if (strip.path == HaloPath::host_staged)
+    else if (strip.path == HaloPath::host_staged && !in_place(s, strip))
       copies.read(*strip.send_device, *strip.send_host);
     // What comes from this side travels towards the opposite one.
     check_mpi(MPI_Irecv(receive_memory(strip, parity(s)), count_of(strip.receive), MPI_FLOAT,
@@ -142,9 +158,9 @@ void stage_in(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b, 
   for (Side side : {a, b}) {
     Strip& strip = s.strips[static_cast<int>(side)];
     if (strip.path == HaloPath::peer && !strip.one_kernel) peer_receive(s, q, local, side);
-    if (strip.path != HaloPath::host_staged) continue;
+    if (strip.path != HaloPath::host_staged || in_place(s, strip)) continue;
     const HostBuffer<float>& landed = *strip.receive_host[parity(s)];
-    if (whole_rows(s, strip.receive))
+    if (copied_directly(s, strip, strip.receive))
       copies.write(local, Span<const float>(landed.data(), strip.receive.cells()),
                    first_cell(s, strip.receive));
     else
@@ -154,7 +170,9 @@ void stage_in(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b, 
   if (copied && s.stage_on_copies) q.wait(copies.record());  // the unpacks, and all after, read the copies
   for (Side side : {a, b}) {
     const Strip& strip = s.strips[static_cast<int>(side)];
-    if (through_mpi(strip) && !(strip.path == HaloPath::host_staged && whole_rows(s, strip.receive)))
+    if (in_place(s, strip))
+      unpack(q, *strip.receive_view[parity(s)], s.local.nx, strip.receive, local);
+    else if (through_mpi(strip) && !copied_directly(s, strip, strip.receive))
       unpack(q, *strip.receive_device, s.local.nx, strip.receive, local);
   }
   // A send ends when the neighbour has its strip, which may be told us after our own strips came:
