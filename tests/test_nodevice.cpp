@@ -8,6 +8,7 @@
 #include <duet/duet.hpp>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "builtins.hpp"
@@ -28,6 +29,19 @@ TEST_CASE("an unknown DUET_BACKEND value is a ConfigError listing the valid ones
       CHECK_CONTAINS(e->what(), "opencl");
       CHECK_CONTAINS(e->what(), "auto");
     }
+  }
+}
+
+TEST_CASE("DUET_DEVICE names a device by its index only when it is a number") {
+  const std::vector<std::pair<const char*, bool>> cases = {
+      {nullptr, false}, {"", false},       {"0", true},         {" 12\t", true}, {"1a", false},
+      {"-1", false},    {"NVIDIA", false}, {"opencl:1", false}, {" ", false}};
+  for (const auto& c : cases) {
+    const char* value = c.first;
+    const bool index = c.second;
+    INFO("DUET_DEVICE=", value ? "'" + std::string(value) + "'" : std::string("unset"));
+    EnvGuard device("DUET_DEVICE", value);
+    CHECK(duet::Device::device_env_is_index() == index);
   }
 }
 

@@ -214,10 +214,12 @@ std::vector<DeviceInfo> devices() {
 
 Device Device::open() { return select(env("DUET_BACKEND"), env("DUET_DEVICE")); }
 
+bool Device::device_env_is_index() { return is_index(trim(env("DUET_DEVICE"))); }
+
 std::vector<Device> Device::open_all() {
   const Device picked = open();
+  if (device_env_is_index()) return {picked};
   const std::string device = trim(env("DUET_DEVICE"));
-  if (is_index(device)) return {picked};
   const DeviceInfo& chosen = picked.info();
   const std::string needle = lower(device);
   std::vector<Device> out;

@@ -32,12 +32,8 @@ Device open_device(MPI_Comm comm, const DeviceOptions& options) {
   const Device& picked = list.front();
   const std::size_t count = list.size();
   // A numeric DUET_DEVICE names one device for every rank: the sharing is asked for.
-  std::string spec = env("DUET_DEVICE");
-  spec.erase(0, spec.find_first_not_of(" \t"));
-  spec.erase(spec.find_last_not_of(" \t") + 1);
-  const bool pinned = !spec.empty() && spec.find_first_not_of("0123456789") == std::string::npos;
-  const bool sharing = options.allow_sharing || pinned || env("DUET_MPI_SHARE_DEVICES") == "1" ||
-                       picked.info().kind == DeviceKind::cpu;
+  const bool sharing = options.allow_sharing || Device::device_env_is_index() ||
+                       env("DUET_MPI_SHARE_DEVICES") == "1" || picked.info().kind == DeviceKind::cpu;
   if (static_cast<std::size_t>(local_size) > count && !sharing)
     throw ConfigError(std::to_string(local_size) + " ranks run on this node but it has only " +
                       std::to_string(count) + " " + picked.info().backend + " " +

@@ -110,8 +110,11 @@ class DUET_API Device {
   static Device open(std::string_view spec);
   // Every device open() could have taken under this DUET_BACKEND / DUET_DEVICE: those of the backend
   // and kind open() picks that DUET_DEVICE names (every one when unset; a number names only the one
-  // open() takes), in open()'s order of preference. One per MPI rank, say (duet::mpi::open_device).
+  // open() takes), in open()'s order of preference: one for each process of a job, say.
   static std::vector<Device> open_all();
+  // Whether DUET_DEVICE names a device by its index, so that open_all() gives that one alone however
+  // many the machine has: processes that all open it share it on purpose.
+  static bool device_env_is_index();
 
   const DeviceInfo& info() const;
   Queue queue() const;
