@@ -130,7 +130,7 @@ template <class T, class TC, class Tolerance>
 std::vector<TC> run_gemm_case(const duet::Device& dev, duet::Queue& q, const GemmCase& c, const std::string& stream,
                               Tolerance tolerance) {
   using S = typename Elem<T>::Scalar;
-  INFO(Elem<T>::name, " into ", Elem<TC>::name, " ", describe(c));
+  INFO(std::string(Elem<T>::name), " into ", std::string(Elem<TC>::name), " ", describe(c));
   const bool ta = c.op_a == duet::Op::transpose, tb = c.op_b == duet::Op::transpose;
   const std::size_t nb = c.batch ? c.batch : 1;
   const Layout la = layout(ta ? c.K : c.M, ta ? c.M : c.K, c.pad_a, c.off_a, nb, c.gap, false);

@@ -71,4 +71,9 @@ for type in "T=half TO=half" "T=bfloat16 TO=bfloat16 T_IS_BF16=1" "T=half TO=flo
   # shellcheck disable=SC2046
   check 90 $type OP_A=0 OP_B=1 ALIGNED_A=1 ALIGNED_B=0 $(tiles "128x64x$bk:64x64:4")
 done
+# Swizzled rows (16-bit elements): three stages of the large tile within OpenCL's 48 KiB.
+for ops in "OP_A=0 OP_B=0" "OP_A=1 OP_B=1"; do
+  # shellcheck disable=SC2046,SC2086
+  check 90 T=half TO=half $ops ALIGNED_A=1 ALIGNED_B=1 TC_SWIZZLE=1 $(tiles "128x128x32:64x32:3")
+done
 exit $status

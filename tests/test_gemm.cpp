@@ -712,6 +712,20 @@ TEST_CASE("gemm on the tensor kernel: other tiles and rings of stages (DUET_GEMM
       long_k.options = tensor, long_k.pad_b = 8, long_k.off_b = 8;
       run_case<duet::half>(dev, q, long_k);
     }
+    // Swizzled shared rows (unpadded, chunks permuted by row): rows of 2, 4 and 8 chunks, both
+    // layouts of each operand, with the copies' edges and a ring past the slices.
+    {
+      EnvGuard env("DUET_GEMM_TC_TILE", "64x64x32:32x32:3:1");
+      Case plain{"swizzled tiles", kNone, kNone, 131, 70, 97};
+      plain.options = tensor, plain.beta = 0.5, plain.pad_a = 8;
+      run_case<duet::half>(dev, q, plain);
+    }
+    {
+      EnvGuard env("DUET_GEMM_TC_TILE", "32x64x16:16x32:4:1");
+      Case turned{"swizzled tiles, both turned", kTrans, kTrans, 45, 133, 61};
+      turned.options = tensor, turned.off_a = 8;
+      run_case<duet::half>(dev, q, turned);
+    }
   });
 }
 

@@ -712,6 +712,54 @@ TEST_CASE("gemm plan: DUET_GEMM_TC_TILE replaces the tensor tiles, checked") {
   CHECK(duet::to_string(duet::parse_tensor_tile("64x64x16:32x32:2")) == "64x64x16:32x32:2");
 }
 
+TEST_CASE("gemm plan: swizzled tensor tiles, unpadded, fit three stages in OpenCL's 48 KiB") {
+  GemmProblem h = problem(8192, 8192, 8192);
+  h.type = duet::ScalarType::f16;
+  const duet::TensorTile swizzled = duet::parse_tensor_tile("128x128x32:64x32:3:1");
+  CHECK(swizzled.swizzle);
+  CHECK(swizzled.stages == 3);
+  CHECK(duet::to_string(swizzled) == "128x128x32:64x32:3:1");
+  CHECK_FALSE(duet::parse_tensor_tile("128x128x32:64x32:3:0").swizzle);
+  CHECK(duet::to_string(duet::parse_tensor_tile("128x128x32:64x32:3:0")) == "128x128x32:64x32:3");
+  CHECK_FALSE(swizzled == duet::parse_tensor_tile("128x128x32:64x32:3"));
+  // 3 x (128 x 32 + 32 x 128) halves, every op pair: exactly 48 KiB; padded rows take more.
+  for (Op a : {Op::none, Op::transpose})
+    for (Op b : {Op::none, Op::transpose}) {
+      CHECK(duet::tensor_shared_bytes(swizzled, h.type, a, b) == 48 * 1024);
+      CHECK(duet::tensor_shared_bytes(duet::parse_tensor_tile("128x128x32:64x32:3"), h.type, a, b) >
+            48 * 1024);
+    }
+  {
+    EnvGuard tile("DUET_GEMM_TC_TILE", "128x128x32:64x32:3:1");
+    const GemmPlan p = plan(kH100cl, h);
+    CHECK(p.kernel == GemmKernel::tensor);
+    CHECK(p.tensor == swizzled);
+    CHECK(define_value(duet::gemm_kernel_source(h, p).defines, "TC_SWIZZLE") == "1");
+    CHECK(define_value(duet::gemm_kernel_source(h, p).defines, "STAGES") == "3");
+  }
+  {
+    EnvGuard tile("DUET_GEMM_TC_TILE", "128x128x32:64x32:3");
+    EXPECT_ERROR(duet::ArgumentError, plan(kH100cl, h));  // padded: over 48 KiB
+  }
+  {
+    // TF32 reads single floats from padded rows: a swizzled tile is refused, saying why.
+    EnvGuard tile("DUET_GEMM_TC_TILE", "64x64x16:32x32:2:1");
+    GemmOptions tf32;
+    tf32.allow_tf32 = true;
+    const auto e = EXPECT_ERROR(duet::ArgumentError, plan(kH100, problem(512, 512, 512), tf32));
+    if (e) CHECK_CONTAINS(std::string(e->what()), "swizzled");
+  }
+  CHECK(define_value(duet::gemm_tc_defines(duet::tensor_tile(h.type), h.type, duet::ScalarType::unknown,
+                                           Op::none, Op::none, true, true),
+                     "TC_SWIZZLE")
+            .empty());
+  for (const char* bad : {"128x128x32:64x32:3:2", "128x128x32:64x32:3:", "128x128x32:64x32:3:1x",
+                          "128x128x32:64x32:3::1", "128x128x32:64x32:3:1:1"}) {
+    INFO(bad);
+    CHECK_THROWS_AS(duet::parse_tensor_tile(bad), duet::ArgumentError);
+  }
+}
+
 TEST_CASE("gemm plan: a forced tensor path, and half inputs into a float C, on any device") {
   GemmProblem h = problem(100, 37, 19);
   h.type = duet::ScalarType::f16;

@@ -157,6 +157,15 @@ TEST_CASE("the tensor-core GEMM kernel compiles for sm_80 and sm_90 in every var
         compiles("sm_80", duet::gemm_tc_defines(large, t.in, t.out, a, b, true, true),
                  name + ", " + duet::to_string(large) + ", op_a " + duet::to_string(a) + ", op_b " +
                      duet::to_string(b));
+    // Swizzled rows (16-bit elements only; the layout is the types' own): every operand layout,
+    // rows of 2, 4 and 8 chunks, for the first type.
+    if (&t == &types.front())
+      for (const char* tile : {"128x128x32:64x32:3:1", "32x64x16:16x32:4:1"})
+        for (Op a : {Op::none, Op::transpose})
+          for (Op b : {Op::none, Op::transpose})
+            compiles("sm_80",
+                     duet::gemm_tc_defines(duet::parse_tensor_tile(tile), t.in, t.out, a, b, true, a == b),
+                     name + ", " + tile + ", op_a " + duet::to_string(a) + ", op_b " + duet::to_string(b));
     // The sweep's shapes change the tiles, not the types' code: the first type and float only.
     if (&t != &types.front() && t.in != ScalarType::f32) continue;
     for (const char* tile : {"128x256x32:64x64:4", "128x128x32:64x64:4", "128x128x64:64x32:3",

@@ -723,21 +723,24 @@ Defines gemm_tc_defines(const TensorTile& t, ScalarType type, ScalarType c_type,
     throw ArgumentError(std::string("gemm_tc_defines: ") + to_string(type) +
                         " is not half, bfloat16 or float (TF32)");
   const ScalarType out = c_type == ScalarType::unknown ? type : c_type;
-  return {{"T", to_string(type)},
-          {"TO", to_string(out)},
-          {"T_IS_FLOAT", type == ScalarType::f32 ? "1" : "0"},
-          {"T_IS_BF16", type == ScalarType::bf16 ? "1" : "0"},
-          {"BM", std::to_string(t.bm)},
-          {"BN", std::to_string(t.bn)},
-          {"BK", std::to_string(t.bk)},
-          {"WM", std::to_string(t.wm)},
-          {"WN", std::to_string(t.wn)},
-          {"STAGES", std::to_string(t.stages)},
-          {"THREADS", std::to_string(t.threads())},
-          {"OP_A", op_a == Op::transpose ? "1" : "0"},
-          {"OP_B", op_b == Op::transpose ? "1" : "0"},
-          {"ALIGNED_A", runs_a ? "1" : "0"},
-          {"ALIGNED_B", runs_b ? "1" : "0"}};
+  Defines defines{{"T", to_string(type)},
+                  {"TO", to_string(out)},
+                  {"T_IS_FLOAT", type == ScalarType::f32 ? "1" : "0"},
+                  {"T_IS_BF16", type == ScalarType::bf16 ? "1" : "0"},
+                  {"BM", std::to_string(t.bm)},
+                  {"BN", std::to_string(t.bn)},
+                  {"BK", std::to_string(t.bk)},
+                  {"WM", std::to_string(t.wm)},
+                  {"WN", std::to_string(t.wn)},
+                  {"STAGES", std::to_string(t.stages)},
+                  {"THREADS", std::to_string(t.threads())},
+                  {"OP_A", op_a == Op::transpose ? "1" : "0"},
+                  {"OP_B", op_b == Op::transpose ? "1" : "0"},
+                  {"ALIGNED_A", runs_a ? "1" : "0"},
+                  {"ALIGNED_B", runs_b ? "1" : "0"}};
+  // Named only when on: the kernel takes it as off otherwise.
+  if (t.swizzle) defines.push_back({"TC_SWIZZLE", "1"});
+  return defines;
 }
 
 Defines gemm_wgmma_defines(const WgmmaTile& t, ScalarType type, ScalarType c_type, Op op_a, Op op_b) {

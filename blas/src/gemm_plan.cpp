@@ -517,6 +517,7 @@ bool tensor_cores(const DeviceInfo& device) {
 std::string to_string(const TensorTile& t) {
   std::ostringstream s;
   s << t.bm << "x" << t.bn << "x" << t.bk << ":" << t.wm << "x" << t.wn << ":" << t.stages;
+  if (t.swizzle) s << ":1";
   return s.str();
 }
 
@@ -548,8 +549,9 @@ TensorTile tensor_small_tile(ScalarType type) {
 std::size_t tensor_shared_bytes(const TensorTile& t, ScalarType type, Op op_a, Op op_b) {
   const std::size_t elem = type == ScalarType::f32 ? 4 : 2, run = 16 / elem;
   const std::size_t bm = std::size_t(t.bm), bn = std::size_t(t.bn), bk = std::size_t(t.bk);
-  const std::size_t a = op_a == Op::transpose ? bk * (bm + 8) : bm * (bk + run);
-  const std::size_t b = op_b == Op::transpose ? bn * (bk + run) : bk * (bn + 8);
+  const std::size_t pad_k = t.swizzle ? 0 : run, pad_mn = t.swizzle ? 0 : 8;  // per row (gemm_tc.duet)
+  const std::size_t a = op_a == Op::transpose ? bk * (bm + pad_mn) : bm * (bk + pad_k);
+  const std::size_t b = op_b == Op::transpose ? bn * (bk + pad_k) : bk * (bn + pad_mn);
   return std::size_t(std::max(t.stages, 0)) * (a + b) * elem;
 }
 
@@ -568,7 +570,9 @@ std::string tensor_tile_problem(const TensorTile& t, ScalarType type, Op op_a, O
                                 const DeviceInfo& device) {
   std::ostringstream why;
   const std::size_t bytes = tensor_shared_bytes(t, type, op_a, op_b), limit = tensor_shared_limit(device);
-  if (bytes > limit)
+  if (t.swizzle && type == ScalarType::f32)
+    why << to_string(t) << " is swizzled, which is for half and bfloat16; TF32 reads float from padded rows";
+  else if (bytes > limit)
     why << to_string(t) << " takes " << bytes << " bytes of shared memory for " << to_string(type)
         << " (op_a " << to_string(op_a) << ", op_b " << to_string(op_b) << "), but " << device.name << " ("
         << device.backend << ") has " << limit;
@@ -580,14 +584,22 @@ std::string tensor_tile_problem(const TensorTile& t, ScalarType type, Op op_a, O
 
 TensorTile parse_tensor_tile(const std::string& text) {
   TensorTile t;
-  char x1 = 0, x2 = 0, c1 = 0, x3 = 0, c2 = 0;
-  int used = 0;
-  const bool read = std::sscanf(text.c_str(), "%d%c%d%c%d%c%d%c%d%c%d%n", &t.bm, &x1, &t.bn, &x2, &t.bk, &c1,
-                                &t.wm, &x3, &t.wn, &c2, &t.stages, &used) == 11 &&
-                    used == static_cast<int>(text.size()) && x1 == 'x' && x2 == 'x' && c1 == ':' &&
-                    x3 == 'x' && c2 == ':';
+  char x1 = 0, x2 = 0, c1 = 0, x3 = 0, c2 = 0, c3 = 0;
+  int used = 0, swizzle = 0;
+  const int fields = std::sscanf(text.c_str(), "%d%c%d%c%d%c%d%c%d%c%d%n", &t.bm, &x1, &t.bn, &x2, &t.bk, &c1,
+                                 &t.wm, &x3, &t.wn, &c2, &t.stages, &used);
+  bool read = fields == 11 && x1 == 'x' && x2 == 'x' && c1 == ':' && x3 == 'x' && c2 == ':';
+  if (read && used != static_cast<int>(text.size())) {  // ":SWIZZLE" after the stages
+    int more = 0;
+    read = std::sscanf(text.c_str() + used, "%c%d%n", &c3, &swizzle, &more) == 2 && c3 == ':' &&
+           used + more == static_cast<int>(text.size());
+  }
   const std::string form = "'" + text + "' as tensor tiles: ";
-  if (!read) throw ArgumentError(form + "give BMxBNxBK:WMxWN:STAGES, e.g. 128x256x32:64x64:3");
+  if (!read)
+    throw ArgumentError(
+        form + "give BMxBNxBK:WMxWN:STAGES[:SWIZZLE], e.g. 128x256x32:64x64:3 or 128x128x32:64x32:3:1");
+  if (swizzle != 0 && swizzle != 1) throw ArgumentError(form + "SWIZZLE must be 0 or 1");
+  t.swizzle = swizzle == 1;
   if (t.bm <= 0 || t.bn <= 0 || t.bk <= 0 || t.wm <= 0 || t.wn <= 0)
     throw ArgumentError(form + "every size must be positive");
   if (t.wm % 16 || t.wn % 16 || t.bk % 16)

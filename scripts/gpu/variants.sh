@@ -10,7 +10,7 @@
 #            OpenCL too, and bench/gemm/gemm_report.py's table (gemm-report.md) and plot
 #            ($OUT/tensor-gemm.png);
 #   tensor   NVIDIA's OpenCL tensor kernel at h8192 and b8192 for each of TC_TILES
-#            (DUET_GEMM_TC_TILE; "default" is the rule's).
+#            (DUET_GEMM_TC_TILE, ":1" swizzled; "default" is the rule's).
 # VARIANTS picks the parts ("sort gemm tensor"). A variant's settings are VAR=VALUE words joined by
 # '+', e.g. DUET_SORT_RANK=counting+DUET_SORT_ITEMS=12.
 phase_variants() {
@@ -56,7 +56,8 @@ phase_variants() {
           --plot "$out/tensor-gemm.png" > "$dir/gemm-report.log" 2>&1 ;;
       tensor)
         has nvidia || continue
-        for t in ${TC_TILES:-default 128x128x32:64x64:2 128x128x16:64x64:4 64x256x32:64x64:2 128x128x16:64x64:3}; do
+        for t in ${TC_TILES:-default 128x128x32:64x32:3:1 128x128x32:64x64:3:1 128x128x16:64x32:6:1 \
+                 128x128x16:64x64:4}; do
           settings=(X=1)
           [ "$t" != default ] && settings=("DUET_GEMM_TC_TILE=$t")
           { echo; echo "NVIDIA OpenCL tensor tiles $t:"; } >> "$summary"

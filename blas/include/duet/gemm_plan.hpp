@@ -182,15 +182,18 @@ struct DUET_API GemmOptions {
 DUET_API bool tf32_allowed(const GemmOptions& options);
 
 // The tensor kernel's tiles (gemm_tc.duet): BM x BN per block in slices of BK, warps of WM x WN,
-// `stages` slices in flight (a ring of cp.async copies).
+// `stages` slices in flight (a ring of cp.async copies); `swizzle`: shared rows unpadded, their
+// 16-byte chunks permuted instead (half and bfloat16 only), so that more stages fit.
 struct DUET_API TensorTile {
   int bm = 128, bn = 128, bk = 32, wm = 64, wn = 32, stages = 2;
+  bool swizzle = false;
   int threads() const { return wm > 0 && wn > 0 ? (bm / wm) * (bn / wn) * 32 : 0; }
   bool operator==(const TensorTile& o) const {
-    return bm == o.bm && bn == o.bn && bk == o.bk && wm == o.wm && wn == o.wn && stages == o.stages;
+    return bm == o.bm && bn == o.bn && bk == o.bk && wm == o.wm && wn == o.wn && stages == o.stages &&
+           swizzle == o.swizzle;
   }
 };
-// "BMxBNxBK:WMxWN:STAGES", as DUET_GEMM_TC_TILE takes it.
+// "BMxBNxBK:WMxWN:STAGES", with ":1" after it when swizzled, as DUET_GEMM_TC_TILE takes it.
 DUET_API std::string to_string(const TensorTile& t);
 // Whether `device` has the matrix instructions gemm_tc.duet uses: NVIDIA, sm_80 or later, through
 // CUDA or through NVIDIA's OpenCL (inline PTX; not where DUET_OPENCL_PTX=0).
@@ -212,9 +215,9 @@ DUET_API std::size_t tensor_shared_limit(const DeviceInfo& device);
 // Empty when gemm_tc.duet runs `t` for this type and ops on `device`; otherwise what is wrong.
 DUET_API std::string tensor_tile_problem(const TensorTile& t, ScalarType type, Op op_a, Op op_b,
                                          const DeviceInfo& device);
-// "BMxBNxBK:WMxWN:STAGES" (e.g. "128x256x32:64x64:3") as a TensorTile; ArgumentError for anything
-// else, or for numbers gemm_tc.duet cannot take (BM, BN multiples of WM, WN; WM, WN, BK of 16;
-// 2 to 8 stages; at most 1024 threads).
+// "BMxBNxBK:WMxWN:STAGES[:SWIZZLE]" (e.g. "128x256x32:64x64:3", "128x128x32:64x32:3:1") as a
+// TensorTile; ArgumentError for anything else, or for numbers gemm_tc.duet cannot take (BM, BN
+// multiples of WM, WN; WM, WN, BK of 16; 2 to 8 stages; at most 1024 threads; SWIZZLE 0 or 1).
 DUET_API TensorTile parse_tensor_tile(const std::string& text);
 // DUET_GEMM_TC_TILE from the environment, parsed (ArgumentError when set to nonsense); nullopt
 // when unset or empty. It replaces the tensor plan's tiles, large or small, for tuning.
