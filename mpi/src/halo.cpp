@@ -11,6 +11,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <array>
 #include <string>
 
 #if __has_include(<mpi-ext.h>)
@@ -94,6 +95,38 @@ void check_local(const Grid2D::State& s, const Buffer<float>& local, const char*
                               local.raw().device().info().id() + " but the grid to " + s.device.info().id());
 }
 
+// The packs (or unpacks) of a pair of sides' strips, launched together: one launch where both
+// strips have one.
+struct PairPacking {
+  std::array<Rect, 2> rects;
+  std::array<Buffer<float>*, 2> packed{};
+  int count = 0;
+  void add(const Rect& rect, Buffer<float>& buffer) {
+    rects[count] = rect;
+    packed[count] = &buffer;
+    ++count;
+  }
+};
+int to_int(std::size_t v) { return static_cast<int>(v); }
+
+void pack_pair(Queue& q, const Buffer<float>& local, std::size_t local_nx, const PairPacking& p) {
+  if (p.count == 1) pack(q, local, local_nx, p.rects[0], *p.packed[0]);
+  if (p.count != 2) return;
+  const Rect &a = p.rects[0], &b = p.rects[1];
+  q.launch(embedded_kernels.kernel(q.device(), "halo", "pack_rects2"), Range(a.cells() + b.cells()), Range(),
+           local, to_int(local_nx), to_int(a.x0), to_int(a.y0), to_int(a.nx), to_int(a.ny), *p.packed[0],
+           to_int(b.x0), to_int(b.y0), to_int(b.nx), to_int(b.ny), *p.packed[1]);
+}
+
+void unpack_pair(Queue& q, const PairPacking& p, std::size_t local_nx, Buffer<float>& local) {
+  if (p.count == 1) unpack(q, *p.packed[0], local_nx, p.rects[0], local);
+  if (p.count != 2) return;
+  const Rect &a = p.rects[0], &b = p.rects[1];
+  q.launch(embedded_kernels.kernel(q.device(), "halo", "unpack_rects2"), Range(a.cells() + b.cells()),
+           Range(), *p.packed[0], to_int(local_nx), to_int(a.x0), to_int(a.y0), to_int(a.nx), to_int(a.ny),
+           *p.packed[1], to_int(b.x0), to_int(b.y0), to_int(b.nx), to_int(b.ny), local);
+}
+
 // A message travelling in direction `side` (towards the neighbour on that side) carries tag `side`;
 // the neighbour receives it from its opposite side under the same tag.
 //
@@ -103,16 +136,18 @@ void check_local(const Grid2D::State& s, const Buffer<float>& local, const char*
 // empty when no edge of the pair goes through MPI.
 Event stage_out(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b) {
   bool mpi = false;
+  PairPacking packs;
   for (Side side : {a, b}) {
     Strip& strip = s.strips[static_cast<int>(side)];
     if (strip.path == HaloPath::peer && !strip.one_kernel) peer_send(s, q, local, side);
     if (!through_mpi(strip)) continue;
     mpi = true;
     if (in_place(s, strip))
-      pack(q, local, s.local.nx, strip.send, *strip.send_view);
+      packs.add(strip.send, *strip.send_view);
     else if (!copied_directly(s, strip, strip.send))
-      pack(q, local, s.local.nx, strip.send, *strip.send_device);
+      packs.add(strip.send, *strip.send_device);
   }
+  pack_pair(q, local, s.local.nx, packs);
   Queue& copies = s.stage_on_copies ? *s.copies : q;
   if (mpi && s.stage_on_copies) copies.wait(q.record());  // after the packs and what wrote the edges
   for (Side side : {a, b}) {
@@ -168,13 +203,15 @@ void stage_in(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b, 
     copied = true;
   }
   if (copied && s.stage_on_copies) q.wait(copies.record());  // the unpacks, and all after, read the copies
+  PairPacking unpacks;
   for (Side side : {a, b}) {
-    const Strip& strip = s.strips[static_cast<int>(side)];
+    Strip& strip = s.strips[static_cast<int>(side)];
     if (in_place(s, strip))
-      unpack(q, *strip.receive_view[parity(s)], s.local.nx, strip.receive, local);
+      unpacks.add(strip.receive, *strip.receive_view[parity(s)]);
     else if (through_mpi(strip) && !copied_directly(s, strip, strip.receive))
-      unpack(q, *strip.receive_device, s.local.nx, strip.receive, local);
+      unpacks.add(strip.receive, *strip.receive_device);
   }
+  unpack_pair(q, unpacks, s.local.nx, local);
   // A send ends when the neighbour has its strip, which may be told us after our own strips came:
   // waited for once the copies in are queued, which need only the receives. The sent buffers are
   // free again for the next exchange's copies out.
