@@ -2,8 +2,9 @@
 // device, where the strip is packed straight into the neighbour's memory and the devices signal each
 // other (peer.cpp); or through MPI, where each strip is packed on the device into one contiguous
 // buffer, copied to pinned host memory, sent with non-blocking MPI, and copied and unpacked into the
-// neighbour's halo (where kernels reach pinned memory, the pack and unpack use it in place). West and east go first, then south and north over the whole local width, which
-// carries the corners the first pair brought: diagonal neighbours need no messages of their own.
+// neighbour's halo (where kernels reach pinned memory, the pack and unpack use it in place). West
+// and east go first, then south and north over the whole local width, which carries the corners the
+// first pair brought: diagonal neighbours need no messages of their own.
 //
 // MPI sees host memory here unless it says it takes CUDA device memory itself (MPIX_Query_cuda_support,
 // asked at run time: a library built CUDA-aware may still run without it); the pinned staging makes
