@@ -166,7 +166,8 @@ def test_python_scalars_are_weak(device, dtype):
     check(a * 2.5, h * 2.5, tol)
     check(1.5 + a, 1.5 + h, tol)
     check(a / 4, h / 4, tol)
-    check(8 / a, 8 / h, tol)
+    with np.errstate(divide="ignore"):  # a random zero divides to inf, in both
+        check(8 / a, 8 / h, tol)
     check(-a, -h, tol) if np.dtype(dtype).kind != "u" else None
     check(abs(a), abs(h), tol)
     bools(a > 3, h > 3)
