@@ -189,9 +189,9 @@ int overlap_queues_asked(const char* value) {
 // (on their own queue) and the host's MPI waits (continue_exchange, finish_exchange) happen as the
 // tile's pass runs. With both pairs of sides, the tile's pass runs in two halves of rows, so that
 // the south and north strips, which carry the corners the west and east ones brought, leave between
-// them and their MPI time hides behind the second half. The unpacks, the rings and the next round's packs
-// still come between two tile passes, where the two-queue schedule runs them beside the tile's pass; which of
-// the two is faster depends on the neighbours (heat() chooses).
+// them and their MPI time hides behind the second half. The unpacks, the rings and the next round's
+// packs still come between two tile passes, where the two-queue schedule runs them beside the tile's
+// pass; which of the two is faster depends on the neighbours (heat() chooses).
 void overlap_on_one_queue(Grid2D& grid, const Grid2D::State& s, Queue& q, Buffer<float>& u, Buffer<float>& v,
                           float r, int steps, const Layout& l, int round) {
   const bool both_pairs = (s.has(Side::west) || s.has(Side::east)) && (s.has(Side::south) || s.has(Side::north));
