@@ -96,7 +96,7 @@ TEST_CASE("long distributed runs, replayed from graphs where the path allows, st
   const bool root = mpitest::world_rank() == 0;
   std::mt19937_64 rng = mpitest::rng("heat-long", nx * 1000 + ny);
   const std::vector<float> initial = mpitest::random_field(rng, nx * ny, 0.0f, 1.0f);
-  for (const std::pair<int, int> run : {std::pair<int, int>{1, 71}, {2, 140}, {3, 100}}) {
+  for (const std::pair<int, int>& run : {std::pair<int, int>{1, 71}, {2, 140}, {3, 100}}) {
     const int halo = run.first, steps = run.second;  // named apart: INFO's lambda captures them
     if (!mpitest::some_split_fits(nx, ny, halo, mpitest::world_size())) continue;
     INFO(mpitest::describe(nx, ny, halo), ", ", steps, " steps");
