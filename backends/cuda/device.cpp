@@ -31,6 +31,7 @@ int attribute(CUdevice device, CUdevice_attribute attr) {
 
 CudaDevice::CudaDevice(int index, int ordinal, CUdevice device, int driver_version) : device_(device) {
   unified_addressing_ = attribute(device, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING) != 0;
+  max_pitch_ = static_cast<std::size_t>(attribute(device, CU_DEVICE_ATTRIBUTE_MAX_PITCH));
   char name[256] = {};
   DUET_CU(cuDeviceGetName, name, static_cast<int>(sizeof(name) - 1), device);
   std::size_t memory = 0;

@@ -55,11 +55,14 @@ class CudaDevice final : public DeviceImpl, public std::enable_shared_from_this<
   // Whether host and device share one address space, so that pinned host memory is reachable
   // from kernels at its host address (CudaHostMemory::device_view).
   bool unified_addressing() const { return unified_addressing_; }
+  // The largest row pitch cuMemcpy2D takes, in bytes.
+  std::size_t max_pitch() const { return max_pitch_; }
 
  private:
   CUdevice device_;
   DeviceInfo info_;
   bool unified_addressing_ = false;
+  std::size_t max_pitch_ = 0;
   unsigned max_grid_[3] = {0, 0, 0};
   unsigned max_block_[3] = {0, 0, 0};
   mutable std::once_flag retain_once_;

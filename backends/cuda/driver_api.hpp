@@ -46,6 +46,7 @@
   X(cuMemcpyHtoDAsync)               \
   X(cuMemcpyDtoHAsync)               \
   X(cuMemcpyDtoDAsync)               \
+  X(cuMemcpy2DAsync)                 \
   X(cuMemsetD8Async)                 \
   X(cuMemsetD16Async)                \
   X(cuMemsetD32Async)                \

@@ -25,6 +25,14 @@ CUdeviceptr address(const BufferImpl& b, std::size_t offset) {
   return static_cast<const CudaBuffer&>(b).handle() + offset;
 }
 
+// A rect transfer's size, for cuMemcpy2D (the caller fills in its two sides).
+CUDA_MEMCPY2D rect_copy(const RectTransfer& rect) {
+  CUDA_MEMCPY2D m{};
+  m.WidthInBytes = rect.row_bytes;
+  m.Height = rect.rows;
+  return m;
+}
+
 }  // namespace
 
 CudaQueue::CudaQueue(std::shared_ptr<const CudaDevice> device, CUcontext ctx, bool high_priority)
@@ -120,6 +128,43 @@ void CudaQueue::read(const BufferImpl& src, std::size_t offset, void* dst, std::
   ContextGuard guard(ctx_);
   command_begins();
   DUET_CU(cuMemcpyDtoHAsync, dst, address(src, offset), bytes, stream_);
+}
+
+// cuMemcpy2D takes pitches up to the device's limit; a wider one goes row by row.
+void CudaQueue::write_rect(BufferImpl& dst, const RectTransfer& rect, const void* src) {
+  if (rect.pitch > device_->max_pitch() || rect.host_pitch > device_->max_pitch()) {
+    QueueImpl::write_rect(dst, rect, src);
+    return;
+  }
+  CUDA_MEMCPY2D m = rect_copy(rect);
+  m.srcMemoryType = CU_MEMORYTYPE_HOST;
+  m.srcHost = src;
+  m.srcPitch = rect.host_pitch;
+  m.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  m.dstDevice = address(dst, rect.offset);
+  m.dstPitch = rect.pitch;
+  copy_2d(m);
+}
+
+void CudaQueue::read_rect(const BufferImpl& src, const RectTransfer& rect, void* dst) {
+  if (rect.pitch > device_->max_pitch() || rect.host_pitch > device_->max_pitch()) {
+    QueueImpl::read_rect(src, rect, dst);
+    return;
+  }
+  CUDA_MEMCPY2D m = rect_copy(rect);
+  m.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  m.srcDevice = address(src, rect.offset);
+  m.srcPitch = rect.pitch;
+  m.dstMemoryType = CU_MEMORYTYPE_HOST;
+  m.dstHost = dst;
+  m.dstPitch = rect.host_pitch;
+  copy_2d(m);
+}
+
+void CudaQueue::copy_2d(const CUDA_MEMCPY2D& m) {
+  ContextGuard guard(ctx_);
+  command_begins();
+  DUET_CU(cuMemcpy2DAsync, &m, stream_);
 }
 
 void CudaQueue::copy(const BufferImpl& src, std::size_t src_offset, BufferImpl& dst, std::size_t dst_offset,

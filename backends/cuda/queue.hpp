@@ -31,6 +31,8 @@ class CudaQueue final : public QueueImpl {
 
   void write(BufferImpl& dst, std::size_t offset, const void* src, std::size_t bytes) override;
   void read(const BufferImpl& src, std::size_t offset, void* dst, std::size_t bytes) override;
+  void write_rect(BufferImpl& dst, const RectTransfer& rect, const void* src) override;
+  void read_rect(const BufferImpl& src, const RectTransfer& rect, void* dst) override;
   void copy(const BufferImpl& src, std::size_t src_offset, BufferImpl& dst, std::size_t dst_offset,
             std::size_t bytes) override;
   void fill(BufferImpl& dst, std::size_t offset, std::size_t bytes, const void* pattern,
@@ -60,6 +62,8 @@ class CudaQueue final : public QueueImpl {
   void reap(bool all) noexcept;
   // Records the timed operation's start event before its first command (start_timing).
   void command_begins();
+  // Enqueues a cuMemcpy2D (write_rect, read_rect).
+  void copy_2d(const CUDA_MEMCPY2D& m);
 
   std::shared_ptr<const CudaDevice> device_;
   CUcontext ctx_;

@@ -4,6 +4,7 @@
 // nothing, because OpenCL refuses them as invalid values where CUDA accepts them.
 #include "queue.hpp"
 
+#include <array>
 #include <string>
 #include <utility>
 
@@ -18,6 +19,11 @@ namespace duet::backend::opencl {
 namespace {
 
 cl_mem mem_of(const BufferImpl& buffer) { return static_cast<const OpenCLBuffer&>(buffer).mem(); }
+
+// OpenCL names a rect's start by (byte in the row, row, slice) and the row pitch.
+std::array<std::size_t, 3> origin_of(std::size_t offset, std::size_t pitch) {
+  return {offset % pitch, offset / pitch, 0};
+}
 
 }  // namespace
 
@@ -58,6 +64,28 @@ void OpenCLQueue::read(const BufferImpl& src, std::size_t offset, void* dst, std
   const cl_int err = clEnqueueReadBuffer(queue_(), mem_of(src), CL_FALSE, offset, bytes, dst, 0,
                                          nullptr, &event);
   if (err != CL_SUCCESS) fail("clEnqueueReadBuffer", err, "reading", bytes);
+  enqueued(event);
+}
+
+void OpenCLQueue::write_rect(BufferImpl& dst, const RectTransfer& rect, const void* src) {
+  cl_event event = nullptr;
+  const std::array<std::size_t, 3> buffer_origin = origin_of(rect.offset, rect.pitch), host_origin{0, 0, 0},
+                                   region{rect.row_bytes, rect.rows, 1};
+  const cl_int err =
+      clEnqueueWriteBufferRect(queue_(), mem_of(dst), CL_FALSE, buffer_origin.data(), host_origin.data(),
+                               region.data(), rect.pitch, 0, rect.host_pitch, 0, src, 0, nullptr, &event);
+  if (err != CL_SUCCESS) fail("clEnqueueWriteBufferRect", err, "writing", rect.row_bytes * rect.rows);
+  enqueued(event);
+}
+
+void OpenCLQueue::read_rect(const BufferImpl& src, const RectTransfer& rect, void* dst) {
+  cl_event event = nullptr;
+  const std::array<std::size_t, 3> buffer_origin = origin_of(rect.offset, rect.pitch), host_origin{0, 0, 0},
+                                   region{rect.row_bytes, rect.rows, 1};
+  const cl_int err =
+      clEnqueueReadBufferRect(queue_(), mem_of(src), CL_FALSE, buffer_origin.data(), host_origin.data(),
+                              region.data(), rect.pitch, 0, rect.host_pitch, 0, dst, 0, nullptr, &event);
+  if (err != CL_SUCCESS) fail("clEnqueueReadBufferRect", err, "reading", rect.row_bytes * rect.rows);
   enqueued(event);
 }
 

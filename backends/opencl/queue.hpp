@@ -30,6 +30,8 @@ class OpenCLQueue final : public QueueImpl {
 
   void write(BufferImpl& dst, std::size_t offset, const void* src, std::size_t bytes) override;
   void read(const BufferImpl& src, std::size_t offset, void* dst, std::size_t bytes) override;
+  void write_rect(BufferImpl& dst, const RectTransfer& rect, const void* src) override;
+  void read_rect(const BufferImpl& src, const RectTransfer& rect, void* dst) override;
   void copy(const BufferImpl& src, std::size_t src_offset, BufferImpl& dst, std::size_t dst_offset,
             std::size_t bytes) override;
   void fill(BufferImpl& dst, std::size_t offset, std::size_t bytes, const void* pattern,

@@ -124,6 +124,14 @@ struct LaunchShape {
   std::size_t local[3] = {1, 1, 1};
 };
 
+// A strided 2D transfer between a buffer and host memory (Queue::write_rect, read_rect), in bytes:
+// `rows` rows of `row_bytes`, in the buffer `pitch` apart from byte `offset` of the allocation, in
+// host memory `host_pitch` apart from the host address the call gets. Core checked both layouts
+// (rows >= 1, row_bytes >= 1, pitches >= row_bytes where rows > 1).
+struct RectTransfer {
+  std::size_t offset = 0, pitch = 0, host_pitch = 0, row_bytes = 0, rows = 0;
+};
+
 // Core makes the calls on one QueueImpl one at a time, from whichever threads share the Queue,
 // except finish(), which may run on another thread beside any of the others.
 class QueueImpl {
@@ -131,6 +139,16 @@ class QueueImpl {
   virtual ~QueueImpl() = default;
   virtual void write(BufferImpl& dst, std::size_t offset, const void* src, std::size_t bytes) = 0;
   virtual void read(const BufferImpl& src, std::size_t offset, void* dst, std::size_t bytes) = 0;
+  // Strided transfers; a backend without the driver's own inherits one transfer per row.
+  virtual void write_rect(BufferImpl& dst, const RectTransfer& rect, const void* src) {
+    for (std::size_t r = 0; r < rect.rows; ++r)
+      write(dst, rect.offset + r * rect.pitch, static_cast<const char*>(src) + r * rect.host_pitch,
+            rect.row_bytes);
+  }
+  virtual void read_rect(const BufferImpl& src, const RectTransfer& rect, void* dst) {
+    for (std::size_t r = 0; r < rect.rows; ++r)
+      read(src, rect.offset + r * rect.pitch, static_cast<char*>(dst) + r * rect.host_pitch, rect.row_bytes);
+  }
   virtual void copy(const BufferImpl& src, std::size_t src_offset, BufferImpl& dst,
                     std::size_t dst_offset, std::size_t bytes) = 0;
   // pattern_size is a power of two from 1 to 128; bytes and offset are multiples of it.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <optional>
 #include <sstream>
 
@@ -453,6 +454,102 @@ Event Queue::read_bytes(const RawBuffer& src, std::size_t offset, void* dst, std
   return scope.enqueue([&](backend::QueueImpl& q) {
     if (bytes) q.read(impl, src.offset() + offset, dst, bytes);
   });
+}
+
+namespace {
+
+// The elements from a block's first to its last (exclusive) in memory laid out as `at` says; false
+// when that overflows.
+bool block_end(Pitched at, Extent2D block, std::size_t& end) {
+  const std::size_t max = std::numeric_limits<std::size_t>::max();
+  const std::size_t pitch = block.rows > 1 ? at.pitch : 0;
+  if (block.rows > 1 && pitch > (max - block.width) / (block.rows - 1)) return false;
+  const std::size_t span = (block.rows - 1) * pitch + block.width;
+  if (at.offset > max - span) return false;
+  end = at.offset + span;
+  return true;
+}
+
+// Checks a rect transfer's two layouts against the buffer and the host memory and returns it in
+// bytes (offset into the allocation); `buffer_end` gets the byte after its last in the allocation.
+backend::RectTransfer checked_rect(const RawBuffer& buffer, Pitched in_buffer, const void* host,
+                                   std::size_t host_elements, Pitched in_host, Extent2D block,
+                                   std::size_t element_size, const char* what, std::size_t& buffer_end) {
+  const auto fail = [&](const std::string& why) { throw ArgumentError(std::string(what) + ": " + why); };
+  if (element_size == 0) fail("the element size is 0");
+  if (block.rows > 1 && in_buffer.pitch < block.width)
+    fail("the buffer's pitch (" + std::to_string(in_buffer.pitch) +
+         " elements) is less than the block's width (" + std::to_string(block.width) +
+         "), so its rows would overlap; give the distance from one row's start to the "
+         "next (a row-major matrix's number of columns)");
+  if (block.rows > 1 && in_host.pitch < block.width)
+    fail("the host memory's pitch (" + std::to_string(in_host.pitch) +
+         " elements) is less than the block's width (" + std::to_string(block.width) +
+         "), so its rows would overlap; give the distance from one row's start to the "
+         "next (the width, for a contiguous block)");
+  std::size_t buffer_elements_end = 0, host_end = 0;
+  const std::size_t max_elements = std::numeric_limits<std::size_t>::max() / element_size;
+  if (!block_end(in_buffer, block, buffer_elements_end) || buffer_elements_end > max_elements)
+    throw BufferSizeError(std::string(what) + ": the block's last row in the buffer lies beyond any address");
+  if (!block_end(in_host, block, host_end) || host_end > host_elements)
+    throw BufferSizeError(std::string(what) + ": the block's last row in host memory ends at element " +
+                          (host_end ? std::to_string(host_end) : std::string("(overflow)")) +
+                          " but the host memory holds " + std::to_string(host_elements) + " elements");
+  if (host == nullptr) fail("the host memory is null");
+  const std::size_t first = in_buffer.offset * element_size;
+  check_range(buffer, first, buffer_elements_end * element_size - first, what);
+  buffer_end = buffer.offset() + buffer_elements_end * element_size;
+  backend::RectTransfer r;
+  r.offset = buffer.offset() + first;
+  r.row_bytes = block.width * element_size;
+  r.rows = block.rows;
+  r.pitch = block.rows > 1 ? in_buffer.pitch * element_size : r.row_bytes;
+  r.host_pitch = block.rows > 1 ? in_host.pitch * element_size : r.row_bytes;
+  return r;
+}
+
+// write_rect (to_device: the host memory is only read) and read_rect.
+Event rect_transfer(Queue::State& s, const RawBuffer& buffer, Pitched in_buffer, void* host,
+                    std::size_t host_elements, Pitched in_host, Extent2D block, std::size_t element_size,
+                    bool to_device) {
+  const char* what = to_device ? "write_rect" : "read_rect";
+  auto& impl = detail::Access::buffer(buffer, to_device ? "destination buffer" : "source buffer");
+  check_same_device(s.device, buffer.device(), to_device ? "the destination buffer" : "the source buffer");
+  const bool empty = block.width == 0 || block.rows == 0;
+  std::size_t end = 0;
+  backend::RectTransfer rect;
+  if (!empty)
+    rect = checked_rect(buffer, in_buffer, host, host_elements, in_host, block, element_size, what, end);
+  refuse_if_capturing(s, what,
+                      to_device
+                          ? "a graph records launches, copies, fills and waits, not transfers from host "
+                            "memory; write before begin_capture()"
+                          : "a graph records launches, copies, fills and waits, not transfers to host "
+                            "memory; read after end_capture() and a replay");
+  detail::CrossQueueOrder order(to_device ? "write from the host" : "read to the host");
+  if (!empty) order.add(impl.accesses, rect.offset, end, to_device, buffer.bytes());
+  EnqueueScope scope(s, order);
+  char* first = static_cast<char*>(host) + in_host.offset * element_size;
+  return scope.enqueue([&](backend::QueueImpl& q) {
+    if (empty) return;
+    if (to_device)
+      q.write_rect(impl, rect, first);
+    else
+      q.read_rect(impl, rect, first);
+  });
+}
+
+}  // namespace
+
+Event Queue::write_rect_bytes(RawBuffer& dst, Pitched in_buffer, const void* src, std::size_t host_elements,
+                              Pitched in_host, Extent2D block, std::size_t element_size) {
+  return rect_transfer(state(), dst, in_buffer, const_cast<void*>(src), host_elements, in_host, block,
+                       element_size, true);
+}
+
+Event Queue::read_rect_bytes(const RawBuffer& src, Pitched in_buffer, void* dst, std::size_t host_elements,
+                             Pitched in_host, Extent2D block, std::size_t element_size) {
+  return rect_transfer(state(), src, in_buffer, dst, host_elements, in_host, block, element_size, false);
 }
 
 Event Queue::copy_bytes(const RawBuffer& src, std::size_t src_offset, RawBuffer& dst,

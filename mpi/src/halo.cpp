@@ -81,10 +81,33 @@ bool through_mpi(const Strip& strip) {
 bool in_place(const Grid2D::State& s, const Strip& strip) {
   return strip.path == HaloPath::host_staged && strip.send_view && !s.stage_on_copies;
 }
-// Whether a host-staged strip goes by copy commands straight between the local array and the host
-// buffers: south and north strips, whose cells lie in one contiguous run.
+// Whether a host-staged strip goes by one copy command straight between the local array and the
+// host buffers: south and north strips, whose cells lie in one contiguous run; and in heat()'s
+// one-queue overlap west and east ones too, as strided transfers, so that no pack or unpack kernel
+// comes between two tile passes (elsewhere a pack kernel and a plain copy, which move the narrow
+// rows of a column strip faster).
 bool copied_directly(const Grid2D::State& s, const Strip& strip, const Rect& rect) {
-  return strip.path == HaloPath::host_staged && !in_place(s, strip) && whole_rows(s, rect);
+  return strip.path == HaloPath::host_staged && !in_place(s, strip) &&
+         (whole_rows(s, rect) || s.stage_on_copies);
+}
+
+// A strip's cells from the local array to a host buffer, or back, by one copy command.
+void copy_to_host(const Grid2D::State& s, Queue& q, const Buffer<float>& local, const Rect& rect,
+                  HostBuffer<float>& host) {
+  if (whole_rows(s, rect))
+    q.read(local, Span<float>(host.data(), rect.cells()), first_cell(s, rect));
+  else
+    q.read_rect(local, Pitched{first_cell(s, rect) + rect.x0, s.local.nx},
+                Span<float>(host.data(), rect.cells()), Pitched{0, rect.nx}, Extent2D{rect.nx, rect.ny});
+}
+void copy_from_host(const Grid2D::State& s, Queue& q, const HostBuffer<float>& host, const Rect& rect,
+                    Buffer<float>& local) {
+  if (whole_rows(s, rect))
+    q.write(local, Span<const float>(host.data(), rect.cells()), first_cell(s, rect));
+  else
+    q.write_rect(local, Pitched{first_cell(s, rect) + rect.x0, s.local.nx},
+                 Span<const float>(host.data(), rect.cells()), Pitched{0, rect.nx},
+                 Extent2D{rect.nx, rect.ny});
 }
 
 int count_of(const Rect& rect) { return static_cast<int>(rect.cells()); }
@@ -155,7 +178,7 @@ Event stage_out(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b
     Strip& strip = s.strips[static_cast<int>(side)];
     if (!through_mpi(strip)) continue;
     if (copied_directly(s, strip, strip.send))
-      copies.read(local, Span<float>(strip.send_host->data(), strip.send.cells()), first_cell(s, strip.send));
+      copy_to_host(s, copies, local, strip.send, *strip.send_host);
     else if (strip.path == HaloPath::host_staged && !in_place(s, strip))
       copies.read(*strip.send_device, *strip.send_host);
     // What comes from this side travels towards the opposite one.
@@ -197,8 +220,7 @@ void stage_in(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b, 
     if (strip.path != HaloPath::host_staged || in_place(s, strip)) continue;
     const HostBuffer<float>& landed = *strip.receive_host[parity(s)];
     if (copied_directly(s, strip, strip.receive))
-      copies.write(local, Span<const float>(landed.data(), strip.receive.cells()),
-                   first_cell(s, strip.receive));
+      copy_from_host(s, copies, landed, strip.receive, local);
     else
       copies.write(*strip.receive_device, landed);
     copied = true;

@@ -132,6 +132,19 @@ template <class T>
 class Mapped;
 class Graph;
 
+// Where a 2D block lies in linear memory (a buffer, or host memory), in elements: its first row
+// starts `offset` elements in, each further row `pitch` elements after the start of the one before.
+// A row-major matrix of nx columns has pitch nx. With one row, pitch is not used.
+struct Pitched {
+  std::size_t offset = 0;
+  std::size_t pitch = 0;
+};
+// A 2D block's size: `rows` rows of `width` elements each.
+struct Extent2D {
+  std::size_t width = 0;
+  std::size_t rows = 0;
+};
+
 // One launch argument, type-erased: a buffer (or a view of one) or a scalar of at most 16 bytes.
 struct KernelArg {
   enum class Kind { buffer, scalar };
@@ -259,6 +272,32 @@ class DUET_API Queue {
     return fill_bytes(dst.raw(), 0, dst.bytes(), &value, sizeof(T));
   }
 
+  // Strided 2D transfers between a buffer (or view) and host memory, one command each
+  // (cuMemcpy2DAsync, clEnqueueWriteBufferRect / clEnqueueReadBufferRect): `block` as laid out in
+  // the buffer (`in_buffer`) and in the host memory (`in_host`), e.g. a column strip of a row-major
+  // matrix straight into a contiguous host array, with no pack kernel. Both layouts are checked
+  // against the memory they describe; rows of one side may not overlap (pitch >= width).
+  template <class T>
+  Event write_rect(Buffer<T>& dst, Pitched in_buffer, detail::NoDeduce<Span<const T>> src, Pitched in_host,
+                   Extent2D block) {
+    return write_rect_bytes(dst.raw(), in_buffer, src.data(), src.size(), in_host, block, sizeof(T));
+  }
+  template <class T>
+  Event write_rect(BufferView<T> dst, Pitched in_buffer, detail::NoDeduce<Span<const T>> src, Pitched in_host,
+                   Extent2D block) {
+    return write_rect_bytes(dst.raw(), in_buffer, src.data(), src.size(), in_host, block, sizeof(T));
+  }
+  template <class T>
+  Event read_rect(const Buffer<T>& src, Pitched in_buffer, detail::NoDeduce<Span<T>> dst, Pitched in_host,
+                  Extent2D block) {
+    return read_rect_bytes(src.raw(), in_buffer, dst.data(), dst.size(), in_host, block, sizeof(T));
+  }
+  template <class T>
+  Event read_rect(const BufferView<T>& src, Pitched in_buffer, detail::NoDeduce<Span<T>> dst, Pitched in_host,
+                  Extent2D block) {
+    return read_rect_bytes(src.raw(), in_buffer, dst.data(), dst.size(), in_host, block, sizeof(T));
+  }
+
   // Blocking: waits for the queue, then returns the buffer's (or view's) contents.
   template <class T>
   std::vector<T> to_vector(const Buffer<T>& src) {
@@ -323,6 +362,11 @@ class DUET_API Queue {
   Event read_bytes(const RawBuffer& src, std::size_t offset, void* dst, std::size_t bytes, const char* what);
   Event copy_bytes(const RawBuffer& src, std::size_t src_offset, RawBuffer& dst, std::size_t dst_offset,
                    std::size_t bytes);
+  // The rect transfers of `element_size`-byte elements; `host_elements` is the host memory's size.
+  Event write_rect_bytes(RawBuffer& dst, Pitched in_buffer, const void* src, std::size_t host_elements,
+                         Pitched in_host, Extent2D block, std::size_t element_size);
+  Event read_rect_bytes(const RawBuffer& src, Pitched in_buffer, void* dst, std::size_t host_elements,
+                        Pitched in_host, Extent2D block, std::size_t element_size);
   Event fill_bytes(RawBuffer& dst, std::size_t offset, std::size_t bytes, const void* pattern,
                    std::size_t pattern_size);
   // Maps all of `buffer`'s range (see map()).
