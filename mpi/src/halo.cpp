@@ -73,13 +73,15 @@ bool through_mpi(const Strip& strip) {
   return strip.path == HaloPath::host_staged || strip.path == HaloPath::device_mpi;
 }
 
-// Whether a host-staged strip skips the copy commands: where the device's kernels reach the pinned
-// host buffers (CUDA with unified addressing), the pack writes them and the unpack reads them in
-// place, which saves a copy's fixed cost twice an exchange. Not where heat()'s one-queue overlap
-// gives the copies a queue of their own: there the copy engines move the bytes beside the tile's
-// pass, where kernels reading over the bus would add that time between two passes.
+// Whether a host-staged column strip skips the copy commands: where the device's kernels reach the
+// pinned host buffers (CUDA with unified addressing), the pack writes them and the unpack reads them
+// in place, one kernel each way instead of a kernel and a copy. Not for rows, which one copy moves
+// without a kernel, faster than a kernel over the bus; nor where heat()'s one-queue overlap gives
+// the copies a queue of their own: there the copy engines move the bytes beside the tile's pass,
+// where kernels reading over the bus would add that time between two passes.
 bool in_place(const Grid2D::State& s, const Strip& strip) {
-  return strip.path == HaloPath::host_staged && strip.send_view && !s.stage_on_copies;
+  return strip.path == HaloPath::host_staged && strip.send_view && !s.stage_on_copies &&
+         !whole_rows(s, strip.send);
 }
 // Whether a host-staged strip goes by one copy command straight between the local array and the
 // host buffers: south and north strips, whose cells lie in one contiguous run; and in heat()'s

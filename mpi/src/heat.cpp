@@ -184,19 +184,20 @@ int overlap_queues_asked(const char* value) {
   return v == "1" ? 1 : v == "2" ? 2 : -1;
 }
 
-// The overlap on one queue, where edges go through MPI and the halo is a round deep: the strips'
-// packs, then the tile's pass, then the unpacks and the rings, while the copies to and from the host
-// (on their own queue) and the host's MPI waits (continue_exchange, finish_exchange) happen as the
-// tile's pass runs. With both pairs of sides, the tile's pass runs in two halves of rows, so that
-// the south and north strips, which carry the corners the west and east ones brought, leave between
-// them and their MPI time hides behind the second half. The unpacks, the rings and the next round's
-// packs still come between two tile passes, where the two-queue schedule runs them beside the tile's
-// pass; which of the two is faster depends on the neighbours (heat() chooses).
+// The overlap on one queue, where edges go through MPI and the halo is a round deep: the tile's
+// pass, then the rings, while the strips' copies to and from the host (on their own queue, column
+// strips as strided transfers, so no pack or unpack kernel) and the host's MPI waits
+// (continue_exchange, finish_exchange) happen as the tile's pass runs. With both pairs of sides,
+// the tile's pass runs in two halves of rows, so that the south and north strips, which carry the
+// corners the west and east ones brought, leave between them and their MPI time hides behind the
+// second half. The rings still come between two tile passes, where the two-queue schedule runs
+// them beside the tile's pass; which of the two is faster depends on the neighbours (heat()
+// chooses).
 void overlap_on_one_queue(Grid2D& grid, const Grid2D::State& s, Queue& q, Buffer<float>& u, Buffer<float>& v,
                           float r, int steps, const Layout& l, int round) {
   const bool both_pairs = (s.has(Side::west) || s.has(Side::east)) && (s.has(Side::south) || s.has(Side::north));
   // The strips' copies to and from the host run on a queue of their own (halo.cpp), so that the
-  // copy engines move them during the tile's pass: between two passes only kernels remain.
+  // copy engines move them during the tile's pass: between two passes only the rings remain.
   if (!s.copies) s.copies.emplace(s.device.queue());
   struct Staging {
     const Grid2D::State& s;
