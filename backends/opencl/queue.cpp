@@ -25,6 +25,14 @@ std::array<std::size_t, 3> origin_of(std::size_t offset, std::size_t pitch) {
   return {offset % pitch, offset / pitch, 0};
 }
 
+// The rows of a rect transfer that go as a rect: NVIDIA's driver refuses a rect whose rows, each
+// taken a whole pitch long, would pass the buffer's end, though the last row ends sooner; such a
+// block's last row goes as a plain transfer of its own.
+RectTransfer rows_in_bounds(const BufferImpl& buffer, RectTransfer rect) {
+  if (rect.offset + rect.rows * rect.pitch > buffer.bytes()) --rect.rows;
+  return rect;
+}
+
 }  // namespace
 
 OpenCLQueue::OpenCLQueue(std::shared_ptr<const OpenCLDevice> device, cl::CommandQueue queue, bool launch_events)
@@ -67,7 +75,12 @@ void OpenCLQueue::read(const BufferImpl& src, std::size_t offset, void* dst, std
   enqueued(event);
 }
 
-void OpenCLQueue::write_rect(BufferImpl& dst, const RectTransfer& rect, const void* src) {
+void OpenCLQueue::write_rect(BufferImpl& dst, const RectTransfer& whole, const void* src) {
+  const RectTransfer rect = rows_in_bounds(dst, whole);
+  if (rect.rows < whole.rows)
+    write(dst, whole.offset + rect.rows * whole.pitch,
+          static_cast<const char*>(src) + rect.rows * whole.host_pitch, whole.row_bytes);
+  if (rect.rows == 0) return;
   cl_event event = nullptr;
   const std::array<std::size_t, 3> buffer_origin = origin_of(rect.offset, rect.pitch), host_origin{0, 0, 0},
                                    region{rect.row_bytes, rect.rows, 1};
@@ -78,7 +91,12 @@ void OpenCLQueue::write_rect(BufferImpl& dst, const RectTransfer& rect, const vo
   enqueued(event);
 }
 
-void OpenCLQueue::read_rect(const BufferImpl& src, const RectTransfer& rect, void* dst) {
+void OpenCLQueue::read_rect(const BufferImpl& src, const RectTransfer& whole, void* dst) {
+  const RectTransfer rect = rows_in_bounds(src, whole);
+  if (rect.rows < whole.rows)
+    read(src, whole.offset + rect.rows * whole.pitch, static_cast<char*>(dst) + rect.rows * whole.host_pitch,
+         whole.row_bytes);
+  if (rect.rows == 0) return;
   cl_event event = nullptr;
   const std::array<std::size_t, 3> buffer_origin = origin_of(rect.offset, rect.pitch), host_origin{0, 0, 0},
                                    region{rect.row_bytes, rect.rows, 1};
