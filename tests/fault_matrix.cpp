@@ -289,6 +289,34 @@ const Fault kFaults[] = {
        FAILS_WITH(duet::ArgumentError, ({"host memory is null"}), q.write(b, duet::Span<const float>(nullptr, 4)));
        FAILS_WITH(duet::ArgumentError, ({"host memory is null"}), q.read(b, duet::Span<float>(nullptr, 4)));
      }},
+    {"transfer.rect_rows_overlap", "write_rect / read_rect of 3 rows of 5 floats with a buffer pitch of 4, a host pitch of 2",
+     "ArgumentError naming the side, its pitch and the width",
+     [](const duet::Device& dev) {
+       duet::Queue q = dev.queue();
+       duet::Buffer<float> b(dev, 100);
+       std::vector<float> host(100);
+       FAILS_WITH(duet::ArgumentError, ({"buffer's pitch (4 elements)", "width (5)"}),
+                  q.write_rect(b, {0, 4}, duet::Span<const float>(host), {0, 10}, {5, 3}));
+       FAILS_WITH(duet::ArgumentError, ({"host memory's pitch (2 elements)"}),
+                  q.read_rect(b, {0, 10}, duet::Span<float>(host), {0, 2}, {5, 3}));
+     }},
+    {"transfer.rect_past_end",
+     "rect of 10 x 10 floats at offset 1 of a 100-float buffer; the same past a 100-float host array; a pitch whose "
+     "block end wraps; a null host pointer",
+     "BufferSizeError naming the call or the host's size; ArgumentError for null; never a transfer",
+     [](const duet::Device& dev) {
+       duet::Queue q = dev.queue();
+       duet::Buffer<float> b(dev, 100);
+       std::vector<float> host(100);
+       const duet::Span<float> h(host);
+       FAILS_WITH(duet::BufferSizeError, ({"write_rect", "does not fit"}),
+                  q.write_rect(b, {1, 10}, duet::Span<const float>(host), {0, 10}, {10, 10}));
+       FAILS_WITH(duet::BufferSizeError, ({"ends at element 101", "holds 100 elements"}),
+                  q.read_rect(b, {0, 10}, h, {1, 10}, {10, 10}));
+       FAILS_WITH(duet::BufferSizeError, ({"beyond any address"}), q.read_rect(b, {0, kSizeMax / 2}, h, {0, 1}, {1, 3}));
+       FAILS_WITH(duet::ArgumentError, ({"host memory is null"}),
+                  q.read_rect(b, {0, 1}, duet::Span<float>(nullptr, 5), {0, 1}, {1, 5}));
+     }},
     {"transfer.fill_pattern", "fill_bytes with a 3-byte and a 256-byte pattern, past the end, and misaligned",
      "ArgumentError naming the pattern size or the alignment; BufferSizeError past the end",
      [](const duet::Device& dev) {

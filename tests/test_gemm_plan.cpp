@@ -800,3 +800,22 @@ TEST_CASE("gemm plan: a forced tensor path, and half inputs into a float C, on a
 }
 
 TEST_SUITE_END();
+
+TEST_CASE("NVIDIA's OpenCL on sm_90 takes the warpgroup kernel through PTX only when DUET_PTX_PROGRAMS=1") {
+  GemmProblem h = aligned(problem(4096, 4096, 4096));
+  h.type = duet::ScalarType::f16;
+  h.runs_a = h.runs_b = true;
+  {
+    EnvGuard off("DUET_PTX_PROGRAMS", nullptr);
+    CHECK_FALSE(duet::wgmma_cores(kH100cl));
+    CHECK(plan(kH100cl, h).kernel == GemmKernel::tensor);
+  }
+  EnvGuard on("DUET_PTX_PROGRAMS", "1");
+  CHECK(duet::wgmma_cores(kH100cl));
+  CHECK_FALSE(duet::wgmma_cores(kH100clSimt));
+  CHECK_FALSE(duet::wgmma_cores(kCpu));
+  const GemmPlan p = plan(kH100cl, h);
+  CHECK(p.kernel == GemmKernel::wgmma);
+  CHECK(p.wgmma.tma == 0);  // the tensor maps come from CUDA's driver: the cp.async form
+  CHECK(plan(kH100, h).wgmma.tma == 1);
+}

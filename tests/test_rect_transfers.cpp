@@ -1,7 +1,7 @@
 // Strided 2D transfers (Queue::write_rect, read_rect) on every device: blocks of awkward shapes,
 // pitches and offsets on both sides, through buffers and views, against the same block moved element
 // by element on the host, with every element outside the block poisoned beforehand so that a stray
-// or missing write fails; and the layouts duet refuses.
+// or missing write fails.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -145,37 +145,16 @@ TEST_CASE("a rect transfer of a column strip feeds the next one (queue order)") 
   });
 }
 
-TEST_CASE("rect transfers refuse overlapping rows, blocks past either end and null memory") {
+TEST_CASE("empty rect blocks do nothing, and one row needs no pitch") {
+  // The refused layouts are rows of the fault matrix (transfer.rect_*).
   for_each_device([](const duet::Device& dev) {
     duet::Queue q = dev.queue();
     duet::Buffer<float> b(dev, 100);
     std::vector<float> host(100, 0.0f);
-    const duet::Span<float> h(host);
-    const duet::Span<const float> ch(host);
-
-    auto e = EXPECT_ERROR(duet::ArgumentError, q.write_rect(b, {0, 4}, ch, {0, 10}, {5, 3}));
-    if (e) CHECK(contains(e->what(), "buffer's pitch (4 elements) is less than the block's width (5)"));
-    e = EXPECT_ERROR(duet::ArgumentError, q.read_rect(b, {0, 10}, h, {0, 2}, {5, 3}));
-    if (e) CHECK(contains(e->what(), "host memory's pitch (2 elements)"));
-
-    // The last row of a 10 x 10 block at offset 1 ends one past the buffer.
-    auto s = EXPECT_ERROR(duet::BufferSizeError, q.write_rect(b, {1, 10}, ch, {0, 10}, {10, 10}));
-    if (s) CHECK(contains(s->what(), "write_rect"));
-    s = EXPECT_ERROR(duet::BufferSizeError, q.read_rect(b, {0, 10}, h, {1, 10}, {10, 10}));
-    if (s) CHECK(contains(s->what(), "holds 100 elements"));
-    // A pitch so large that the block's end overflows.
-    s = EXPECT_ERROR(duet::BufferSizeError,
-                     q.read_rect(b, {0, std::numeric_limits<std::size_t>::max() / 2}, h, {0, 1}, {1, 3}));
-    e = EXPECT_ERROR(
-        duet::ArgumentError,
-        q.read_rect(b, {0, 1}, duet::Span<float>(static_cast<float*>(nullptr), 5), {0, 1}, {1, 5}));
-    if (e) CHECK(contains(e->what(), "null"));
-
-    // Empty blocks do nothing, whatever their layout; one row needs no pitch.
-    q.write_rect(b, {1000, 0}, ch, {1000, 0}, {0, 7});
-    q.read_rect(b, {1000, 0}, h, {0, 0}, {7, 0});
+    q.write_rect(b, {1000, 0}, duet::Span<const float>(host), {1000, 0}, {0, 7});
+    q.read_rect(b, {1000, 0}, duet::Span<float>(host), {0, 0}, {7, 0});
     q.fill(b, 1.0f);
-    q.write_rect(b, {90, 0}, ch, {0, 0}, {10, 1});
+    q.write_rect(b, {90, 0}, duet::Span<const float>(host), {0, 0}, {10, 1});
     std::vector<float> want(100, 1.0f);
     for (std::size_t i = 90; i < 100; ++i) want[i] = 0.0f;
     check_equal(q.to_vector(b), want, "one row without a pitch");

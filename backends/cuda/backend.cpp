@@ -24,6 +24,15 @@ class CudaBackend final : public Backend {
     build.binary_bytes = cubin.size();
     return build;
   }
+  std::string ptx_unavailable() const override {
+    std::string reason;
+    return load_nvrtc(&reason) ? std::string() : reason;
+  }
+  std::optional<bool> compile_ptx(const std::string& source, const std::string& name,
+                                  const std::string& target, std::string& ptx, std::string& log,
+                                  std::vector<std::string>& options) const override {
+    return nvrtc_compile_ptx(source, name, target, {}, ptx, log, options);
+  }
   std::vector<std::string> native_kernel_markers() const override { return {"__global__"}; }
   // A fault loses the context: every later call in it returns the fault's code.
   bool survives_kernel_fault() const override { return false; }

@@ -89,7 +89,7 @@ std::string log_of(const NvrtcApi& api, nvrtcProgram prog) {
   return log;
 }
 
-// Destroys the program on every path out of nvrtc_compile_cubin.
+// Destroys the program on every path out of a compile.
 struct ProgramOwner {
   const NvrtcApi& api;
   nvrtcProgram prog = nullptr;
@@ -115,51 +115,84 @@ std::string nvrtc_description() {
   return "NVRTC " + std::to_string(api->major) + "." + std::to_string(api->minor) + " (" + api->library + ")";
 }
 
-bool nvrtc_compile_cubin(const std::string& source, const std::string& name, const std::string& arch,
-                         const std::vector<std::string>& extra, std::vector<char>& cubin,
-                         std::string& log, std::vector<std::string>& options) {
-  std::string reason;
-  const cuda::NvrtcApi* api = cuda::load_nvrtc(&reason);
-  if (!api) throw BackendUnavailableError(reason);
+namespace {
 
-  // A real architecture (sm_XY, not compute_XY) makes NVRTC emit SASS, so the driver loads the
-  // kernel without a second JIT step; -lineinfo keeps source lines for profilers and sanitizers.
+// Compiles `source` for `arch`; on success the program owns the code. Returns false with `log`
+// filled when the compile fails.
+bool compile(const NvrtcApi& api, ProgramOwner& owner, const std::string& source, const std::string& name,
+             const std::string& arch, const std::vector<std::string>& extra, std::string& log,
+             std::vector<std::string>& options) {
+  // A real architecture (sm_XY) makes NVRTC emit SASS, so the driver loads the kernel without a
+  // second JIT step (a virtual one, compute_XY, gives PTX); -lineinfo keeps source lines for
+  // profilers and sanitizers.
   options = {"-arch=" + arch, "--std=c++17", "-lineinfo"};
   options.insert(options.end(), extra.begin(), extra.end());
-  cubin.clear();
   log.clear();
-
-  cuda::ProgramOwner owner{*api};
-  nvrtcResult r = api->nvrtcCreateProgram(&owner.prog, source.c_str(), name.c_str(), 0, nullptr, nullptr);
+  nvrtcResult r = api.nvrtcCreateProgram(&owner.prog, source.c_str(), name.c_str(), 0, nullptr, nullptr);
   if (r != NVRTC_SUCCESS)
     throw DriverError("cuda", "nvrtcCreateProgram(" + name + ")", static_cast<long>(r),
-                      api->nvrtcGetErrorString(r), cuda::nvrtc_description());
-
+                      api.nvrtcGetErrorString(r), nvrtc_description());
   std::vector<const char*> argv;
   for (const auto& o : options) argv.push_back(o.c_str());
-  r = api->nvrtcCompileProgram(owner.prog, static_cast<int>(argv.size()), argv.data());
-  log = cuda::log_of(*api, owner.prog);
-  if (r != NVRTC_SUCCESS) {
-    // Anything but a plain compile error (an architecture this NVRTC does not know, say) leaves
-    // little or nothing in the log, so say what NVRTC answered and with which options.
-    if (r != NVRTC_ERROR_COMPILATION || log.empty()) {
-      if (!log.empty() && log.back() != '\n') log += '\n';
-      log += cuda::nvrtc_description() + " failed with " + api->nvrtcGetErrorString(r) + " for options:";
-      for (const auto& o : options) log += " " + o;
-      log += '\n';
-    }
-    return false;
+  r = api.nvrtcCompileProgram(owner.prog, static_cast<int>(argv.size()), argv.data());
+  log = log_of(api, owner.prog);
+  if (r == NVRTC_SUCCESS) return true;
+  // Anything but a plain compile error (an architecture this NVRTC does not know, say) leaves
+  // little or nothing in the log, so say what NVRTC answered and with which options.
+  if (r != NVRTC_ERROR_COMPILATION || log.empty()) {
+    if (!log.empty() && log.back() != '\n') log += '\n';
+    log += nvrtc_description() + " failed with " + api.nvrtcGetErrorString(r) + " for options:";
+    for (const auto& o : options) log += " " + o;
+    log += '\n';
   }
+  return false;
+}
 
+const NvrtcApi& loaded_or_throw() {
+  std::string reason;
+  const NvrtcApi* api = load_nvrtc(&reason);
+  if (!api) throw BackendUnavailableError(reason);
+  return *api;
+}
+
+}  // namespace
+
+bool nvrtc_compile_cubin(const std::string& source, const std::string& name, const std::string& arch,
+                         const std::vector<std::string>& extra, std::vector<char>& cubin, std::string& log,
+                         std::vector<std::string>& options) {
+  const NvrtcApi& api = loaded_or_throw();
+  ProgramOwner owner{api};
+  cubin.clear();
+  if (!compile(api, owner, source, name, arch, extra, log, options)) return false;
   std::size_t size = 0;
-  r = api->nvrtcGetCUBINSize(owner.prog, &size);
+  nvrtcResult r = api.nvrtcGetCUBINSize(owner.prog, &size);
   if (r == NVRTC_SUCCESS && size > 0) {
     cubin.resize(size);
-    r = api->nvrtcGetCUBIN(owner.prog, cubin.data());
+    r = api.nvrtcGetCUBIN(owner.prog, cubin.data());
   }
   if (r != NVRTC_SUCCESS || size == 0)
     throw DriverError("cuda", "nvrtcGetCUBIN(" + name + ", " + arch + ")", static_cast<long>(r),
-                      api->nvrtcGetErrorString(r), cuda::nvrtc_description() + " produced no cubin");
+                      api.nvrtcGetErrorString(r), nvrtc_description() + " produced no cubin");
+  return true;
+}
+
+bool nvrtc_compile_ptx(const std::string& source, const std::string& name, const std::string& arch,
+                       const std::vector<std::string>& extra, std::string& ptx, std::string& log,
+                       std::vector<std::string>& options) {
+  const NvrtcApi& api = loaded_or_throw();
+  ProgramOwner owner{api};
+  ptx.clear();
+  if (!compile(api, owner, source, name, arch, extra, log, options)) return false;
+  std::size_t size = 0;
+  nvrtcResult r = api.nvrtcGetPTXSize(owner.prog, &size);
+  if (r == NVRTC_SUCCESS && size > 0) {
+    ptx.resize(size);
+    r = api.nvrtcGetPTX(owner.prog, &ptx[0]);
+  }
+  if (r != NVRTC_SUCCESS || size == 0)
+    throw DriverError("cuda", "nvrtcGetPTX(" + name + ", " + arch + ")", static_cast<long>(r),
+                      api.nvrtcGetErrorString(r), nvrtc_description() + " produced no PTX");
+  while (!ptx.empty() && ptx.back() == '\0') ptx.pop_back();
   return true;
 }
 

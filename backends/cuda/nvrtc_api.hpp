@@ -20,6 +20,8 @@
   X(nvrtcGetProgramLog)         \
   X(nvrtcGetCUBINSize)          \
   X(nvrtcGetCUBIN)              \
+  X(nvrtcGetPTXSize)            \
+  X(nvrtcGetPTX)                \
   X(nvrtcDestroyProgram)
 
 namespace duet::backend::cuda {
@@ -46,5 +48,10 @@ std::string nvrtc_description();
 bool nvrtc_compile_cubin(const std::string& source, const std::string& name, const std::string& arch,
                          const std::vector<std::string>& extra, std::vector<char>& cubin,
                          std::string& log, std::vector<std::string>& options);
+// The same for a virtual architecture (`arch` "compute_90a"): PTX text, which a driver compiles when
+// it loads it (NVIDIA's OpenCL takes it as a program binary).
+bool nvrtc_compile_ptx(const std::string& source, const std::string& name, const std::string& arch,
+                       const std::vector<std::string>& extra, std::string& ptx, std::string& log,
+                       std::vector<std::string>& options);
 
 }  // namespace duet::backend::cuda

@@ -19,6 +19,8 @@ target_sources(duet_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/kernel.cpp
   ${CMAKE_CURRENT_LIST_DIR}/probe.cpp
   ${CMAKE_CURRENT_LIST_DIR}/program.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ptx_fit.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ptx_program.cpp
   ${CMAKE_CURRENT_LIST_DIR}/queue.cpp)
 target_link_libraries(duet_core PRIVATE OpenCL::HeadersCpp OpenCL::Headers OpenCL::OpenCL)
 duet_backend_built(opencl)

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -33,6 +34,11 @@ class OpenCLDevice final : public DeviceImpl, public std::enable_shared_from_thi
                     const std::vector<std::string>& options) override;
   std::shared_ptr<ProgramImpl> load_binary(const std::string& binary, const std::string& name) override;
   std::string compiler_identity() const override;
+  // NVRTC's PTX for programs asking for architecture-specific code (ptx_program.cpp).
+  std::string ptx_target() const override;
+  std::shared_ptr<ProgramImpl> load_ptx(const std::string& ptx, const std::string& name,
+                                        const std::map<std::string, std::vector<bool>>& buffer_params,
+                                        std::string& log) override;
   // After abandon(), the objects of this device are leaked, never released: a driver may wait for
   // a running kernel when the last reference to a queue, buffer or context goes (NVIDIA's does).
   void abandon() override;

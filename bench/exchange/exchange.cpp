@@ -229,7 +229,9 @@ int run(int argc, char** argv) {
   int runs = 50;
   bool smoke = false;
   std::string json;
-  app.add_option("--sizes", sizes, "strip sizes in bytes (default 1 KiB, 4 KiB, ... 4 MiB)");
+  app.add_option("--sizes", sizes,
+                 "strip sizes in bytes, comma- or space-separated (default 1 KiB, 4 KiB, ... 4 MiB)")
+      ->delimiter(',');
   app.add_option("--runs", runs, "timed runs per figure")->check(CLI::Range(1, 100000));
   app.add_flag("--smoke", smoke, "two small sizes and 3 runs: checks the program, measures nothing");
   app.add_option("--json", json, "write one JSON line per size here (rank 0)");

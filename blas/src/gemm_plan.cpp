@@ -357,7 +357,14 @@ GemmPlan plan_wgmma(const DeviceInfo& device, const WgmmaOperands& w, const std:
 
 }  // namespace
 
-bool wgmma_cores(const DeviceInfo& device) { return device.backend == "cuda" && device.arch == "sm_90"; }
+// CUDA on sm_90; NVIDIA's OpenCL on sm_90 where DUET_PTX_PROGRAMS=1 has the kernel compiled by NVRTC
+// and loaded as PTX (its own OpenCL C compiler targets plain sm_90, without these instructions).
+bool wgmma_cores(const DeviceInfo& device) {
+  if (device.arch != "sm_90") return false;
+  if (device.backend == "cuda") return true;
+  const char* ptx = std::getenv("DUET_PTX_PROGRAMS");
+  return device.backend == "opencl" && ptx != nullptr && std::string(ptx) == "1";
+}
 
 // On by default since the kernel has passed the device tests on an sm_90 device; the switch is there
 // to compare against the mma.sync kernel.
@@ -471,7 +478,7 @@ WgmmaTile wgmma_tile(const GemmProblem& p, const DeviceInfo& device) {
   // The tensor maps' copies exist on CUDA sm_90 alone; elsewhere the knob changes nothing. Tiles
   // that leave the TMA field out take the rule's, unless they ask for what TMA excludes (WS 1, two
   // blocks per multiprocessor).
-  if (!wgmma_cores(device))
+  if (!wgmma_cores(device) || device.backend != "cuda")  // tensor maps come from CUDA's driver
     t.tma = 0;
   else if (!tma_given && !t.ws && t.blocks_per_sm == 1)
     t.tma = wgmma_tma_by_rule();

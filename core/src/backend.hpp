@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -297,6 +298,20 @@ class DeviceImpl {
     (void)buffer, (void)offset, (void)shape;
     return {};
   }
+  // PTX from another backend's compiler (Backend::compile_ptx), for programs that ask for code of
+  // one architecture (`#define DUET_CUDA_ARCH_SPECIFIC 1`): the virtual target to compile for
+  // ("compute_90a"), or empty where this device takes no such PTX (the default).
+  virtual std::string ptx_target() const { return {}; }
+  // A program of that PTX; `buffer_params` names, per kernel,
+  // which parameters are buffers (the PTX cannot tell a pointer from a 64-bit integer). Null with
+  // `log` saying why where the driver refuses it.
+  virtual std::shared_ptr<ProgramImpl> load_ptx(const std::string& ptx, const std::string& name,
+                                                const std::map<std::string, std::vector<bool>>& buffer_params,
+                                                std::string& log) {
+    (void)ptx, (void)name, (void)buffer_params;
+    log = "this device takes no PTX";
+    return nullptr;
+  }
   // How graphs replay on this device, for `duet devices` and Graph::path().
   // "cuda-graph", "cl_khr_command_buffer", or "re-enqueue" (core replays the commands one by one).
   virtual std::string graph_path() const { return "re-enqueue"; }
@@ -350,6 +365,19 @@ class Backend {
   virtual std::optional<OfflineBuild> compile_offline(const std::string& source, const std::string& name,
                                                       const std::string& target) const {
     (void)source, (void)name, (void)target;
+    return std::nullopt;
+  }
+  // Compiles complete source (as assembled for this backend) to PTX for `target` ("compute_90a"),
+  // for a device of another backend that takes PTX (DeviceImpl::ptx_target). nullopt where this
+  // backend makes no PTX; `log` gets the compiler's log, `options` its options; false in
+  // `compiled` when the compile failed. Throws BackendUnavailableError when the compiler cannot be
+  // loaded.
+  // Empty where compile_ptx works here (its compiler loads), else why not.
+  virtual std::string ptx_unavailable() const { return "this backend makes no PTX"; }
+  virtual std::optional<bool> compile_ptx(const std::string& source, const std::string& name,
+                                          const std::string& target, std::string& ptx, std::string& log,
+                                          std::vector<std::string>& options) const {
+    (void)source, (void)name, (void)target, (void)ptx, (void)log, (void)options;
     return std::nullopt;
   }
 };

@@ -3,22 +3,27 @@
 // assembles the complete source (backend marker, prelude, the caller's defines, then the caller's
 // source behind a #line mark so compiler messages count the caller's lines), caches the result per
 // device, and maps a failed compile to a CompileError that points at the caller's line.
+#include "duet/device.hpp"
+
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <map>
+#include <optional>
 #include <string_view>
 
-#include "duet/device.hpp"
+#include "backend_list.hpp"
+#include "disk_cache.hpp"
 #include "duet/error.hpp"
 #include "duet/program.hpp"
 #include "duet/queue.hpp"
-#include "disk_cache.hpp"
 #include "duet/version.hpp"
-#include "prelude.hpp"
 #include "log.hpp"
+#include "prelude.hpp"
 #include "signature.hpp"
 #include "source.hpp"
-#include "view_offsets.hpp"
 #include "state.hpp"
+#include "view_offsets.hpp"
 
 namespace duet {
 detail::AssembledSource detail::assemble_source(const std::string& backend, const std::string& source,
@@ -69,14 +74,42 @@ std::string joined(const std::vector<std::string>& options) {
   return s;
 }
 
-// Compiles `full` (complete source for the backend) once per device: from the in-process cache,
-// else from the disk cache, else with the compiler (then stored on disk).
+// A program compiled by another backend to PTX, which the device loads (DeviceImpl::ptx_target).
+struct PtxRoute {
+  const backend::Backend* compiler = nullptr;
+  std::string compiler_name;  // the backend whose source `full` is ("cuda")
+  std::string target;         // "compute_90a"
+  std::map<std::string, std::vector<bool>> buffer_params;
+};
+
+// The program from the device's compiler, or through PTX from another backend's.
+backend::BuildResult compile_program(detail::DeviceCore& core, const detail::AssembledSource& full,
+                                     const std::string& name, const std::vector<std::string>& options,
+                                     const PtxRoute* ptx, std::string& compiler_backend) {
+  compiler_backend = core.impl->info().backend;
+  if (!ptx) return core.impl->build(full, name, options);
+  compiler_backend = ptx->compiler_name;
+  backend::BuildResult built;
+  std::string text;
+  if (!ptx->compiler->compile_ptx(full.text(), name, ptx->target, text, built.log, built.options)
+           .value_or(false))
+    return built;
+  std::string log;
+  built.program = core.impl->load_ptx(text, name, ptx->buffer_params, log);
+  if (!built.program) built.log += (built.log.empty() ? "" : "\n") + log;
+  return built;
+}
+
+// Compiles `full` (complete source for the backend, or for ptx->compiler) once per device: from the
+// in-process cache, else from the disk cache, else with the compiler (then stored on disk).
 std::shared_ptr<Program::State> build_program(const Device& device, const detail::AssembledSource& full,
                                               const std::string& name,
-                                              const std::vector<std::string>& options) {
+                                              const std::vector<std::string>& options,
+                                              const PtxRoute* ptx = nullptr) {
   detail::DeviceCore& core = *detail::Access::core(device);
   const DeviceInfo& info = device.info();
-  std::string key = joined(options) + '\n' + full.text();
+  std::string key =
+      joined(options) + '\n' + (ptx ? "ptx " + ptx->target + '\n' : std::string()) + full.text();
 
   // One compile per key: a thread that finds the key being compiled waits for that compile, while
   // compiles of other sources (duet tune's candidates, other threads' programs) run in parallel.
@@ -125,9 +158,10 @@ std::shared_ptr<Program::State> build_program(const Device& device, const detail
   }
   if (!program) {
     detail::log_debug("program cache miss: compiling " + name + " on " + info.id());
-    backend::BuildResult built = core.impl->build(full, name, options);
+    std::string compiler_backend;
+    backend::BuildResult built = compile_program(core, full, name, options, ptx, compiler_backend);
     if (!built.program)
-      throw CompileError(info.backend, name, built.log, built.options,
+      throw CompileError(compiler_backend, name, built.log, built.options,
                          full.map().error_line(built.log, name));
     if (!built.log.empty()) detail::log_debug("compiler output for " + name + " on " + info.id() + ":\n" + built.log);
     program = built.program;
@@ -222,6 +256,37 @@ void check_source_content(std::string_view source, const std::vector<std::string
                       "helper functions together with the kernels that use them");
 }
 
+// Whether a program goes through another backend's PTX: one that asks for a single architecture's
+// code (`#define DUET_CUDA_ARCH_SPECIFIC 1`, the warpgroup GEMM's instructions), on a device that
+// loads PTX (NVIDIA's OpenCL), with a backend here whose compiler makes it, and DUET_PTX_PROGRAMS=1.
+// The source is then assembled for that backend, its view offsets kept as the device's launches
+// pass them.
+std::optional<PtxRoute> ptx_route(backend::DeviceImpl& device, const std::string& source,
+                                  const std::map<std::string, KernelSignature>& signatures,
+                                  const detail::ViewOffsetSource& rewritten) {
+  const char* asked = std::getenv("DUET_PTX_PROGRAMS");
+  if (asked == nullptr || std::string(asked) != "1") return std::nullopt;
+  if (("\n" + source).find("\n#define DUET_CUDA_ARCH_SPECIFIC 1") == std::string::npos) return std::nullopt;
+  PtxRoute route;
+  route.target = device.ptx_target();
+  if (route.target.empty()) return std::nullopt;
+  for (const backend::BackendEntry& entry : backend::backend_list()) {
+    if (!entry.backend || !entry.backend().ptx_unavailable().empty()) continue;
+    route.compiler = &entry.backend();
+    route.compiler_name = entry.name;
+    break;
+  }
+  if (!route.compiler) return std::nullopt;
+  for (const auto& [kernel, signature] : signatures) {
+    std::vector<bool>& buffers = route.buffer_params[kernel];
+    for (const KernelParam& p : signature.params) buffers.push_back(p.kind == KernelParam::Kind::buffer);
+    const auto offsets = rewritten.offset_params.find(kernel);
+    if (offsets != rewritten.offset_params.end())
+      buffers.resize(buffers.size() + offsets->second.size(), false);
+  }
+  return route;
+}
+
 }  // namespace
 
 Program Device::compile(std::string_view source_view, const Defines& defines,
@@ -241,8 +306,10 @@ Program Device::compile(std::string_view source_view, const Defines& defines,
   detail::ViewOffsetSource rewritten;
   if (i.view_alignment > 1) rewritten = detail::add_view_offsets(source, defines);
   const std::string& compiled = i.view_alignment > 1 ? rewritten.source : source;
-  const detail::AssembledSource full = detail::assemble_source(i.backend, compiled, defines, name);
-  auto state = build_program(*this, full, name, {});
+  std::optional<PtxRoute> ptx = ptx_route(*core_->impl, source, signatures, rewritten);
+  const detail::AssembledSource full =
+      detail::assemble_source(ptx ? ptx->compiler_name : i.backend, compiled, defines, name);
+  auto state = build_program(*this, full, name, {}, ptx ? &*ptx : nullptr);
   // The state is shared by every later compile of the same source.
   std::call_once(state->parsed, [&] {
     state->signatures = std::move(signatures);

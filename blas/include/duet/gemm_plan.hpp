@@ -35,7 +35,8 @@
 //   1. M, N or batch 0: nothing. K == 0 or alpha == 0: scale.
 //   2. A forced path (GemmOptions::path) is taken as asked (gemv needs M == 1 or N == 1; tensor
 //      needs half or bfloat16 inputs, or float with TF32 allowed).
-//   2a'. Warpgroup matrix instructions (wgmma_cores(device): CUDA sm_90, and wgmma_by_rule():
+//   2a'. Warpgroup matrix instructions (wgmma_cores(device): CUDA sm_90, or NVIDIA's OpenCL on
+//      sm_90 with DUET_PTX_PROGRAMS=1, and wgmma_by_rule():
 //      unless DUET_GEMM_WGMMA=0): half and bfloat16 products, and float ones with TF32 allowed
 //      and A as stored, B transposed (TF32 is read K-major only), that wgmma_problem() accepts (M
 //      a multiple of 128, N of 128, K of 64 (32 for float), A and B in whole aligned 16-byte runs,
@@ -245,7 +246,8 @@ struct DUET_API WgmmaTile {
            blocks_per_sm == o.blocks_per_sm && ws == o.ws && tma == o.tma;
   }
 };
-// Whether `device` has the warpgroup matrix instructions gemm_wgmma.duet uses: CUDA, sm_90.
+// Whether `device` has the warpgroup matrix instructions gemm_wgmma.duet uses: CUDA, sm_90; and
+// NVIDIA's OpenCL on sm_90 where DUET_PTX_PROGRAMS=1 (the kernel compiled by NVRTC, loaded as PTX).
 DUET_API bool wgmma_cores(const DeviceInfo& device);
 // Whether the automatic rule may take the warpgroup kernel (step 2a'): yes unless DUET_GEMM_WGMMA=0
 // turns it off (then such calls run the mma.sync kernel); GemmPath::wgmma forces it regardless.
@@ -261,7 +263,7 @@ DUET_API std::string wgmma_problem(const GemmProblem& problem, bool tf32 = false
 // "256:4:8:0:1:1", "128:6:8:0:1:0:1") replaces them for every problem whose N the BN divides, for
 // comparing tiles on a GPU; ArgumentError for a value the kernel cannot take. Tiles that do not
 // name TMA take wgmma_tma_by_rule()'s where they run one block per multiprocessor without WS 1;
-// `tma` is set only on a device with wgmma_cores().
+// `tma` is set only on a CUDA device with wgmma_cores().
 DUET_API WgmmaTile wgmma_tile(const GemmProblem& problem, const DeviceInfo& device);
 // The tensor memory accelerator's copies (WgmmaTile::tma): 1 unless DUET_GEMM_WGMMA_TMA says 0
 // (the cp.async form) or 2 (persistent blocks).
