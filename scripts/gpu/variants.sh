@@ -10,12 +10,14 @@
 #            OpenCL too, and bench/gemm/gemm_report.py's table (gemm-report.md) and plot
 #            ($OUT/tensor-gemm.png);
 #   tensor   NVIDIA's OpenCL tensor kernel at h8192 and b8192 for each of TC_TILES
-#            (DUET_GEMM_TC_TILE, ":1" swizzled; "default" is the rule's).
-# VARIANTS picks the parts ("sort gemm tensor"). A variant's settings are VAR=VALUE words joined by
+#            (DUET_GEMM_TC_TILE, ":1" swizzled; "default" is the rule's);
+#   ptx      the warpgroup kernel on NVIDIA's OpenCL through NVRTC's PTX (DUET_PTX_PROGRAMS=1):
+#            the GEMM and rect-transfer tests there, then the large shapes beside the default.
+# VARIANTS picks the parts ("sort gemm tensor ptx"). A variant's settings are VAR=VALUE words joined by
 # '+', e.g. DUET_SORT_RANK=counting+DUET_SORT_ITEMS=12.
 phase_variants() {
   local dir=$1 part v label t settings=() on=()
-  for part in ${VARIANTS:-sort gemm tensor}; do
+  for part in ${VARIANTS:-sort gemm tensor ptx}; do
     case $part in
       sort)
         has cuda || continue
@@ -64,7 +66,22 @@ phase_variants() {
           env "${settings[@]}" "$build/duet-gemm-bench" --device opencl:NVIDIA --only h8192,b8192 --no-clblast \
             --runs 5 2>&1 | grep -E "^(h|b)8192|rror" | tee -a "$summary"
         done ;;
-      *) fail "variants: unknown part '$part' (sort, gemm, tensor)" ;;
+      ptx)
+        # The warpgroup kernel on NVIDIA's OpenCL through NVRTC's PTX (DUET_PTX_PROGRAMS=1): its tests
+        # first (every op pair, batch and view against the double reference), then the large shapes
+        # beside the OpenCL C tensor kernel (the default), cuBLAS in the gemm part's call.
+        has nvidia || continue
+        DUET_PTX_PROGRAMS=1 DUET_TEST_BACKEND=opencl DUET_TEST_DEVICE_KIND=gpu "$build/tests/duet_tests" \
+          -tc='*gemm*,*wgmma*,*rect*' > "$dir/ptx-tests.log" 2>&1 || fail "gemm tests with DUET_PTX_PROGRAMS=1"
+        { echo; echo "DUET_PTX_PROGRAMS=1 tests on NVIDIA's OpenCL:"; tail -3 "$dir/ptx-tests.log"; } >> "$summary"
+        for v in default DUET_PTX_PROGRAMS=1; do
+          settings=(X=1)
+          [ "$v" != default ] && settings=("$v")
+          { echo; echo "NVIDIA OpenCL, $v:"; } >> "$summary"
+          env "${settings[@]}" "$build/duet-gemm-bench" --device opencl:NVIDIA --only h8192,h8192-nt,b8192,b8192-nt,h4096 \
+            --no-clblast --runs 5 2>&1 | grep -E "^(h|b)[0-9]|rror" | tee -a "$summary"
+        done ;;
+      *) fail "variants: unknown part '$part' (sort, gemm, tensor, ptx)" ;;
     esac
   done
 }
