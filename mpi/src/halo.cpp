@@ -86,8 +86,7 @@ bool in_place(const Grid2D::State& s, const Strip& strip) {
 // Whether a host-staged strip goes by one copy command straight between the local array and the
 // host buffers: south and north strips, whose cells lie in one contiguous run; and in heat()'s
 // one-queue overlap west and east ones too, as strided transfers, so that no pack or unpack kernel
-// comes between two tile passes (elsewhere a pack kernel and a plain copy, which move the narrow
-// rows of a column strip faster).
+// comes between two tile passes (elsewhere they take a pack kernel and one contiguous copy).
 bool copied_directly(const Grid2D::State& s, const Strip& strip, const Rect& rect) {
   return strip.path == HaloPath::host_staged && !in_place(s, strip) &&
          (whole_rows(s, rect) || s.stage_on_copies);
