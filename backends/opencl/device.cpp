@@ -347,6 +347,14 @@ BuildResult OpenCLDevice::build(const detail::AssembledSource& source, const std
 
 std::shared_ptr<ProgramImpl> OpenCLDevice::load_binary(const std::string& binary, const std::string& name) {
   if (binary.empty()) return nullptr;
+  std::string joined, log;
+  for (const auto& option : build_options_) joined += (joined.empty() ? "" : " ") + option;
+  // Null for a foreign or damaged binary: the caller builds from source.
+  return from_binary(binary, name, joined, log);
+}
+
+std::shared_ptr<ProgramImpl> OpenCLDevice::from_binary(const std::string& binary, const std::string& name,
+                                                       const std::string& options, std::string& log) {
   cl_device_id id = device_();
   const unsigned char* bytes = reinterpret_cast<const unsigned char*>(binary.data());
   const std::size_t size = binary.size();
@@ -354,15 +362,23 @@ std::shared_ptr<ProgramImpl> OpenCLDevice::load_binary(const std::string& binary
   cl_program handle = clCreateProgramWithBinary(context()(), 1, &id, &size, &bytes, &status, &err);
   if (err != CL_SUCCESS || status != CL_SUCCESS) {
     if (handle) clReleaseProgram(handle);
-    return nullptr;  // a foreign or damaged binary: the caller builds from source
+    log = std::string("clCreateProgramWithBinary refused the binary of ") + name + " on " + label() + " (" +
+          error_name(err) + ", " + error_name(status) + ")";
+    return nullptr;
   }
   cl::Program program(handle);  // takes ownership
-  std::string joined;
-  for (const auto& option : build_options_) joined += (joined.empty() ? "" : " ") + option;
-  if (clBuildProgram(program(), 1, &id, joined.c_str(), nullptr, nullptr) != CL_SUCCESS) return nullptr;
+  const cl_int built = clBuildProgram(program(), 1, &id, options.c_str(), nullptr, nullptr);
+  if (built != CL_SUCCESS) {
+    std::string driver_log;
+    program.getBuildInfo(device_, CL_PROGRAM_BUILD_LOG, &driver_log);
+    log = "clBuildProgram of the binary of " + name + " on " + label() + " returned " + error_name(built) +
+          (driver_log.empty() ? std::string() : ":\n" + driver_log);
+    return nullptr;
+  }
   try {
     return OpenCLProgram::create(shared_from_this(), std::move(program), name);
-  } catch (const DriverError&) {
+  } catch (const DriverError& e) {
+    log = e.what();
     return nullptr;
   }
 }

@@ -58,6 +58,10 @@ class OpenCLDevice final : public DeviceImpl, public std::enable_shared_from_thi
 
  private:
   const cl::Context& context() const;
+  // A program of a binary (for NVIDIA's driver, PTX) built with `options`; null with `log` saying
+  // why where the driver refuses it (load_binary, load_ptx).
+  std::shared_ptr<ProgramImpl> from_binary(const std::string& binary, const std::string& name,
+                                           const std::string& options, std::string& log);
   bool probe_markers() const;
   void commit(const cl::Buffer& buffer, std::size_t bytes) const;
   [[noreturn]] void throw_out_of_memory(const char* call, cl_int code, std::size_t bytes) const;

@@ -362,8 +362,7 @@ GemmPlan plan_wgmma(const DeviceInfo& device, const WgmmaOperands& w, const std:
 bool wgmma_cores(const DeviceInfo& device) {
   if (device.arch != "sm_90") return false;
   if (device.backend == "cuda") return true;
-  const char* ptx = std::getenv("DUET_PTX_PROGRAMS");
-  return device.backend == "opencl" && ptx != nullptr && std::string(ptx) == "1";
+  return device.backend == "opencl" && Device::ptx_programs_asked();
 }
 
 // On by default since the kernel has passed the device tests on an sm_90 device; the switch is there

@@ -264,8 +264,7 @@ void check_source_content(std::string_view source, const std::vector<std::string
 std::optional<PtxRoute> ptx_route(backend::DeviceImpl& device, const std::string& source,
                                   const std::map<std::string, KernelSignature>& signatures,
                                   const detail::ViewOffsetSource& rewritten) {
-  const char* asked = std::getenv("DUET_PTX_PROGRAMS");
-  if (asked == nullptr || std::string(asked) != "1") return std::nullopt;
+  if (!Device::ptx_programs_asked()) return std::nullopt;
   if (("\n" + source).find("\n#define DUET_CUDA_ARCH_SPECIFIC 1") == std::string::npos) return std::nullopt;
   PtxRoute route;
   route.target = device.ptx_target();
@@ -288,6 +287,11 @@ std::optional<PtxRoute> ptx_route(backend::DeviceImpl& device, const std::string
 }
 
 }  // namespace
+
+bool Device::ptx_programs_asked() {
+  const char* asked = std::getenv("DUET_PTX_PROGRAMS");
+  return asked != nullptr && std::string(asked) == "1";
+}
 
 Program Device::compile(std::string_view source_view, const Defines& defines,
                         std::string_view name_view) const {

@@ -181,7 +181,10 @@ Grid2D::Grid2D(MPI_Comm comm, const Device& device, std::size_t nx, std::size_t 
     if (strip.path != HaloPath::host_staged) continue;
     strip.send_host.emplace(device, strip.send.cells());
     for (auto& landing : strip.receive_host) landing.emplace(device, strip.send.cells());
-    if (!strip.send_host->raw().device_view_unavailable().empty()) continue;
+    // West and east strips are packed into the pinned buffers in place where kernels reach them
+    // (halo.cpp, in_place); south and north ones, whole rows, go by one copy.
+    const bool rows = strip.send.x0 == 0 && strip.send.nx == s.local.nx;
+    if (rows || !strip.send_host->raw().device_view_unavailable().empty()) continue;
     strip.send_view.emplace(strip.send_host->device_view());
     for (std::size_t p = 0; p < 2; ++p) strip.receive_view[p].emplace(strip.receive_host[p]->device_view());
   }

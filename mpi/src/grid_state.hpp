@@ -46,8 +46,9 @@ struct Strip {
   std::optional<Buffer<float>> send_device, receive_device;
   std::optional<HostBuffer<float>> send_host;
   std::array<std::optional<HostBuffer<float>>, 2> receive_host;
-  // The same host memory as buffers of the device, where its kernels reach pinned memory
-  // (HostBuffer::device_view): the pack writes and the unpack reads it in place (halo.cpp, in_place).
+  // The same host memory as buffers of the device, for west and east strips where the device's
+  // kernels reach pinned memory (HostBuffer::device_view): the pack writes and the unpack reads it in
+  // place (halo.cpp, in_place).
   std::optional<Buffer<float>> send_view;
   std::array<std::optional<Buffer<float>>, 2> receive_view;
   HaloPath path = HaloPath::none;

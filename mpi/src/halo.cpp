@@ -2,7 +2,8 @@
 // device, where the strip is packed straight into the neighbour's memory and the devices signal each
 // other (peer.cpp); or through MPI, where each strip is packed on the device into one contiguous
 // buffer, copied to pinned host memory, sent with non-blocking MPI, and copied and unpacked into the
-// neighbour's halo (where kernels reach pinned memory, the pack and unpack use it in place). West
+// neighbour's halo (rows go by copies alone; column strips are packed into pinned memory in place
+// where kernels reach it, and go by strided copies in heat()'s one-queue overlap). West
 // and east go first, then south and north over the whole local width, which carries the corners the
 // first pair brought: diagonal neighbours need no messages of their own.
 //
@@ -80,8 +81,7 @@ bool through_mpi(const Strip& strip) {
 // the copies a queue of their own: there the copy engines move the bytes beside the tile's pass,
 // where kernels reading over the bus would add that time between two passes.
 bool in_place(const Grid2D::State& s, const Strip& strip) {
-  return strip.path == HaloPath::host_staged && strip.send_view && !s.stage_on_copies &&
-         !whole_rows(s, strip.send);
+  return strip.path == HaloPath::host_staged && strip.send_view && !s.stage_on_copies;  // views: grid.cpp
 }
 // Whether a host-staged strip goes by one copy command straight between the local array and the
 // host buffers: south and north strips, whose cells lie in one contiguous run; and in heat()'s

@@ -115,6 +115,10 @@ class DUET_API Device {
   // Whether DUET_DEVICE names a device by its index, so that open_all() gives that one alone however
   // many the machine has: processes that all open it share it on purpose.
   static bool device_env_is_index();
+  // Whether DUET_PTX_PROGRAMS=1 asks that programs wanting one architecture's code
+  // (`#define DUET_CUDA_ARCH_SPECIFIC 1`) reach devices whose own compiler cannot give it (NVIDIA's
+  // OpenCL) as PTX from another backend's compiler (docs/dialect.md).
+  static bool ptx_programs_asked();
 
   const DeviceInfo& info() const;
   Queue queue() const;
