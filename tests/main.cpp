@@ -190,8 +190,9 @@ int main(int argc, char** argv) {
       for (const duet::Device& d : g_devices) {
         const duet::DeviceInfo& i = d.info();
         std::cout << "  testing " << i.id() << ": " << i.name << " (" << i.vendor << ", " << i.driver << ", "
-                  << i.language << (i.arch.empty() ? "" : ", " + i.arch) << ", max group " << i.max_group_size
-                  << ")\n";
+                  << i.language << (i.arch.empty() ? "" : ", " + i.arch)
+                  << (i.arch_specific_target.empty() ? "" : " (" + i.arch_specific_target + ")")
+                  << ", max group " << i.max_group_size << ")\n";
       }
     } else {
       std::cerr << "DUET_TEST_BACKEND=" << mode << " is not one of cuda, opencl, none, nvrtc, all\n";

@@ -364,10 +364,10 @@ TEST_CASE("gemm bfloat16: the warpgroup kernel's plan, tiles and defines, with n
   duet::DeviceInfo h100;
   h100.backend = "cuda", h100.name = "an sm_90 GPU", h100.vendor = "NVIDIA", h100.arch = "sm_90";
   h100.kind = duet::DeviceKind::gpu, h100.compute_units = 132, h100.max_group_size = 1024;
-  h100.local_memory_bytes = 48 * 1024;
+  h100.local_memory_bytes = 48 * 1024, h100.arch_specific_target = "sm_90a";
   duet::DeviceInfo a100 = h100, cl = h100;
-  a100.arch = "sm_80";
-  cl.backend = "opencl";
+  a100.arch = "sm_80", a100.arch_specific_target = "";
+  cl.backend = "opencl", cl.arch_specific_target = "";  // NVIDIA's OpenCL without NVRTC
   const std::vector<duet::GemmSizeClass> classes = duet::gemm_size_classes(h100);
   auto plan = [&](const duet::DeviceInfo& d, const duet::GemmProblem& p, duet::GemmOptions o = {}) {
     return duet::plan_gemm(d, classes, p, o);

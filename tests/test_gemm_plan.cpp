@@ -32,6 +32,8 @@ duet::DeviceInfo device(const std::string& backend, const std::string& name, due
   info.max_group_size = kind == duet::DeviceKind::gpu ? 1024 : 4096;
   info.local_memory_bytes = kind == duet::DeviceKind::gpu ? 48 * 1024 : 512 * 1024;
   info.supports_double = true;
+  // CUDA's compiler gives every sm_90 device sm_90a; NVIDIA's OpenCL gets it only through NVRTC.
+  if (backend == "cuda" && kind == duet::DeviceKind::gpu) info.arch_specific_target = "sm_90a";
   return info;
 }
 
@@ -801,20 +803,21 @@ TEST_CASE("gemm plan: a forced tensor path, and half inputs into a float C, on a
 
 TEST_SUITE_END();
 
-TEST_CASE("NVIDIA's OpenCL on sm_90 takes the warpgroup kernel through PTX only when DUET_PTX_PROGRAMS=1") {
+TEST_CASE("NVIDIA's OpenCL on sm_90 takes the warpgroup kernel only where NVRTC gives it sm_90a PTX") {
   GemmProblem h = aligned(problem(4096, 4096, 4096));
   h.type = duet::ScalarType::f16;
   h.runs_a = h.runs_b = true;
-  {
-    EnvGuard off("DUET_PTX_PROGRAMS", nullptr);
-    CHECK_FALSE(duet::wgmma_cores(kH100cl));
-    CHECK(plan(kH100cl, h).kernel == GemmKernel::tensor);
-  }
-  EnvGuard on("DUET_PTX_PROGRAMS", "1");
-  CHECK(duet::wgmma_cores(kH100cl));
-  CHECK_FALSE(duet::wgmma_cores(kH100clSimt));
+  // Without NVRTC, or with DUET_PTX_PROGRAMS=0: the OpenCL C tensor kernel.
+  CHECK_FALSE(duet::wgmma_cores(kH100cl));
+  CHECK(plan(kH100cl, h).kernel == GemmKernel::tensor);
+  duet::DeviceInfo ptx = kH100cl;
+  ptx.arch_specific_target = "compute_90a";
+  CHECK(duet::wgmma_cores(ptx));
   CHECK_FALSE(duet::wgmma_cores(kCpu));
-  const GemmPlan p = plan(kH100cl, h);
+  duet::DeviceInfo older = ptx;  // sm_80 has no warpgroup instructions, whatever the target
+  older.arch = "sm_80";
+  CHECK_FALSE(duet::wgmma_cores(older));
+  const GemmPlan p = plan(ptx, h);
   CHECK(p.kernel == GemmKernel::wgmma);
   CHECK(p.wgmma.tma == 0);  // the tensor maps come from CUDA's driver: the cp.async form
   CHECK(plan(kH100, h).wgmma.tma == 1);

@@ -21,6 +21,14 @@ std::string vendor_and_platform(const DeviceInfo& info) {
   return info.vendor + " / " + info.platform;
 }
 
+// "sm_90", and the target of programs asking for the architecture's own instructions where there is
+// one: "sm_90 (sm_90a)", or "sm_90 (compute_90a PTX)" on NVIDIA's OpenCL through NVRTC.
+std::string architecture(const DeviceInfo& info) {
+  if (info.arch_specific_target.empty()) return info.arch.empty() ? "-" : info.arch;
+  const bool ptx = info.arch_specific_target.rfind("compute_", 0) == 0;
+  return info.arch + " (" + info.arch_specific_target + (ptx ? " PTX)" : ")");
+}
+
 std::string environment_value(const char* name) {
   const char* value = std::getenv(name);
   return value ? std::string(name) + "=" + value : std::string(name) + " unset";
@@ -34,6 +42,7 @@ int devices_command() {
                {"kind", Align::left},
                {"name", Align::left},
                {"vendor / platform", Align::left},
+               {"arch", Align::left},
                {"memory GiB", Align::right},
                {"units", Align::right},
                {"max group", Align::right},
@@ -41,7 +50,7 @@ int devices_command() {
 
   const auto devices = duet::devices();
   for (const auto& info : devices) {
-    table.add_row({info.id(), to_string(info.kind), info.name, vendor_and_platform(info),
+    table.add_row({info.id(), to_string(info.kind), info.name, vendor_and_platform(info), architecture(info),
                    gib(info.memory_bytes), std::to_string(info.compute_units),
                    std::to_string(info.max_group_size), info.supports_double ? "yes" : "no"});
   }

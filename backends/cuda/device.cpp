@@ -46,6 +46,9 @@ CudaDevice::CudaDevice(int index, int ordinal, CUdevice device, int driver_versi
   info_.platform = "CUDA";
   info_.driver = cuda_version_text(driver_version) + " driver";
   info_.arch = "sm_" + std::to_string(major) + std::to_string(minor);
+  // 9.0 and later have an architecture-specific target (sm_90a: wgmma, setmaxnreg) whose code runs
+  // on that architecture only, which is all a cubin built for one device needs.
+  if (major >= 9) info_.arch_specific_target = info_.arch + "a";
   info_.language = "CUDA C++ (NVRTC)";
   info_.kind = DeviceKind::gpu;
   info_.memory_bytes = memory;
@@ -171,15 +174,14 @@ std::shared_ptr<GraphImpl> CudaDevice::create_graph(const std::vector<GraphComma
 
 std::string CudaDevice::graph_path() const { return driver().graphs ? "cuda-graph" : "re-enqueue"; }
 
-// The target NVRTC compiles `source` for on a device of `arch`. sm_90 and later have an
-// architecture-specific target (sm_90a: wgmma, setmaxnreg) whose code runs on that architecture
-// only, which is all a cubin built for one device needs; a source asks for it with the line
-// `#define DUET_CUDA_ARCH_SPECIFIC 1` (and keeps a portable form for every other target), and
-// every other source compiles exactly as before.
-static std::string build_arch(const std::string& arch, const std::string& source) {
-  if (source.find("\n#define DUET_CUDA_ARCH_SPECIFIC 1") == std::string::npos) return arch;
-  if (arch.rfind("sm_", 0) != 0 || std::atoi(arch.c_str() + 3) < 90) return arch;
-  return arch + "a";
+// The target NVRTC compiles `source` for: the architecture-specific one where the source asks for
+// it with the line `#define DUET_CUDA_ARCH_SPECIFIC 1` (and keeps a portable form for every other
+// target) and the device has one; every other source compiles exactly as before.
+static std::string build_arch(const DeviceInfo& info, const std::string& source) {
+  if (info.arch_specific_target.empty() ||
+      source.find("\n#define DUET_CUDA_ARCH_SPECIFIC 1") == std::string::npos)
+    return info.arch;
+  return info.arch_specific_target;
 }
 
 BuildResult CudaDevice::build(const detail::AssembledSource& source, const std::string& name,
@@ -187,7 +189,7 @@ BuildResult CudaDevice::build(const detail::AssembledSource& source, const std::
   BuildResult result;
   std::vector<char> cubin;
   // NVRTC follows #line, so its log names the user's files already and the map is not needed.
-  if (!nvrtc_compile_cubin(source.text(), name, build_arch(info_.arch, source.text()), options, cubin, result.log,
+  if (!nvrtc_compile_cubin(source.text(), name, build_arch(info_, source.text()), options, cubin, result.log,
                            result.options))
     return result;
   result.program = std::make_shared<CudaProgram>(shared_from_this(), context(), cubin, name);

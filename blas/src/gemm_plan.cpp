@@ -357,12 +357,10 @@ GemmPlan plan_wgmma(const DeviceInfo& device, const WgmmaOperands& w, const std:
 
 }  // namespace
 
-// CUDA on sm_90; NVIDIA's OpenCL on sm_90 where DUET_PTX_PROGRAMS=1 has the kernel compiled by NVRTC
-// and loaded as PTX (its own OpenCL C compiler targets plain sm_90, without these instructions).
+// sm_90 devices that compile the kernel for sm_90a: CUDA's, and NVIDIA's OpenCL ones where NVRTC
+// gives them PTX (their own OpenCL C compiler targets plain sm_90, without these instructions).
 bool wgmma_cores(const DeviceInfo& device) {
-  if (device.arch != "sm_90") return false;
-  if (device.backend == "cuda") return true;
-  return device.backend == "opencl" && Device::ptx_programs_asked();
+  return device.arch == "sm_90" && !device.arch_specific_target.empty();
 }
 
 // On by default since the kernel has passed the device tests on an sm_90 device; the switch is there

@@ -12,7 +12,6 @@
 #include <optional>
 #include <string_view>
 
-#include "backend_list.hpp"
 #include "disk_cache.hpp"
 #include "duet/error.hpp"
 #include "duet/program.hpp"
@@ -91,12 +90,20 @@ backend::BuildResult compile_program(detail::DeviceCore& core, const detail::Ass
   compiler_backend = ptx->compiler_name;
   backend::BuildResult built;
   std::string text;
+  // Either step may fail where the two come from different toolkits (a driver older than the PTX
+  // NVRTC writes): the log says how to leave the route.
+  const std::string leave = "\n(this program went to " + core.info.id() + " as " + ptx->target +
+                            " PTX from " + ptx->compiler_name +
+                            "'s compiler; DUET_PTX_PROGRAMS=0 has the device's own "
+                            "compiler take it, and the libraries pick kernels without these instructions)";
   if (!ptx->compiler->compile_ptx(full.text(), name, ptx->target, text, built.log, built.options)
-           .value_or(false))
+           .value_or(false)) {
+    built.log += leave;
     return built;
+  }
   std::string log;
   built.program = core.impl->load_ptx(text, name, ptx->buffer_params, log);
-  if (!built.program) built.log += (built.log.empty() ? "" : "\n") + log;
+  if (!built.program) built.log += (built.log.empty() ? "" : "\n") + log + leave;
   return built;
 }
 
@@ -258,24 +265,17 @@ void check_source_content(std::string_view source, const std::vector<std::string
 
 // Whether a program goes through another backend's PTX: one that asks for a single architecture's
 // code (`#define DUET_CUDA_ARCH_SPECIFIC 1`, the warpgroup GEMM's instructions), on a device that
-// loads PTX (NVIDIA's OpenCL), with a backend here whose compiler makes it, and DUET_PTX_PROGRAMS=1.
-// The source is then assembled for that backend, its view offsets kept as the device's launches
-// pass them.
-std::optional<PtxRoute> ptx_route(backend::DeviceImpl& device, const std::string& source,
+// loads PTX from another backend's compiler (registry.cpp). The source is then assembled for that
+// backend, its view offsets kept as the device's launches pass them.
+std::optional<PtxRoute> ptx_route(const detail::DeviceCore& core, const std::string& source,
                                   const std::map<std::string, KernelSignature>& signatures,
                                   const detail::ViewOffsetSource& rewritten) {
-  if (!Device::ptx_programs_asked()) return std::nullopt;
+  if (!core.ptx_compiler) return std::nullopt;
   if (("\n" + source).find("\n#define DUET_CUDA_ARCH_SPECIFIC 1") == std::string::npos) return std::nullopt;
   PtxRoute route;
-  route.target = device.ptx_target();
-  if (route.target.empty()) return std::nullopt;
-  for (const backend::BackendEntry& entry : backend::backend_list()) {
-    if (!entry.backend || !entry.backend().ptx_unavailable().empty()) continue;
-    route.compiler = &entry.backend();
-    route.compiler_name = entry.name;
-    break;
-  }
-  if (!route.compiler) return std::nullopt;
+  route.target = core.info.arch_specific_target;
+  route.compiler = core.ptx_compiler;
+  route.compiler_name = core.ptx_compiler_name;
   for (const auto& [kernel, signature] : signatures) {
     std::vector<bool>& buffers = route.buffer_params[kernel];
     for (const KernelParam& p : signature.params) buffers.push_back(p.kind == KernelParam::Kind::buffer);
@@ -287,11 +287,6 @@ std::optional<PtxRoute> ptx_route(backend::DeviceImpl& device, const std::string
 }
 
 }  // namespace
-
-bool Device::ptx_programs_asked() {
-  const char* asked = std::getenv("DUET_PTX_PROGRAMS");
-  return asked != nullptr && std::string(asked) == "1";
-}
 
 Program Device::compile(std::string_view source_view, const Defines& defines,
                         std::string_view name_view) const {
@@ -310,7 +305,7 @@ Program Device::compile(std::string_view source_view, const Defines& defines,
   detail::ViewOffsetSource rewritten;
   if (i.view_alignment > 1) rewritten = detail::add_view_offsets(source, defines);
   const std::string& compiled = i.view_alignment > 1 ? rewritten.source : source;
-  std::optional<PtxRoute> ptx = ptx_route(*core_->impl, source, signatures, rewritten);
+  std::optional<PtxRoute> ptx = ptx_route(*core_, source, signatures, rewritten);
   const detail::AssembledSource full =
       detail::assemble_source(ptx ? ptx->compiler_name : i.backend, compiled, defines, name);
   auto state = build_program(*this, full, name, {}, ptx ? &*ptx : nullptr);

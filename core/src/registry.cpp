@@ -49,6 +49,24 @@ backend::Probe probe(const backend::BackendEntry& entry) {
   return p;
 }
 
+// Where the device takes PTX for programs that ask for one architecture's instructions (NVIDIA's
+// OpenCL, whose own compiler targets the plain architecture), the first backend whose compiler
+// makes such PTX (NVRTC) compiles them, unless DUET_PTX_PROGRAMS=0. Its library is loaded here, once,
+// and only for such devices.
+void find_ptx_compiler(detail::DeviceCore& core) {
+  const std::string target = core.impl->ptx_target();
+  if (target.empty()) return;
+  const char* asked = std::getenv("DUET_PTX_PROGRAMS");
+  if (asked != nullptr && std::string(asked) == "0") return;
+  for (const backend::BackendEntry& entry : backend::backend_list()) {
+    if (!entry.backend || !entry.backend().ptx_unavailable().empty()) continue;
+    core.ptx_compiler = &entry.backend();
+    core.ptx_compiler_name = entry.name;
+    core.info.arch_specific_target = target;
+    return;
+  }
+}
+
 // Never destroyed: backend objects must not be torn down after the drivers' own exit handlers ran.
 const std::vector<ProbedBackend>& registry() {
   static const auto* r = new std::vector<ProbedBackend>([] {
@@ -59,6 +77,8 @@ const std::vector<ProbedBackend>& registry() {
         auto core = std::make_shared<detail::DeviceCore>();
         core->impl = d;
         core->backend = &entry.backend();
+        core->info = d->info();
+        find_ptx_compiler(*core);
         b.cores.push_back(core);
       }
       list.push_back(std::move(b));
@@ -208,7 +228,7 @@ std::vector<std::string> backend_names() {
 std::vector<DeviceInfo> devices() {
   std::vector<DeviceInfo> out;
   for (auto& b : registry())
-    for (auto& c : b.cores) out.push_back(c->impl->info());
+    for (auto& c : b.cores) out.push_back(c->info);
   return out;
 }
 
@@ -239,7 +259,7 @@ Device Device::open(std::string_view spec_view) {
 
 const DeviceInfo& Device::info() const {
   if (!core_) throw ReleasedError("this Device handle is empty: open one with duet::Device::open()");
-  return core_->impl->info();
+  return core_->info;
 }
 
 }  // namespace duet

@@ -29,6 +29,13 @@ struct Recording;  // graph_state.hpp
 struct DeviceCore {
   std::shared_ptr<backend::DeviceImpl> impl;
   const backend::Backend* backend = nullptr;  // the backend the device belongs to
+  // impl's description, with what only core can tell: whether another backend's compiler gives the
+  // device architecture-specific PTX (arch_specific_target).
+  DeviceInfo info;
+  // That compiler, for programs asking for the architecture's own instructions; null where the
+  // device's own compiler takes them.
+  const backend::Backend* ptx_compiler = nullptr;
+  std::string ptx_compiler_name;  // its backend's name ("cuda")
   std::mutex cache_mutex;
   // Programs compiled on this device, by complete source text: each is compiled once.
   std::map<std::string, std::shared_ptr<Program::State>> programs;

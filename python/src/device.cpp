@@ -90,6 +90,7 @@ void bind_device(nb::module_& m) {
       .def_ro("platform", &DeviceInfo::platform)
       .def_ro("driver", &DeviceInfo::driver)
       .def_ro("arch", &DeviceInfo::arch)
+      .def_ro("arch_specific_target", &DeviceInfo::arch_specific_target)
       .def_ro("language", &DeviceInfo::language)
       .def_prop_ro("kind", [](const DeviceInfo& i) { return kind_name(i.kind); })
       .def_ro("memory_bytes", &DeviceInfo::memory_bytes)
@@ -101,7 +102,8 @@ void bind_device(nb::module_& m) {
       .def_ro("view_alignment", &DeviceInfo::view_alignment)
       .def_ro("native_index", &DeviceInfo::native_index)
       .def_prop_ro("id", &DeviceInfo::id)
-      .def("__repr__", [](const DeviceInfo& i) { return "<duet.DeviceInfo " + i.id() + ": " + i.name + ">"; });
+      .def("__repr__",
+           [](const DeviceInfo& i) { return "<duet.DeviceInfo " + i.id() + ": " + i.name + ">"; });
 
   nb::class_<BackendStatus>(m, "BackendStatus")
       .def_ro("name", &BackendStatus::name)

@@ -11,8 +11,9 @@
 #            ($OUT/tensor-gemm.png);
 #   tensor   NVIDIA's OpenCL tensor kernel at h8192 and b8192 for each of TC_TILES
 #            (DUET_GEMM_TC_TILE, ":1" swizzled; "default" is the rule's);
-#   ptx      the warpgroup kernel on NVIDIA's OpenCL through NVRTC's PTX (DUET_PTX_PROGRAMS=1):
-#            the GEMM and rect-transfer tests there, then the large shapes beside the default.
+#   ptx      the warpgroup kernel on NVIDIA's OpenCL through NVRTC's PTX (the default there): the
+#            GEMM and rect-transfer tests, then the large shapes beside DUET_PTX_PROGRAMS=0 (the
+#            OpenCL C tensor kernel).
 # VARIANTS picks the parts ("sort gemm tensor ptx"). A variant's settings are VAR=VALUE words joined by
 # '+', e.g. DUET_SORT_RANK=counting+DUET_SORT_ITEMS=12.
 phase_variants() {
@@ -67,14 +68,14 @@ phase_variants() {
             --runs 5 2>&1 | grep -E "^(h|b)8192|rror" | tee -a "$summary"
         done ;;
       ptx)
-        # The warpgroup kernel on NVIDIA's OpenCL through NVRTC's PTX (DUET_PTX_PROGRAMS=1): its tests
-        # first (every op pair, batch and view against the double reference), then the large shapes
-        # beside the OpenCL C tensor kernel (the default), cuBLAS in the gemm part's call.
+        # The warpgroup kernel on NVIDIA's OpenCL through NVRTC's PTX: its tests first (every op pair,
+        # batch and view against the double reference), then the large shapes beside the OpenCL C
+        # tensor kernel (DUET_PTX_PROGRAMS=0), cuBLAS in the gemm part's call.
         has nvidia || continue
-        DUET_PTX_PROGRAMS=1 DUET_TEST_BACKEND=opencl DUET_TEST_DEVICE_KIND=gpu "$build/tests/duet_tests" \
-          -tc='*gemm*,*wgmma*,*rect*' -tce='*plan*' > "$dir/ptx-tests.log" 2>&1 || fail "gemm tests with DUET_PTX_PROGRAMS=1"
-        { echo; echo "DUET_PTX_PROGRAMS=1 tests on NVIDIA's OpenCL:"; tail -3 "$dir/ptx-tests.log"; } >> "$summary"
-        for v in default DUET_PTX_PROGRAMS=1; do
+        DUET_TEST_BACKEND=opencl DUET_TEST_DEVICE_KIND=gpu "$build/tests/duet_tests" \
+          -tc='*gemm*,*wgmma*,*rect*' > "$dir/ptx-tests.log" 2>&1 || fail "gemm tests on NVIDIA's OpenCL"
+        { echo; echo "GEMM tests on NVIDIA's OpenCL:"; tail -3 "$dir/ptx-tests.log"; } >> "$summary"
+        for v in default DUET_PTX_PROGRAMS=0; do
           settings=(X=1)
           [ "$v" != default ] && settings=("$v")
           { echo; echo "NVIDIA OpenCL, $v:"; } >> "$summary"

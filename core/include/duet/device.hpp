@@ -39,6 +39,12 @@ struct DeviceInfo {
   std::string platform;       // OpenCL platform name; "CUDA" for the CUDA backend
   std::string driver;         // driver version string
   std::string arch;           // "sm_90" (NVIDIA, either backend), "gfx90a" (AMD); empty where unknown
+  // What a program asking for one architecture's own instructions (`#define DUET_CUDA_ARCH_SPECIFIC 1`:
+  // sm_90a's warpgroup MMA) is compiled for: "sm_90a" on CUDA devices of 9.0 or later, "compute_90a"
+  // on NVIDIA's OpenCL devices of 9.0 or later where NVRTC loads (PTX it makes, loaded as the
+  // program's binary; DUET_PTX_PROGRAMS=0 turns that off); empty where such programs get the plain
+  // target (docs/dialect.md).
+  std::string arch_specific_target;
   std::string language;       // what kernels compile as: "CUDA C++ (NVRTC)", "OpenCL C 1.2 PoCL"
   DeviceKind kind = DeviceKind::other;
   std::uint64_t memory_bytes = 0;     // global memory
@@ -115,10 +121,6 @@ class DUET_API Device {
   // Whether DUET_DEVICE names a device by its index, so that open_all() gives that one alone however
   // many the machine has: processes that all open it share it on purpose.
   static bool device_env_is_index();
-  // Whether DUET_PTX_PROGRAMS=1 asks that programs wanting one architecture's code
-  // (`#define DUET_CUDA_ARCH_SPECIFIC 1`) reach devices whose own compiler cannot give it (NVIDIA's
-  // OpenCL) as PTX from another backend's compiler (docs/dialect.md).
-  static bool ptx_programs_asked();
 
   const DeviceInfo& info() const;
   Queue queue() const;
