@@ -18,6 +18,12 @@ def test_devices_and_backends_list_what_loaded():
         assert info.kind in ("gpu", "cpu", "other")
         assert info.memory_bytes > 0
         assert repr(info).startswith("<duet.DeviceInfo")
+        # What programs asking for the architecture's own instructions compile for: sm_90a on CUDA
+        # devices of 9.0 and later, compute_90a PTX on NVIDIA's OpenCL ones, nothing elsewhere (PoCL).
+        target = info.arch_specific_target
+        assert target == "" or target.endswith("a"), target
+        if info.kind == "cpu":
+            assert target == ""
     for b in duet.backends():
         assert b.available or b.reason
 

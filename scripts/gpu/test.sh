@@ -3,8 +3,10 @@
 # then `duet run` on the CUDA and the OpenCL backend. TEST_ARGS: more ctest arguments (-R ...).
 phase_test() {
   local dir=$1 backend
+  # The live log goes straight to $OUT, written as ctest goes, so that it comes back even when the
+  # call's limit stops the phase before its logs are packed.
   # shellcheck disable=SC2086  # TEST_ARGS: ctest arguments, split on spaces
-  ctest --test-dir "$build" -j "$(($(nproc) / 2 + 1))" --output-on-failure ${TEST_ARGS:-} \
+  ctest --test-dir "$build" -j "$(($(nproc) / 2 + 1))" --output-on-failure -O "$out/ctest-live.log" ${TEST_ARGS:-} \
     > "$dir/ctest.log" 2>&1 ||
     fail "ctest (logs.tar.gz: test/ctest.log)"
   note "- ctest: $(grep -E 'tests passed' "$dir/ctest.log" || echo 'no summary')"
