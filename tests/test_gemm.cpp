@@ -677,13 +677,66 @@ TEST_CASE("gemm on the tensor kernel: every op, edges, aligned runs or not, alph
     p.type = duet::ScalarType::f16;
     p.M = p.N = p.K = 256;
     const duet::GemmPlan plan = duet::gemm_plan_for(dev, p);
-    CHECK((plan.kernel == duet::GemmKernel::tensor) == tc);
+    CHECK((plan.kernel == duet::GemmKernel::tensor) == (tc || duet::intel_matrix_form(dev.info()) != 0));
     GemmOptions no_tf32;
     duet::GemmProblem f32 = p;
     f32.type = duet::ScalarType::f32;
     CHECK(duet::gemm_plan_for(dev, f32, no_tf32).kernel != duet::GemmKernel::tensor);
     Case automatic{"half automatic", kTrans, kTrans, 256, 200, 72};
     run_case<duet::half>(dev, q, automatic);
+  });
+}
+
+TEST_CASE("gemm on the tensor kernel's Intel form: sub-groups of 8 and of 16 (DUET_GEMM_TC_INTEL)") {
+  // The form for Intel's subgroup matrix multiply-accumulate on every OpenCL device: its built-ins
+  // where the device has them at that sub-group size, elsewhere (PoCL in CI) the same packed
+  // operands multiplied as the extension defines them. Every op pair at awkward sizes (1, primes,
+  // K past the last whole slice, C past its last tile), both tile sizes, a view, a batch, and half
+  // into a float C; the bfloat16 file runs its types.
+  for_each_device([&](const duet::Device& dev) {
+    if (dev.info().backend != "opencl") {
+      MESSAGE(dev.info().id() << ": skipped, the Intel form is OpenCL C");
+      return;
+    }
+    duet::Queue q = dev.queue();
+    GemmOptions tensor;
+    tensor.path = GemmPath::tensor;
+    for (const char* size : {"8", "16"}) {
+      const EnvGuard form("DUET_GEMM_TC_INTEL", size);
+      duet::GemmProblem p;
+      p.type = duet::ScalarType::f16;
+      p.M = 33, p.N = 40, p.K = 48;
+      const duet::GemmPlan plan = duet::gemm_plan_for(dev, p, tensor);
+      CHECK(plan.tensor.intel == std::stoi(size));
+      CHECK_CONTAINS(plan.reason, "Intel");
+      // Each op pair reads the slices through its own layout; sizes of 1 and primes share a kernel
+      // (each new kernel costs PoCL a compile of its own).
+      for (Op a : kOps)
+        for (Op b : kOps) {
+          Case prime{"intel primes", a, b, 37, 19, 41};
+          prime.options = tensor, prime.alpha = 0.5, prime.beta = 0.25, prime.pad_a = 1, prime.off_c = 3;
+          run_case<duet::half>(dev, q, prime);
+          Case one{"intel 1x1x1", a, b, 1, 1, 1};
+          one.options = tensor, one.pad_a = 1;
+          run_case<duet::half>(dev, q, one);
+        }
+      Case large{"intel large tiles, views, batched", kNone, kTrans, 131, 136, 40};  // 128 x 128, K = 32 + 8
+      large.options = tensor, large.beta = -1.0, large.batch = 2, large.gap = 8, large.pad_a = 1,
+      large.off_c = 1;
+      run_case<duet::half>(dev, q, large);
+      Case into_float{"intel half into float", kNone, kNone, 45, 30, 70};
+      into_float.options = tensor, into_float.alpha = -1.5, into_float.beta = 0.5, into_float.pad_a = 1;
+      run_case<duet::half, float>(dev, q, into_float);
+    }
+    {
+      const EnvGuard off("DUET_GEMM_TC_INTEL", "0");
+      duet::GemmProblem p;
+      p.type = duet::ScalarType::f16;
+      p.M = p.N = p.K = 256;
+      CHECK(duet::gemm_plan_for(dev, p, tensor).tensor.intel == 0);
+    }
+    const EnvGuard bad("DUET_GEMM_TC_INTEL", "32");
+    CHECK_THROWS_AS(duet::intel_matrix_form(dev.info()), duet::ArgumentError);
   });
 }
 

@@ -131,6 +131,30 @@ TEST_CASE("gemm bfloat16: the tensor kernel forced, wide leading dimensions, vie
   });
 }
 
+TEST_CASE("gemm bfloat16: the tensor kernel's Intel form, sub-groups of 8 and of 16 (DUET_GEMM_TC_INTEL)") {
+  // Intel's bfloat16 built-in on OpenCL devices that have it at that size, its definition through
+  // local memory elsewhere (PoCL in CI): every op pair at primes, into bfloat16 and into float.
+  for_each_device([&](const duet::Device& dev) {
+    if (dev.info().backend != "opencl") {
+      MESSAGE(dev.info().id() << ": skipped, the Intel form is OpenCL C");
+      return;
+    }
+    duet::Queue q = dev.queue();
+    for (const char* size : {"8", "16"}) {
+      const EnvGuard form("DUET_GEMM_TC_INTEL", size);
+      // The half file runs every op pair; here the two where both operands keep one layout.
+      for (Op op : kOps) {
+        Case prime{"intel primes", op, op, 29, 23, 53};
+        prime.options = forced_tensor(), prime.alpha = 0.5, prime.beta = 0.25, prime.pad_a = 1,
+        prime.off_c = 3;
+        run_case<bfloat16>(dev, q, prime);
+        prime.beta = -1.0;
+        run_case<float>(dev, q, prime);
+      }
+    }
+  });
+}
+
 TEST_CASE("gemm bfloat16: a larger product, split-K and gemv forced, batches") {
   for_each_device([&](const duet::Device& dev) {
     duet::Queue q = dev.queue();

@@ -801,6 +801,65 @@ TEST_CASE("gemm plan: a forced tensor path, and half inputs into a float C, on a
   CHECK(std::string(duet::to_string(GemmKernel::tensor)) == "tensor");
 }
 
+TEST_CASE("gemm plan: Intel's subgroup matrix multiply-accumulate takes half and bfloat16, not TF32") {
+  const EnvGuard unset("DUET_GEMM_TC_INTEL", nullptr);
+  for (unsigned size : {8u, 16u}) {
+    duet::DeviceInfo intel = device("opencl", "Intel(R) Arc(TM) A770 Graphics", duet::DeviceKind::gpu, 512);
+    intel.vendor = "Intel(R) Corporation", intel.arch = "", intel.intel_matrix_subgroup = size;
+    INFO("sub-groups of ", size);
+    CHECK_FALSE(duet::tensor_cores(intel));
+    CHECK(duet::intel_matrix_form(intel) == int(size));
+    for (duet::ScalarType type : {duet::ScalarType::f16, duet::ScalarType::bf16}) {
+      GemmProblem h = problem(4096, 4096, 4096);
+      h.type = type;
+      const GemmPlan p = plan(intel, h);
+      CHECK(p.kernel == GemmKernel::tensor);
+      CHECK(p.tensor.intel == int(size));
+      CHECK_CONTAINS(p.reason,
+                     "Intel's subgroup matrix multiply-accumulate, sub-groups of " + std::to_string(size));
+      const duet::Defines defines = duet::gemm_kernel_source(h, p).defines;
+      CHECK(define_value(defines, "TC_INTEL") == std::to_string(size));
+      GemmProblem vector = h;
+      vector.N = 1;
+      CHECK(plan(intel, vector).kernel != GemmKernel::tensor);  // memory-bound: gemv
+    }
+    GemmOptions tf32;
+    tf32.allow_tf32 = true;
+    GemmProblem f = problem(4096, 4096, 4096);
+    CHECK(plan(intel, f, tf32).kernel != GemmKernel::tensor);  // the extension has no TF32
+    tf32.path = GemmPath::tensor;
+    const GemmPlan forced = plan(intel, f, tf32);  // forced: the portable form, in float
+    CHECK(forced.tensor.intel == 0);
+    CHECK(define_value(duet::gemm_kernel_source(f, forced).defines, "TC_INTEL").empty());
+    duet::DeviceInfo cuda = intel;
+    cuda.backend = "cuda";
+    CHECK(duet::intel_matrix_form(cuda) == 0);
+  }
+  duet::TensorTile t;
+  t.intel = 8;
+  CHECK_THROWS_AS(duet::gemm_tc_defines(t, duet::ScalarType::f32, duet::ScalarType::unknown, Op::none,
+                                        Op::none, false, false),
+                  duet::ArgumentError);
+  t.intel = 12;
+  CHECK_THROWS_AS(duet::gemm_tc_defines(t, duet::ScalarType::f16, duet::ScalarType::unknown, Op::none,
+                                        Op::none, false, false),
+                  duet::ArgumentError);
+  // Forced on a device without it (the emulation the device tests run), or off on one with it.
+  {
+    const EnvGuard forced("DUET_GEMM_TC_INTEL", "16");
+    CHECK(duet::intel_matrix_form(kCpu) == 16);
+    GemmProblem h = problem(100, 37, 19);
+    h.type = duet::ScalarType::f16;
+    GemmOptions tensor;
+    tensor.path = GemmPath::tensor;
+    CHECK_CONTAINS(plan(kCpu, h, tensor).reason, "(emulated)");
+  }
+  const EnvGuard off("DUET_GEMM_TC_INTEL", "0");
+  duet::DeviceInfo intel = kCpu;
+  intel.intel_matrix_subgroup = 8;
+  CHECK(duet::intel_matrix_form(intel) == 0);
+}
+
 TEST_SUITE_END();
 
 TEST_CASE("NVIDIA's OpenCL on sm_90 takes the warpgroup kernel only where NVRTC gives it sm_90a PTX") {

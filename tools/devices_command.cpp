@@ -23,10 +23,16 @@ std::string vendor_and_platform(const DeviceInfo& info) {
 
 // "sm_90", and the target of programs asking for the architecture's own instructions where there is
 // one: "sm_90 (sm_90a)", or "sm_90 (compute_90a PTX)" on NVIDIA's OpenCL through NVRTC.
+// Intel's devices with the subgroup matrix multiply-accumulate: "- (Intel matrix, sub-groups of 8)".
 std::string architecture(const DeviceInfo& info) {
-  if (info.arch_specific_target.empty()) return info.arch.empty() ? "-" : info.arch;
-  const bool ptx = info.arch_specific_target.rfind("compute_", 0) == 0;
-  return info.arch + " (" + info.arch_specific_target + (ptx ? " PTX)" : ")");
+  std::string text = info.arch.empty() ? "-" : info.arch;
+  if (!info.arch_specific_target.empty()) {
+    const bool ptx = info.arch_specific_target.rfind("compute_", 0) == 0;
+    text += " (" + info.arch_specific_target + (ptx ? " PTX)" : ")");
+  }
+  if (info.intel_matrix_subgroup != 0)
+    text += " (Intel matrix, sub-groups of " + std::to_string(info.intel_matrix_subgroup) + ")";
+  return text;
 }
 
 std::string environment_value(const char* name) {

@@ -7,6 +7,7 @@
 // every driver's log names the user's file and line (see SourceMap::with_source_positions).
 #include "device.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -85,15 +86,34 @@ std::string architecture(const cl::Device& device, const std::string& extensions
 // version the driver defaults to; -cl-kernel-arg-info keeps parameter names and types queryable.
 // NVIDIA's devices (their arch "sm_XY", from cl_nv_device_attribute_query) also get
 // -D DUET_NV_ARCH=XY: their compiler takes inline PTX, which the prelude then offers as DUET_NV_PTX.
-// DUET_OPENCL_PTX=0 leaves it out, in case a driver refuses the PTX some kernel gives it.
-std::vector<std::string> build_options(const std::string& arch) {
+// DUET_OPENCL_PTX=0 leaves it out, in case a driver refuses the PTX some kernel gives it. Devices
+// with Intel's subgroup matrix multiply-accumulate get -D DUET_INTEL_MATRIX=<the sub-group size its
+// built-ins need>, as DeviceInfo::intel_matrix_subgroup says.
+std::vector<std::string> build_options(const std::string& arch, unsigned intel_matrix_subgroup) {
   std::vector<std::string> options{"-cl-std=CL1.2", "-cl-kernel-arg-info"};
   const char* env = std::getenv("DUET_OPENCL_PTX");
   const bool ptx = !(env && std::strcmp(env, "0") == 0);
   if (ptx && arch.rfind("sm_", 0) == 0 && arch.size() > 3 &&
       arch.find_first_not_of("0123456789", 3) == std::string::npos)
     options.push_back("-D DUET_NV_ARCH=" + arch.substr(3));
+  if (intel_matrix_subgroup != 0)
+    options.push_back("-D DUET_INTEL_MATRIX=" + std::to_string(intel_matrix_subgroup));
   return options;
+}
+
+// The sub-group size the built-ins of cl_intel_subgroup_matrix_multiply_accumulate need on `device`:
+// its smallest (8 or 16, CL_DEVICE_SUB_GROUP_SIZES_INTEL), or 0 where it does not report the
+// extension or the size is neither.
+unsigned intel_matrix_subgroup(const cl::Device& device, const std::string& extensions) {
+  if (!has_extension(extensions, "cl_intel_subgroup_matrix_multiply_accumulate")) return 0;
+  constexpr cl_device_info kSubGroupSizesIntel = 0x4108;
+  std::size_t bytes = 0;
+  if (clGetDeviceInfo(device(), kSubGroupSizesIntel, 0, nullptr, &bytes) != CL_SUCCESS || bytes == 0)
+    return 0;
+  std::vector<std::size_t> sizes(bytes / sizeof(std::size_t));
+  if (clGetDeviceInfo(device(), kSubGroupSizesIntel, bytes, sizes.data(), nullptr) != CL_SUCCESS) return 0;
+  const std::size_t smallest = *std::min_element(sizes.begin(), sizes.end());
+  return smallest == 8 || smallest == 16 ? static_cast<unsigned>(smallest) : 0;
 }
 
 }  // namespace
@@ -109,7 +129,8 @@ OpenCLDevice::OpenCLDevice(const cl::Platform& platform, const cl::Device& devic
   info_.language = text_info(device_, CL_DEVICE_OPENCL_C_VERSION);
   const std::string extensions = text_info(device_, CL_DEVICE_EXTENSIONS);
   info_.arch = architecture(device_, extensions, info_.name);
-  build_options_ = build_options(info_.arch);
+  info_.intel_matrix_subgroup = intel_matrix_subgroup(device_, extensions);
+  build_options_ = build_options(info_.arch, info_.intel_matrix_subgroup);
   command_buffers_ =
       CommandBufferSupport::find(platform_(), device_(), has_extension(extensions, "cl_khr_command_buffer"));
 

@@ -374,6 +374,8 @@ Kernel tensor_kernel(State& s, const Device& device, const GemmProblem& p, const
                              t.wm,
                              t.wn,
                              t.stages,
+                             t.swizzle,
+                             t.intel,
                              static_cast<int>(p.type),
                              static_cast<int>(p.c_type),
                              p.op_a == Op::transpose,
@@ -740,6 +742,12 @@ Defines gemm_tc_defines(const TensorTile& t, ScalarType type, ScalarType c_type,
                   {"ALIGNED_B", runs_b ? "1" : "0"}};
   // Named only when on: the kernel takes it as off otherwise.
   if (t.swizzle) defines.push_back({"TC_SWIZZLE", "1"});
+  if (t.intel != 0) {
+    if ((t.intel != 8 && t.intel != 16) || type == ScalarType::f32)
+      throw ArgumentError("gemm_tc_defines: TensorTile::intel = " + std::to_string(t.intel) + " with " +
+                          to_string(type) + ": the Intel form takes sub-groups of 8 or 16, half or bfloat16");
+    defines.push_back({"TC_INTEL", std::to_string(t.intel)});
+  }
   return defines;
 }
 

@@ -291,16 +291,21 @@ GemmPlan plan_tensor(const DeviceInfo& device, const GemmProblem& p, const std::
     plan.tensor = *asked;
     plan.source = "DUET_GEMM_TC_TILE";
   }
+  if (is_storage_only(p.type)) plan.tensor.intel = intel_matrix_form(device);
   plan.k_chunk = p.K;
   plan.bulk_m = p.M, plan.bulk_n = p.N;
   plan.vec_a = p.runs_a, plan.vec_b = p.runs_b;  // cp.async of whole 16-byte runs
   std::ostringstream reason;
   reason << why << ": " << tiles(plan.tensor) << " tiles of " << plan.tensor.bm << "x" << plan.tensor.bn
          << "x" << plan.tensor.bk << ", warps of " << plan.tensor.wm << "x" << plan.tensor.wn << ", "
-         << plan.tensor.stages << " stages, " << (plan.tf32 ? "TF32" : to_string(p.type))
-         << (!tensor_cores(device)      ? " in the portable form"
-             : device.backend == "cuda" ? " on tensor cores"
-                                        : " on tensor cores through inline PTX");
+         << plan.tensor.stages << " stages, " << (plan.tf32 ? "TF32" : to_string(p.type));
+  if (plan.tensor.intel != 0)
+    reason << " through Intel's subgroup matrix multiply-accumulate, sub-groups of " << plan.tensor.intel
+           << (static_cast<int>(device.intel_matrix_subgroup) == plan.tensor.intel ? "" : " (emulated)");
+  else
+    reason << (!tensor_cores(device)      ? " in the portable form"
+               : device.backend == "cuda" ? " on tensor cores"
+                                          : " on tensor cores through inline PTX");
   plan.reason = reason.str();
   return plan;
 }
@@ -516,6 +521,19 @@ bool tensor_cores(const DeviceInfo& device) {
   if (device.backend == "cuda") return true;
   // The arch says sm_ only from NVIDIA's attribute query; the vendor too, to be sure.
   return device.backend == "opencl" && device.vendor.find("NVIDIA") != std::string::npos && opencl_ptx();
+}
+
+int intel_matrix_form(const DeviceInfo& device) {
+  if (device.backend != "opencl") return 0;
+  const char* env = std::getenv("DUET_GEMM_TC_INTEL");
+  if (!env || !*env) return static_cast<int>(device.intel_matrix_subgroup);
+  const std::string asked = env;
+  if (asked == "0") return 0;
+  if (asked == "8" || asked == "16") return std::stoi(asked);
+  throw ArgumentError(
+      "DUET_GEMM_TC_INTEL='" + asked +
+      "': give 8 or 16 (the tensor kernel's Intel form with sub-groups of that size, emulated "
+      "where the device lacks it), 0 (off), or leave it unset (the device's)");
 }
 
 std::string to_string(const TensorTile& t) {
@@ -792,6 +810,9 @@ GemmPlan plan_gemm(const DeviceInfo& device, const std::vector<GemmSizeClass>& c
     return plan_tensor(device, p,
                        device.arch + (device.backend == "cuda" ? " has tensor cores"
                                                                : " has tensor cores (inline PTX in OpenCL)"));
+  if (options.path == GemmPath::automatic && is_storage_only(p.type) && !vector && !options.params &&
+      intel_matrix_form(device) != 0)
+    return plan_tensor(device, p, "Intel's subgroup matrix multiply-accumulate");
   if (options.path == GemmPath::gemv && !vector)
     throw ArgumentError("gemm: GemmPath::gemv needs M == 1 or N == 1, not " + shape_text(p));
   if (options.path == GemmPath::gemv || (options.path == GemmPath::automatic && vector)) {

@@ -91,6 +91,7 @@ void bind_device(nb::module_& m) {
       .def_ro("driver", &DeviceInfo::driver)
       .def_ro("arch", &DeviceInfo::arch)
       .def_ro("arch_specific_target", &DeviceInfo::arch_specific_target)
+      .def_ro("intel_matrix_subgroup", &DeviceInfo::intel_matrix_subgroup)
       .def_ro("language", &DeviceInfo::language)
       .def_prop_ro("kind", [](const DeviceInfo& i) { return kind_name(i.kind); })
       .def_ro("memory_bytes", &DeviceInfo::memory_bytes)

@@ -24,6 +24,8 @@ def test_devices_and_backends_list_what_loaded():
         assert target == "" or target.endswith("a"), target
         if info.kind == "cpu":
             assert target == ""
+        # The sub-group size of Intel's matrix built-ins where the device has them.
+        assert info.intel_matrix_subgroup in (0, 8, 16)
     for b in duet.backends():
         assert b.available or b.reason
 

@@ -45,7 +45,9 @@
 //   2a. Tensor cores (tensor_cores(device): NVIDIA devices of sm_80 and later, through CUDA or
 //      NVIDIA's OpenCL with inline PTX, unless DUET_OPENCL_PTX=0): half and bfloat16
 //      inputs, and float where TF32 is allowed (GemmOptions::allow_tf32 or DUET_ALLOW_TF32=1), run
-//      tensor unless M == 1 or N == 1 (memory-bound: gemv). Half or bfloat16 inputs into a float C
+//      tensor unless M == 1 or N == 1 (memory-bound: gemv). So do half and bfloat16 inputs on
+//      OpenCL devices with Intel's subgroup matrix multiply-accumulate (intel_matrix_form(device):
+//      the kernel's Intel form, TensorTile::intel). Half or bfloat16 inputs into a float C
 //      run tensor on every device. The tiles: tensor_tile(type, device) (CUDA sm_80+: 128 x 256,
 //      warps of 64 x 64, 3 stages; elsewhere 128 x 128, warps of 64 x 32, 2 stages within 48 KiB),
 //      or tensor_small_tile() (64 x 64, warps of 32 x 32, 3 stages) where the large tiles would
@@ -188,10 +190,14 @@ DUET_API bool tf32_allowed(const GemmOptions& options);
 struct DUET_API TensorTile {
   int bm = 128, bn = 128, bk = 32, wm = 64, wn = 32, stages = 2;
   bool swizzle = false;
+  // 8 or 16: the products go through Intel's subgroup matrix multiply-accumulate with sub-groups of
+  // that size (half and bfloat16 on OpenCL; emulated where the device lacks it); 0: NVIDIA's
+  // instructions or the portable form. Set by the plan from the device (intel_matrix_form()).
+  int intel = 0;
   int threads() const { return wm > 0 && wn > 0 ? (bm / wm) * (bn / wn) * 32 : 0; }
   bool operator==(const TensorTile& o) const {
     return bm == o.bm && bn == o.bn && bk == o.bk && wm == o.wm && wn == o.wn && stages == o.stages &&
-           swizzle == o.swizzle;
+           swizzle == o.swizzle && intel == o.intel;
   }
 };
 // "BMxBNxBK:WMxWN:STAGES", with ":1" after it when swizzled, as DUET_GEMM_TC_TILE takes it.
@@ -199,6 +205,11 @@ DUET_API std::string to_string(const TensorTile& t);
 // Whether `device` has the matrix instructions gemm_tc.duet uses: NVIDIA, sm_80 or later, through
 // CUDA or through NVIDIA's OpenCL (inline PTX; not where DUET_OPENCL_PTX=0).
 DUET_API bool tensor_cores(const DeviceInfo& device);
+// The sub-group size of the tensor kernel's Intel form for half and bfloat16 on `device`: the
+// device's (DeviceInfo::intel_matrix_subgroup) on OpenCL, 0 elsewhere. DUET_GEMM_TC_INTEL=0 turns
+// it off; =8 or =16 forces that form on any OpenCL device, emulated where the device lacks the
+// built-ins (how the tests run it on PoCL); any other value is an ArgumentError.
+DUET_API int intel_matrix_form(const DeviceInfo& device);
 // The tiles for elements of `type` (f16 or bf16, or f32 for TF32, whose slices are half as deep),
 // in two stages within 48 KiB of shared memory (what every device has), and the smaller ones for
 // few tiles.

@@ -45,6 +45,10 @@ struct DeviceInfo {
   // program's binary; DUET_PTX_PROGRAMS=0 turns that off); empty where such programs get the plain
   // target (docs/dialect.md).
   std::string arch_specific_target;
+  // Where the device has Intel's subgroup matrix multiply-accumulate
+  // (cl_intel_subgroup_matrix_multiply_accumulate): the sub-group size its built-ins need (8 or 16);
+  // 0 elsewhere.
+  unsigned intel_matrix_subgroup = 0;
   std::string language;       // what kernels compile as: "CUDA C++ (NVRTC)", "OpenCL C 1.2 PoCL"
   DeviceKind kind = DeviceKind::other;
   std::uint64_t memory_bytes = 0;     // global memory
