@@ -91,6 +91,24 @@ TEST_CASE("an asked-for backend that did not load is BackendUnavailableError wit
   if (checked == 0) MESSAGE("skipped: every backend loaded on this machine");
 }
 
+TEST_CASE("DUET_PTX_PROGRAMS takes 0 or 1; any other value is a ConfigError from Device::open") {
+  {
+    EnvGuard bad("DUET_PTX_PROGRAMS", "off");
+    const auto e = EXPECT_ERROR(duet::ConfigError, duet::Device::open());
+    if (e) CHECK_CONTAINS(e->what(), "DUET_PTX_PROGRAMS='off'");
+  }
+  for (const char* good : {"0", "1", " 1 ", ""}) {
+    EnvGuard ok("DUET_PTX_PROGRAMS", good);
+    try {
+      duet::Device::open();
+    } catch (const duet::ConfigError& e) {
+      FAIL_CHECK("DUET_PTX_PROGRAMS='" << good << "': " << e.what());
+    } catch (const duet::Error&) {
+      // no device here: not this variable's doing
+    }
+  }
+}
+
 TEST_CASE("backends() and devices() agree") {
   const std::vector<duet::BackendStatus> statuses = duet::backends();
   CHECK_FALSE(statuses.empty());

@@ -49,15 +49,31 @@ backend::Probe probe(const backend::BackendEntry& entry) {
   return p;
 }
 
+// DUET_PTX_PROGRAMS: unset, empty or 1 on, 0 off. Device::open reads it with the other variables
+// that change how work runs and throws ConfigError for any other value; the registry, which may be
+// built first (by devices()), takes such a value as the default.
+bool ptx_programs_on(bool strict) {
+  const char* raw = std::getenv("DUET_PTX_PROGRAMS");
+  std::string value = raw ? raw : "";
+  value.erase(0, value.find_first_not_of(" \t"));
+  value.erase(value.find_last_not_of(" \t") + 1);
+  if (value.empty() || value == "1") return true;
+  if (value == "0") return false;
+  if (strict)
+    throw ConfigError("DUET_PTX_PROGRAMS='" + std::string(raw) +
+                      "': give 0 (programs asking for one architecture's instructions are compiled by the "
+                      "device's own compiler) or 1 (by NVRTC to PTX where the device takes it, the default), "
+                      "or leave it unset");
+  return true;
+}
+
 // Where the device takes PTX for programs that ask for one architecture's instructions (NVIDIA's
 // OpenCL, whose own compiler targets the plain architecture), the first backend whose compiler
 // makes such PTX (NVRTC) compiles them, unless DUET_PTX_PROGRAMS=0. Its library is loaded here, once,
 // and only for such devices.
 void find_ptx_compiler(detail::DeviceCore& core) {
   const std::string target = core.impl->ptx_target();
-  if (target.empty()) return;
-  const char* asked = std::getenv("DUET_PTX_PROGRAMS");
-  if (asked != nullptr && std::string(asked) == "0") return;
+  if (target.empty() || !ptx_programs_on(false)) return;
   for (const backend::BackendEntry& entry : backend::backend_list()) {
     if (!entry.backend || !entry.backend().ptx_unavailable().empty()) continue;
     core.ptx_compiler = &entry.backend();
@@ -149,6 +165,7 @@ Device select(const std::string& backend_in, const std::string& device_in) {
   // bad value fails here and not at a later wait, with work of the process still in flight.
   detail::checked_mode();
   detail::kernel_timeout();
+  ptx_programs_on(true);
   std::string backend = lower(trim(backend_in));
   std::string device = trim(device_in);
   if (backend.empty()) backend = "auto";
