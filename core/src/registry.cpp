@@ -49,18 +49,27 @@ backend::Probe probe(const backend::BackendEntry& entry) {
   return p;
 }
 
+std::string trim(std::string s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  std::size_t b = 0;
+  while (b < s.size() && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  return s.substr(b);
+}
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
 // DUET_PTX_PROGRAMS: unset, empty or 1 on, 0 off. Device::open reads it with the other variables
 // that change how work runs and throws ConfigError for any other value; the registry, which may be
 // built first (by devices()), takes such a value as the default.
 bool ptx_programs_on(bool strict) {
-  const char* raw = std::getenv("DUET_PTX_PROGRAMS");
-  std::string value = raw ? raw : "";
-  value.erase(0, value.find_first_not_of(" \t"));
-  value.erase(value.find_last_not_of(" \t") + 1);
+  const std::string value = trim(env("DUET_PTX_PROGRAMS"));
   if (value.empty() || value == "1") return true;
   if (value == "0") return false;
   if (strict)
-    throw ConfigError("DUET_PTX_PROGRAMS='" + std::string(raw) +
+    throw ConfigError("DUET_PTX_PROGRAMS='" + env("DUET_PTX_PROGRAMS") +
                       "': give 0 (programs asking for one architecture's instructions are compiled by the "
                       "device's own compiler) or 1 (by NVRTC to PTX where the device takes it, the default), "
                       "or leave it unset");
@@ -107,13 +116,6 @@ const std::vector<ProbedBackend>& registry() {
 std::string lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
-}
-
-std::string trim(std::string s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-  std::size_t b = 0;
-  while (b < s.size() && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  return s.substr(b);
 }
 
 std::string available_devices_text() {
@@ -212,11 +214,6 @@ Device select(const std::string& backend_in, const std::string& device_in) {
     if (named(c->impl->info(), needle)) return detail::Access::make_device(c);
   throw DeviceNotFoundError("no device on backend '" + backend + "' matches '" + device + "'; " +
                             available_devices_text());
-}
-
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
 }
 
 }  // namespace
