@@ -16,7 +16,14 @@
 //   peer copy          one copy of `bytes` from rank 0's device into rank 1's memory, mapped
 //                      through CUDA IPC, timed with rank 0's events (where the devices share memory);
 //   device to host, host to device, device to device
-//                      one copy of `bytes` on this rank's device, timed with its events.
+//                      one copy of `bytes` on this rank's device, timed with its events;
+//   staged by hand     the host-staged exchange of `bytes` written out with duet's own calls and
+//                      no grid (a copy to pinned memory, the host's wait for it, MPI both ways, a
+//                      copy back, finish()), from a barrier, and its three legs: what the path
+//                      costs without Grid2D, and where that time goes;
+//   ..., armed         the same with the copy back enqueued before MPI's wait, held on the device
+//                      by a signal word in pinned memory that the host stores once the strip has
+//                      come (CUDA): the copy's enqueueing moves off the exchange's critical path.
 // Each figure is the median of --runs after warm-up, in microseconds; an exchange is timed on the
 // host from a barrier to the end of finish(), which is what a solver's step waits for. Rank 0
 // prints a table and, with --json, one line per size.
@@ -24,11 +31,13 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <duet/duet.hpp>
 #include <duet/host_buffer.hpp>
+#include <duet/interprocess.hpp>
 #include <duet/mpi.hpp>
 #include <fstream>
 #include <string>
@@ -194,6 +203,64 @@ double mpi_both_ways_us(const duet::Device& device, std::size_t bytes, int runs)
   return median(times);
 }
 
+struct ByHand {
+  double us = -1, to_host = -1, mpi = -1, back = -1;  // the whole exchange and its three legs
+};
+
+// The host-staged exchange of `bytes` without a grid: device memory to pinned memory, the host's
+// wait for that copy, MPI both ways, pinned memory to device memory, finish(). `armed`: the copy
+// back is enqueued before MPI's wait behind a signal word in pinned memory, which the host stores
+// once MPI is done; -1 where the device cannot wait for a word of pinned memory.
+ByHand staged_by_hand_us(const duet::Device& device, std::size_t bytes, int runs, bool armed) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const int able = !armed || (duet::interprocess_unavailable(device).empty() &&
+                              duet::RawHostBuffer(device, 4).device_view_unavailable().empty());
+  int both = 0;
+  MPI_Allreduce(&able, &both, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!both) return {};
+  duet::Queue q = device.queue();
+  duet::RawBuffer strip(device, bytes), halo(device, bytes);
+  duet::RawHostBuffer out(device, bytes), in(device, bytes), word(device, 4);
+  auto* flag = static_cast<volatile std::uint32_t*>(word.data());
+  *flag = 0;
+  duet::RawBuffer flag_view = armed ? word.device_view() : duet::RawBuffer();
+  const int count = static_cast<int>(bytes), other = 1 - rank;
+  std::vector<double> total, to_host, mpi, back;
+  for (int r = 0; r < runs + 3; ++r) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const auto start = Clock::now();
+    MPI_Request requests[2];
+    MPI_Irecv(in.data(), count, MPI_BYTE, other, 1, MPI_COMM_WORLD, &requests[0]);
+    q.read_bytes(strip, 0, out.data(), bytes, "staged strip").wait();
+    const auto copied = Clock::now();
+    MPI_Isend(out.data(), count, MPI_BYTE, other, 1, MPI_COMM_WORLD, &requests[1]);
+    const std::uint32_t value = static_cast<std::uint32_t>(r + 1);
+    if (armed) {
+      q.wait_signal(flag_view, 0, value);
+      q.write_bytes(halo, 0, in.data(), bytes, "staged halo");
+    }
+    MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+    const auto arrived = Clock::now();
+    if (armed) {
+      std::atomic_thread_fence(std::memory_order_release);  // the strip's bytes before the word
+      *flag = value;
+    } else {
+      q.write_bytes(halo, 0, in.data(), bytes, "staged halo");
+    }
+    q.finish();
+    if (r < 3) continue;
+    const auto us = [](Clock::time_point a, Clock::time_point b) {
+      return std::chrono::duration<double, std::micro>(b - a).count();
+    };
+    total.push_back(microseconds_since(start));
+    to_host.push_back(us(start, copied));
+    mpi.push_back(us(copied, arrived));
+    back.push_back(microseconds_since(arrived));
+  }
+  return {median(total), median(to_host), median(mpi), median(back)};
+}
+
 struct Copies {
   double to_host = 0, to_device = 0, on_device = 0;
 };
@@ -260,8 +327,9 @@ int run(int argc, char** argv) {
         "on "
         "the device, one of %d | columns on the device, one of %d | peer copy | MPI one way | MPI both ways "
         "| "
-        "device to host | host to device | device to device "
-        "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "device to host | host to device | device to device | staged by hand (to host / MPI / back) | "
+        "staged by hand, armed (to host / MPI / back) "
+        "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
         device.info().id().c_str(), device.info().name.c_str(), runs, kBackToBack, kBackToBack, kBackToBack,
         kBackToBack);
   for (const std::size_t bytes : sizes) {
@@ -272,19 +340,25 @@ int run(int argc, char** argv) {
     const double mpi = mpi_one_way_us(device, cells * sizeof(float), runs);
     const double mpi_both = mpi_both_ways_us(device, cells * sizeof(float), runs);
     const Copies c = copies_us(device, cells * sizeof(float), runs);
+    const ByHand plain = staged_by_hand_us(device, cells * sizeof(float), runs, false);
+    const ByHand armed = staged_by_hand_us(device, cells * sizeof(float), runs, true);
     if (rank != 0) continue;
     const auto text = [](double us) {
       char t[32] = "-";
       if (us >= 0) std::snprintf(t, sizeof t, "%.1f", us);
       return std::string(t);
     };
+    const auto legs = [&](const ByHand& h) {
+      if (h.us < 0) return std::string("-");
+      return text(h.us) + " (" + text(h.to_host) + " / " + text(h.mpi) + " / " + text(h.back) + ")";
+    };
     std::printf(
         "| %zu | %s | %.1f | %.1f | %.1f | %.1f | %s | %s | %s | %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f "
-        "|\n",
+        "| %s | %s |\n",
         cells * sizeof(float), duet::mpi::to_string(rows.path), rows.us, columns.us, rows.in_a_row_us,
         columns.in_a_row_us, text(rows.device_us).c_str(), text(columns.device_us).c_str(),
         text(rows.device_in_a_row_us).c_str(), text(columns.device_in_a_row_us).c_str(), text(peer).c_str(),
-        mpi, mpi_both, c.to_host, c.to_device, c.on_device);
+        mpi, mpi_both, c.to_host, c.to_device, c.on_device, legs(plain).c_str(), legs(armed).c_str());
     if (out)
       out << "{\"device\": \"" << device.info().id() << "\", \"bytes\": " << cells * sizeof(float)
           << ", \"path\": \"" << duet::mpi::to_string(rows.path) << "\", \"exchange_rows_us\": " << rows.us
@@ -298,7 +372,10 @@ int run(int argc, char** argv) {
           << ", \"peer_copy_us\": " << peer << ", \"mpi_one_way_us\": " << mpi
           << ", \"mpi_both_ways_us\": " << mpi_both << ", \"device_to_host_us\": " << c.to_host
           << ", \"host_to_device_us\": " << c.to_device << ", \"device_to_device_us\": " << c.on_device
-          << "}\n";
+          << ", \"staged_by_hand_us\": " << plain.us << ", \"staged_by_hand_legs_us\": [" << plain.to_host
+          << ", " << plain.mpi << ", " << plain.back << "], \"staged_armed_us\": " << armed.us
+          << ", \"staged_armed_legs_us\": [" << armed.to_host << ", " << armed.mpi << ", " << armed.back
+          << "]}\n";
   }
   return 0;
 }
