@@ -2,10 +2,20 @@
 # exchange: one halo exchange against the links it uses (duet-exchange-bench, two ranks), on the
 # CUDA backend and on NVIDIA's OpenCL, strips of 1 KiB to 4 MiB. One rank per GPU where there are
 # two; on one GPU the ranks share it (DUET_MPI_SHARE_DEVICES=1), which still compares the paths.
-# EXCHANGE_ARGS: more arguments (--runs N, --sizes ...).
+# EXCHANGE_ARGS: more arguments (--runs N, --sizes ...). EXCHANGE_BASELINE=<dir>: a baseline source
+# tree (as for the ab phase), whose duet-exchange-bench is built in <build>-baseline and run after
+# this checkout's on the host-staged rows, so that a change to that path meets the same machine.
 phase_exchange() {
-  local dir=$1 backend device share=0
+  local dir=$1 backend device share=0 benches=current base_build=$build-baseline
   [ -x "$build/duet-exchange-bench" ] || { fail "duet-exchange-bench was not built (no MPI found)"; return; }
+  if [ -n "${EXCHANGE_BASELINE:-}" ]; then
+    say "exchange: the baseline's duet-exchange-bench ($EXCHANGE_BASELINE into $base_build)"
+    if build_tree "$(cd "$EXCHANGE_BASELINE" && pwd)" "$base_build" "$dir/build-baseline.log" duet_exchange_bench; then
+      benches="current baseline"
+    else
+      tail -30 "$dir/build-baseline.log"; fail "the baseline's build"
+    fi
+  fi
   [ "$(grep -cE '^ *cuda:[0-9]' <<< "$devices")" -lt 2 ] && share=1
   # The MPI leg of the host-staged path between ranks of one machine: Open MPI's shared memory moves
   # a message in one copy where the kernel lets one process read another's memory (CMA, which
@@ -26,12 +36,18 @@ phase_exchange() {
     [ "$backend" != cuda ] && [ "$backend" != opencl ] && separate=1
     [ "$backend" = cuda-nodes-cma ] && mca=cma
     [ "$backend" != opencl ] && ! has cuda && continue
-    # shellcheck disable=SC2086  # EXCHANGE_ARGS: arguments, split on spaces
-    env ${mca:+OMPI_MCA_btl_vader_single_copy_mechanism=$mca} \
-      DUET_BACKEND=${backend%%-*} DUET_DEVICE=$device DUET_MPI_SHARE_DEVICES=$share DUET_MPI_SEPARATE_NODES=$separate \
-      mpirun --oversubscribe --bind-to none -np 2 "$build/duet-exchange-bench" \
-      --json "$dir/exchange-$backend.jsonl" ${EXCHANGE_ARGS:-} > "$dir/exchange-$backend.md" 2>&1 ||
-      fail "duet-exchange-bench on $backend"
-    { echo; echo "$backend:"; cat "$dir/exchange-$backend.md"; } >> "$summary"
+    local which name bench
+    for which in $benches; do
+      [ "$which" = baseline ] && [ "$separate" = 0 ] && continue
+      name=$backend bench=$build/duet-exchange-bench
+      [ "$which" = baseline ] && name=$backend-baseline bench=$base_build/duet-exchange-bench
+      # shellcheck disable=SC2086  # EXCHANGE_ARGS: arguments, split on spaces
+      env ${mca:+OMPI_MCA_btl_vader_single_copy_mechanism=$mca} \
+        DUET_BACKEND=${backend%%-*} DUET_DEVICE=$device DUET_MPI_SHARE_DEVICES=$share DUET_MPI_SEPARATE_NODES=$separate \
+        mpirun --oversubscribe --bind-to none -np 2 "$bench" \
+        --json "$dir/exchange-$name.jsonl" ${EXCHANGE_ARGS:-} > "$dir/exchange-$name.md" 2>&1 ||
+        fail "duet-exchange-bench on $name"
+      { echo; echo "$name:"; cat "$dir/exchange-$name.md"; } >> "$summary"
+    done
   done
 }
