@@ -16,7 +16,8 @@ phase_exchange() {
       tail -30 "$dir/build-baseline.log"; fail "the baseline's build"
     fi
   fi
-  [ "$(grep -cE '^ *cuda:[0-9]' <<< "$devices")" -lt 2 ] && share=1
+  # The device table's rows, not the graphs list's indented lines below it.
+  [ "$(grep -cE '^cuda:[0-9]+ ' <<< "$devices")" -lt 2 ] && share=1
   # The MPI leg of the host-staged path between ranks of one machine: Open MPI's shared memory moves
   # a message in one copy where the kernel lets one process read another's memory (CMA, which
   # ptrace rules and container profiles may forbid), else through its buffers, several times slower
