@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "duet/kernels.hpp"
-#include "guard_zones.hpp"
 #include "prelude.hpp"
 #include "state.hpp"
 
@@ -272,8 +271,6 @@ std::shared_ptr<void> queue_slot(const Queue& queue, std::string_view key,
   state.slots.emplace(std::string(key), value);
   return value;
 }
-
-bool launches_wait_for_completion() { return detail::checked_mode(); }
 
 int as_int(const char* call, const char* what, std::size_t value) {
   if (value > static_cast<std::size_t>(std::numeric_limits<int>::max()))

@@ -9,8 +9,6 @@
 #include <vector>
 
 #include "duet/error.hpp"
-#include "duet/extension.hpp"
-#include "duet/interprocess.hpp"
 #include "grid_state.hpp"
 
 namespace duet::mpi {
@@ -179,10 +177,8 @@ Grid2D::Grid2D(MPI_Comm comm, const Device& device, std::size_t nx, std::size_t 
     strip.receive_device.emplace(device, cells);
   }
   connect_neighbours(s);
-  bool staged = false;
   for (Strip& strip : st) {
     if (strip.path != HaloPath::host_staged) continue;
-    staged = true;
     strip.send_host.emplace(device, strip.send.cells());
     for (auto& landing : strip.receive_host) landing.emplace(device, strip.send.cells());
     // West and east strips are packed into the pinned buffers in place where kernels reach them
@@ -191,14 +187,6 @@ Grid2D::Grid2D(MPI_Comm comm, const Device& device, std::size_t nx, std::size_t 
     if (rows || !strip.send_host->raw().device_view_unavailable().empty()) continue;
     strip.send_view.emplace(strip.send_host->device_view());
     for (std::size_t p = 0; p < 2; ++p) strip.receive_view[p].emplace(strip.receive_host[p]->device_view());
-  }
-  if (staged && interprocess_unavailable(device).empty() && !extension::launches_wait_for_completion()) {
-    HostBuffer<std::uint32_t> words(device, 4);
-    if (words.raw().device_view_unavailable().empty()) {
-      for (std::size_t i = 0; i < 4; ++i) words.data()[i] = 0;
-      s.arrival_view.emplace(words.raw().device_view());
-      s.arrival_words.emplace(std::move(words));
-    }
   }
 }
 

@@ -88,16 +88,6 @@ struct Grid2D::State {
   bool device_memory_to_mpi = false;
   // The copies of an exchange into the halo, by parity: its receive staging is reused after them.
   std::array<Event, 2> landed;
-  // Host-staged strips where the device can wait for a word of pinned memory (CUDA): an exchange's
-  // copies into the halo are enqueued while MPI is still bringing the strips, held on the device
-  // until the host stores the exchange's number into a word of these, so that enqueueing them is
-  // off the exchange's critical path (halo.cpp, stage_in). A word per parity and pair of sides
-  // (2 * parity + 0 for west and east, + 1 for south and north): a word is stored again two
-  // exchanges later, after the landed event of the exchange that waited for it, so a value is
-  // never overwritten before the device has seen it. Not made under
-  // extension::launches_wait_for_completion(), where the unpacks could not be enqueued early.
-  std::optional<HostBuffer<std::uint32_t>> arrival_words;
-  std::optional<RawBuffer> arrival_view;
   // Peer path (peer.cpp): this rank's signal words, which neighbours store into, and each peer
   // neighbour's, imported; the number of the exchange under way; the queue exchanges run on.
   std::optional<RawBuffer> signals;

@@ -2,9 +2,7 @@
 // device, where the strip is packed straight into the neighbour's memory and the devices signal each
 // other (peer.cpp); or through MPI, where each strip is packed on the device into one contiguous
 // buffer, copied to pinned host memory, sent with non-blocking MPI, and copied and unpacked into the
-// neighbour's halo (where the device can wait for a word of pinned memory, those copies and unpacks
-// are enqueued before MPI's wait and held on the device until the host stores the word: stage_in;
-// rows go by copies alone; column strips are packed into pinned memory in place
+// neighbour's halo (rows go by copies alone; column strips are packed into pinned memory in place
 // where kernels reach it, and go by strided copies in heat()'s one-queue overlap). West
 // and east go first, then south and north over the whole local width, which carries the corners the
 // first pair brought: diagonal neighbours need no messages of their own.
@@ -16,8 +14,6 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
-#include <cstdint>
 #include <string>
 
 #if __has_include(<mpi-ext.h>)
@@ -198,49 +194,10 @@ Event stage_out(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b
   return staged;
 }
 
-// The host's side of an arrival word (State::arrival_words): stores the exchange's number once the
-// strips have come, and on any way out before that too (an MPI error), so that no queue is left
-// waiting for ever.
-class ArrivalRelease {
- public:
-  ArrivalRelease() = default;
-  ArrivalRelease(const ArrivalRelease&) = delete;
-  ArrivalRelease& operator=(const ArrivalRelease&) = delete;
-  ~ArrivalRelease() { now(); }
-  void arm(std::uint32_t* word, std::uint32_t value) {
-    word_ = word;
-    value_ = value;
-  }
-  void now() {
-    if (!word_) return;
-    // What MPI wrote into the pinned buffers is in memory before the word that lets the device read it.
-    std::atomic_thread_fence(std::memory_order_release);
-    *static_cast<volatile std::uint32_t*>(word_) = value_;
-    word_ = nullptr;
-  }
-
- private:
-  std::uint32_t* word_ = nullptr;
-  std::uint32_t value_ = 0;
-};
-
-void wait_receives(Grid2D::State& s, Side a, Side b) {
-  MPI_Request receives[2] = {s.receives[static_cast<int>(a)], s.receives[static_cast<int>(b)]};
-  check_mpi(MPI_Waitall(2, receives, MPI_STATUSES_IGNORE), "MPI_Waitall");
-  s.receives[static_cast<int>(a)] = s.receives[static_cast<int>(b)] = MPI_REQUEST_NULL;
-}
-
 // Sends the staged strips of one pair once their copies are done, waits for the neighbours' strips
-// and enqueues them into the halo; peer edges only enqueue their unpacks. Where the grid has arrival
-// words, the copies into the halo are enqueued first, held on the device by the pair's word, and
-// MPI's wait comes after them.
+// and enqueues them into the halo; peer edges only enqueue their unpacks.
 void stage_in(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b, const Event& staged_out) {
   MPI_Request sends[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-  Queue& copies = s.stage_on_copies ? *s.copies : q;
-  ArrivalRelease release;
-  const bool armed = staged_out.valid() && s.arrival_words &&
-                     (s.strips[static_cast<int>(a)].path == HaloPath::host_staged ||
-                      s.strips[static_cast<int>(b)].path == HaloPath::host_staged);
   if (staged_out.valid()) {
     staged_out.wait();
     int k = 0;
@@ -252,14 +209,11 @@ void stage_in(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b, 
                   "MPI_Isend");
       ++k;
     }
-    if (armed) {
-      const std::size_t word = 2 * parity(s) + (a == Side::west ? 0 : 1);
-      copies.wait_signal(*s.arrival_view, word * sizeof(std::uint32_t), s.sequence);
-      release.arm(s.arrival_words->data() + word, s.sequence);
-    } else {
-      wait_receives(s, a, b);
-    }
+    MPI_Request receives[2] = {s.receives[static_cast<int>(a)], s.receives[static_cast<int>(b)]};
+    check_mpi(MPI_Waitall(2, receives, MPI_STATUSES_IGNORE), "MPI_Waitall");
+    s.receives[static_cast<int>(a)] = s.receives[static_cast<int>(b)] = MPI_REQUEST_NULL;
   }
+  Queue& copies = s.stage_on_copies ? *s.copies : q;
   bool copied = false;
   for (Side side : {a, b}) {
     Strip& strip = s.strips[static_cast<int>(side)];
@@ -282,10 +236,6 @@ void stage_in(Grid2D::State& s, Queue& q, Buffer<float>& local, Side a, Side b, 
       unpacks.add(strip.receive, *strip.receive_device);
   }
   unpack_pair(q, unpacks, s.local.nx, local);
-  if (armed) {
-    wait_receives(s, a, b);
-    release.now();
-  }
   // A send ends when the neighbour has its strip, which may be told us after our own strips came:
   // waited for once the copies in are queued, which need only the receives. The sent buffers are
   // free again for the next exchange's copies out.

@@ -123,12 +123,6 @@ std::shared_ptr<T> queue_state(const Queue& queue, std::string_view key, Make ma
   return std::static_pointer_cast<T>(queue_slot(queue, key, [&] { return std::shared_ptr<void>(make()); }));
 }
 
-// Whether every launch waits for its kernel to end before the call returns (DUET_CHECK=1, whose
-// guard-zone check reads the zones after each launch). Work that a module enqueues to be held on the
-// device until the host releases it later (a queue waiting for a signal word the host stores) must
-// then be enqueued after that release, or the launch would wait for ever.
-DUET_API bool launches_wait_for_completion();
-
 // Checks `buffer` is live (ReleasedError naming `what`) and then that it holds at least `want`
 // elements (BufferSizeError "<call>: <what> holds 10 elements but the call needs 12"), in that
 // order, so a released buffer is never reported as a size problem.
