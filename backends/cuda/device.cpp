@@ -79,7 +79,41 @@ CudaDevice::CudaDevice(int index, int ordinal, CUdevice device, int driver_versi
 }
 
 CudaDevice::~CudaDevice() {
-  if (context_ && !abandoned_) DUET_CU_NOTHROW(cuDevicePrimaryCtxRelease, device_);
+  if (!context_ || abandoned_) return;
+  if (!spare_events_.empty()) {
+    ContextGuard guard(context_, std::nothrow);
+    if (guard.ok())
+      for (CUevent e : spare_events_) DUET_CU_NOTHROW(cuEventDestroy, e);
+  }
+  DUET_CU_NOTHROW(cuDevicePrimaryCtxRelease, device_);
+}
+
+CUevent CudaDevice::take_event() const {
+  {
+    std::lock_guard<std::mutex> lock(events_mutex_);
+    if (!spare_events_.empty()) {
+      const CUevent e = spare_events_.back();
+      spare_events_.pop_back();
+      return e;
+    }
+  }
+  CUevent e = nullptr;
+  DUET_CU(cuEventCreate, &e, CU_EVENT_DEFAULT);
+  return e;
+}
+
+void CudaDevice::give_back_event(CUevent event) const noexcept {
+  // More spares than this are events a burst of kept Events left behind, not ones in steady use.
+  constexpr std::size_t kMostSpare = 256;
+  {
+    std::lock_guard<std::mutex> lock(events_mutex_);
+    if (spare_events_.size() < kMostSpare) {
+      spare_events_.push_back(event);
+      return;
+    }
+  }
+  ContextGuard guard(context_, std::nothrow);
+  if (guard.ok()) DUET_CU_NOTHROW(cuEventDestroy, event);
 }
 
 CUcontext CudaDevice::context() const {

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "backend.hpp"
 
@@ -57,6 +58,12 @@ class CudaDevice final : public DeviceImpl, public std::enable_shared_from_this<
   bool unified_addressing() const { return unified_addressing_; }
   // The largest row pitch cuMemcpy2D takes, in bytes.
   std::size_t max_pitch() const { return max_pitch_; }
+  // Driver events of the primary context that CudaEvent reuses: making and destroying one costs
+  // the host about as much as recording it, and every operation whose Event is kept records one.
+  // take_event() gives a spare or a new one (context current); give_back_event() keeps it for the
+  // next, or destroys it when enough are spare.
+  CUevent take_event() const;
+  void give_back_event(CUevent event) const noexcept;
 
  private:
   CUdevice device_;
@@ -68,6 +75,8 @@ class CudaDevice final : public DeviceImpl, public std::enable_shared_from_this<
   mutable std::once_flag retain_once_;
   mutable CUcontext context_ = nullptr;
   std::atomic<bool> abandoned_{false};
+  mutable std::mutex events_mutex_;
+  mutable std::vector<CUevent> spare_events_;
 };
 
 }  // namespace duet::backend::cuda

@@ -9,9 +9,12 @@
 namespace duet::backend::cuda {
 
 CudaEvent::CudaEvent(std::shared_ptr<const CudaDevice> device, CUcontext ctx, CUstream stream)
-    : device_(std::move(device)), ctx_(ctx) {
+    : device_(std::move(device)), ctx_(ctx), pooled_(ctx == device_->context()) {
   ContextGuard guard(ctx_);
-  DUET_CU(cuEventCreate, &event_, CU_EVENT_DEFAULT);
+  if (pooled_)
+    event_ = device_->take_event();
+  else
+    DUET_CU(cuEventCreate, &event_, CU_EVENT_DEFAULT);
   const CUresult r = driver().cuEventRecord(event_, stream);
   if (r != CUDA_SUCCESS) {
     DUET_CU_NOTHROW(cuEventDestroy, event_);
@@ -19,7 +22,13 @@ CudaEvent::CudaEvent(std::shared_ptr<const CudaDevice> device, CUcontext ctx, CU
   }
 }
 
+// A pooled event goes back to its device once no Event refers to it: recording it again later
+// leaves the waits enqueued on it before alone (a stream wait takes the event as it is when made).
 CudaEvent::~CudaEvent() {
+  if (pooled_) {
+    device_->give_back_event(event_);
+    return;
+  }
   ContextGuard guard(ctx_, std::nothrow);
   if (guard.ok()) DUET_CU_NOTHROW(cuEventDestroy, event_);
 }

@@ -1,5 +1,6 @@
-// A point in a CUDA stream: a timing-enabled CUevent recorded when the object is made. Holding the
-// device keeps the event's context alive. Two of them around an operation time it (CudaCommandTime).
+// A point in a CUDA stream: a timing-enabled CUevent recorded when the object is made (one of the
+// device's spare events where the stream is of its primary context). Holding the device keeps the
+// event's context alive. Two of them around an operation time it (CudaCommandTime).
 #pragma once
 
 #include <cuda.h>
@@ -29,6 +30,7 @@ class CudaEvent final : public EventImpl {
  private:
   std::shared_ptr<const CudaDevice> device_;
   CUcontext ctx_;
+  bool pooled_;  // an event of the device's primary context, taken from and given back to its spares
   CUevent event_ = nullptr;
 };
 

@@ -887,6 +887,9 @@ const Device& Event::device() const {
 void Event::wait() const {
   const detail::EventState& s = event_state(state_);
   backend::EventImpl& e = impl();
+  // Passed already: a later event of its queue, or this one, was waited for. Asking the driver
+  // again would cost the host a call for what it knows.
+  if (const auto queue = s.origin.lock(); queue && s.sequence <= queue->completed.load()) return;
   detail::wait_for_event(s.device, s.log.get(), e);
   if (const auto queue = s.origin.lock()) {
     queue->completed_up_to(s.sequence);
