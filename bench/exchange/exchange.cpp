@@ -23,7 +23,9 @@
 //                      costs without Grid2D, and where that time goes;
 //   ..., armed         the same with the copy back enqueued before MPI's wait, held on the device
 //                      by a signal word in pinned memory that the host stores once the strip has
-//                      come (CUDA): the copy's enqueueing moves off the exchange's critical path.
+//                      come (CUDA): its enqueueing leaves the critical path, but the device's wait
+//                      for host memory joins it; kept beside the plain form as the reason Grid2D
+//                      enqueues its copies after MPI's wait.
 // Each figure is the median of --runs after warm-up, in microseconds; an exchange is timed on the
 // host from a barrier to the end of finish(), which is what a solver's step waits for. Rank 0
 // prints a table and, with --json, one line per size.

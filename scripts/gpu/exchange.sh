@@ -1,7 +1,8 @@
 # shellcheck shell=bash disable=SC2154  # build, python, out, summary, repo, start: set by scripts/gpu.sh
 # exchange: one halo exchange against the links it uses (duet-exchange-bench, two ranks), on the
 # CUDA backend and on NVIDIA's OpenCL, strips of 1 KiB to 4 MiB. One rank per GPU where there are
-# two; on one GPU the ranks share it (DUET_MPI_SHARE_DEVICES=1), which still compares the paths.
+# two; on one GPU the ranks share it (DUET_MPI_SHARE_DEVICES=1; CUDA rows under CUDA MPS, below),
+# which still compares the paths.
 # EXCHANGE_ARGS: more arguments (--runs N, --sizes ...). EXCHANGE_BASELINE=<dir>: a baseline source
 # tree (as for the ab phase), whose duet-exchange-bench is built in <build>-baseline and run after
 # this checkout's on the host-staged rows, so that a change to that path meets the same machine.
@@ -31,7 +32,24 @@ phase_exchange() {
   # where Open MPI is not set to CMA, cuda-nodes-cma: the same with CMA asked for.
   local backends="cuda cuda-nodes opencl" mca
   [ "${copy:-}" != cma ] && backends="cuda cuda-nodes cuda-nodes-cma opencl"
+  # Ranks sharing one GPU take turns on it in time slices far longer than an exchange, unless CUDA's
+  # multi-process service runs their work side by side: started here for the CUDA rows (private
+  # folders; the GPU's settings stay as they are) and stopped before NVIDIA's OpenCL, which does not
+  # open a context under it.
+  local mps=''
+  if [ "$share" = 1 ] && has cuda && command -v nvidia-cuda-mps-control > /dev/null; then
+    mps=$(mktemp -d)
+    mkdir -p "$mps/pipe" "$mps/log"
+    if CUDA_MPS_PIPE_DIRECTORY=$mps/pipe CUDA_MPS_LOG_DIRECTORY=$mps/log nvidia-cuda-mps-control -d; then
+      export CUDA_MPS_PIPE_DIRECTORY=$mps/pipe CUDA_MPS_LOG_DIRECTORY=$mps/log
+      note "- one GPU: the CUDA rows' two ranks share it through CUDA MPS"
+    else
+      mps=''
+      note "- one GPU: CUDA MPS would not start; the ranks take turns on the GPU (figures of time slices)"
+    fi
+  fi
   for backend in $backends; do
+    [ "$backend" = opencl ] && stop_mps "$mps" && mps=''
     device='' separate=0 mca=''
     [ "$backend" = opencl ] && device=NVIDIA
     [ "$backend" != cuda ] && [ "$backend" != opencl ] && separate=1
@@ -51,4 +69,13 @@ phase_exchange() {
       { echo; echo "$name:"; cat "$dir/exchange-$name.md"; } >> "$summary"
     done
   done
+  stop_mps "$mps"
+}
+
+# Stops the MPS daemon started with its folders under $1 (nothing when $1 is empty).
+stop_mps() {
+  [ -n "$1" ] || return 0
+  echo quit | nvidia-cuda-mps-control > /dev/null 2>&1
+  unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+  rm -rf "$1"
 }
