@@ -860,6 +860,35 @@ TEST_CASE("gemm plan: Intel's subgroup matrix multiply-accumulate takes half and
   CHECK(duet::intel_matrix_form(intel) == 0);
 }
 
+TEST_CASE("gemm plan: the emulated Intel form's exchange counts against local memory") {
+  GemmProblem h = problem(4096, 4096, 4096);
+  h.type = duet::ScalarType::f16;
+  duet::TensorTile large = duet::tensor_tile(h.type);
+  // A device whose local memory holds the large tiles with less room to spare than the exchange.
+  duet::DeviceInfo gpu = device("opencl", "a GPU without Intel's built-ins", duet::DeviceKind::gpu, 512);
+  gpu.local_memory_bytes = duet::tensor_shared_bytes(large, h.type, h.op_a, h.op_b) + 1024;
+  CHECK(duet::tensor_tile_problem(large, h.type, h.op_a, h.op_b, gpu).empty());
+  large.intel = 8;
+  CHECK(duet::tensor_exchange_bytes(large, gpu) == std::size_t(large.threads()) * 8 * sizeof(int));
+  CHECK_CONTAINS(duet::tensor_tile_problem(large, h.type, h.op_a, h.op_b, gpu), "bytes of shared memory");
+  duet::DeviceInfo builtins = gpu;
+  builtins.intel_matrix_subgroup = 8;
+  CHECK(duet::tensor_exchange_bytes(large, builtins) == 0);  // the built-ins need no exchange
+  CHECK(duet::tensor_tile_problem(large, h.type, h.op_a, h.op_b, builtins).empty());
+
+  const EnvGuard forced("DUET_GEMM_TC_INTEL", "8");
+  GemmOptions tensor;
+  tensor.path = GemmPath::tensor;
+  const GemmPlan p = plan(gpu, h, tensor);  // the large tiles leave no room: the small ones
+  CHECK(p.tensor.bm == duet::tensor_small_tile(h.type).bm);
+  CHECK(p.tensor.intel == 8);
+  CHECK(duet::tensor_tile_problem(p.tensor, h.type, h.op_a, h.op_b, gpu).empty());
+  large.intel = 0;
+  const EnvGuard tile("DUET_GEMM_TC_TILE", duet::to_string(large).c_str());
+  CHECK_THROWS_WITH_AS(plan(gpu, h, tensor), doctest::Contains("DUET_GEMM_TC_TILE"), duet::ArgumentError);
+  CHECK(plan(builtins, h, tensor).tensor.bm == large.bm);  // with the built-ins the asked tiles fit
+}
+
 TEST_SUITE_END();
 
 TEST_CASE("NVIDIA's OpenCL on sm_90 takes the warpgroup kernel only where NVRTC gives it sm_90a PTX") {

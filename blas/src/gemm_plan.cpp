@@ -279,11 +279,17 @@ GemmPlan plan_tensor(const DeviceInfo& device, const GemmProblem& p, const std::
   const auto tiles = [&](const TensorTile& t) {
     return ceil_div(p.M, std::size_t(t.bm)) * ceil_div(p.N, std::size_t(t.bn)) * p.batch;
   };
-  if (tiles(plan.tensor) < units_of(device)) {
+  // The Intel form first: emulated, it takes local memory of its own, which the tiles must leave.
+  const int intel = is_storage_only(p.type) ? intel_matrix_form(device) : 0;
+  plan.tensor.intel = intel;
+  if (tiles(plan.tensor) < units_of(device) ||
+      !tensor_tile_problem(plan.tensor, p.type, p.op_a, p.op_b, device).empty()) {
     plan.tensor = tensor_small_tile(p.type);
+    plan.tensor.intel = intel;
     plan.source = "tensor_small_tile()";
   }
-  if (const std::optional<TensorTile> asked = tensor_tile_from_env()) {
+  if (std::optional<TensorTile> asked = tensor_tile_from_env()) {
+    asked->intel = intel;
     const std::string problem = tensor_tile_problem(*asked, p.type, p.op_a, p.op_b, device);
     if (!problem.empty())
       throw ArgumentError("gemm: DUET_GEMM_TC_TILE=" + to_string(*asked) + " cannot run here: " + problem +
@@ -291,7 +297,6 @@ GemmPlan plan_tensor(const DeviceInfo& device, const GemmProblem& p, const std::
     plan.tensor = *asked;
     plan.source = "DUET_GEMM_TC_TILE";
   }
-  if (is_storage_only(p.type)) plan.tensor.intel = intel_matrix_form(device);
   plan.k_chunk = p.K;
   plan.bulk_m = p.M, plan.bulk_n = p.N;
   plan.vec_a = p.runs_a, plan.vec_b = p.runs_b;  // cp.async of whole 16-byte runs
@@ -588,10 +593,16 @@ std::size_t tensor_shared_limit(const DeviceInfo& device) {
   return device.local_memory_bytes > 0 ? device.local_memory_bytes : 48 * 1024;
 }
 
+std::size_t tensor_exchange_bytes(const TensorTile& t, const DeviceInfo& device) {
+  const bool emulated = t.intel != 0 && static_cast<int>(device.intel_matrix_subgroup) != t.intel;
+  return emulated ? std::size_t(t.threads()) * 8 * sizeof(int) : 0;
+}
+
 std::string tensor_tile_problem(const TensorTile& t, ScalarType type, Op op_a, Op op_b,
                                 const DeviceInfo& device) {
   std::ostringstream why;
-  const std::size_t bytes = tensor_shared_bytes(t, type, op_a, op_b), limit = tensor_shared_limit(device);
+  const std::size_t bytes = tensor_shared_bytes(t, type, op_a, op_b) + tensor_exchange_bytes(t, device);
+  const std::size_t limit = tensor_shared_limit(device);
   if (t.swizzle && type == ScalarType::f32)
     why << to_string(t) << " is swizzled, which is for half and bfloat16; TF32 reads float from padded rows";
   else if (bytes > limit)

@@ -221,10 +221,15 @@ DUET_API TensorTile tensor_small_tile(ScalarType type);
 DUET_API TensorTile tensor_tile(ScalarType type, const DeviceInfo& device);
 // Bytes of shared memory gemm_tc.duet takes with `t` for elements of `type` and these ops.
 DUET_API std::size_t tensor_shared_bytes(const TensorTile& t, ScalarType type, Op op_a, Op op_b);
+// Bytes of local memory the Intel form of gemm_tc.duet takes on `device` besides the tiles: where
+// `t` asks for the form and the device lacks its built-ins, the emulation exchanges 8 ints a
+// work-item; 0 otherwise.
+DUET_API std::size_t tensor_exchange_bytes(const TensorTile& t, const DeviceInfo& device);
 // The most shared memory gemm_tc.duet may take on `device`: on CUDA devices of sm_80 and later
 // what a block may opt into (dynamic shared memory), elsewhere the device's local memory.
 DUET_API std::size_t tensor_shared_limit(const DeviceInfo& device);
-// Empty when gemm_tc.duet runs `t` for this type and ops on `device`; otherwise what is wrong.
+// Empty when gemm_tc.duet runs `t` (its tiles and, for the Intel form, its exchange) for this type
+// and ops on `device`; otherwise what is wrong.
 DUET_API std::string tensor_tile_problem(const TensorTile& t, ScalarType type, Op op_a, Op op_b,
                                          const DeviceInfo& device);
 // "BMxBNxBK:WMxWN:STAGES[:SWIZZLE]" (e.g. "128x256x32:64x64:3", "128x128x32:64x32:3:1") as a
