@@ -344,6 +344,59 @@ TEST_CASE("heat_pass: a window of a larger array, only its store rectangle writt
   });
 }
 
+TEST_CASE("heat_passes: windows of one array in fewer launches, bitwise as heat_pass on each") {
+  // A 307 x 233 array; rings along its four sides as duet::mpi makes them (a strip reaching past
+  // the ring, a few cells stored along a long edge), at different lengths so that paired windows
+  // have different numbers of groups, and a window of another shape. Each set is stepped by
+  // heat_passes and, window by window, by heat_pass; both from the same u into copies of one v.
+  const std::size_t pitch = 307, rows = 233;
+  const auto window = [&](std::size_t x0, std::size_t y0, std::size_t nx, std::size_t ny, std::size_t sx0,
+                          std::size_t sy0, std::size_t snx, std::size_t sny) {
+    duet::HeatWindow w;
+    w.pitch = pitch, w.x0 = x0, w.y0 = y0, w.nx = nx, w.ny = ny;
+    w.store_x0 = sx0, w.store_y0 = sy0, w.store_nx = snx, w.store_ny = sny;
+    return w;
+  };
+  const duet::HeatWindow west = window(0, 0, 18, rows, 6, 6, 6, rows - 12);
+  const duet::HeatWindow east = window(pitch - 18, 0, 18, rows - 40, 6, 6, 6, rows - 52);  // shorter
+  const duet::HeatWindow south = window(0, 0, pitch, 18, 12, 6, pitch - 24, 6);
+  const duet::HeatWindow north = window(30, rows - 18, pitch - 60, 18, 6, 6, pitch - 72, 6);  // narrower
+  const duet::HeatWindow middle = window(40, 40, 200, 150, 10, 10, 180, 130);
+  const std::vector<std::vector<duet::HeatWindow>> sets = {{west},
+                                                           {west, east},
+                                                           {east, west},
+                                                           {south, north},
+                                                           {west, south},
+                                                           {west, east, south},
+                                                           {west, east, south, north},
+                                                           {middle, west, north, east}};
+  const float r = 0.23f;
+  for_each_device([&](const duet::Device& dev) {
+    duet::Queue q = dev.queue();
+    const int steps = duet::heat_pass_depth(dev);
+    auto rng = make_rng("heat_passes", pitch);
+    const std::vector<float> u0 = random_floats(rng, pitch * rows, 0.0f, 1.0f);
+    const std::vector<float> v0 = random_floats(rng, pitch * rows, 5.0f, 6.0f);  // what stays
+    duet::Buffer<float> u(dev, u0.size()), v(dev, v0.size()), want(dev, v0.size());
+    q.write(u, u0);
+    for (std::size_t i = 0; i < sets.size(); ++i) {
+      CAPTURE(i);
+      q.write(v, v0);
+      q.write(want, v0);
+      duet::heat_passes(q, u, v, duet::Span<const duet::HeatWindow>(sets[i]), r, steps);
+      for (const duet::HeatWindow& w : sets[i]) duet::heat_pass(q, u, want, w, r, steps);
+      check_bitwise(q.to_vector(v), q.to_vector(want), pitch, "heat_passes");
+    }
+    CHECK(q.to_vector(u) == u0);
+    duet::heat_passes(q, u, v, duet::Span<const duet::HeatWindow>(), r, steps);  // no windows: nothing
+    duet::HeatWindow other = west;
+    other.pitch = pitch - 1;
+    const std::vector<duet::HeatWindow> widths = {west, other};
+    CHECK_THROWS_WITH_AS(duet::heat_passes(q, u, v, duet::Span<const duet::HeatWindow>(widths), r, steps),
+                         doctest::Contains("different widths"), duet::ArgumentError);
+  });
+}
+
 namespace {
 
 using ElementwiseFn = void (*)(duet::Queue&, const duet::Buffer<float>&, const duet::Buffer<float>&,

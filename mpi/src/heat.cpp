@@ -130,6 +130,18 @@ bool exchanges_replayable(const Grid2D::State& s) {
   return true;
 }
 
+// The windows of this rank's sides, made by `window(side)`, stepped together: heat_passes launches
+// the rings along opposite sides, which take one shape, as one.
+template <class Window>
+void pass_sides(const Grid2D::State& s, Queue& q, const Buffer<float>& u, Buffer<float>& v, float r,
+                int steps, Window window) {
+  HeatWindow windows[4];
+  std::size_t n = 0;
+  for (Side side : {Side::west, Side::east, Side::south, Side::north})
+    if (s.has(side)) windows[n++] = window(side);
+  heat_passes(q, u, v, Span<const HeatWindow>(windows, n), r, steps);
+}
+
 // Rounds per recorded graph, and the fewest full rounds that record one (as duet::heat's graphs:
 // even, so that a replay leaves u and v where it found them, and paid back by two replays or more).
 constexpr int kGraphRounds = 16;
@@ -158,20 +170,17 @@ void step_edges(Grid2D& grid, const Grid2D::State& s, Queue& edges, const Layout
     while (stepped + h < k) {
       if (stepped > 0) grid.exchange_halos(edges, *src);
       stepped += h;
-      for (Side side : {Side::west, Side::east, Side::south, Side::north})
-        if (s.has(side))
-          heat_pass(edges, *src, *dst, band_window(l, side, ks, static_cast<std::size_t>(stepped)), r, h);
+      pass_sides(s, edges, *src, *dst, r, h,
+                 [&](Side side) { return band_window(l, side, ks, static_cast<std::size_t>(stepped)); });
       src = dst;
       dst = dst == &s.bands[0] ? &s.bands[1] : &s.bands[0];
     }
     grid.exchange_halos(edges, *src);
     const int last = k - stepped;
-    for (Side side : {Side::west, Side::east, Side::south, Side::north})
-      if (s.has(side)) heat_pass(edges, *src, v, ring_window(l, side, ks), r, last);
+    pass_sides(s, edges, *src, v, r, last, [&](Side side) { return ring_window(l, side, ks); });
     return;
   }
-  for (Side side : {Side::west, Side::east, Side::south, Side::north})
-    if (s.has(side)) heat_pass(edges, *src, v, ring_window(l, side, ks), r, k);
+  pass_sides(s, edges, *src, v, r, k, [&](Side side) { return ring_window(l, side, ks); });
 }
 
 // Which schedule overlaps rounds whose edges go through MPI: 1 one queue (overlap_on_one_queue),
@@ -230,8 +239,8 @@ void overlap_on_one_queue(Grid2D& grid, const Grid2D::State& s, Queue& q, Buffer
     trace.tile_ends(q);
     trace.edges_begin(q);
     grid.finish_exchange(q, u);
-    for (Side side : {Side::west, Side::east, Side::south, Side::north})
-      if (s.has(side)) heat_pass(q, u, v, ring_window(l, side, static_cast<std::size_t>(k)), r, k);
+    pass_sides(s, q, u, v, r, k,
+               [&](Side side) { return ring_window(l, side, static_cast<std::size_t>(k)); });
     trace.edges_end(q);
     std::swap(u, v);
     done += k;

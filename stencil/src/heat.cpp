@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "duet/extension.hpp"
 #include "duet/graph.hpp"
@@ -211,8 +212,23 @@ int heat_pass_depth(const Device& device) {
   return block_fits(p, device.info()) ? p.depth : 1;
 }
 
-void heat_pass(Queue& q, const Buffer<float>& u, Buffer<float>& v, const HeatWindow& w, float r, int steps) {
-  const char* call = "heat_pass";
+namespace {
+
+// A window's pass as heat_block_window launches it: its shape, and the tiles that hold stored cells
+// (the launch starts at the first of them).
+struct WindowPass {
+  HeatWindow w;
+  HeatParams p;
+  std::size_t gx0, gy0, groups_x, groups_y;
+};
+
+bool same_shape(const HeatParams& a, const HeatParams& b) {
+  return a.depth == b.depth && a.bx == b.bx && a.by == b.by && a.kx == b.kx && a.rh == b.rh;
+}
+
+// Checks one window of a heat_pass or heat_passes call; false when it stores nothing.
+bool window_pass(const char* call, const Queue& q, const Buffer<float>& u, const Buffer<float>& v,
+                 const HeatWindow& w, float r, int steps, WindowPass& out) {
   if (!(r > 0.0f && r <= 0.25f))
     throw ArgumentError(std::string(call) + ": r = " + std::to_string(r) +
                         " is outside (0, 0.25], where the explicit scheme is stable");
@@ -232,25 +248,87 @@ void heat_pass(Queue& q, const Buffer<float>& u, Buffer<float>& v, const HeatWin
   extension::require_elements(call, "u", u, cells);
   extension::require_elements(call, "v", v, cells);
   if (u.raw().same_allocation(v.raw())) throw ArgumentError(std::string(call) + ": u and v must be different buffers");
-  if (steps == 0 || w.store_nx == 0 || w.store_ny == 0) return;
+  if (steps == 0 || w.store_nx == 0 || w.store_ny == 0) return false;
   const DeviceInfo& info = q.device().info();
   if (!block_fits(block_params_for(info), info))
     throw ArgumentError(std::string(call) + ": " + info.id() + " cannot run heat_block");
   HeatParams p = pass_params_for(info, w.store_nx, w.store_ny);
   if (!block_fits(p, info)) p = block_params_for(info);
-  // Only the tiles that hold stored cells: the launch starts at the first of them.
   const std::size_t tile_x = static_cast<std::size_t>(p.bx * p.kx - 2 * p.depth);
   const std::size_t tile_y = static_cast<std::size_t>(p.by * p.rh - 2 * p.depth);
-  const std::size_t gx0 = w.store_x0 / tile_x, gy0 = w.store_y0 / tile_y;
-  const std::size_t groups_x = (w.store_x0 + w.store_nx - 1) / tile_x - gx0 + 1;
-  const std::size_t groups_y = (w.store_y0 + w.store_ny - 1) / tile_y - gy0 + 1;
+  out.w = w;
+  out.p = p;
+  out.gx0 = w.store_x0 / tile_x, out.gy0 = w.store_y0 / tile_y;
+  out.groups_x = (w.store_x0 + w.store_nx - 1) / tile_x - out.gx0 + 1;
+  out.groups_y = (w.store_y0 + w.store_ny - 1) / tile_y - out.gy0 + 1;
+  return true;
+}
+
+int as_int(std::size_t v) { return static_cast<int>(v); }
+std::uint64_t origin_of(const HeatWindow& w) { return static_cast<std::uint64_t>(w.y0 * w.pitch + w.x0); }
+
+void launch_window(Queue& q, const Buffer<float>& u, Buffer<float>& v, const WindowPass& a, float r,
+                   int steps) {
+  const HeatParams& p = a.p;
+  const HeatWindow& w = a.w;
   q.launch(block_kernel(q.device(), p, "heat_block_window"),
-           Range(groups_x * static_cast<std::size_t>(p.bx), groups_y * static_cast<std::size_t>(p.by)),
-           Range(static_cast<std::size_t>(p.bx), static_cast<std::size_t>(p.by)), u, v, static_cast<int>(w.nx),
-           static_cast<int>(w.ny), r, steps, static_cast<int>(w.pitch),
-           static_cast<std::uint64_t>(w.y0 * w.pitch + w.x0), static_cast<int>(w.store_x0),
-           static_cast<int>(w.store_y0), static_cast<int>(w.store_x0 + w.store_nx),
-           static_cast<int>(w.store_y0 + w.store_ny), static_cast<int>(gx0), static_cast<int>(gy0));
+           Range(a.groups_x * static_cast<std::size_t>(p.bx), a.groups_y * static_cast<std::size_t>(p.by)),
+           Range(static_cast<std::size_t>(p.bx), static_cast<std::size_t>(p.by)), u, v, as_int(w.nx),
+           as_int(w.ny), r, steps, as_int(w.pitch), origin_of(w), as_int(w.store_x0), as_int(w.store_y0),
+           as_int(w.store_x0 + w.store_nx), as_int(w.store_y0 + w.store_ny), as_int(a.gx0), as_int(a.gy0));
+}
+
+// Two windows of one shape in one launch (heat_block_window2): a's groups first along y, then b's.
+void launch_windows(Queue& q, const Buffer<float>& u, Buffer<float>& v, const WindowPass& a,
+                    const WindowPass& b, float r, int steps) {
+  const HeatParams& p = a.p;
+  const std::size_t groups_x = std::max(a.groups_x, b.groups_x);
+  q.launch(block_kernel(q.device(), p, "heat_block_window2"),
+           Range(groups_x * static_cast<std::size_t>(p.bx),
+                 (a.groups_y + b.groups_y) * static_cast<std::size_t>(p.by)),
+           Range(static_cast<std::size_t>(p.bx), static_cast<std::size_t>(p.by)), u, v, r, steps,
+           as_int(a.w.pitch), as_int(a.groups_y), as_int(a.w.nx), as_int(a.w.ny), origin_of(a.w),
+           as_int(a.w.store_x0), as_int(a.w.store_y0), as_int(a.w.store_x0 + a.w.store_nx),
+           as_int(a.w.store_y0 + a.w.store_ny), as_int(a.gx0), as_int(a.gy0), as_int(a.groups_x),
+           as_int(b.w.nx), as_int(b.w.ny), origin_of(b.w), as_int(b.w.store_x0), as_int(b.w.store_y0),
+           as_int(b.w.store_x0 + b.w.store_nx), as_int(b.w.store_y0 + b.w.store_ny), as_int(b.gx0),
+           as_int(b.gy0), as_int(b.groups_x));
+}
+
+}  // namespace
+
+void heat_pass(Queue& q, const Buffer<float>& u, Buffer<float>& v, const HeatWindow& w, float r, int steps) {
+  WindowPass pass;
+  if (window_pass("heat_pass", q, u, v, w, r, steps, pass)) launch_window(q, u, v, pass, r, steps);
+}
+
+void heat_passes(Queue& q, const Buffer<float>& u, Buffer<float>& v, Span<const HeatWindow> windows, float r,
+                 int steps) {
+  std::vector<WindowPass> passes;
+  for (const HeatWindow& w : windows) {
+    WindowPass pass;
+    if (window_pass("heat_passes", q, u, v, w, r, steps, pass)) {
+      if (w.pitch != windows[0].pitch)
+        throw ArgumentError("heat_passes: the windows lie in arrays of different widths (" +
+                            std::to_string(windows[0].pitch) + " and " + std::to_string(w.pitch) +
+                            "); give the windows of one array");
+      passes.push_back(pass);
+    }
+  }
+  // Pairs of one shape share a launch; the rest go alone, in the order given.
+  std::vector<bool> done(passes.size(), false);
+  for (std::size_t i = 0; i < passes.size(); ++i) {
+    if (done[i]) continue;
+    done[i] = true;
+    std::size_t j = i + 1;
+    while (j < passes.size() && (done[j] || !same_shape(passes[i].p, passes[j].p))) ++j;
+    if (j < passes.size()) {
+      done[j] = true;
+      launch_windows(q, u, v, passes[i], passes[j], r, steps);
+    } else {
+      launch_window(q, u, v, passes[i], r, steps);
+    }
+  }
 }
 
 }  // namespace duet

@@ -6,13 +6,13 @@
 // decomposed over MPI ranks, through heat_pass.
 #pragma once
 
-#include "duet/export.hpp"
-
 #include <cstddef>
 
 #include "duet/buffer.hpp"
 #include "duet/device.hpp"
+#include "duet/export.hpp"
 #include "duet/queue.hpp"
+#include "duet/span.hpp"
 
 namespace duet {
 
@@ -50,6 +50,13 @@ struct DUET_API HeatWindow {
 // grid separately: duet::mpi updates a tile's interior this way while its halo is exchanged.
 DUET_API void heat_pass(Queue& q, const Buffer<float>& u, Buffer<float>& v, const HeatWindow& window, float r,
                         int steps);
+// heat_pass over several windows of the same u and v (one array width), the same steps each, in
+// fewer launches: two windows whose passes take the same shape (the rings along a tile's opposite
+// sides) share one. Bitwise equal to heat_pass on each window; the windows' passes run in no set
+// order, so no window may store cells another one stores differently. For solvers whose small
+// windows cost a launch each more than their cells: duet::mpi's rings.
+DUET_API void heat_passes(Queue& q, const Buffer<float>& u, Buffer<float>& v, Span<const HeatWindow> windows,
+                          float r, int steps);
 // The most steps heat_pass takes in one pass on `device` (the temporal blocking depth).
 DUET_API int heat_pass_depth(const Device& device);
 
