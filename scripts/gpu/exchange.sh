@@ -50,6 +50,8 @@ phase_exchange() {
   fi
   for backend in $backends; do
     [ "$backend" = opencl ] && stop_mps "$mps" && mps=''
+    [ "$backend" = opencl ] && [ "$share" = 1 ] &&
+      note "- one GPU: NVIDIA's OpenCL rows below are its two ranks taking turns on the GPU (no MPS): time slices, not the path's cost"
     device='' separate=0 mca=''
     [ "$backend" = opencl ] && device=NVIDIA
     [ "$backend" != cuda ] && [ "$backend" != opencl ] && separate=1
