@@ -59,22 +59,29 @@ HeatParams block_params_for(const DeviceInfo& info) {
   return p;
 }
 
-// heat_pass's shape for a window whose stored rectangle is store_nx x store_ny cells. A pass computes
-// whole regions, so a rectangle a few cells wide (the ring along an edge that duet::mpi recomputes
-// beside a tile's pass) in the 96-cell-wide regions of the grid's shape would compute 16 times the
-// cells it keeps: such rectangles take regions 24 cells across the ring and long along it.
-HeatParams pass_params_for(const DeviceInfo& info, std::size_t store_nx, std::size_t store_ny) {
-  HeatParams p = block_params_for(info);
-  const auto ring = static_cast<std::size_t>(2 * p.depth);
-  if (store_nx <= ring && store_ny > store_nx) p.bx = 8, p.kx = 3, p.by = 32, p.rh = 5;  // 24 x 160 cells
-  else if (store_ny <= ring && store_nx > store_ny) p.bx = 32, p.kx = 3, p.by = 8, p.rh = 3;  // 96 x 24 cells
-  return p;
-}
-
 bool block_fits(const HeatParams& p, const DeviceInfo& info) {
   const std::size_t threads = static_cast<std::size_t>(p.bx) * static_cast<std::size_t>(p.by);
   const std::size_t shared_bytes = 2 * threads * static_cast<std::size_t>(p.kx * p.rh) * sizeof(float);
   return p.depth >= 2 && threads <= info.max_group_size && shared_bytes <= info.local_memory_bytes;
+}
+
+// heat_pass's shape for a window whose stored rectangle is store_nx x store_ny cells. A pass computes
+// whole regions, so a rectangle a few cells wide (the ring along an edge that duet::mpi recomputes
+// beside a tile's pass) in the 96-cell-wide regions of the grid's shape would compute 16 times the
+// cells it keeps: such rectangles take regions 24 cells across the ring and long along it. A ring
+// pass is a single wave of groups whose time is the latency of one group's steps, so a column ring
+// gives each work-item one column of the region (groups of 24 x 32), where three columns a
+// work-item (8 x 32, for devices that take no group of 768) walk three times the cells per step.
+HeatParams pass_params_for(const DeviceInfo& info, std::size_t store_nx, std::size_t store_ny) {
+  HeatParams p = block_params_for(info);
+  const auto ring = static_cast<std::size_t>(2 * p.depth);
+  if (store_nx <= ring && store_ny > store_nx) {
+    p.bx = 24, p.kx = 1, p.by = 32, p.rh = 5;  // 24 x 160 cells
+    if (!block_fits(p, info)) p.bx = 8, p.kx = 3;
+  } else if (store_ny <= ring && store_nx > store_ny) {
+    p.bx = 32, p.kx = 3, p.by = 8, p.rh = 3;  // 96 x 24 cells
+  }
+  return p;
 }
 
 // heat_block (`name`) or heat_block_window with p's shape: its defines built and looked up once per
