@@ -309,7 +309,8 @@ void heat(Grid2D& grid, Queue& q, Buffer<float>& u, Buffer<float>& v, float r, i
   //   - the tile pass of round n reads the rings of round n - 1 and overwrites cells those rings
   //     read, so it waits for them;
   //   - the rings of round n read cells the tile pass of round n - 1 stored and overwrite cells it
-  //     read, so they wait for it.
+  //     read, so they wait for it; so does the exchange of round n where the halo is deeper than a
+  //     round (its strips reach cells that pass stored).
   // The edge queue has high priority: its small kernels (the exchange's pack and unpack, the rings)
   // take multiprocessors as the tile pass's groups finish instead of after the last of them starts,
   // so the next tile pass, which waits for the rings, finds them done.
@@ -336,8 +337,11 @@ void heat(Grid2D& grid, Queue& q, Buffer<float>& u, Buffer<float>& v, float r, i
   Event rings_done = edges.record(), tile_done = q.record();
   for (int done = 0; done < steps;) {
     const int k = std::min(round, steps - done);
-    // The strips leave first, so that their copies start before the tile pass fills the device.
+    // The strips leave first, so that their copies start before the tile pass fills the device. Where
+    // the halo is deeper than the round, they carry cells the tile's pass of the round before stored,
+    // so they wait for it first.
     trace.edges_begin(edges);
+    if (grid.halo() > k) edges.wait(q.record());
     grid.begin_exchange(edges, u);
     q.wait(rings_done);
     trace.tile_begins(q);
