@@ -203,7 +203,7 @@ int overlap_queues_asked(const char* value) {
 // them beside the tile's pass; which of the two is faster depends on the neighbours (heat()
 // chooses).
 void overlap_on_one_queue(Grid2D& grid, const Grid2D::State& s, Queue& q, Buffer<float>& u, Buffer<float>& v,
-                          float r, int steps, const Layout& l, int round) {
+                          float r, int steps, const Layout& l, int round, RoundTrace& trace) {
   const bool both_pairs = (s.has(Side::west) || s.has(Side::east)) && (s.has(Side::south) || s.has(Side::north));
   // The strips' copies to and from the host run on a queue of their own (halo.cpp), so that the
   // copy engines move them during the tile's pass: between two passes only the rings remain.
@@ -219,7 +219,6 @@ void overlap_on_one_queue(Grid2D& grid, const Grid2D::State& s, Queue& q, Buffer
   // detector (judging each launch by its whole buffer) cannot tell apart.
   u.raw().exempt_from_queue_check();
   v.raw().exempt_from_queue_check();
-  RoundTrace trace;
   trace.call_begins(q);
   for (int done = 0; done < steps;) {
     const int k = std::min(round, steps - done);
@@ -262,6 +261,7 @@ void heat(Grid2D& grid, Queue& q, Buffer<float>& u, Buffer<float>& v, float r, i
     duet::heat(q, u, v, nx, ny, r, steps);
     return;
   }
+  RoundTrace trace;  // from here: the host's time before the first event counts the agreement below
   // The ranks' exchanges pair up in order, so every rank must take the same rounds: whether to
   // overlap (automatic decides from a rank's own edges and device) and the depth of a round (its
   // own device's) are agreed, the overlap if any rank wants it and the shallowest depth.
@@ -322,7 +322,7 @@ void heat(Grid2D& grid, Queue& q, Buffer<float>& u, Buffer<float>& v, float r, i
   // the second on 4 (two strips on most ranks; bench/RESULTS.md). Every rank takes the same schedule.
   const int queues = agreed[3] > 0 ? agreed[3] : agreed[2] >= 2 ? 1 : 2;
   if (grid.halo() >= round && any_through_mpi(s) && queues == 1) {
-    overlap_on_one_queue(grid, s, q, u, v, r, steps, l, round);
+    overlap_on_one_queue(grid, s, q, u, v, r, steps, l, round, trace);
     return;
   }
   if (!s.edges) s.edges.emplace(s.device.queue(QueueOptions{false, QueuePriority::high}));
@@ -331,7 +331,6 @@ void heat(Grid2D& grid, Queue& q, Buffer<float>& u, Buffer<float>& v, float r, i
   // each launch by its whole buffer) cannot tell.
   u.raw().exempt_from_queue_check();
   v.raw().exempt_from_queue_check();
-  RoundTrace trace;
   trace.call_begins(q);
   edges.wait(q.record());  // the caller's work on u and v comes first
   Event rings_done = edges.record(), tile_done = q.record();

@@ -4,11 +4,15 @@
 // end every rank prints the medians: the tile pass, the gap from one tile pass's end to the next
 // one's start (the time the overlap failed to hide), and the edges' span; and, on the tile's queue,
 // the lead-in from the call's start to its first tile pass and the tail from its last tile pass to
-// its end (what the rounds' medians leave out). Each span is timed within
-// one queue: events of two queues have no common clock on every backend. Off, it records nothing:
-// the events are commands of their own on some backends.
+// its end (what the rounds' medians leave out); the sums of the tile passes and of the gaps, so
+// that lead-in + passes + gaps + tail is the call's span on the device; and the host's time from
+// the trace's making (the call's start, before the ranks agree on the schedule) to the call's first
+// event, which the device spends waiting for the host. Each span is timed within one queue: events
+// of two queues have no common clock on every backend. Off, it records nothing: the events are
+// commands of their own on some backends.
 #pragma once
 
+#include <chrono>
 #include <vector>
 
 #include "duet/queue.hpp"
@@ -30,6 +34,7 @@ class RoundTrace {
 
  private:
   bool on_ = false;
+  std::chrono::steady_clock::time_point made_, call_begin_host_;
   Event call_begin_, call_end_;
   std::vector<Event> begins_, ends_, edge_begins_, edge_ends_;
 };
