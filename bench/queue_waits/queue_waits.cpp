@@ -14,12 +14,12 @@
 //   duet-queue-waits [--device SPEC] [--kernel-us T] [--reps K] [--smoke]
 //
 // Exit code 0 after the table, 77 when there is no device, 2 for bad arguments.
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <duet/duet.hpp>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -44,41 +44,21 @@ struct Options {
   bool smoke = false;
 };
 
-[[noreturn]] void usage(const char* why) {
-  std::fprintf(
-      stderr,
-      "duet-queue-waits: %s\nusage: duet-queue-waits [--device SPEC] [--kernel-us T] [--reps K] [--smoke]\n",
-      why);
-  std::exit(2);
-}
-
+// The arguments; a bad one prints CLI11's message and exits with 2 (--help: 0).
 Options parse(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage(("missing value after " + a).c_str());
-      return argv[++i];
-    };
-    try {
-      if (a == "--device")
-        o.device = value();
-      else if (a == "--kernel-us")
-        o.kernel_us = std::stod(value());
-      else if (a == "--reps")
-        o.reps = std::stoi(value());
-      else if (a == "--smoke")
-        o.smoke = true;
-      else if (a == "--help" || a == "-h")
-        usage("help");
-      else
-        usage(("unknown option " + a).c_str());
-    } catch (const std::logic_error&) {
-      usage(("not a number after " + a).c_str());
-    }
+  CLI::App app{"duet-queue-waits: how soon a queue goes on after another queue's event"};
+  app.add_option("--device", o.device, "the device, as DUET_DEVICE names one (default: Device::open())");
+  app.add_option("--kernel-us", o.kernel_us, "the long kernel's time on the device, microseconds")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--reps", o.reps, "timed waits per case")->check(CLI::Range(1, 100000));
+  app.add_flag("--smoke", o.smoke, "a short kernel and 3 waits: checks the program, measures nothing");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    std::exit(app.exit(e) == 0 ? 0 : 2);
   }
   if (o.smoke) o.kernel_us = 50.0, o.reps = 3;
-  if (!(o.kernel_us > 0.0) || o.reps < 1) usage("--kernel-us and --reps must be positive");
   return o;
 }
 
