@@ -337,10 +337,10 @@ void heat(Grid2D& grid, Queue& q, Buffer<float>& u, Buffer<float>& v, float r, i
   for (int done = 0; done < steps;) {
     const int k = std::min(round, steps - done);
     // The strips leave first, so that their copies start before the tile pass fills the device. Where
-    // the halo is deeper than the round, they carry cells the tile's pass of the round before stored,
-    // so they wait for it first.
+    // the halo is deeper than a round, they carry cells the tile's pass of the round before stored
+    // (that round was a whole one: only the last is shorter), so they wait for it first.
     trace.edges_begin(edges);
-    if (grid.halo() > k) edges.wait(q.record());
+    if (grid.halo() > round) edges.wait(q.record());
     grid.begin_exchange(edges, u);
     q.wait(rings_done);
     trace.tile_begins(q);
