@@ -41,7 +41,13 @@ logs=$(mktemp -d)  # each phase's own files, packed into $out/logs.tar.gz after 
 build=${DUET_BUILD_DIR:-build-gpu}
 [[ $build == /* ]] || build=$repo/$build
 python=${PYTHON:-python3}
-export DUET_COMMIT=${DUET_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+# Where the commit is not given, the checkout's HEAD, marked "+changes" where the tracked files differ
+# from it: a copy whose .git is older than its files then says so instead of naming the wrong commit.
+if [ -z "${DUET_COMMIT:-}" ]; then
+  DUET_COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+  [ "$DUET_COMMIT" != unknown ] && ! git diff --quiet HEAD -- 2>/dev/null && DUET_COMMIT+="+changes"
+fi
+export DUET_COMMIT
 export PYTHONUNBUFFERED=1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 start=$SECONDS
