@@ -99,7 +99,7 @@ struct Waiter {
   duet::HostBuffer<float> host;
   void run(duet::Queue& c, Then then) {
     if (then == Then::copy)
-      c.write(small, duet::Span<const float>(host.data(), host.size()));
+      c.write(small, host);
     else
       c.fill(small, 0.0f);
   }
